@@ -1,0 +1,1 @@
+"""Benchmarks shipped with the companion (`companion bench NAME`); each prints its figures."""

@@ -1,0 +1,61 @@
+"""Board files: a board as JSON, read with checks that name the file and the field that is wrong."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from companion import codec
+from companion.boards.model import Board
+
+
+class BoardFileError(ValueError):
+    """A board file that cannot be used; the message names the file and the place."""
+
+
+def board_to_json(board: Board) -> dict[str, Any]:
+    return codec.to_json(board)
+
+
+def board_from_json(data: Any, source: str = "board") -> Board:
+    """A Board from its JSON form, checking the shape and that every link and orbit names a real site."""
+    try:
+        board = codec.from_json(Board, data, "board")
+    except codec.CodecError as error:
+        raise BoardFileError(f"{source}: {error}") from None
+    ids = [site.id for site in board.sites]
+    seen: set[str] = set()
+    for i, site_id in enumerate(ids):
+        if site_id in seen:
+            raise BoardFileError(f"{source}: board.sites[{i}].id: {site_id!r} is used twice")
+        seen.add(site_id)
+    for i, link in enumerate(board.links):
+        for end in (link.a, link.b):
+            if end not in seen:
+                raise BoardFileError(f"{source}: board.links[{i}]: no site {end!r}")
+    for name, cycle in board.orbits.items():
+        for site_id in cycle:
+            if site_id not in seen:
+                raise BoardFileError(f"{source}: board.orbits.{name}: no site {site_id!r}")
+    for i, site in enumerate(board.sites):
+        if not (0 <= site.x <= board.width and 0 <= site.y <= board.height):
+            raise BoardFileError(f"{source}: board.sites[{i}] ({site.id}) lies outside the board")
+    return board
+
+
+def load_board(path: str | Path) -> Board:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise BoardFileError(f"{path}: cannot read it ({error.strerror})") from None
+    except json.JSONDecodeError as error:
+        raise BoardFileError(
+            f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
+        ) from None
+    return board_from_json(data, str(path))
+
+
+def save_board(board: Board, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(board_to_json(board), indent=1) + "\n", encoding="utf-8")

@@ -1,0 +1,21 @@
+"""`companion bench NAME`: the project's benchmarks, each printing its own figures."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+# name -> module in companion.bench with HELP, add_arguments(parser) and run(args) -> int
+BENCHES = {
+    "rules": "companion.bench.rules",
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("bench", help="run a benchmark and print its figures")
+    benches = parser.add_subparsers(dest="bench", required=True, metavar="BENCH")
+    for name, module_name in BENCHES.items():
+        module = importlib.import_module(module_name)
+        bench = benches.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(bench)
+        bench.set_defaults(run=module.run)

@@ -1,0 +1,144 @@
+"""Plain-data form of the rules' values: frozen dataclasses to JSON and back.
+
+Every game keeps its state as frozen dataclasses built from ints, strings, tuples and dicts. One codec serves all
+of them, so the log, replays, the API and the scenario files all read and write the same form, and a bad file is
+reported by the path of the field that is wrong ("ships.red.fuel: expected an integer, got 'x'").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class CodecError(ValueError):
+    """A value does not fit the shape its field declares; the message starts with the field's path."""
+
+
+def to_json(value: Any) -> Any:
+    """Turn a rules value into JSON-ready data (dicts, lists, strings, numbers, booleans, None)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (tuple, list)):
+        return [to_json(v) for v in value]
+    if isinstance(value, frozenset):
+        return sorted(to_json(v) for v in value)
+    if isinstance(value, Mapping):
+        return {str(k): to_json(v) for k, v in value.items()}
+    return value
+
+
+def from_json(kind: type[T] | Any, data: Any, path: str = "") -> T:
+    """Build a value of type `kind` from JSON data, checking every field; raises CodecError naming the path."""
+    return _decode(kind, data, path or "value")
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _describe(data: Any) -> str:
+    text = repr(data)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _decode(kind: Any, data: Any, path: str) -> Any:
+    origin = typing.get_origin(kind)
+    if kind is Any:
+        return data
+    if dataclasses.is_dataclass(kind):
+        return _decode_dataclass(kind, data, path)
+    if origin is typing.Union or origin is types.UnionType:
+        return _decode_union(kind, data, path)
+    if origin is typing.Literal:
+        if data in typing.get_args(kind):
+            return data
+        choices = ", ".join(str(a) for a in typing.get_args(kind))
+        raise CodecError(f"{path}: expected one of {choices}, got {_describe(data)}")
+    if origin is tuple:
+        return _decode_tuple(kind, data, path)
+    if origin is frozenset:
+        (item,) = typing.get_args(kind)
+        if not isinstance(data, list):
+            raise CodecError(f"{path}: expected a list, got {_describe(data)}")
+        return frozenset(_decode(item, v, f"{path}[{i}]") for i, v in enumerate(data))
+    if origin in (dict, Mapping) or origin is typing.get_origin(Mapping[str, int]):
+        key_kind, value_kind = typing.get_args(kind)
+        if not isinstance(data, dict):
+            raise CodecError(f"{path}: expected an object, got {_describe(data)}")
+        return {_decode(key_kind, k, path): _decode(value_kind, v, f"{path}.{k}") for k, v in data.items()}
+    return _decode_scalar(kind, data, path)
+
+
+def _decode_scalar(kind: Any, data: Any, path: str) -> Any:
+    if kind is type(None):
+        if data is None:
+            return None
+        raise CodecError(f"{path}: expected null, got {_describe(data)}")
+    if kind is bool:
+        if isinstance(data, bool):
+            return data
+        raise CodecError(f"{path}: expected true or false, got {_describe(data)}")
+    if kind is int:
+        if isinstance(data, int) and not isinstance(data, bool):
+            return data
+        raise CodecError(f"{path}: expected an integer, got {_describe(data)}")
+    if kind is float:
+        if isinstance(data, (int, float)) and not isinstance(data, bool):
+            return float(data)
+        raise CodecError(f"{path}: expected a number, got {_describe(data)}")
+    if kind is str:
+        if isinstance(data, str):
+            return data
+        raise CodecError(f"{path}: expected a string, got {_describe(data)}")
+    raise TypeError(f"{path}: the codec cannot decode {kind!r}")
+
+
+def _decode_union(kind: Any, data: Any, path: str) -> Any:
+    options = typing.get_args(kind)
+    if data is None and type(None) in options:
+        return None
+    errors = []
+    for option in options:
+        if option is type(None):
+            continue
+        try:
+            return _decode(option, data, path)
+        except CodecError as error:
+            errors.append(str(error))
+    raise CodecError(errors[0] if len(errors) == 1 else f"{path}: {_describe(data)} fits none of the allowed forms")
+
+
+def _decode_tuple(kind: Any, data: Any, path: str) -> tuple:
+    args = typing.get_args(kind)
+    if not isinstance(data, list):
+        raise CodecError(f"{path}: expected a list, got {_describe(data)}")
+    if len(args) == 2 and args[1] is Ellipsis:
+        return tuple(_decode(args[0], v, f"{path}[{i}]") for i, v in enumerate(data))
+    if len(args) != len(data):
+        raise CodecError(f"{path}: expected {len(args)} items, got {len(data)}")
+    return tuple(_decode(a, v, f"{path}[{i}]") for i, (a, v) in enumerate(zip(args, data, strict=True)))
+
+
+def _decode_dataclass(cls: type, data: Any, path: str) -> Any:
+    if not isinstance(data, dict):
+        raise CodecError(f"{path}: expected an object, got {_describe(data)}")
+    hints = _hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise CodecError(f"{path}: unknown field {unknown[0]!r} (known: {', '.join(fields)})")
+    values = {}
+    for name, field in fields.items():
+        if name in data:
+            values[name] = _decode(hints[name], data[name], f"{path}.{name}")
+        elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+            raise CodecError(f"{path}: missing field {name!r}")
+    return cls(**values)

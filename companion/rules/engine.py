@@ -1,0 +1,227 @@
+"""The contract every game engine meets.
+
+A game is a stateless object whose methods are pure functions of plain values: `setup` makes the first state,
+`phase` says who acts and what the table should do, `legal_actions` generates what may be done, `check` explains in
+a player's words why an action may not be done, `apply` returns the next state and the events the phones announce,
+`layout` says where every tracked piece must stand, `ledger` gives the books, `outcome` the end.
+
+State, actions and events are immutable values that round-trip through JSON (see codec.py); chance comes only from
+the Rng inside the state, so a game replays exactly from (players, options, seed) and its action list.
+
+    >>> from companion.rules import load
+    >>> game = load("trajectory")
+    >>> state = game.setup(["red", "blue"], {"difficulty": "easy"}, seed=7)
+    >>> game.phase(state).actor
+    'red'
+    >>> state, events = game.apply(state, Action.make("draw"))
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from companion import codec
+
+S = TypeVar("S")
+JSON = Any
+
+
+class IllegalAction(Exception):
+    """An action the rules forbid; `reason` is a sentence a player understands."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class SetupError(ValueError):
+    """Players or options that no game can start from; the message names the option and what is wrong."""
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_thaw(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Action:
+    """One thing a player (or the table, in an automatic phase) does: a type and its named arguments.
+
+    Hashable, so the referee can compare sets of actions; `Action.make("move", to="o3s5")`.
+    """
+
+    type: str
+    args: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def make(cls, type: str, **args: Any) -> Action:
+        return cls(type, tuple(sorted((k, _freeze(v)) for k, v in args.items() if v is not None)))
+
+    def get(self, name: str, default: Any = None) -> Any:
+        for key, value in self.args:
+            if key == name:
+                return value
+        return default
+
+    def __getitem__(self, name: str) -> Any:
+        for key, value in self.args:
+            if key == name:
+                return value
+        raise KeyError(name)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"type": self.type, **{k: _thaw(v) for k, v in self.args}}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> Action:
+        if not isinstance(data, Mapping):
+            raise codec.CodecError(f"action: expected an object, got {data!r}")
+        if not isinstance(data.get("type"), str):
+            raise codec.CodecError("action: missing its 'type' (a string such as \"move\")")
+        return cls.make(data["type"], **{k: v for k, v in data.items() if k != "type"})
+
+    def __str__(self) -> str:
+        args = " ".join(f"{k}={_thaw(v)}" for k, v in self.args)
+        return f"{self.type} {args}".strip()
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something the phones announce: a kind, the sentence to show and speak, and the facts behind it."""
+
+    type: str
+    text: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"type": self.type, "text": self.text, "data": codec.to_json(self.data)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> Event:
+        return cls(str(data["type"]), str(data["text"]), dict(data.get("data", {})))
+
+
+@dataclass(frozen=True)
+class Phase:
+    """Where the game stands: the phase, the step within it, who acts (None: the table as a whole), a prompt."""
+
+    name: str
+    actor: str | None
+    prompt: str
+    step: str = ""
+    round: int = 0
+
+    def to_json(self) -> dict[str, JSON]:
+        return codec.to_json(self)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: a result ("won", "lost", "drawn"), the winners, and why."""
+
+    result: str
+    winners: tuple[str, ...]
+    reason: str
+
+    def to_json(self) -> dict[str, JSON]:
+        return codec.to_json(self)
+
+
+Layout = dict[str, tuple[str, ...]]
+"""Site id -> the pieces that must stand there, bottom to top."""
+
+Ledger = dict[str, dict[str, Any]]
+"""{"players": {player: {counter: value}}, "table": {counter: value}}"""
+
+
+class Game(ABC, Generic[S]):
+    """A game engine. Subclasses are stateless: every method is a pure function of its arguments."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    state_type: ClassVar[type]
+
+    @abstractmethod
+    def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> S:
+        """The first state; raises SetupError for players or options that cannot start a game."""
+
+    @abstractmethod
+    def phase(self, state: S) -> Phase: ...
+
+    @abstractmethod
+    def legal_actions(self, state: S) -> Iterator[Action]:
+        """Every action that `check` accepts in this state (declared variants included)."""
+
+    @abstractmethod
+    def _check(self, state: S, action: Action) -> None:
+        """Raise IllegalAction unless `action` is legal; the game is known not to be over."""
+
+    @abstractmethod
+    def _apply(self, state: S, action: Action) -> tuple[S, list[Event]]:
+        """The next state and its events, for an action `_check` accepted."""
+
+    @abstractmethod
+    def layout(self, state: S) -> Layout: ...
+
+    @abstractmethod
+    def ledger(self, state: S) -> Ledger: ...
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome | None: ...
+
+    def check(self, state: S, action: Action) -> None:
+        """Raise IllegalAction with a reason a player understands unless `action` is legal now."""
+        if self.outcome(state) is not None:
+            raise IllegalAction("the game is over")
+        self._check(state, action)
+
+    def is_legal(self, state: S, action: Action) -> bool:
+        try:
+            self.check(state, action)
+        except IllegalAction:
+            return False
+        return True
+
+    def apply(self, state: S, action: Action) -> tuple[S, list[Event]]:
+        """Check `action`, then return the next state and the events to announce. The given state is unchanged."""
+        self.check(state, action)
+        return self._apply(state, action)
+
+    def state_to_json(self, state: S) -> JSON:
+        return codec.to_json(state)
+
+    def state_from_json(self, data: JSON) -> S:
+        return codec.from_json(self.state_type, data, "state")
+
+    def replay(
+        self, players: Sequence[str], options: Mapping[str, Any], seed: int, actions: Iterable[Action]
+    ) -> tuple[S, list[Event]]:
+        """The state after playing `actions` from a fresh setup, and every event on the way."""
+        state = self.setup(players, options, seed)
+        events: list[Event] = []
+        for action in actions:
+            state, new = self.apply(state, action)
+            events.extend(new)
+        return state, events
+
+
+def read_options(kind: type[S], options: Mapping[str, Any]) -> S:
+    """A game's options dataclass from plain data, as a SetupError naming the option when it does not fit."""
+    try:
+        return codec.from_json(kind, dict(options), "options")
+    except codec.CodecError as error:
+        raise SetupError(str(error)) from None
