@@ -1,0 +1,1 @@
+"""The digital twin: a simulated table (virtual grid, rendered camera, scripted players)."""
