@@ -1,0 +1,1 @@
+"""The table: what the sensors see, the referee, the game session and its log."""

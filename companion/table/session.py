@@ -1,0 +1,216 @@
+"""One game at a table: actions from the board or the phones are checked, logged, then announced.
+
+The order is the promise: check with the rules, commit to the store, and only then tell the listeners (the
+phones). A crash at any moment leaves a log from which `Session.resume` rebuilds exactly the last announced state.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from companion.errors import UserError
+from companion.rules import Action, Event, Game, IllegalAction, SetupError, load
+from companion.table.store import Entry, GameRecord, Store
+
+SNAPSHOT_EVERY = 25  # actions between state snapshots: bounds the replay work of a resume
+SOURCES = ("board", "phone", "override", "companion")
+
+Listener = Callable[[Entry], None]
+
+
+@dataclass(frozen=True)
+class Stack:
+    """The actions in force after a log: each action pushes, each undo pops the last one."""
+
+    actions: tuple[Action, ...]
+    texts: tuple[str, ...]
+
+
+class Session:
+    """The game in play at one table. Thread-safe: the board, the phones and the timers may all call it."""
+
+    def __init__(self, store: Store, record: GameRecord, state: Any, stack: Stack) -> None:
+        self.store = store
+        self.record = record
+        self.game: Game = load(record.game)
+        self._state = state
+        self._stack = stack
+        self._lock = threading.RLock()
+        self._listeners: list[Listener] = []
+
+    @classmethod
+    def start(cls, store: Store, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int) -> Session:
+        try:
+            engine = load(game)
+            state = engine.setup(players, options, seed)
+        except (KeyError, SetupError) as error:
+            raise UserError(f"cannot start {game}: {error.args[0] if isinstance(error, KeyError) else error}") from None
+        record = store.create_game(game, list(players), dict(options), seed)
+        opening = [
+            Event(
+                "game-started", f"{engine.title} begins. {engine.phase(state).prompt}", {"players": list(players)}
+            ).to_json()
+        ]
+        store.append(record.id, "note", None, "companion", None, opening, snapshot=(0, engine.state_to_json(state)))
+        return cls(store, record, state, Stack((), ()))
+
+    @classmethod
+    def resume(cls, store: Store, game_id: int | None = None) -> Session | None:
+        """The given game, or the latest unfinished one, exactly as its log left it; None if there is none."""
+        if game_id is None:
+            unfinished = store.unfinished()
+            if not unfinished:
+                return None
+            game_id = unfinished[-1].id
+        record = store.game(game_id)
+        state, stack = _rebuild(store, record)
+        return cls(store, record, state, stack)
+
+    # What the table and the phones read.
+    @property
+    def state(self) -> Any:
+        return self._state
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        return self._stack.actions
+
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything a phone shows, in JSON form."""
+        with self._lock:
+            outcome = self.game.outcome(self._state)
+            return {
+                "game": self.record.game,
+                "game_id": self.record.id,
+                "status": self.record.status,
+                "phase": self.game.phase(self._state).to_json(),
+                "ledger": self.game.ledger(self._state),
+                "layout": {site: list(pieces) for site, pieces in self.game.layout(self._state).items()},
+                "outcome": outcome.to_json() if outcome else None,
+                "last_entry": self.store.last_entry_id(),
+            }
+
+    # What changes the game.
+    def submit(self, action: Action, source: str, actor: str | None = None) -> Entry:
+        """Apply an action: IllegalAction (state unchanged) or the committed, then announced, entry."""
+        if source not in SOURCES:
+            raise ValueError(f"unknown source {source!r}")
+        with self._lock:
+            if self.record.status == "paused":
+                raise IllegalAction("the game is paused; resume it first")
+            state, events = self.game.apply(self._state, action)
+            stack = Stack((*self._stack.actions, action), (*self._stack.texts, _summary(events)))
+            over = self.game.outcome(state) is not None
+            snapshot = None
+            if len(stack.actions) % SNAPSHOT_EVERY == 0 or over:
+                snapshot = (len(stack.actions), self.game.state_to_json(state))
+            entry = self.store.append(
+                self.record.id,
+                "action",
+                action.to_json(),
+                source,
+                actor,
+                [e.to_json() for e in events],
+                snapshot=snapshot,
+                status="over" if over else None,
+            )
+            self._state, self._stack = state, stack
+            if over:
+                self.record = self.store.game(self.record.id)
+            self._announce(entry)
+            return entry
+
+    def undo(self, source: str, actor: str | None = None) -> Entry:
+        """Take back the last action; the table must put the pieces back as the announcement says."""
+        with self._lock:
+            if not self._stack.actions:
+                raise IllegalAction("there is nothing to undo")
+            stack = Stack(self._stack.actions[:-1], self._stack.texts[:-1])
+            state, _ = self.game.replay(self.record.players, self.record.options, self.record.seed, stack.actions)
+            text = f"Undone: {self._stack.texts[-1]} Put the pieces back as they were."
+            event = Event("undone", text, {"action": self._stack.actions[-1].to_json()})
+            entry = self.store.append(
+                self.record.id,
+                "undo",
+                None,
+                source,
+                actor,
+                [event.to_json()],
+                status="playing" if self.record.status == "over" else None,
+            )
+            self.record = self.store.game(self.record.id)
+            self._state, self._stack = state, stack
+            self._announce(entry)
+            return entry
+
+    def set_paused(self, paused: bool, source: str, actor: str | None = None) -> Entry:
+        with self._lock:
+            if self.record.status == "over":
+                raise IllegalAction("the game is over")
+            status = "paused" if paused else "playing"
+            text = "The game is paused." if paused else f"The game resumes. {self.game.phase(self._state).prompt}"
+            entry = self.store.append(
+                self.record.id, "note", None, source, actor, [Event(status, text).to_json()], status=status
+            )
+            self.record = self.store.game(self.record.id)
+            self._announce(entry)
+            return entry
+
+    def export(self) -> dict[str, Any]:
+        """The whole game as JSON: its setup, every log entry, the actions in force and the state they give."""
+        with self._lock:
+            return {
+                "game": self.record.game,
+                "players": list(self.record.players),
+                "options": self.record.options,
+                "seed": self.record.seed,
+                "status": self.record.status,
+                "entries": [vars(entry) for entry in self.store.entries(self.record.id)],
+                "actions": [a.to_json() for a in self._stack.actions],
+                "state": self.game.state_to_json(self._state),
+            }
+
+    def _announce(self, entry: Entry) -> None:
+        for listener in list(self._listeners):
+            listener(entry)
+
+
+def _summary(events: list[Event]) -> str:
+    return " ".join(e.text for e in events)
+
+
+def _rebuild(store: Store, record: GameRecord) -> tuple[Any, Stack]:
+    """The actions in force and the state they give, from the newest snapshot still inside them."""
+    game = load(record.game)
+    entries = list(store.entries(record.id))
+    actions: list[Action] = []
+    texts: list[str] = []
+    lowest_after: dict[int, int] = {}  # entry id -> the fewest actions in force at or after it
+    for entry in entries:
+        if entry.kind == "action" and entry.action is not None:
+            actions.append(Action.from_json(entry.action))
+            texts.append(" ".join(e["text"] for e in entry.events))
+        elif entry.kind == "undo":
+            actions.pop()
+            texts.pop()
+        lowest_after[entry.id] = len(actions)
+    floor = len(actions)
+    for entry in reversed(entries):
+        floor = min(floor, lowest_after[entry.id])
+        lowest_after[entry.id] = floor
+    # The newest snapshot that no later undo reached below: the actions it holds are still in force.
+    usable = (s for s in reversed(store.snapshots(record.id)) if lowest_after.get(s.entry_id, -1) >= s.actions)
+    snapshot = next(usable, None)
+    if snapshot is not None:
+        state, done = game.state_from_json(snapshot.state), snapshot.actions
+    else:
+        state, done = game.setup(record.players, record.options, record.seed), 0
+    for action in actions[done:]:
+        state, _ = game.apply(state, action)
+    return state, Stack(tuple(actions), tuple(texts))

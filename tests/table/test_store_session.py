@@ -1,0 +1,169 @@
+"""The session and its SQLite log: commit before announcing, undo, pause, resume exactly, export."""
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import companion
+from companion.errors import UserError
+from companion.rules import Action, IllegalAction
+from companion.sim.players import playout
+from companion.table.session import SNAPSHOT_EVERY, Session
+from companion.table.store import Store, StoreError
+
+FIXED = {"planets": {"metal": 0, "home": 0, "helium": 0, "ice": 0}, "difficulty": "easy"}
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = Store(tmp_path / "companion.db")
+    yield store
+    store.close()
+
+
+def _play(session, count, seed=3):
+    """Feed `count` random legal actions through the session, as the board and phones would."""
+    played = 0
+    for move in playout(session.game, session.state, seed, max_actions=count):
+        session.submit(move.action, "board")
+        played += 1
+    return played
+
+
+def test_database_is_wal_with_a_versioned_schema(store):
+    assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.schema_version == 1
+
+
+def test_an_entry_is_committed_before_listeners_hear_of_it(store, tmp_path):
+    session = Session.start(store, "trajectory", ["red", "blue"], FIXED, 1)
+    seen = []
+
+    def listener(entry):
+        # A second connection (another process's view) already sees the entry the listener is told about.
+        other = sqlite3.connect(tmp_path / "companion.db")
+        seen.append(other.execute("SELECT COUNT(*) FROM entries WHERE id = ?", (entry.id,)).fetchone()[0])
+        other.close()
+
+    session.subscribe(listener)
+    session.submit(Action.make("draw", card="action"), "phone", "red")
+    assert seen == [1]
+
+
+def test_an_illegal_action_changes_nothing(store):
+    session = Session.start(store, "trajectory", ["red"], FIXED, 1)
+    before = (session.state, store.last_entry_id())
+    with pytest.raises(IllegalAction, match="must draw a card first"):
+        session.submit(Action.make("move", to="o2s1"), "board")
+    assert (session.state, store.last_entry_id()) == before
+
+
+def test_resume_rebuilds_the_last_announced_state(store, tmp_path):
+    session = Session.start(store, "trajectory", ["red", "blue", "green"], {}, 5)
+    _play(session, SNAPSHOT_EVERY * 2 + 7)
+    expected = session.state
+    store.close()
+    again = Session.resume(Store(tmp_path / "companion.db"), session.record.id)
+    assert again is not None and again.state == expected and again.actions == session.actions
+
+
+def test_undo_takes_back_the_last_action_and_survives_a_resume(store, tmp_path):
+    session = Session.start(store, "trajectory", ["red", "blue"], FIXED, 2)
+    _play(session, SNAPSHOT_EVERY)  # the last action is inside the snapshot just taken
+    before_last = session.game.replay(["red", "blue"], FIXED, 2, session.actions[:-1])[0]
+    entry = session.undo("phone", "red")
+    assert entry.events[0]["text"].startswith("Undone: ")
+    assert session.state == before_last
+    store.close()
+    assert Session.resume(Store(tmp_path / "companion.db")).state == before_last
+
+
+def test_undo_with_nothing_to_undo(store):
+    session = Session.start(store, "trajectory", ["red"], FIXED, 1)
+    with pytest.raises(IllegalAction, match="nothing to undo"):
+        session.undo("phone")
+
+
+def test_pause_refuses_actions_until_resumed(store):
+    session = Session.start(store, "trajectory", ["red"], FIXED, 1)
+    session.set_paused(True, "phone", "red")
+    with pytest.raises(IllegalAction, match="paused"):
+        session.submit(Action.make("draw"), "board")
+    session.set_paused(False, "phone", "red")
+    session.submit(Action.make("draw"), "board")
+
+
+def test_a_finished_game_is_not_resumed_and_exports_as_json(store):
+    session = Session.start(store, "trajectory", ["red"], {}, 9)
+    _play(session, 5000)
+    assert session.game.outcome(session.state) is not None
+    assert session.record.status == "over"
+    assert Session.resume(store) is None
+    exported = json.loads(json.dumps(session.export()))
+    replayed, _ = session.game.replay(["red"], {}, 9, [Action.from_json(a) for a in exported["actions"]])
+    assert session.game.state_to_json(replayed) == exported["state"]
+
+
+def test_a_bad_game_or_setup_is_one_clear_error(store):
+    with pytest.raises(UserError, match="cannot start chess: unknown game 'chess'"):
+        Session.start(store, "chess", ["red"], {}, 1)
+    with pytest.raises(UserError, match=r"options\.difficulty"):
+        Session.start(store, "trajectory", ["red"], {"difficulty": "x"}, 1)
+
+
+def test_a_newer_or_foreign_database_is_refused(tmp_path):
+    newer = tmp_path / "newer.db"
+    sqlite3.connect(newer).execute("PRAGMA user_version = 99").connection.commit()
+    with pytest.raises(StoreError, match="made by a newer companion"):
+        Store(newer)
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(StoreError, match="cannot use it as the companion's database"):
+        Store(junk)
+
+
+KILLER = textwrap.dedent(
+    """
+    import json, os, sys
+    from companion.sim.players import playout
+    from companion.table.session import Session
+    from companion.table.store import Store
+
+    store = Store(sys.argv[1])
+    session = Session.resume(store) or Session.start(store, "trajectory", ["red", "blue"], {}, 11)
+    log = open(sys.argv[2], "a")
+
+    def announced(entry):
+        state = json.dumps(session.game.state_to_json(session.state), sort_keys=True)
+        log.write(f"{entry.id} {state}\\n"); log.flush()
+        if entry.id == int(sys.argv[3]):
+            os._exit(9)  # the power goes, right after a phone was told
+
+    session.subscribe(announced)
+    for move in playout(session.game, session.state, int(sys.argv[3]), max_actions=60):
+        session.submit(move.action, "board")
+    """
+)
+
+
+def test_killing_the_process_never_loses_an_announced_action(tmp_path):
+    db, log = tmp_path / "t.db", tmp_path / "announced.log"
+    script = tmp_path / "killer.py"
+    script.write_text(KILLER)
+    for kill_at in (3, 17, 30, 44):
+        env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(companion.__file__))}
+        args = [sys.executable, str(script), str(db), str(log), str(kill_at)]
+        result = subprocess.run(args, capture_output=True, env=env)
+        assert result.returncode in (0, 9), result.stderr.decode()
+        last_id, last_state = log.read_text().splitlines()[-1].split(" ", 1)
+        store = Store(db)
+        assert store.last_entry_id() == int(last_id)
+        session = Session.resume(store, 1)
+        # The resumed game is exactly the last one a phone was told about.
+        assert json.dumps(session.game.state_to_json(session.state), sort_keys=True) == last_state
+        store.close()
