@@ -1,0 +1,92 @@
+"""The referee: which legal action explains what the board shows now?
+
+Pure functions of the rules, a state and an observation. The board is compared with the layout each legal action
+would lead to: the actions whose layouts agree with everything the sensors know are the candidates. Exactly one
+board outcome is accepted; several are asked about; none is explained as the pieces to put right. A change is
+never guessed: where the sensors cannot tell two outcomes apart, the phones decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from companion.rules import Action, Game
+from companion.rules.engine import Layout
+from companion.table.observation import Observation
+
+Verdict = Literal["unchanged", "explained", "ambiguous", "mismatch"]
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One thing to put right: a site, what the sensors see there and what the rules expect there."""
+
+    site: str
+    seen: str
+    expected: tuple[str, ...]
+    advice: str
+
+
+@dataclass(frozen=True)
+class Ruling:
+    verdict: Verdict
+    actions: tuple[Action, ...] = ()  # explained: the action; ambiguous: one per distinct board outcome
+    fixes: tuple[Fix, ...] = ()  # mismatch: how to make the board match the game again
+
+
+def disagreements(layout: Layout, observation: Observation, sites: Iterable[str]) -> list[str]:
+    """The sites among `sites` whose readings contradict `layout`."""
+    return [s for s in sites if not observation.reading(s).agrees_with(tuple(layout.get(s, ())))]
+
+
+def board_actions(game: Game, state: Any) -> list[tuple[Action, Layout]]:
+    """Legal actions that change where pieces stand, with the layout each leads to."""
+    before = game.layout(state)
+    found = []
+    for action in game.legal_actions(state):
+        after = game.layout(game.apply(state, action)[0])
+        if after != before:
+            found.append((action, after))
+    return found
+
+
+def judge(game: Game, state: Any, observation: Observation, name: Any = None) -> Ruling:
+    """Compare the settled board with the game; `name(site)` turns a site id into words for the advice."""
+    name = name or (lambda site: site)
+    layout = game.layout(state)
+    sites = observation.known_sites()
+    if not disagreements(layout, observation, sites):
+        return Ruling("unchanged")
+    outcomes: dict[tuple, Action] = {}
+    for action, after in board_actions(game, state):
+        if not disagreements(after, observation, sites):
+            key = tuple(sorted((s, tuple(sorted(p))) for s, p in after.items()))
+            outcomes.setdefault(key, action)
+    if len(outcomes) == 1:
+        return Ruling("explained", tuple(outcomes.values()))
+    if outcomes:
+        return Ruling("ambiguous", tuple(outcomes.values()))
+    return Ruling("mismatch", fixes=tuple(_fixes(layout, observation, sites, name)))
+
+
+def _fixes(layout: Layout, observation: Observation, sites: Iterable[str], name: Any) -> list[Fix]:
+    fixes = []
+    for site in sorted(disagreements(layout, observation, sites)):
+        reading = observation.reading(site)
+        expected = tuple(layout.get(site, ()))
+        where = name(site)
+        if reading.pieces is not None:
+            seen = ", ".join(reading.pieces) or "nothing"
+            extra = [p for p in reading.pieces if p not in expected]
+            missing = [p for p in expected if p not in reading.pieces]
+            parts = [f"take {', '.join(extra)} off {where}"] if extra else []
+            parts += [f"put {', '.join(missing)} on {where}"] if missing else []
+            advice = " and ".join(parts)
+        elif reading.occupied:
+            seen, advice = "a piece", f"take the piece off {where}: nothing should stand there"
+        else:
+            seen, advice = "nothing", f"put {', '.join(expected)} back on {where}"
+        fixes.append(Fix(site, seen, expected, advice[0].upper() + advice[1:] + "."))
+    return fixes
