@@ -1,0 +1,1 @@
+"""Calibration: procedures that turn measurements of a real table into profile files."""

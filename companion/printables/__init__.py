@@ -1,0 +1,1 @@
+"""Printables: true-scale board overlays, piece stickers and calibration targets as SVG."""

@@ -1,0 +1,155 @@
+"""Scenes for the rendered camera: where each piece stands, stacks, a hand over the board; random but seeded."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from companion.boards.model import Board
+from companion.sensing.pieces import PieceEntry, Registry
+from companion.sim.render_camera import NORMAL, Conditions, SimCamera, jittered
+
+DOCK_ALONG_MM = 16.0  # docked pieces sit towards the base's top side, away from its sticker
+DOCK_ACROSS_MM = 14.0
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A piece on the table: centre (mm), turn (radians), the height it stands on, its site (None when off any)."""
+
+    entry: PieceEntry
+    x: float
+    y: float
+    angle: float
+    z0: float = 0.0
+    site: str | None = None
+    level: int = 0
+
+
+@dataclass(frozen=True)
+class Hand:
+    """A hand and forearm over the board: polygons in board mm at height `z`."""
+
+    polygons: tuple[tuple[tuple[float, float], ...], ...]
+    z: float = 70.0
+
+
+@dataclass(frozen=True)
+class Scene:
+    board: Board
+    camera: SimCamera
+    pieces: tuple[Placed, ...]
+    conditions: Conditions = NORMAL
+    hand: Hand | None = None
+    seed: int = 0
+
+
+def local_axes(angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """The piece's (and its sticker's) x and y directions on the board."""
+    return np.array([math.cos(angle), math.sin(angle)]), np.array([-math.sin(angle), math.cos(angle)])
+
+
+def docked(base: Placed, pieces: list[PieceEntry], rng: np.random.Generator) -> list[Placed]:
+    """Pieces standing on a base, clear of the base's sticker."""
+    ax, ay = local_axes(base.angle)
+    centre = np.array([base.x, base.y])
+    across = [0.0] if len(pieces) == 1 else [-DOCK_ACROSS_MM, DOCK_ACROSS_MM]
+    out = []
+    for entry, offset in zip(pieces, across, strict=False):
+        x, y = centre + DOCK_ALONG_MM * ay + offset * ax
+        # Square to the base, so a rider's flat side (not a corner) faces the base's sticker.
+        angle = base.angle + rng.uniform(-0.15, 0.15) + int(rng.integers(4)) * math.pi / 2
+        out.append(Placed(entry, float(x), float(y), float(angle), base.entry.height, base.site, 1))
+    return out
+
+
+def random_scene(
+    board: Board,
+    registry: Registry,
+    camera: SimCamera,
+    seed: int,
+    conditions: Conditions = NORMAL,
+    pieces: int = 20,
+    stacks: int = 3,
+    off_site: int = 2,
+    hand: bool = False,
+    jitter: bool = True,
+) -> Scene:
+    """A table mid-game: `stacks` bases carrying one or two pieces, single pieces near sites, a few off any site."""
+    rng = np.random.default_rng(seed)
+    marked = [e for e in registry.entries if e.sticker is not None]
+    bases = [e for e in marked if e.is_base]
+    others = [e for e in marked if not e.is_base]
+    rng.shuffle(bases)
+    rng.shuffle(others)
+    sites = list(board.sites)
+    order = rng.permutation(len(sites))
+    free_sites = [sites[i] for i in order]
+    placed: list[Placed] = []
+    for base_entry in bases[:stacks]:
+        site = free_sites.pop()
+        while any(math.hypot(site.x - p.x, site.y - p.y) < 2 * base_entry.radius + 6 for p in placed):
+            site = free_sites.pop(0)  # bases never overlap: take another site
+        base = Placed(base_entry, site.x, site.y, float(rng.uniform(0, 2 * math.pi)), 0.0, site.id, 0)
+        riders = [others.pop() for _ in range(int(rng.integers(1, 3)))]
+        placed.append(base)
+        placed.extend(docked(base, riders, rng))
+    pool = bases[stacks:] + others
+    rng.shuffle(pool)
+    singles = max(0, pieces - len(placed) - off_site)
+    for entry in pool[:singles]:
+        site = free_sites.pop()
+        while any(math.hypot(site.x - p.x, site.y - p.y) < entry.radius + p.entry.radius + 8 for p in placed):
+            site = free_sites.pop(0)  # pieces on neighbouring sites never overlap
+        dx, dy = rng.uniform(-3, 3, 2)
+        placed.append(Placed(entry, site.x + dx, site.y + dy, float(rng.uniform(0, 2 * math.pi)), 0.0, site.id, 0))
+    for entry in [e for e in pool[singles:] if not e.is_base][:off_site]:
+        spot = _free_spot(board, placed, entry, rng)
+        if spot is not None:
+            placed.append(Placed(entry, spot[0], spot[1], float(rng.uniform(0, 2 * math.pi))))
+    cam = jittered(camera, rng) if jitter else camera
+    return Scene(board, cam, tuple(placed), conditions, random_hand(board, rng) if hand else None, seed)
+
+
+def _free_spot(board: Board, placed: list[Placed], entry: PieceEntry, rng: np.random.Generator) -> tuple | None:
+    """A spot well away from every site, piece and corner marker (a piece set down beside the orbits)."""
+    for _ in range(500):
+        x, y = rng.uniform(45, board.width - 45), rng.uniform(45, board.height - 45)
+        if any(math.hypot(x - s.x, y - s.y) < 35 for s in board.sites):
+            continue
+        if any(math.hypot(x - p.x, y - p.y) < p.entry.radius + entry.radius + 4 for p in placed):
+            continue
+        if any(math.hypot(x - f.x, y - f.y) < f.size + entry.radius for f in board.fiducials):
+            continue
+        return float(x), float(y)
+    return None
+
+
+def random_hand(board: Board, rng: np.random.Generator) -> Hand:
+    """A forearm reaching in from one side, palm and fingers over the board."""
+    wrist = rng.uniform(0.3, 0.7, 2) * np.array([board.width, board.height])
+    side = int(rng.integers(4))
+    outside = {0: (wrist[0], -300.0), 1: (board.width + 300.0, wrist[1]), 2: (wrist[0], board.height + 300.0),
+               3: (-300.0, wrist[1])}[side]
+    direction = wrist - np.array(outside)
+    direction /= np.linalg.norm(direction)
+    across = np.array([-direction[1], direction[0]])
+
+    def quad(a: np.ndarray, b: np.ndarray, width: float) -> tuple[tuple[float, float], ...]:
+        half = across * width / 2
+        return tuple((float(p[0]), float(p[1])) for p in (a - half, b - half, b + half, a + half))
+
+    arm = quad(np.array(outside), wrist, 80.0)
+    palm_centre = wrist + 45 * direction
+    palm = tuple(
+        (float(p[0]), float(p[1]))
+        for t in np.linspace(0, 2 * math.pi, 24, endpoint=False)
+        for p in [palm_centre + 46 * math.cos(t) * across + 50 * math.sin(t) * direction]
+    )
+    fingers = []
+    for k in range(4):
+        base = palm_centre + (k - 1.5) * 20 * across + 40 * direction
+        fingers.append(quad(base, base + (45 + 10 * (k in (1, 2))) * direction, 17.0))
+    return Hand((arm, palm, *fingers), float(rng.uniform(50, 90)))

@@ -1,0 +1,37 @@
+"""What a rendered frame truly shows: which pieces' stickers are in view and not under the hand."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from companion.sim.render import Rendered
+from companion.sim.render_scene import Placed, Scene, local_axes
+
+EDGE_PX = 3  # a sticker this close to the frame's edge counts as out of view
+
+
+def sticker_corners(piece: Placed, sticker_mm: float) -> np.ndarray:
+    """The sticker's four corners in board mm at the top of the piece."""
+    ax, ay = local_axes(piece.angle)
+    centre = np.array([piece.x, piece.y]) - piece.entry.sticker_offset * ay
+    h = sticker_mm / 2
+    z = piece.z0 + piece.entry.height
+    return np.array([(*(centre + u * ax + v * ay), z) for u, v in ((-h, h), (h, h), (h, -h), (-h, -h))])
+
+
+def visible(scene: Scene, rendered: Rendered, sticker_mm: float) -> dict[str, bool]:
+    """Entry id -> whether the camera can see the piece's whole sticker."""
+    cam = scene.camera
+    out = {}
+    for piece in scene.pieces:
+        if piece.entry.sticker is None:
+            continue
+        px = cam.project(sticker_corners(piece, sticker_mm))
+        inside = bool(np.all((px >= EDGE_PX) & (px < np.array([cam.width, cam.height]) - EDGE_PX)))
+        if inside and rendered.hand_mask is not None:
+            xs = np.clip(px[:, 0].round().astype(int), 0, cam.width - 1)
+            ys = np.clip(px[:, 1].round().astype(int), 0, cam.height - 1)
+            centre = px.mean(axis=0).round().astype(int)
+            inside = not (rendered.hand_mask[ys, xs].any() or rendered.hand_mask[centre[1], centre[0]])
+        out[piece.entry.id] = inside
+    return out

@@ -1,0 +1,49 @@
+"""Rendered scenes for the camera tests: 720p (small enough to be quick, the size the time goal is set for)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.boards import default_board
+from companion.sensing.pieces import default_registry
+from companion.sim.render import Renderer
+from companion.sim.render_camera import overhead_camera
+
+
+@pytest.fixture(scope="session")
+def board():
+    return default_board("trajectory")
+
+
+@pytest.fixture(scope="session")
+def registry():
+    return default_registry("trajectory")
+
+
+@pytest.fixture(scope="session")
+def renderer(board, registry):
+    return Renderer(board, registry.dictionary, registry.sticker_mm)
+
+
+@pytest.fixture(scope="session")
+def camera(board):
+    return overhead_camera(board.width, board.height, 1280, 720)
+
+
+@pytest.fixture(scope="session")
+def cover_marker():
+    return _cover_marker
+
+
+def _cover_marker(image: np.ndarray, camera, fid, colour=(150, 175, 215)) -> np.ndarray:
+    """The image with a corner marker covered (as by a thumb), a little beyond its quiet zone."""
+    from companion.sensing.vision_pose import fiducial_corners
+
+    corners = fiducial_corners(fid)
+    centre = corners.mean(axis=0)
+    px = camera.project(centre + (corners - centre) * 1.6)
+    out = image.copy()
+    cv2.fillConvexPoly(out, px.round().astype(np.int32), colour)
+    return out

@@ -1,0 +1,80 @@
+"""A hand over the board, hidden corner markers and a moved board: reported as unreliable, never guessed."""
+
+from __future__ import annotations
+
+from companion.sensing.vision import Vision
+from companion.sim.render_camera import sim_profile
+from companion.sim.render_scene import random_scene
+from companion.sim.render_truth import visible
+
+
+def test_pieces_under_a_hand_are_withheld_and_their_sites_flagged(board, registry, renderer, camera):
+    vision = Vision(board, registry, sim_profile(camera, board.name))
+    hidden_total = 0
+    for seed in (2, 3):
+        scene = random_scene(board, registry, camera, seed, hand=True)
+        rendered = renderer.render(scene)
+        report = vision.process(rendered.image)
+        assert report.reliable
+        in_view = visible(scene, rendered, registry.sticker_mm)
+        flagged = report.unreliable_sites()
+        assert any(r.reason == "occluded" for r in report.unreliable)
+        seen = {s.entry: s for s in report.sightings}
+        for piece in scene.pieces:
+            if piece.entry.id in seen:
+                assert seen[piece.entry.id].site == piece.site
+            elif piece.site is not None:
+                assert not in_view[piece.entry.id], f"{piece.entry.id} was in view but not found"
+                assert piece.site in flagged, f"{piece.entry.id} hidden on {piece.site} without saying so"
+                hidden_total += 1
+        # Sites far from the hand stay reliable.
+        assert len(flagged) < len(board.sites) / 2
+    assert hidden_total >= 3
+
+
+def test_hidden_corner_marker_keeps_the_pose_and_flags_its_corner(board, registry, renderer, camera, cover_marker):
+    vision = Vision(board, registry, sim_profile(camera, board.name))
+    scene = random_scene(board, registry, camera, 21, jitter=False)
+    image = renderer.render(scene).image
+    covered = cover_marker(image, camera, board.fiducials[2])
+    report = vision.process(covered)
+    assert report.reliable and report.markers == (0, 1, 3)
+    assert [r.reason for r in report.unreliable if r.reason == "corner marker hidden"] == ["corner marker hidden"]
+    # Three corners hidden: the kept pose still holds because the one visible marker agrees with it.
+    for fid in board.fiducials[:3]:
+        image = cover_marker(image, camera, fid)
+    report = vision.process(image)
+    assert report.reliable and report.markers == (3,)
+    assert sum(r.reason == "corner marker hidden" for r in report.unreliable) == 3
+    assert {s.entry for s in report.sightings} == {p.entry.id for p in scene.pieces}
+
+
+def test_all_corner_markers_hidden_is_unreliable(board, registry, renderer, camera, cover_marker):
+    vision = Vision(board, registry, sim_profile(camera, board.name))
+    image = renderer.render(random_scene(board, registry, camera, 22, jitter=False)).image
+    for fid in board.fiducials:
+        image = cover_marker(image, camera, fid)
+    report = vision.process(image)
+    assert not report.reliable and "no corner markers" in report.reason
+    assert report.sightings == ()
+    assert report.unreliable_sites() == {s.id for s in board.sites}
+
+
+def test_a_moved_board_is_noticed(board, registry, renderer, camera, cover_marker):
+    vision = Vision(board, registry, sim_profile(camera, board.name))
+    first = random_scene(board, registry, camera, 31, jitter=False)
+    assert not vision.process(renderer.render(first).image).moved
+    shifted = camera.moved(dx=25.0, dy=-10.0, yaw_deg=2.0)
+    scene = random_scene(board, registry, shifted, 31, jitter=False)
+    report = vision.process(renderer.render(scene).image)
+    assert report.reliable and report.moved
+    truth = {p.entry.id: p.site for p in scene.pieces}
+    assert all(truth[s.entry] == s.site for s in report.sightings)
+    assert len(report.sightings) >= len(scene.pieces) - 2  # (edge pieces may leave the frame)
+    # Moved again, with only two corner markers in view: nothing to trust until the pose is found again.
+    again = camera.moved(dx=-20.0)
+    image = renderer.render(random_scene(board, registry, again, 32, jitter=False)).image
+    for fid in board.fiducials[:2]:
+        image = cover_marker(image, again, fid)
+    report = vision.process(image)
+    assert not report.reliable and report.moved and "moved" in report.reason
