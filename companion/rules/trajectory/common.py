@@ -7,7 +7,7 @@ from typing import Any
 
 from companion.rules.engine import Action, IllegalAction
 from companion.rules.trajectory.state import GOODS, Ship, State, with_ship
-from companion.rules.trajectory.text import who
+from companion.rules.trajectory.text import OUTFIT_NAMES, a, who
 
 
 def active(state: State) -> tuple[str, Ship]:
@@ -36,10 +36,9 @@ def goods_of(action: Action, allowed: tuple[str, ...] = GOODS) -> dict[str, int]
 
 def needs_outfit(ship_name: str, ship: Ship, *outfits: str) -> None:
     if ship.outfit not in outfits:
-        names = " or ".join(o.replace("_", " ") for o in outfits)
-        raise IllegalAction(
-            f"only a {names} can do that; {who(ship_name)} is outfitted as {ship.outfit.replace('_', ' ')}"
-        )
+        names = " or ".join(OUTFIT_NAMES[o] for o in outfits)
+        has = "has no class" if ship.outfit == "none" else f"is {a(OUTFIT_NAMES[ship.outfit])}"
+        raise IllegalAction(f"only {a(names)} can do that; {who(ship_name)} {has}")
 
 
 def needs_card(ship_name: str, ship: Ship) -> None:

@@ -18,7 +18,7 @@ from companion.rules.trajectory.state import (
     station_at,
     with_ship,
 )
-from companion.rules.trajectory.text import where, who
+from companion.rules.trajectory.text import a, plural, where, who
 
 Result = tuple[State, list[Event]]
 
@@ -32,6 +32,8 @@ def draw(state: State, action: Action) -> Result:
     turn = state.turn
     if state.stage != "turn" or turn is None:
         raise IllegalAction(f"cards are drawn at the start of a player's turn, not in the {state.stage} phase")
+    if pile_size(state) == 0:
+        raise IllegalAction("the draw pile is gone: turns now start without drawing")
     if turn.drawn:
         raise IllegalAction(f"{who(turn.ship)} has already drawn this turn")
     index = next(i for i, pile in enumerate(state.deck) if pile.size)
@@ -80,7 +82,7 @@ def draw(state: State, action: Action) -> Result:
     events = [
         Event(
             "drew",
-            f"{who(turn.ship)} draws a {kind} infestor card: put a {kind} infestor on {where(site)}.",
+            f"{who(turn.ship)} draws {a(kind)} infestor card: put {a(kind)} infestor on {where(site)}.",
             {"ship": turn.ship, "card": "infestor", "infestor": kind, "site": site},
         )
     ]
@@ -202,5 +204,5 @@ def judge(state: State) -> State:
         ready = sum(1 for s in state.stations if s.kind == "habitat" and s.provisioned)
         if ready < HABITATS_NEEDED[difficulty]:
             return state
-        state = finish(state, "won", f"{ready} orbital habitats built and provisioned")
+        state = finish(state, "won", f"{plural(ready, 'orbital habitat')} built and provisioned")
     return state

@@ -20,7 +20,7 @@ from companion.rules.trajectory.state import (
     with_ship,
     with_station,
 )
-from companion.rules.trajectory.text import OUTFIT_NAMES, amounts, where, who
+from companion.rules.trajectory.text import OUTFIT_NAMES, a, amounts, plural, where, who
 
 Result = tuple[State, list[Event]]
 
@@ -77,7 +77,7 @@ def outfit(state: State, action: Action) -> Result:
     if not (_at_home(state, ship) or _station_kind(state, ship.site) == "refit"):
         raise IllegalAction(f"{who(name)} can re-outfit only at the home planet or a refit station")
     state = _refit(state, name, action.get("class"))
-    text = f"{who(name)} is now a {OUTFIT_NAMES[state.ships[name].outfit]}."
+    text = f"{who(name)} is now {a(OUTFIT_NAMES[state.ships[name].outfit])}."
     return state, [Event("outfitted", text, {"ship": name, "class": state.ships[name].outfit, "by": None})]
 
 
@@ -94,7 +94,7 @@ def refit(state: State, action: Action) -> Result:
     state = spend_card(state, name)
     state = _refit(state, other, action.get("class"))
     outfit_name = OUTFIT_NAMES[state.ships[other].outfit]
-    text = f"{who(name)}'s engineer refits {who(other)} as a {outfit_name}, spending an action card."
+    text = f"{who(name)}'s engineer refits {who(other)} as {a(outfit_name)}, spending an action card."
     return state, [Event("outfitted", text, {"ship": other, "class": state.ships[other].outfit, "by": name})]
 
 
@@ -103,11 +103,11 @@ def _refit(state: State, name: str, outfit_name: object) -> State:
     if outfit_name not in OUTFITS:
         raise IllegalAction(f"there is no ship class {outfit_name!r} (classes: {', '.join(OUTFITS)})")
     if outfit_name == ship.outfit:
-        raise IllegalAction(f"{who(name)} is already a {OUTFIT_NAMES[ship.outfit]}")
+        raise IllegalAction(f"{who(name)} is already {a(OUTFIT_NAMES[ship.outfit])}")
     refitted = replace(ship, outfit=outfit_name)
     if free_slots(refitted, state.options) < 0:
         raise IllegalAction(
-            f"{who(name)} carries {ship.hold.weight} tokens and a {OUTFIT_NAMES[outfit_name]} holds only "
+            f"{who(name)} carries {ship.hold.weight} tokens and {a(OUTFIT_NAMES[outfit_name])} holds only "
             f"{capacity(refitted, state.options)}; unload first"
         )
     return with_ship(state, name, refitted)
@@ -121,15 +121,15 @@ def refuel(state: State, action: Action) -> Result:
     if state.turn.boosted:
         raise IllegalAction(f"{who(name)} boosted a station this turn and may not refuel until next turn")
     room = min(free_slots(ship, state.options), supply_left(state, "fuel"))
-    wanted = action.get("amount", room)
-    if not isinstance(wanted, int) or isinstance(wanted, bool) or wanted < 1:
-        raise IllegalAction(f"refuel by a whole number of at least 1, not {wanted!r}")
-    if room < 1:
+    if room < 1:  # before the amount: a full mat is the reason, not the default amount of 0
         raise IllegalAction(
             f"{who(name)} has no free slot for fuel"
             if free_slots(ship, state.options) < 1
             else "there are no fuel tokens left in the supply"
         )
+    wanted = action.get("amount", room)
+    if not isinstance(wanted, int) or isinstance(wanted, bool) or wanted < 1:
+        raise IllegalAction(f"refuel by a whole number of at least 1, not {wanted!r}")
     if wanted > room:
         raise IllegalAction(f"{who(name)} has room for only {room} more fuel")
     state = with_ship(state, name, replace(ship, hold=ship.hold.plus(fuel=wanted)))
@@ -153,7 +153,7 @@ def load(state: State, action: Action) -> Result:
     if count > supply_left(state, "provisions"):
         raise IllegalAction(f"only {supply_left(state, 'provisions')} colony provisions are left at home")
     if count > free_slots(ship, state.options):
-        raise IllegalAction(f"{who(name)} has only {free_slots(ship, state.options)} free slots")
+        raise IllegalAction(f"{who(name)} has only {plural(free_slots(ship, state.options), 'free slot')}")
     state = with_ship(state, name, replace(ship, hold=ship.hold.plus(provisions=count)))
     return state, [Event("loaded", f"{who(name)} loads {count} colony provisions.", {"ship": name, "count": count})]
 
@@ -203,7 +203,7 @@ def transfer(state: State, action: Action) -> Result:
             state = with_station(state, ring, replace(ring, hold=ring.hold.plus(**goods)))
         else:
             if sum(goods.values()) > free_slots(ship, state.options):
-                raise IllegalAction(f"{who(name)} has only {free_slots(ship, state.options)} free slots")
+                raise IllegalAction(f"{who(name)} has only {plural(free_slots(ship, state.options), 'free slot')}")
             state = with_ship(state, name, replace(ship, hold=ship.hold.plus(**goods)))
             state = with_station(state, ring, replace(ring, hold=ring.hold.minus(**goods)))
         verb = "stores" if source == name else "takes"
@@ -217,7 +217,7 @@ def transfer(state: State, action: Action) -> Result:
     if not giver.hold.covers(**goods) or giver.cards < cards:
         raise IllegalAction(f"{who(source)} does not have {amounts({**goods, 'action cards': cards})}")
     if sum(goods.values()) > free_slots(taker, state.options):
-        raise IllegalAction(f"{who(sink)} has only {free_slots(taker, state.options)} free slots")
+        raise IllegalAction(f"{who(sink)} has only {plural(free_slots(taker, state.options), 'free slot')}")
     state = with_ship(state, source, replace(giver, hold=giver.hold.minus(**goods), cards=giver.cards - cards))
     taker = state.ships[sink]
     state = with_ship(state, sink, replace(taker, hold=taker.hold.plus(**goods), cards=taker.cards + cards))

@@ -22,7 +22,7 @@ from companion.rules.trajectory.state import (
     with_ship,
     with_station,
 )
-from companion.rules.trajectory.text import STATION_NAMES, amounts, where, who
+from companion.rules.trajectory.text import STATION_NAMES, a, amounts, where, who
 
 Result = tuple[State, list[Event]]
 
@@ -39,12 +39,16 @@ BUILDERS = {"miner": ("storage",), "engineer": tuple(BUILD_COST)}
 BOOST_FUEL = 3
 
 
-def _gain_one(state: State, name: str, good: str) -> State:
-    ship = state.ships[name]
-    if free_slots(ship, state.options) < 1:
+def _room_for_one(state: State, name: str, good: str) -> None:
+    if free_slots(state.ships[name], state.options) < 1:
         raise IllegalAction(f"{who(name)} has no free slot for the {good}")
     if supply_left(state, good) < 1:
         raise IllegalAction(f"there are no {good} tokens left in the supply")
+
+
+def _gain_one(state: State, name: str, good: str) -> State:
+    _room_for_one(state, name, good)
+    ship = state.ships[name]
     return with_ship(state, name, replace(ship, hold=ship.hold.plus(**{good: 1})))
 
 
@@ -60,6 +64,8 @@ def search(state: State, action: Action) -> Result:
         raise IllegalAction(
             f"there is nothing to find on orbit {orbit}; search orbits 1 (metal), 3 (helium) or 4 (ice)"
         )
+    # Checked before spinning, so whether a search is allowed never depends on what the spinner shows.
+    _room_for_one(state, name, find)
     spin = action.get("spin")
     rng = state.rng
     if spin is None:
@@ -118,14 +124,14 @@ def build(state: State, action: Action) -> Result:
     if kind not in BUILD_COST:
         raise IllegalAction(f"there is no station {kind!r} (stations: {', '.join(BUILD_COST)})")
     if kind not in BUILDERS[ship.outfit]:
-        raise IllegalAction(f"a miner can build only a storage ring, not a {STATION_NAMES[kind]}")
+        raise IllegalAction(f"a miner can build only a storage ring, not {a(STATION_NAMES[kind])}")
     needs_card(name, ship)
     if station_at(state, ship.site):
         raise IllegalAction(f"{where(ship.site)} already has a station")
     _check_pieces(state, kind)
-    state = _pay(spend_card(state, name), name, BUILD_COST[kind], f"a {STATION_NAMES[kind]}")
+    state = _pay(spend_card(state, name), name, BUILD_COST[kind], a(STATION_NAMES[kind]))
     state = replace(state, stations=(*state.stations, Station(kind, ship.site)))
-    text = f"{who(name)} builds a {STATION_NAMES[kind]} on {where(ship.site)}: put it there."
+    text = f"{who(name)} builds {a(STATION_NAMES[kind])} on {where(ship.site)}: put it there."
     return state, [Event("built", text, {"ship": name, "station": kind, "site": ship.site})]
 
 
@@ -136,7 +142,7 @@ def upgrade(state: State, action: Action) -> Result:
     if kind not in BUILD_COST or kind == "storage":
         raise IllegalAction(f"a storage ring upgrades to one of {', '.join(k for k in BUILD_COST if k != 'storage')}")
     if ship.outfit == "miner" and kind != "fuel_depot":
-        raise IllegalAction(f"a miner can upgrade a storage ring only to a fuel depot, not a {STATION_NAMES[kind]}")
+        raise IllegalAction(f"a miner can upgrade a storage ring only to a fuel depot, not {a(STATION_NAMES[kind])}")
     needs_card(name, ship)
     ring = station_at(state, ship.site)
     if ring is None or ring.kind != "storage":
@@ -145,9 +151,9 @@ def upgrade(state: State, action: Action) -> Result:
         raise IllegalAction("empty the storage ring before upgrading it")
     _check_pieces(state, kind, replacing=ring)
     cost = {k: v for k, v in BUILD_COST[kind].items() if k != "metal"}
-    state = _pay(spend_card(state, name), name, cost, f"upgrading to a {STATION_NAMES[kind]}")
+    state = _pay(spend_card(state, name), name, cost, f"upgrading to {a(STATION_NAMES[kind])}")
     state = with_station(state, ring, replace(ring, kind=kind))
-    text = f"{who(name)} upgrades the storage ring on {where(ship.site)} to a {STATION_NAMES[kind]}."
+    text = f"{who(name)} upgrades the storage ring on {where(ship.site)} to {a(STATION_NAMES[kind])}."
     return state, [Event("upgraded", text, {"ship": name, "station": kind, "site": ship.site})]
 
 

@@ -21,6 +21,16 @@ STATION_NAMES = {
 }
 
 
+def a(noun: str) -> str:
+    """The noun with its indefinite article: "a miner", "an engineer"."""
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
+def plural(n: int, noun: str) -> str:
+    """ "1 free slot", "3 free slots"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def who(ship: str) -> str:
     return ship.capitalize()
 
