@@ -6,7 +6,6 @@ the file and the place; a scenario that runs but does not hold gives a failed Sc
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 from companion import codec
 from companion.errors import UserError
+from companion.jsonfile import read_json
 from companion.rules import Action, Game, IllegalAction, SetupError, load
 
 TOP_KEYS = {"name", "description", "game", "players", "options", "seed", "given", "steps"}
@@ -72,14 +72,7 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
 
 def load_scenario(path: str | Path) -> Scenario:
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ScenarioError(f"{path}: cannot read it ({error.strerror})") from None
-    except json.JSONDecodeError as error:
-        raise ScenarioError(
-            f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
-        ) from None
+    data = read_json(path, ScenarioError)
     return parse_scenario(data, path)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from companion import codec
 from companion.boards.model import Board
+from companion.jsonfile import read_json
 
 
 class BoardFileError(ValueError):
@@ -45,16 +46,7 @@ def board_from_json(data: Any, source: str = "board") -> Board:
 
 
 def load_board(path: str | Path) -> Board:
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise BoardFileError(f"{path}: cannot read it ({error.strerror})") from None
-    except json.JSONDecodeError as error:
-        raise BoardFileError(
-            f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
-        ) from None
-    return board_from_json(data, str(path))
+    return board_from_json(read_json(path, BoardFileError), str(path))
 
 
 def save_board(board: Board, path: str | Path) -> None:
