@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from companion.errors import UserError
+from companion.jsonfile import read_json
 
 SHAPES = {"square": 4, "octagon": 8, "ring": 8, "disc": 24}
 
@@ -70,14 +71,7 @@ def default_registry(game: str) -> Registry:
 
 
 def load_registry(path: str | Path) -> Registry:
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except OSError as error:
-        raise UserError(f"{path}: cannot read piece registry ({error.strerror})") from None
-    except json.JSONDecodeError as error:
-        raise UserError(f"{path}: not JSON ({error.msg} at line {error.lineno})") from None
-    return _parse(data, str(path))
+    return _parse(read_json(path, UserError), str(path))
 
 
 def _parse(data: object, where: str) -> Registry:

@@ -3,7 +3,8 @@
 1. The board's corner fiducials (ids and mm positions from the board data) give the camera's pose over the board.
    The last good pose is kept while markers are hidden; visible markers that disagree with it mean the board or
    camera moved.
-2. Piece stickers (AprilTag 16h5 by default) are decoded and looked up in the piece registry.
+2. Piece stickers (AprilTag 16h5 by default) are decoded and looked up in the piece registry; pieces without
+   stickers are found by the profile's colour ranges (vision_colour.py), with a lower confidence.
 3. Each sticker's corners are traced back to the plane at the top of its piece (height correction), which gives the
    piece's centre; pieces standing on a base (a ship docked on a planet) are traced at the stacked height.
 4. Pieces go to the nearest site within a tolerance; areas hidden by a hand, out of view or around a hidden corner
@@ -21,6 +22,7 @@ import numpy as np
 from companion.boards.model import Board
 from companion.errors import UserError
 from companion.sensing.pieces import PieceEntry, Registry
+from companion.sensing.vision_colour import COLOUR_CONFIDENCE, ColourFinder
 from companion.sensing.vision_occlusion import OcclusionFinder
 from companion.sensing.vision_pose import Pose, fiducial_corners, solve_pose
 from companion.sensing.vision_profile import CameraProfile
@@ -137,6 +139,7 @@ class Vision:
         self._fiducials = {(f.dictionary, f.id): f for f in board.fiducials}
         self._corner_detectors = {d: _detector(d, False) for d in {f.dictionary for f in board.fiducials}}
         self._sticker_detector = _detector(registry.dictionary, True)
+        self._colour = ColourFinder(board, registry, profile)
         self._occlusion = OcclusionFinder(board, 2 * max(e.radius for e in registry.entries))
         self._tolerance = _site_tolerance(board)
         self._site_xy = np.array([(s.x, s.y) for s in board.sites])
@@ -168,6 +171,8 @@ class Vision:
                                unreliable=(self._whole_board(problem),))
         assert pose is not None
         sightings, rejected = self._find_pieces(gray, pose, time)
+        if self._colour:
+            sightings = sightings + self._find_by_colour(colour, pose, sightings, time)
         # A quarter-size frame is plenty for the occlusion check's 4 mm cells.
         small = cv2.resize(colour, (width // 4, height // 4), interpolation=cv2.INTER_AREA)
         regions = self._unreliable_regions(small, pose, corners)
@@ -311,6 +316,28 @@ class Vision:
             sightings.append(Sighting(entry.piece, entry.id, entry.sticker, site, level, float(cx), float(cy),
                                       float(confidence), time))
         return tuple(sorted(sightings, key=lambda s: (s.site or "~", s.level, s.entry))), rejected
+
+    def _find_by_colour(self, image: np.ndarray, pose: Pose, stickered: tuple[Sighting, ...],
+                        time: float) -> tuple[Sighting, ...]:
+        """Unmarked pieces by colour; a blob where a stickered piece was seen is that piece, not another."""
+        taken = [(s.x, s.y, self.registry.entry(s.entry).radius) for s in stickered]
+        by_colour: dict[str, list[tuple[str | None, float, float, float, float]]] = {}
+        for blob in self._colour.blobs(image, pose, self.matrix, self.dist):
+            if any(math.dist((blob.x, blob.y), (x, y)) < r for x, y, r in taken):
+                continue
+            site, distance = self._nearest_site(blob.x, blob.y)
+            by_colour.setdefault(blob.colour, []).append((site, distance, blob.x, blob.y, blob.area_ratio))
+        out = []
+        for colour, blobs in by_colour.items():
+            # Pieces of one colour look alike: entries are handed out in registry order, sites in name order.
+            blobs.sort(key=lambda b: (b[0] or "~", b[2], b[3]))
+            for entry, (site, distance, x, y, ratio) in zip(self._colour.groups[colour], blobs, strict=False):
+                confidence = COLOUR_CONFIDENCE * max(0.3, 1 - abs(ratio - 1))
+                if site:
+                    confidence *= 1 - 0.3 * min(1.0, distance / self._tolerance)
+                out.append(Sighting(entry.piece, entry.id, None, site, 0, float(x), float(y), float(confidence),
+                                    time))
+        return tuple(out)
 
     @staticmethod
     def _piece_centre(entry: PieceEntry, traced: np.ndarray) -> tuple[tuple[float, float], float]:

@@ -1,0 +1,96 @@
+"""`companion calibrate camera | board | colours`: make the camera profile `companion vision detect` reads.
+
+The `calibrate` group itself is made in companion/cli/calibrate.py; it calls `register_calibrate` with its
+subparsers. Heavy imports (OpenCV) stay inside the handlers.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register_calibrate(calibrate_subparsers: argparse._SubParsersAction) -> None:
+    camera = calibrate_subparsers.add_parser(
+        "camera", help="intrinsics and lens distortion from photos of the ChArUco target (`companion print charuco`)")
+    camera.add_argument("--images", nargs="+", required=True, metavar="IMAGE",
+                        help="photos of the target (files or folders), tilted and spread over the frame")
+    camera.add_argument("--out", required=True, help="camera profile to write")
+    camera.add_argument("--name", help="camera name stored in the profile (default: the profile's file name)")
+    camera.set_defaults(run=_camera)
+
+    board = calibrate_subparsers.add_parser("board", help="the camera's pose over the board, from its corner markers")
+    board.add_argument("--board", default="trajectory", help="game name or board file (default trajectory)")
+    board.add_argument("--image", required=True, help="a photo of the whole board from the mounted camera")
+    board.add_argument("--profile", required=True, help="camera profile with intrinsics (`calibrate camera`)")
+    board.add_argument("--out", required=True, help="profile to write (may be the same file)")
+    board.set_defaults(run=_board)
+
+    colours = calibrate_subparsers.add_parser(
+        "colours", help="colour ranges of pieces without stickers, from a photo of known pieces on known sites")
+    colours.add_argument("--board", default="trajectory", help="game name or board file (default trajectory)")
+    colours.add_argument("--image", required=True, help="a photo of the board with the laid-out pieces")
+    colours.add_argument("--layout", required=True,
+                         help='JSON file: site id -> piece entry id, e.g. {"o1s0": "scout-red"}')
+    colours.add_argument("--registry", help="piece registry file (default: the game's)")
+    colours.add_argument("--profile", required=True, help="camera profile with intrinsics")
+    colours.add_argument("--out", required=True, help="profile to write (may be the same file)")
+    colours.set_defaults(run=_colours)
+
+
+def _camera(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from companion.calibration.images import read_images
+    from companion.calibration.intrinsics import calibrate_intrinsics
+    from companion.sensing.vision_profile import save_profile
+
+    result = calibrate_intrinsics(read_images(args.images), args.name or Path(args.out).stem)
+    save_profile(result.profile, args.out)
+    p = result.profile
+    (fx, _, cx), (_, fy, cy), _ = p.matrix
+    print(f"{len(result.used)} of {len(result.used) + len(result.skipped)} images used; RMS reprojection error "
+          f"{result.rms_px:.3f} px")
+    print(f"  focal {fx:.1f} x {fy:.1f} px, centre ({cx:.1f}, {cy:.1f}), distortion "
+          f"{', '.join(f'{v:.4f}' for v in p.distortion)}")
+    for name in result.skipped:
+        print(f"  skipped (too little of the target): {name}")
+    if result.rms_px > 1.0:
+        print("  warning: an RMS above 1 px means blurred photos or a target that is not flat")
+    print(f"written to {args.out}")
+    return 0
+
+
+def _board(args: argparse.Namespace) -> int:
+    from companion.calibration.board_pose import calibrate_pose
+    from companion.sensing.camera import read_image
+    from companion.sensing.vision_profile import load_profile, save_profile
+    from companion.sensing.vision_setup import resolve_board
+
+    board = resolve_board(args.board)
+    profile = load_profile(args.profile)
+    pose = calibrate_pose(read_image(args.image), board, profile, args.image)
+    save_profile(profile.with_pose(pose), args.out)
+    print(f"board {board.name!r}: pose from the corner markers, reprojection error {pose.reprojection_px:.3f} px; "
+          f"written to {args.out}")
+    return 0
+
+
+def _colours(args: argparse.Namespace) -> int:
+    from companion.calibration.board_pose import calibrate_pose
+    from companion.calibration.colours import load_layout, sample_colours
+    from companion.sensing.camera import read_image
+    from companion.sensing.vision_profile import load_profile, save_profile
+    from companion.sensing.vision_setup import resolve_board, resolve_registry
+
+    board = resolve_board(args.board)
+    registry = resolve_registry(args.registry, board)
+    profile = load_profile(args.profile)
+    layout = load_layout(args.layout, board, registry)
+    image = read_image(args.image)
+    pose = calibrate_pose(image, board, profile, args.image)  # this photo's own pose: the camera may have moved
+    found = sample_colours(image, board, registry, profile, pose, layout)
+    save_profile(profile.with_colours({**profile.colours, **found}), args.out)
+    for name, c in sorted(found.items()):
+        print(f"  {name:10} HSV {list(c.low)} .. {list(c.high)}")
+    print(f"{len(found)} colour range(s) written to {args.out}")
+    return 0

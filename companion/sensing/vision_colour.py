@@ -1,0 +1,112 @@
+"""Pieces without stickers, told apart by colour alone: a top-down view of the board, HSV thresholds per colour
+(from `companion calibrate colours`), an opening to drop specks and contour area limits from the piece's footprint.
+
+Colour says less than a sticker (two pieces of one colour look alike, light shifts hues), so these sightings carry
+a lower confidence.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.boards.model import Board
+from companion.sensing.pieces import PieceEntry, Registry
+from companion.sensing.vision_pose import Pose
+from companion.sensing.vision_profile import CameraProfile, ColourRange
+
+PX_PER_MM = 1.0  # top-down scale: pieces are 20-56 mm across, plenty at 1 px/mm
+GRID_MM = 10.0  # the lens is smooth: project a coarse grid and interpolate the warp between its points
+AREA_LIMITS = (0.5, 1.6)  # blob area over the top face's area: smaller is a speck or half-hidden, larger a merge
+COLOUR_CONFIDENCE = 0.6  # the best a colour sighting gets (stickers reach 1.0)
+
+
+@dataclass(frozen=True)
+class ColourBlob:
+    colour: str
+    x: float  # board mm
+    y: float
+    area_ratio: float  # blob area over the expected top face area
+
+
+def polygon_area(entry: PieceEntry) -> float:
+    """The top face's area in mm² (a regular polygon of the entry's circumradius)."""
+    n = entry.sides
+    return 0.5 * n * entry.radius**2 * math.sin(2 * math.pi / n)
+
+
+def in_range(hsv: np.ndarray, colour: ColourRange) -> np.ndarray:
+    """The mask of pixels inside an HSV range; a low hue above the high hue wraps around red."""
+    low, high = np.array(colour.low, np.uint8), np.array(colour.high, np.uint8)
+    if colour.low[0] <= colour.high[0]:
+        return cv2.inRange(hsv, low, high)
+    upper = cv2.inRange(hsv, low, np.array([179, high[1], high[2]], np.uint8))
+    lower = cv2.inRange(hsv, np.array([0, low[1], low[2]], np.uint8), high)
+    return cv2.bitwise_or(upper, lower)
+
+
+def top_down(image: np.ndarray, board: Board, pose: Pose, matrix: np.ndarray, dist: np.ndarray,
+             height_mm: float) -> np.ndarray:
+    """The board seen from straight above at the plane z = height_mm (the tops of pieces that tall).
+
+    Pixel (col, row) shows board point ((col + 0.5) / PX_PER_MM, board.height - (row + 0.5) / PX_PER_MM).
+    """
+    cols, rows = round(board.width * PX_PER_MM), round(board.height * PX_PER_MM)
+    gx = np.arange(0, board.width + GRID_MM, GRID_MM)
+    gy = board.height - np.arange(0, board.height + GRID_MM, GRID_MM)
+    xx, yy = np.meshgrid(gx, gy)
+    points = np.column_stack([xx.ravel(), yy.ravel(), np.full(xx.size, height_mm)])
+    grid = pose.project(points, matrix, dist).reshape(len(gy), len(gx), 2).astype(np.float32)
+    # Top-down pixel (col, row) lies (col + 0.5) / PX_PER_MM / GRID_MM grid steps along: interpolate the grid there.
+    steps_x = ((np.arange(cols, dtype=np.float32) + 0.5) / (PX_PER_MM * GRID_MM))[None, :].repeat(rows, axis=0)
+    steps_y = ((np.arange(rows, dtype=np.float32) + 0.5) / (PX_PER_MM * GRID_MM))[:, None].repeat(cols, axis=1)
+    map_xy = cv2.remap(grid, steps_x, steps_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.remap(image, map_xy[..., 0], map_xy[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+
+def to_board_mm(board: Board, col: float, row: float) -> tuple[float, float]:
+    return (col + 0.5) / PX_PER_MM, board.height - (row + 0.5) / PX_PER_MM
+
+
+class ColourFinder:
+    """Finds the registry's unmarked pieces by the colour ranges of a camera profile."""
+
+    def __init__(self, board: Board, registry: Registry, profile: CameraProfile) -> None:
+        self.board = board
+        self.groups: dict[str, list[PieceEntry]] = {}
+        for entry in registry.unmarked():
+            if entry.colour in profile.colours:
+                self.groups.setdefault(entry.colour, []).append(entry)
+        self.ranges = {c: profile.colours[c] for c in self.groups}
+        self.missing = sorted({e.colour for e in registry.unmarked()} - set(self.groups))
+        # One warp per piece height: a piece's top is found where it really is, not displaced by parallax.
+        self.heights = {c: float(np.median([e.height for e in group])) for c, group in self.groups.items()}
+
+    def __bool__(self) -> bool:
+        return bool(self.groups)
+
+    def blobs(self, image: np.ndarray, pose: Pose, matrix: np.ndarray, dist: np.ndarray) -> list[ColourBlob]:
+        out: list[ColourBlob] = []
+        views: dict[float, np.ndarray] = {}
+        for colour, group in self.groups.items():
+            height = self.heights[colour]
+            if height not in views:
+                views[height] = cv2.cvtColor(top_down(image, self.board, pose, matrix, dist, height),
+                                             cv2.COLOR_BGR2HSV)
+            mask = in_range(views[height], self.ranges[colour])
+            smallest = min(e.radius * math.cos(math.pi / e.sides) for e in group) * PX_PER_MM
+            size = max(3, int(smallest * 0.6) | 1)  # opens away specks and thin print lines, keeps the piece
+            mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
+            expected = float(np.mean([polygon_area(e) for e in group])) * PX_PER_MM**2
+            contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            for contour in contours:
+                ratio = cv2.contourArea(contour) / expected
+                if not AREA_LIMITS[0] <= ratio <= AREA_LIMITS[1]:
+                    continue
+                m = cv2.moments(contour)
+                x, y = to_board_mm(self.board, m["m10"] / m["m00"], m["m01"] / m["m00"])
+                out.append(ColourBlob(colour, x, y, ratio))
+        return out
