@@ -1,0 +1,121 @@
+"""Sensor fusion: the reed grid's switches and the camera's frames, turned into settled observations of the board.
+
+The reed grid says *when* and *where*: the board counts as settled once no switch has changed for the settle
+window. The camera says *what*: only a frame taken after the board settled is used, and only for the sites it did not
+report as unreliable (a hand, a glare, a hidden corner). Between two settled boards, sites whose switch opened are
+pieces in the air ("lifted"); a piece put back where it came from leaves no trace. With no reed grid the camera alone
+decides: the board is settled when two frames a settle window apart show the same pieces and nothing is hidden.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+
+from companion.table.observation import Observation, SiteReading
+
+
+@dataclass(frozen=True)
+class CameraView:
+    """One camera frame as the fusion needs it: the stacks per site and the sites it cannot vouch for."""
+
+    time: float
+    stacks: Mapping[str, tuple[str, ...]]
+    unreliable: frozenset[str]
+    reliable: bool = True  # False: nothing in the frame may be used (no board pose, a moved camera)
+
+
+class Observer:
+    """Thread-safe: the reed link's thread and the camera's thread feed it, the table's loop reads it."""
+
+    def __init__(
+        self,
+        switch_sites: Mapping[Hashable, str] | None,
+        camera_sites: frozenset[str] | None,
+        settle: float = 0.3,
+    ) -> None:
+        """`switch_sites` maps each calibrated switch to its site (None: no reed grid); `camera_sites` are the sites
+        the camera watches (None: no camera)."""
+        if switch_sites is None and camera_sites is None:
+            raise ValueError("an observer needs the reed grid, the camera, or both")
+        self.switch_sites = dict(switch_sites or {})
+        self.camera_sites = camera_sites
+        self.settle = settle
+        self._lock = threading.Lock()
+        self._occupied: dict[str, bool] = {}
+        self._last_change = float("-inf")
+        self._frames: list[CameraView] = []
+        self._settled_occupied: dict[str, bool] = {}
+        self._lifted: set[str] = set()
+
+    # Feeding.
+    def reed(self, closed: frozenset[Hashable], at: float) -> None:
+        """The grid's closed switches after a change (or a snapshot) that arrived at `at` (monotonic seconds)."""
+        occupied = {site: False for site in self.switch_sites.values()}
+        for switch in closed:
+            site = self.switch_sites.get(switch)
+            if site is not None:
+                occupied[site] = True
+        with self._lock:
+            if occupied != self._occupied:
+                self._last_change = at
+                for site, now in occupied.items():
+                    if self._settled_occupied.get(site) and not now:
+                        self._lifted.add(site)
+                    elif now:
+                        self._lifted.discard(site)
+            self._occupied = occupied
+
+    def camera(self, view: CameraView) -> None:
+        with self._lock:
+            self._frames = [*self._frames[-1:], view]
+
+    # Reading.
+    def lifted(self) -> frozenset[str]:
+        """Sites whose piece is in the air since the board last settled."""
+        with self._lock:
+            return frozenset(self._lifted)
+
+    def settled_at(self, now: float) -> float | None:
+        """When the board settled, or None while it is still moving (or the camera has not seen it since)."""
+        with self._lock:
+            return self._settled_at(now)
+
+    def _settled_at(self, now: float) -> float | None:
+        if self.switch_sites:
+            quiet_since = self._last_change + self.settle
+            if now < quiet_since:
+                return None
+            if self.camera_sites is not None and not self._fresh_frame(quiet_since):
+                return None
+            return quiet_since
+        # Camera alone: two clean frames a settle window apart that agree.
+        if len(self._frames) < 2:
+            return None
+        older, newer = self._frames
+        clean = all(f.reliable and not f.unreliable for f in (older, newer))
+        if clean and newer.time - older.time >= self.settle and dict(older.stacks) == dict(newer.stacks):
+            return newer.time
+        return None
+
+    def _fresh_frame(self, after: float) -> CameraView | None:
+        frames = [f for f in self._frames if f.time >= after and f.reliable]
+        return frames[-1] if frames else None
+
+    def observation(self, now: float) -> Observation | None:
+        """The settled board, site by site, or None while it is not settled. Reading it marks the board settled:
+        what is lifted from here on is measured against it."""
+        with self._lock:
+            settled = self._settled_at(now)
+            if settled is None:
+                return None
+            readings: dict[str, SiteReading] = {site: SiteReading(occupied=o) for site, o in self._occupied.items()}
+            frame = self._fresh_frame(settled if self.switch_sites else float("-inf"))
+            if frame is not None and self.camera_sites is not None:
+                for site in self.camera_sites - frame.unreliable:
+                    pieces = tuple(frame.stacks.get(site, ()))
+                    readings[site] = SiteReading(occupied=readings.get(site, SiteReading()).occupied, pieces=pieces)
+            self._settled_occupied = dict(self._occupied)
+            self._lifted.clear()
+            return Observation(readings, settled)

@@ -1,0 +1,78 @@
+"""Sensor fusion: settling, the camera frame used, lifted pieces, and the camera alone."""
+
+import pytest
+
+from companion.table.observe import CameraView, Observer
+
+SWITCHES = {(0, 0): "a", (0, 1): "b", (1, 0): "c"}
+SITES = frozenset({"a", "b", "c"})
+
+
+def view(time, stacks, unreliable=(), reliable=True):
+    return CameraView(time, stacks, frozenset(unreliable), reliable)
+
+
+def test_not_settled_until_the_grid_is_quiet_for_the_window():
+    observer = Observer(SWITCHES, None, settle=0.3)
+    observer.reed(frozenset({(0, 0)}), at=10.0)
+    assert observer.observation(10.2) is None
+    observation = observer.observation(10.31)
+    assert observation is not None and observation.time == pytest.approx(10.3)
+    assert {s: r.occupied for s, r in observation.sites.items()} == {"a": True, "b": False, "c": False}
+
+
+def test_a_slid_piece_settles_only_where_it_stops():
+    # Sliding from a over b to c closes and opens switches on the way; only the last board counts.
+    observer = Observer(SWITCHES, None, settle=0.3)
+    observer.reed(frozenset({(0, 0)}), at=0.0)
+    observer.observation(1.0)
+    for at, closed in ((2.0, set()), (2.1, {(0, 1)}), (2.2, set()), (2.3, {(1, 0)})):
+        observer.reed(frozenset(closed), at=at)
+        assert observer.observation(at + 0.1) is None
+    final = observer.observation(2.61)
+    assert {s for s, r in final.sites.items() if r.occupied} == {"c"}
+
+
+def test_the_camera_frame_used_is_one_taken_after_the_board_settled():
+    observer = Observer(SWITCHES, SITES, settle=0.3)
+    observer.reed(frozenset({(0, 1)}), at=5.0)
+    observer.camera(view(5.1, {"a": ("ship-red",)}))  # taken while the hand was still moving
+    assert observer.observation(5.5) is None  # quiet, but no frame since it settled
+    observer.camera(view(5.4, {"b": ("ship-red",)}))
+    observation = observer.observation(5.5)
+    assert observation.reading("b").pieces == ("ship-red",) and observation.reading("a").pieces == ()
+
+
+def test_sites_the_camera_cannot_vouch_for_carry_no_pieces():
+    observer = Observer(SWITCHES, SITES, settle=0.3)
+    observer.reed(frozenset({(0, 0)}), at=0.0)
+    observer.camera(view(0.5, {"a": ("ship-red",)}, unreliable={"b"}))
+    observation = observer.observation(0.6)
+    assert observation.reading("a").pieces == ("ship-red",)
+    assert observation.reading("b").pieces is None and observation.reading("b").occupied is False
+
+
+def test_lifted_pieces_are_tracked_and_forgotten_when_put_back():
+    observer = Observer(SWITCHES, None, settle=0.3)
+    observer.reed(frozenset({(0, 0), (0, 1)}), at=0.0)
+    observer.observation(1.0)
+    observer.reed(frozenset({(0, 1)}), at=2.0)
+    assert observer.lifted() == {"a"}
+    observer.reed(frozenset({(0, 0), (0, 1)}), at=2.5)  # put back where it was
+    assert observer.lifted() == set()
+
+
+def test_camera_alone_settles_on_two_clean_agreeing_frames():
+    observer = Observer(None, SITES, settle=0.3)
+    observer.camera(view(1.0, {"a": ("ship-red",)}))
+    observer.camera(view(1.2, {"a": ("ship-red",)}))
+    assert observer.observation(1.2) is None  # too close together
+    observer.camera(view(1.5, {"a": ("ship-red",)}))
+    assert observer.observation(1.5).reading("a").pieces == ("ship-red",)
+    observer.camera(view(1.9, {"a": ("ship-red",)}, unreliable={"c"}))  # a hand over c
+    assert observer.observation(1.9) is None
+
+
+def test_an_observer_needs_a_sense():
+    with pytest.raises(ValueError):
+        Observer(None, None)
