@@ -1,0 +1,125 @@
+"""The table's loop: each settled board goes to the referee, and the ruling to the session or to the phones.
+
+- explained: the action is submitted as coming from the board;
+- ambiguous: a question for the phones, one choice per possible action, answered with `choose`;
+- mismatch: a warning saying what to put right, repeated only when the board changes; the game waits;
+- unchanged: nothing (a piece lifted and put back, a hovering hand).
+Automatic phases need nothing special: their one legal action is what the board must come to show, and the phase's
+prompt (already announced) says what to move.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from companion.rules import Action, IllegalAction
+from companion.table.observation import Observation
+from companion.table.observe import Observer
+from companion.table.referee import Ruling, judge
+from companion.table.session import Session
+from companion.table.store import Entry
+
+
+@dataclass(frozen=True)
+class Question:
+    """A board the sensors cannot settle: which of these actions did the table make?"""
+
+    id: int
+    choices: tuple[Action, ...]
+    texts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Warning:
+    """The board does not match the game: what to put right."""
+
+    advice: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return "The board does not match the game. " + " ".join(self.advice)
+
+
+class TableLoop:
+    def __init__(self, session: Session, observer: Observer, site_name: Callable[[str], str] | None = None) -> None:
+        self.session = session
+        self.observer = observer
+        self.site_name = site_name or (lambda site: site)
+        self.question: Question | None = None
+        self.warning: Warning | None = None
+        self._questions = 0
+        self._last_seen: Observation | None = None
+        self._lock = threading.Lock()
+        self.on_question: Callable[[Question], None] = lambda q: None
+        self.on_warning: Callable[[Warning | None], None] = lambda w: None
+
+    def tick(self, now: float) -> Ruling | None:
+        """Look at the board once; returns the referee's ruling when there was a new settled board to judge."""
+        with self._lock:
+            observation = self.observer.observation(now)
+            if observation is None or (self._last_seen is not None and observation.sites == self._last_seen.sites):
+                return None
+            self._last_seen = observation
+            game, state = self.session.game, self.session.state
+            if game.outcome(state) is not None or self.session.record.status != "playing":
+                return None
+            ruling = judge(game, state, observation, self.site_name)
+            self._act(ruling)
+            return ruling
+
+    def _act(self, ruling: Ruling) -> None:
+        self.question = None
+        if ruling.verdict == "explained":
+            self.session.submit(ruling.actions[0], "board")
+            self._warn(None)
+        elif ruling.verdict == "ambiguous":
+            self._questions += 1
+            texts = tuple(self._describe(action) for action in ruling.actions)
+            self.question = Question(self._questions, ruling.actions, texts)
+            self._warn(None)
+            self.on_question(self.question)
+        elif ruling.verdict == "mismatch":
+            self._warn(Warning(tuple(fix.advice for fix in ruling.fixes)))
+        else:
+            self._warn(None)
+
+    def _describe(self, action: Action) -> str:
+        _, events = self.session.game.apply(self.session.state, action)
+        return " ".join(e.text for e in events) or str(action)
+
+    def _warn(self, warning: Warning | None) -> None:
+        if warning != self.warning:
+            self.warning = warning
+            self.on_warning(warning)
+
+    def choose(self, question_id: int, index: int, actor: str | None) -> Entry:
+        """A phone answers a question: the chosen action is submitted, logged as the phone's decision."""
+        with self._lock:
+            question = self.question
+            if question is None or question.id != question_id:
+                raise IllegalAction("that question has already been settled")
+            if not 0 <= index < len(question.choices):
+                raise IllegalAction(f"choose one of 1 to {len(question.choices)}")
+            entry = self.session.submit(question.choices[index], "phone", actor)
+            self.question = None
+            return entry
+
+    def override(self, action: Action, actor: str | None) -> Entry:
+        """A player with the table's token accepts an action the board does not show; logged as an override."""
+        with self._lock:
+            entry = self.session.submit(action, "override", actor)
+            self._warn(None)
+            self._last_seen = None
+            return entry
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "question": None
+            if self.question is None
+            else {"id": self.question.id, "choices": list(self.question.texts)},
+            "warning": None if self.warning is None else self.warning.text,
+            "lifted": sorted(self.observer.lifted()),
+        }

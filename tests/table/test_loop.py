@@ -1,0 +1,101 @@
+"""The table loop on a real session and store, fed boards as the sensors would see them."""
+
+import pytest
+
+from companion.boards import default_board
+from companion.rules import Action, IllegalAction
+from companion.table.loop import TableLoop
+from companion.table.observe import CameraView, Observer
+from companion.table.session import Session
+from companion.table.store import Store
+
+BOARD = default_board("trajectory")
+SWITCH = {site.id: (i // 8, i % 8) for i, site in enumerate(BOARD.sites)}  # a calibrated 8 x 8 grid
+FIXED = {"planets": {"metal": 0, "home": 0, "helium": 0, "ice": 0}, "difficulty": "easy"}
+
+
+@pytest.fixture
+def session(tmp_path):
+    store = Store(tmp_path / "t.db")
+    session = Session.start(store, "trajectory", ["red", "blue"], FIXED, 1)
+    session.submit(Action.make("draw", card="action"), "phone", "red")
+    yield session
+    store.close()
+
+
+def closed(layout):
+    return frozenset(SWITCH[site] for site, pieces in layout.items() if pieces)
+
+
+def settle(loop, observer, layout, at, frame=None):
+    observer.reed(closed(layout), at)
+    if frame is not None:
+        observer.camera(frame)
+    return loop.tick(at + 1.0)
+
+
+def test_a_move_on_the_board_is_submitted_from_the_board(session):
+    observer = Observer({v: k for k, v in SWITCH.items()}, None, settle=0.3)
+    loop = TableLoop(session, observer)
+    game = session.game
+    settle(loop, observer, game.layout(session.state), 0.0)
+    target = game.layout(game.apply(session.state, Action.make("move", to="o3s1"))[0])
+    ruling = settle(loop, observer, target, 5.0)
+    assert ruling.verdict == "explained"
+    assert session.actions[-1] == Action.make("move", to="o3s1")
+    assert list(session.store.entries(session.record.id))[-1].source == "board"
+
+
+def test_a_wrong_board_warns_until_it_is_put_right_and_changes_nothing(session):
+    observer = Observer({v: k for k, v in SWITCH.items()}, None, settle=0.3)
+    loop = TableLoop(session, observer, lambda s: BOARD.site(s).name)
+    warnings = []
+    loop.on_warning = warnings.append
+    expected = session.game.layout(session.state)
+    wrong = {**expected, "o4s20": ("ship-red",)}
+    before = session.state
+    assert settle(loop, observer, wrong, 0.0).verdict == "mismatch"
+    assert session.state == before
+    assert warnings[-1].text == (
+        "The board does not match the game. Take the piece off orbit 4 space 20: nothing should stand there."
+    )
+    assert settle(loop, observer, expected, 3.0).verdict == "unchanged"
+    assert warnings[-1] is None
+
+
+def test_automatic_orbit_is_accepted_once_the_table_has_moved_everything(session):
+    observer = Observer({v: k for k, v in SWITCH.items()}, None, settle=0.3)
+    loop = TableLoop(session, observer)
+    session.submit(Action.make("end_turn"), "phone", "red")
+    session.submit(Action.make("draw", card="action"), "phone", "blue")
+    session.submit(Action.make("end_turn"), "phone", "blue")
+    assert session.game.phase(session.state).name == "orbit"
+    orbited = session.game.layout(session.game.apply(session.state, Action.make("orbit"))[0])
+    assert settle(loop, observer, orbited, 0.0).verdict == "explained"
+    assert session.game.phase(session.state).name == "turn"
+
+
+def test_an_ambiguous_board_asks_the_phones_and_logs_who_chose(session):
+    # The camera watches only the home space: it sees red gone, but not where to.
+    observer = Observer(None, frozenset({"o2s0"}), settle=0.3)
+    loop = TableLoop(session, observer)
+    questions = []
+    loop.on_question = questions.append
+    home = {"o2s0": ("planet-home", "ship-blue")}
+    for t in (1.0, 1.5):
+        observer.camera(CameraView(t, home, frozenset()))
+    assert loop.tick(1.5).verdict == "ambiguous"
+    question = questions[-1]
+    assert len(question.choices) > 1 and any("orbit 3 space 1" in text for text in question.texts)
+    index = question.choices.index(Action.make("move", to="o3s1"))
+    entry = loop.choose(question.id, index, "blue")
+    assert (entry.source, entry.actor) == ("phone", "blue")
+    with pytest.raises(IllegalAction, match="already been settled"):
+        loop.choose(question.id, index, "blue")
+
+
+def test_an_override_is_logged_as_such(session):
+    observer = Observer({v: k for k, v in SWITCH.items()}, None, settle=0.3)
+    loop = TableLoop(session, observer)
+    entry = loop.override(Action.make("move", to="o2s1"), "red")
+    assert entry.source == "override" and session.actions[-1] == Action.make("move", to="o2s1")
