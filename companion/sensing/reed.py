@@ -1,0 +1,381 @@
+"""The host side of the reed grid: a serial link to the firmware that keeps the occupancy it reports, and nothing else.
+
+The link opens a named port or finds the board by USB id, handshakes, and reads on its own thread. It applies change
+frames only while it is in step with the firmware: a bad frame, a sequence gap, a firmware reset or a change that
+contradicts what it holds all make it ask for a snapshot and wait for one, never guess. After an unplug it reopens
+the port with backoff. Consumers read `occupancy()` and a queue of timestamped `SwitchChange`s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import serial
+from serial.tools import list_ports
+
+from companion.errors import UserError
+from companion.sensing import frames
+from companion.sensing.frames import Switch
+
+BAUDRATE = 115200
+
+# USB ids of the boards the firmware runs on (the Arduino ones) and of the USB-serial chips on Nano boards.
+KNOWN_USB_IDS = {
+    (0x2341, 0x0042): "Arduino Mega 2560",
+    (0x2341, 0x0010): "Arduino Mega 2560",
+    (0x2A03, 0x0042): "Arduino Mega 2560",
+    (0x2341, 0x0043): "Arduino Uno",
+    (0x2341, 0x0001): "Arduino Uno",
+    (0x1A86, 0x7523): "CH340 USB serial (Nano)",
+    (0x0403, 0x6001): "FTDI USB serial (Nano)",
+}
+
+
+@dataclass(frozen=True)
+class SwitchChange:
+    """A switch that opened or closed: `firmware_ms` is the firmware clock of the frame that told it, `host_time`
+    the time.monotonic() at which the line arrived; `source` is "change", or "snapshot" when a resync found it."""
+
+    switch: Switch
+    closed: bool
+    firmware_ms: int
+    host_time: float
+    source: str
+
+
+@dataclass(frozen=True)
+class Counters:
+    frames: int = 0  # valid frames
+    crc_errors: int = 0
+    bad_frames: int = 0  # lines that are not frames (garbage, truncation)
+    gaps: int = 0  # sequence numbers skipped
+    resyncs: int = 0  # snapshots that put the link back in step after it lost step
+    reconnects: int = 0
+    resets: int = 0  # firmware boots seen mid-session
+    firmware_errors: int = 0  # error frames the firmware sent
+
+
+class LinkLost(Exception):
+    """The port went away or fell silent: close it and open it again."""
+
+
+def find_port(usb_ids: dict[tuple[int, int], str] | None = None) -> str:
+    """The device name of the first serial port whose USB vendor and product id is a known board."""
+    wanted = KNOWN_USB_IDS if usb_ids is None else usb_ids
+    for port in sorted(list_ports.comports(), key=lambda p: p.device):
+        if (port.vid, port.pid) in wanted:
+            return port.device
+    known = ", ".join(f"{vid:04x}:{pid:04x}" for vid, pid in wanted)
+    raise UserError(f"reed grid: no serial port with a known USB id ({known}); name the port instead")
+
+
+class ReedLink:
+    """A running link to a reed grid. Use as a context manager, or call start() and stop()."""
+
+    def __init__(
+        self,
+        port: str | None = None,
+        *,
+        debounce_ms: int | None = None,
+        silence_timeout: float = 1.0,
+        backoff: tuple[float, float] = (0.05, 2.0),
+        on_link: Callable[[bool], None] | None = None,
+    ) -> None:
+        if debounce_ms is not None and not 0 <= debounce_ms <= 1000:
+            raise UserError(f"reed grid: debounce {debounce_ms} ms is outside 0..1000")
+        self.port = port
+        self.debounce_ms = debounce_ms  # re-applied after every handshake that reports another value
+        self.silence_timeout = silence_timeout
+        self.backoff = backoff
+        self.on_link = on_link
+        self.changes: queue.Queue[SwitchChange] = queue.Queue()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._synced_event = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._serial: serial.Serial | None = None
+        self._counters = Counters()
+        self._closed: frozenset[Switch] = frozenset()
+        self._hello: frames.Hello | None = None
+        self._synced = False
+        self._lost = False
+        self._expect = 0
+        self._asked_at = 0.0
+        self._last_change = 0.0
+        self._pongs: dict[str, float] = {}
+        self._connected = False
+
+    # --- what the rest of the companion reads -------------------------------------------------------------------
+
+    def occupancy(self) -> frozenset[Switch]:
+        """The closed switches as the firmware last reported them."""
+        with self._lock:
+            return self._closed
+
+    @property
+    def synced(self) -> bool:
+        """True while the occupancy is known to match the firmware's (no bad frame or gap since the last snapshot)."""
+        return self._synced
+
+    @property
+    def connected(self) -> bool:
+        return self._connected
+
+    @property
+    def info(self) -> frames.Hello | None:
+        """The last handshake: protocol and firmware version, matrix size, debounce."""
+        return self._hello
+
+    @property
+    def counters(self) -> Counters:
+        with self._lock:
+            return self._counters
+
+    def quiet_for(self) -> float:
+        """Seconds since the last reported change: the board has settled when this exceeds the table's wait."""
+        return time.monotonic() - self._last_change
+
+    def wait_synced(self, timeout: float) -> bool:
+        return self._synced_event.wait(timeout)
+
+    def next_change(self, timeout: float) -> SwitchChange | None:
+        try:
+            return self.changes.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def request_snapshot(self) -> None:
+        self._send(frames.encode_command("S"))
+
+    def set_debounce(self, ms: int) -> None:
+        if not 0 <= ms <= 1000:
+            raise UserError(f"reed grid: debounce {ms} ms is outside 0..1000")
+        self.debounce_ms = ms
+        self._send(frames.encode_command("D", str(ms)))
+
+    def ping(self, timeout: float = 1.0) -> float | None:
+        """Round trip in seconds, or None when no answer came in time."""
+        token = f"{int(time.monotonic() * 1000) % 10**8:08d}"
+        sent = time.monotonic()
+        self._send(frames.encode_command("P", token))
+        deadline = sent + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if token in self._pongs:
+                    return self._pongs.pop(token) - sent
+            time.sleep(0.002)
+        return None
+
+    # --- lifetime ------------------------------------------------------------------------------------------------
+
+    def start(self) -> ReedLink:
+        self._thread = threading.Thread(target=self._run, name="reed-link", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> ReedLink:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- the reader thread -----------------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        delay = self.backoff[0]
+        first = True
+        while not self._stop.is_set():
+            if not first:
+                self._count(reconnects=1)
+                self._stop.wait(delay)
+                delay = min(delay * 2, self.backoff[1])
+            first = False
+            try:
+                port = self.port or find_port()
+                link = serial.Serial(port, BAUDRATE, timeout=0.02)
+            except (serial.SerialException, OSError, UserError):
+                continue
+            try:
+                self._serial = link
+                if self._session(link):
+                    delay = self.backoff[0]  # it worked for a while: the next drop starts the backoff again
+            except (serial.SerialException, OSError, LinkLost):
+                pass
+            finally:
+                self._serial = None
+                with contextlib.suppress(serial.SerialException, OSError):
+                    link.close()
+                self._set_link(False)
+
+    def _session(self, link: serial.Serial) -> bool:
+        """Reads frames until the link fails; True if the handshake succeeded."""
+        self._hello = None
+        self._synced = False
+        self._synced_event.clear()
+        self._lost = False
+        handshaken = False
+        self._send(frames.encode_command("I"))
+        asked_hello = last_frame = time.monotonic()
+        buffer = b""
+        while not self._stop.is_set():
+            data = link.read(max(1, link.in_waiting))
+            now = time.monotonic()
+            if data:
+                buffer += data
+                *lines, buffer = buffer.split(b"\n")
+                for line in lines:
+                    if self._handle(line, now):
+                        last_frame = now
+                if len(buffer) > frames.MAX_LINE:  # no line end in sight: garbage
+                    buffer = b""
+                    self._bad("format")
+            if self._hello is not None and not handshaken:
+                handshaken = True
+                self._set_link(True)
+            if self._hello is None and now - asked_hello > 0.3:
+                self._send(frames.encode_command("I"))
+                asked_hello = now
+            if self._hello is not None and not self._synced and now - self._asked_at > 0.25:
+                self.request_snapshot_now(now)
+            if now - last_frame > self.silence_timeout:
+                raise LinkLost("no frame within the silence timeout")
+        return handshaken
+
+    def request_snapshot_now(self, now: float) -> None:
+        self._asked_at = now
+        self._send(frames.encode_command("S"))
+
+    def _handle(self, line: bytes, now: float) -> bool:
+        """Applies one line; True if it was a valid frame."""
+        if not line.strip(b"\r"):
+            return False
+        try:
+            frame = frames.parse_frame(line)
+        except frames.FrameError as error:
+            self._bad(error.kind)
+            return False
+        self._count(frames=1)
+        if isinstance(frame, frames.Hello):
+            self._take_hello(frame, now)
+            return True
+        if self._hello is None:
+            return True  # frames before the handshake say nothing we can place
+        if frame.seq != self._expect:
+            self._count(gaps=1)
+            self._lose_step(now)
+        self._expect = (frame.seq + 1) & 0xFF
+        if isinstance(frame, frames.Snapshot):
+            self._take_snapshot(frame, now)
+        elif isinstance(frame, frames.Changes):
+            if self._synced:
+                self._take_changes(frame, now)
+        elif isinstance(frame, frames.Pong):
+            with self._lock:
+                self._pongs[frame.token] = now
+        elif isinstance(frame, frames.Error):
+            self._count(firmware_errors=1)
+        return True
+
+    def _take_hello(self, hello: frames.Hello, now: float) -> None:
+        if hello.protocol != frames.PROTOCOL_VERSION:
+            raise LinkLost(f"firmware speaks protocol {hello.protocol}, the host {frames.PROTOCOL_VERSION}")
+        previous = self._hello
+        self._hello = hello
+        self._expect = (hello.seq + 1) & 0xFF
+        if previous is not None and hello.reason == "boot":
+            self._count(resets=1)
+        if previous is None or hello.reason == "boot" or (previous.rows, previous.cols) != (hello.rows, hello.cols):
+            # A new stream: what we hold may be stale until the snapshot that follows a boot (or that we ask for).
+            self._lose_step(now, fault=previous is not None)
+        if self.debounce_ms is not None and hello.debounce_ms != self.debounce_ms:
+            self._send(frames.encode_command("D", str(self.debounce_ms)))
+
+    def _take_snapshot(self, snapshot: frames.Snapshot, now: float) -> None:
+        hello = self._hello
+        assert hello is not None
+        if (snapshot.rows, snapshot.cols) != (hello.rows, hello.cols):
+            self._bad("format")
+            self._lose_step(now)
+            return
+        with self._lock:
+            before = self._closed
+            self._closed = snapshot.closed
+            if not self._synced and self._lost:
+                self._counters = replace(self._counters, resyncs=self._counters.resyncs + 1)
+            self._synced = True
+            self._lost = False
+        for switch in sorted(before ^ snapshot.closed):
+            self._emit(SwitchChange(switch, switch in snapshot.closed, snapshot.ms, now, "snapshot"))
+        self._synced_event.set()
+
+    def _take_changes(self, changes: frames.Changes, now: float) -> None:
+        hello = self._hello
+        assert hello is not None
+        with self._lock:
+            closed = set(self._closed)
+            consistent = True
+            for switch, state in changes.items:
+                row, col = switch
+                # A switch outside the matrix, or one "changing" to the state it has, means we are out of step.
+                if row >= hello.rows or col >= hello.cols or (switch in closed) == state:
+                    consistent = False
+                    break
+                closed ^= {switch}
+            if consistent:
+                self._closed = frozenset(closed)
+        if not consistent:
+            self._lose_step(now)
+            return
+        for switch, state in changes.items:
+            self._emit(SwitchChange(switch, state, changes.ms, now, "change"))
+
+    def _emit(self, change: SwitchChange) -> None:
+        self._last_change = change.host_time
+        self.changes.put(change)
+
+    def _lose_step(self, now: float, fault: bool = True) -> None:
+        """Stop applying changes until a snapshot arrives, and ask for one now."""
+        self._synced = False
+        self._synced_event.clear()
+        if fault:
+            self._lost = True
+        if now - self._asked_at > 0.05:
+            self.request_snapshot_now(now)
+
+    def _bad(self, kind: str) -> None:
+        self._count(**{"crc_errors" if kind == "crc" else "bad_frames": 1})
+        if self._hello is not None:
+            self._lose_step(time.monotonic())
+
+    def _count(self, **increments: int) -> None:
+        with self._lock:
+            self._counters = replace(
+                self._counters, **{k: getattr(self._counters, k) + v for k, v in increments.items()}
+            )
+
+    def _send(self, data: bytes) -> None:
+        link = self._serial
+        if link is None:
+            return
+        with contextlib.suppress(serial.SerialException, OSError):
+            link.write(data)
+
+    def _set_link(self, up: bool) -> None:
+        if up == self._connected:
+            return
+        self._connected = up
+        if not up:
+            self._synced = False
+            self._synced_event.clear()
+        if self.on_link:
+            self.on_link(up)
