@@ -154,6 +154,10 @@ class Game(ABC, Generic[S]):
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     state_type: ClassVar[type]
+    # Action types a player makes by moving pieces, which the referee recognises on the board (automatic phases
+    # included). Every other action is declared on a phone (a card drawn, a station built), and the table then
+    # makes the board match the layout that follows.
+    board_moves: ClassVar[frozenset[str]]
 
     @abstractmethod
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> S:

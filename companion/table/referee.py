@@ -42,10 +42,12 @@ def disagreements(layout: Layout, observation: Observation, sites: Iterable[str]
 
 
 def board_actions(game: Game, state: Any) -> list[tuple[Action, Layout]]:
-    """Legal actions that change where pieces stand, with the layout each leads to."""
+    """Legal board moves (see Game.board_moves) that change where pieces stand, with the layout each leads to."""
     before = game.layout(state)
     found = []
     for action in game.legal_actions(state):
+        if action.type not in game.board_moves:
+            continue
         after = game.layout(game.apply(state, action)[0])
         if after != before:
             found.append((action, after))

@@ -74,6 +74,7 @@ class Trajectory(Game[State]):
     min_players = 1
     max_players = 6
     state_type = State
+    board_moves = frozenset({"move", "boost", "move_infestors", "orbit"})
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)
