@@ -62,11 +62,14 @@ def test_bench_rules_prints_its_figures():
         assert figure in result.stdout
 
 
-def test_demo_plays_a_whole_game():
+def test_demo_plays_a_whole_game_on_the_simulated_board():
     result = companion("demo", "--speed", "0", "--players", "2", "--seed", "4")
     assert result.returncode == 0, result.stderr
-    assert "Red draws" in result.stdout
-    assert result.stdout.splitlines()[-1].startswith("Result: ")
+    lines = result.stdout.splitlines()
+    assert "on a simulated board (virtual grid)" in lines[0]
+    assert "Red draws" in result.stdout and "Everything orbits" in result.stdout
+    assert lines[-2].startswith("Result: ")
+    assert lines[-1].endswith("wrong moves accepted 0.")
 
 
 def test_demo_rejects_a_bad_game():

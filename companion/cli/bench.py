@@ -8,6 +8,7 @@ import importlib
 # name -> module in companion.bench with HELP, add_arguments(parser) and run(args) -> int
 BENCHES = {
     "rules": "companion.bench.rules",
+    "messy": "companion.bench.messy",
     "reed": "companion.bench.reed",
     "vision": "companion.bench.vision",
 }

@@ -1,0 +1,44 @@
+"""`companion bench messy`: scripted players with messy hands in the twin; the referee must accept no wrong move.
+
+Counts at least `--moves` board moves over whole games (new seeds until reached): slides across other sites,
+pieces lifted and put back, illegal moves put right. Prints wrong moves accepted (the goal: 0) and the share of board
+moves settled without a phone tap, beside the baseline of the same games with tidy hands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+HELP = "messy hands in the twin: wrong moves accepted (must be 0) and moves settled without a tap"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--moves", type=int, default=500, help="board moves to play at least (default 500)")
+    parser.add_argument("--game", default="trajectory")
+    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--grid", default="virtual", help="virtual (default) or simavr")
+
+
+def run(args: argparse.Namespace) -> int:
+    from companion.sim.table_setup import make_twin
+
+    failed = 0
+    for label, mess, illegal in (("messy", 0.5, 0.1), ("tidy (baseline)", 0.0, 0.0)):
+        totals: dict[str, int] = {}
+        seed, started = 1, time.monotonic()
+        while totals.get("board_moves", 0) < args.moves:
+            with make_twin(args.game, args.players, seed, args.grid, None, mess, illegal) as twin:
+                stats = twin.play()
+            for key, value in vars(stats).items():
+                totals[key] = totals.get(key, 0) + value
+            seed += 1
+        moves = totals["board_moves"]
+        print(f"{label}: {moves} board moves in {seed - 1} games, {time.monotonic() - started:.0f} s")
+        print(
+            f"  wrong moves accepted {totals['wrong_accepted']}; illegal moves caught {totals['illegal_caught']} "
+            f"of {totals['illegal_tried']}; messy hands {totals['messy']}"
+        )
+        print(f"  settled without a phone tap: {100 * (moves - totals['taps']) / moves:.1f}% ({totals['taps']} taps)")
+        failed += totals["wrong_accepted"]
+    return 1 if failed else 0

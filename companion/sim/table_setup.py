@@ -1,0 +1,53 @@
+"""Building a simulated table for the demo and the benchmarks: a session, a grid process and the twin around them."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from companion.boards import default_board
+from companion.errors import UserError
+from companion.rules import load, names
+from companion.sim.simavr_grid import GridProcess, build, simavr_grid, virtual_grid
+from companion.sim.twin import Twin, switch_map
+from companion.table.session import Session
+from companion.table.store import Store
+
+COLOURS = ("red", "green", "blue", "yellow", "orange", "purple")
+
+
+def grid_process(kind: str, work: Path) -> GridProcess:
+    """ "virtual": the Python grid; "simavr": the real firmware (Uno build, 8 x 8) in the simulator."""
+    if kind == "virtual":
+        return virtual_grid(8, 8)
+    if kind == "simavr":
+        missing = [tool for tool in ("avr-gcc", "simavr", "make") if shutil.which(tool) is None]
+        if missing:
+            raise UserError(f"--grid simavr needs {', '.join(missing)} (Debian: gcc-avr simavr libsimavr-dev make)")
+        return simavr_grid("uno", build(work), realtime=True)
+    raise UserError(f"--grid must be virtual or simavr, not {kind!r}")
+
+
+def make_twin(
+    game: str, players: int, seed: int, grid: str, db: str | None, mess: float, illegal: float, pace: float = 0.0
+) -> Twin:
+    if game not in names():
+        raise UserError(f"unknown game {game!r} (known: {', '.join(names())})")
+    engine = load(game)
+    if not engine.min_players <= players <= min(engine.max_players, len(COLOURS)):
+        raise UserError(f"{engine.title} takes {engine.min_players} to {engine.max_players} players, not {players}")
+    work = Path(tempfile.mkdtemp(prefix="orrery-twin-"))
+    store = Store(db or work / "companion.db")
+    session = Session.start(store, game, list(COLOURS[:players]), {}, seed)
+    board = default_board(game)
+    return Twin(
+        session,
+        grid_process(grid, work),
+        switch_map(board, 8, 8),
+        seed=seed,
+        mess=mess,
+        illegal=illegal,
+        site_name=lambda site: board.site(site).name,
+        pace=pace,
+    )

@@ -1,0 +1,199 @@
+"""The digital twin: scripted players play a real game through a simulated board.
+
+Everything below the players is the real thing: a grid process speaking the firmware's protocol over a pty (the
+virtual grid, or the real firmware in simavr), the host link, the observer, the referee's loop, the session and
+its SQLite log. The players move pieces by closing and opening switches; now and then they slide a piece across
+other sites, lift one and put it back, or make an illegal move and then put it right, as people do. Actions that
+never touch the board (a card drawn, a station built) they declare on a phone, then make the board match.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from companion.boards import Board
+from companion.rules import Action
+from companion.rules.engine import Layout
+from companion.sensing.reed import ReedLink
+from companion.sim.players import random_action
+from companion.sim.simavr_grid import GridProcess
+from companion.table.loop import TableLoop
+from companion.table.observe import Observer
+from companion.table.referee import Ruling, board_actions
+from companion.table.session import Session
+
+Switch = tuple[int, int]
+
+
+def switch_map(board: Board, rows: int, cols: int) -> dict[str, Switch]:
+    """A grid profile for a board wired in site order, row by row (what `companion calibrate grid` records for a
+    grid built that way)."""
+    if len(board.sites) > rows * cols:
+        raise ValueError(f"{len(board.sites)} sites do not fit a {rows} x {cols} grid")
+    return {site.id: (i // cols, i % cols) for i, site in enumerate(board.sites)}
+
+
+@dataclass
+class TwinStats:
+    board_moves: int = 0
+    phone_inputs: int = 0
+    taps: int = 0  # board moves the sensors could not settle, decided on a phone
+    messy: int = 0  # slides across other sites and pieces lifted and put back
+    illegal_tried: int = 0
+    illegal_caught: int = 0
+    wrong_accepted: int = 0  # a board the referee accepted that was not the move the player made: must stay 0
+
+
+class Twin:
+    def __init__(
+        self,
+        session: Session,
+        grid: GridProcess,
+        sites: Mapping[str, Switch],
+        *,
+        seed: int = 1,
+        mess: float = 0.2,
+        illegal: float = 0.05,
+        settle: float = 0.12,
+        site_name: Callable[[str], str] | None = None,
+        pace: float = 0.0,
+    ) -> None:
+        self.session = session
+        self.grid = grid
+        self.sites = dict(sites)
+        self.rng = random.Random(seed)
+        self.mess, self.illegal, self.pace = mess, illegal, pace
+        self.observer = Observer({switch: site for site, switch in self.sites.items()}, None, settle=settle)
+        self.loop = TableLoop(session, self.observer, site_name)
+        self.stats = TwinStats()
+        self.link: ReedLink | None = None
+        self.timeout = 10.0
+
+    def __enter__(self) -> Twin:
+        self.grid.start()
+        self.grid.go()
+        self.link = ReedLink(self.grid.port, silence_timeout=2.0).start()
+        if not self.link.wait_synced(10.0):
+            raise RuntimeError("the grid did not answer the handshake")
+        self._show(self.session.game.layout(self.session.state))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.link is not None:
+            self.link.stop()
+        self.grid.stop()
+
+    # The physical table.
+    def _closed(self, layout: Layout) -> frozenset[Switch]:
+        return frozenset(self.sites[site] for site, pieces in layout.items() if pieces and site in self.sites)
+
+    def _show(self, layout: Layout) -> Ruling | None:
+        """Set the board to `layout` and wait until the table's loop has judged it (if the grid sees a change)."""
+        assert self.link is not None
+        wanted = self._closed(layout)
+        changed = wanted != self.link.occupancy()
+        self.grid.set_all(wanted)
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline:
+            now = time.monotonic()
+            occupancy = self.link.occupancy()
+            self.observer.reed(occupancy, now)
+            if occupancy == wanted:
+                ruling = self.loop.tick(now)
+                if ruling is not None or not changed:
+                    return ruling
+            time.sleep(0.005)
+        raise TimeoutError("the board did not settle")
+
+    def _flash(self, layout: Layout, seconds: float) -> None:
+        """A board that lasts less than the settle window: a hand sliding a piece over other sites."""
+        self.grid.set_all(self._closed(layout))
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            assert self.link is not None
+            self.observer.reed(self.link.occupancy(), time.monotonic())
+            self.loop.tick(time.monotonic())
+            time.sleep(0.005)
+
+    # The players.
+    def step(self) -> bool:
+        """One action by the scripted table; False once the game is over."""
+        game, state = self.session.game, self.session.state
+        if game.outcome(state) is not None:
+            return False
+        action = random_action(game, state, self.rng)
+        before = game.layout(state)
+        after = game.layout(game.apply(state, action)[0])
+        if action.type in game.board_moves:
+            self._board_move(action, before, after)
+        else:
+            self.stats.phone_inputs += 1
+            self.session.submit(action, "phone", game.phase(state).actor)
+            if after != before:
+                self._show(after)
+        if self.pace:
+            time.sleep(self.pace)
+        return True
+
+    def _board_move(self, action: Action, before: Layout, after: Layout) -> None:
+        self.stats.board_moves += 1
+        if self.rng.random() < self.illegal:
+            self._try_illegal(before)
+        if self.rng.random() < self.mess:
+            self.stats.messy += 1
+            self._flash(self._detour(before, after), 0.04)
+        count = len(self.session.actions)
+        ruling = self._show(after)
+        if ruling is not None and ruling.verdict == "ambiguous" and self.loop.question is not None:
+            self.stats.taps += 1
+            self.loop.choose(self.loop.question.id, self.loop.question.choices.index(action), None)
+        elif ruling is None or ruling.verdict != "explained":
+            # The sensors cannot see this move (a piece onto an occupied site): the player says it on a phone.
+            self.stats.taps += 1
+            self.session.submit(action, "phone", self.session.game.phase(self.session.state).actor)
+        if len(self.session.actions) != count + 1 or self.session.actions[-1] != action:
+            self.stats.wrong_accepted += 1
+
+    def _detour(self, before: Layout, after: Layout) -> Layout:
+        """The board halfway through the move: the moving piece over some other empty site."""
+        empty = [site for site in self.sites if not after.get(site) and not before.get(site)]
+        passing = dict(after)
+        if empty:
+            passing[self.rng.choice(empty)] = ("hand",)
+        return passing
+
+    def _try_illegal(self, before: Layout) -> None:
+        """Put a piece of the active player's on a site no rule allows, wait for the warning, put it back."""
+        game, state = self.session.game, self.session.state
+        actor = game.phase(state).actor
+        piece = next((p for p in sum(before.values(), ()) if actor and p.endswith(f"-{actor}")), None)
+        if piece is None:
+            return
+        # Sites the piece could legally reach look like a legal move to the grid: the wrong site is none of them.
+        legal = {self._closed(after) for _, after in board_actions(game, state)}
+        empty = [site for site in self.sites if not before.get(site)]
+        self.rng.shuffle(empty)
+        for site in empty:
+            wrong = {s: tuple(p for p in ps if p != piece) for s, ps in before.items()}
+            wrong[site] = (piece,)
+            if self._closed(wrong) not in legal:
+                break
+        else:
+            return
+        self.stats.illegal_tried += 1
+        count = len(self.session.actions)
+        ruling = self._show(wrong)
+        if ruling is not None and ruling.verdict == "mismatch":
+            self.stats.illegal_caught += 1
+        if len(self.session.actions) != count:
+            self.stats.wrong_accepted += 1
+        self._show(before)
+
+    def play(self, max_actions: int = 10_000) -> TwinStats:
+        for _ in range(max_actions):
+            if not self.step():
+                break
+        return self.stats
