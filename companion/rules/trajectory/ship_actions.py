@@ -215,13 +215,13 @@ def transfer(state: State, action: Action) -> Result:
         raise IllegalAction(f"{who(other)} is not on {who(name)}'s space")
     giver, taker = state.ships[source], state.ships[sink]
     if not giver.hold.covers(**goods) or giver.cards < cards:
-        raise IllegalAction(f"{who(source)} does not have {amounts({**goods, 'action cards': cards})}")
+        raise IllegalAction(f"{who(source)} does not have {amounts({**goods, 'action card': cards})}")
     if sum(goods.values()) > free_slots(taker, state.options):
         raise IllegalAction(f"{who(sink)} has only {plural(free_slots(taker, state.options), 'free slot')}")
     state = with_ship(state, source, replace(giver, hold=giver.hold.minus(**goods), cards=giver.cards - cards))
     taker = state.ships[sink]
     state = with_ship(state, sink, replace(taker, hold=taker.hold.plus(**goods), cards=taker.cards + cards))
-    text = f"{who(source)} gives {who(sink)} {amounts({**goods, 'action cards': cards})}."
+    text = f"{who(source)} gives {who(sink)} {amounts({**goods, 'action card': cards})}."
     return state, [Event("exchanged", text, {"from": source, "to": sink, "cards": cards, **goods})]
 
 
