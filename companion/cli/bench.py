@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import importlib
+
+from companion.cli.modules import add_module_commands
 
 # name -> module in companion.bench with HELP, add_arguments(parser) and run(args) -> int
 BENCHES = {
@@ -17,8 +18,4 @@ BENCHES = {
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("bench", help="run a benchmark and print its figures")
     benches = parser.add_subparsers(dest="bench", required=True, metavar="BENCH")
-    for name, module_name in BENCHES.items():
-        module = importlib.import_module(module_name)
-        bench = benches.add_parser(name, help=module.HELP, description=module.HELP)
-        module.add_arguments(bench)
-        bench.set_defaults(run=module.run)
+    add_module_commands(benches, BENCHES)

@@ -7,7 +7,8 @@ CALIBRATIONS; the camera's three (camera, board, colours) share option handling 
 from __future__ import annotations
 
 import argparse
-import importlib
+
+from companion.cli.modules import add_module_commands
 
 CALIBRATIONS = {
     "grid": "companion.calibration.grid",
@@ -17,11 +18,7 @@ CALIBRATIONS = {
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("calibrate", help="calibrate the table's sensors and save a profile")
     procedures = parser.add_subparsers(dest="calibration", required=True, metavar="WHAT")
-    for name, module_name in CALIBRATIONS.items():
-        module = importlib.import_module(module_name)
-        procedure = procedures.add_parser(name, help=module.HELP, description=module.HELP)
-        module.add_arguments(procedure)
-        procedure.set_defaults(run=module.run)
+    add_module_commands(procedures, CALIBRATIONS)
     from companion.cli.calibrate_camera import register_calibrate
 
     register_calibrate(procedures)
