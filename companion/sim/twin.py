@@ -94,7 +94,6 @@ class Twin:
         """Set the board to `layout` and wait until the table's loop has judged it (if the grid sees a change)."""
         assert self.link is not None
         wanted = self._closed(layout)
-        changed = wanted != self.link.occupancy()
         self.grid.set_all(wanted)
         deadline = time.monotonic() + self.timeout
         while time.monotonic() < deadline:
@@ -103,10 +102,11 @@ class Twin:
             self.observer.reed(occupancy, now)
             if occupancy == wanted:
                 ruling = self.loop.tick(now)
-                if ruling is not None or not changed:
+                # Settled with no ruling: the loop has already judged this very board (the grid saw no change).
+                if ruling is not None or self.observer.settled_at(now) is not None:
                     return ruling
             time.sleep(0.005)
-        raise TimeoutError("the board did not settle")
+        raise TimeoutError(f"the board did not settle within {self.timeout:.0f} s")
 
     def _flash(self, layout: Layout, seconds: float) -> None:
         """A board that lasts less than the settle window: a hand sliding a piece over other sites."""
