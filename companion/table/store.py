@@ -10,6 +10,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,17 +123,16 @@ class Store:
                         self._db.execute(statement)
                 self._db.execute(f"PRAGMA user_version = {number + 1}")
 
-    def _transaction(self) -> Any:
-        db = self._db
-
-        class _Tx:
-            def __enter__(self) -> None:
-                db.execute("BEGIN IMMEDIATE")
-
-            def __exit__(self, kind: Any, *_: Any) -> None:
-                db.execute("ROLLBACK" if kind else "COMMIT")
-
-        return _Tx()
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK if anything inside fails: an entry is all there or not at all."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
 
     def create_game(self, game: str, players: list[str], options: dict[str, Any], seed: int) -> GameRecord:
         created = self._clock()
