@@ -65,6 +65,21 @@ static std::string checked(const char *command) {
   return out;
 }
 
+// One millisecond of the firmware's loop: scan the matrix, then send what is due.
+template <class G>
+static void step(G &grid, Matrix &m, uint32_t t) {
+  grid.scan(t, read_matrix, &m);
+  grid.service(t);
+}
+
+// A grid just powered up, its boot handshake and first snapshot already read by the host.
+template <class G>
+static void boot(G &grid, Matrix &m) {
+  grid.reset(0);
+  step(grid, m, 0);
+  drain(grid);
+}
+
 static void test_crc() {
   CHECK(crc16((const uint8_t *)"123456789", 9) == 0x29B1);
 }
@@ -74,8 +89,7 @@ static void test_boot_handshake_then_snapshot() {
   Matrix m;
   m.closed[2] = 0x81;
   grid.reset(5);
-  grid.scan(5, read_matrix, &m);
-  grid.service(5);
+  step(grid, m, 5);
   std::vector<std::string> lines = drain(grid);
   CHECK(lines.size() == 2);
   CHECK(body(lines[0]) == "00 H 1 " REED_GRID_FIRMWARE_VERSION " 8x8 20 boot");
@@ -85,18 +99,13 @@ static void test_boot_handshake_then_snapshot() {
 static void test_debounce_holds_a_change_for_the_debounce_time() {
   Grid<8, 8> grid;
   Matrix m;
-  grid.reset(0);
-  grid.scan(0, read_matrix, &m);
-  grid.service(0);
-  drain(grid);
+  boot(grid, m);
   m.closed[0] = 1 << 3;
   for (uint32_t t = 10; t < 30; t++) {
-    grid.scan(t, read_matrix, &m);
-    grid.service(t);
+    step(grid, m, t);
     CHECK(drain(grid).empty());
   }
-  grid.scan(30, read_matrix, &m);
-  grid.service(30);
+  step(grid, m, 30);
   std::vector<std::string> lines = drain(grid);
   CHECK(lines.size() == 1 && body(lines[0]) == "02 C 0000001E 03+");
 }
@@ -104,14 +113,10 @@ static void test_debounce_holds_a_change_for_the_debounce_time() {
 static void test_bounce_shorter_than_debounce_is_ignored() {
   Grid<8, 8> grid;
   Matrix m;
-  grid.reset(0);
-  grid.scan(0, read_matrix, &m);
-  grid.service(0);
-  drain(grid);
+  boot(grid, m);
   for (uint32_t t = 1; t < 200; t++) {
     m.closed[5] = (t < 100 && t % 7 < 3) ? 0x10 : 0;  // chatter, each closing shorter than 20 ms
-    grid.scan(t, read_matrix, &m);
-    grid.service(t);
+    step(grid, m, t);
     for (const std::string &line : drain(grid)) CHECK(type_of(line) != "C");
   }
   CHECK(grid.stable_row(5) == 0);
@@ -120,16 +125,12 @@ static void test_bounce_shorter_than_debounce_is_ignored() {
 static void test_flood_of_256_changes_is_framed_without_loss() {
   Grid<16, 16> grid;
   Matrix m;
-  grid.reset(0);
-  grid.scan(0, read_matrix, &m);
-  grid.service(0);
-  drain(grid);
+  boot(grid, m);
   for (int r = 0; r < 16; r++) m.closed[r] = 0xFFFF;
   uint16_t told[16] = {0};
   int changes = 0;
   for (uint32_t t = 1; t < 400; t++) {
-    grid.scan(t, read_matrix, &m);
-    grid.service(t);
+    step(grid, m, t);
     CHECK(grid.pending_bytes() <= TX_CAPACITY);
     // Drain only a little each millisecond, as a 115200-baud port would (11.5 bytes per ms).
     std::string text;
@@ -159,10 +160,7 @@ static void test_flood_of_256_changes_is_framed_without_loss() {
 static void test_commands() {
   Grid<8, 8> grid;
   Matrix m;
-  grid.reset(0);
-  grid.scan(0, read_matrix, &m);
-  grid.service(0);
-  drain(grid);
+  boot(grid, m);
   send(grid, checked("D 50").c_str());
   grid.service(1);
   std::vector<std::string> lines = drain(grid);
@@ -205,8 +203,7 @@ static void test_heartbeat_unasked_snapshot_and_sequence_wrap() {
   int heartbeats = 0, snapshots = 0, frames = 0;
   unsigned expect = 0;
   for (uint32_t t = 0; t < 70000; t++) {
-    grid.scan(t, read_matrix, &m);
-    grid.service(t);
+    step(grid, m, t);
     for (const std::string &line : drain(grid)) {
       std::string b = body(line);
       CHECK((unsigned)strtoul(b.substr(0, 2).c_str(), 0, 16) == expect);
@@ -233,8 +230,7 @@ static void test_fuzzed_commands_never_crash() {
       grid.receive(byte);
     }
     m.closed[rand() % 16] ^= (uint16_t)(1u << (rand() % 16));
-    grid.scan(t, read_matrix, &m);
-    grid.service(t);
+    step(grid, m, t);
     for (const std::string &line : drain(grid)) body(line);
     CHECK(grid.debounce() <= MAX_DEBOUNCE_MS);
   }
