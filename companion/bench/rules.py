@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"bench rules: unknown game {name!r} (known: {', '.join(names())})")
     for name in games:
         game = load(name)
-        players = _players(name, game.max_players)
+        players = _players(game.max_players)
         generate, apply, encode, lengths, results = [], [], [], [], {}
         started = time.perf_counter()
         for index in range(args.playouts):
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _players(game: str, count: int) -> list[str]:
-    if game == "trajectory":
-        return ["red", "green", "blue", "yellow", "orange", "purple"][:count]
-    return [f"p{i + 1}" for i in range(count)]
+def _players(count: int) -> list[str]:
+    from companion.sim.table_setup import COLOURS
+
+    return list(COLOURS[:count])

@@ -17,15 +17,22 @@ from companion.table.store import Store
 COLOURS = ("red", "green", "blue", "yellow", "orange", "purple")
 
 
-def grid_process(kind: str, work: Path) -> GridProcess:
-    """ "virtual": the Python grid; "simavr": the real firmware (Uno build, 8 x 8) in the simulator."""
+def grid_size(sites: int) -> int:
+    """The smaller of the two builds that has a switch for every site: the Uno/Nano's 8 x 8 or the Mega's 16 x 16."""
+    if sites > 16 * 16:
+        raise UserError(f"a board of {sites} sites needs more than the 16 x 16 grid")
+    return 8 if sites <= 8 * 8 else 16
+
+
+def grid_process(kind: str, work: Path, size: int = 8) -> GridProcess:
+    """ "virtual": the Python grid; "simavr": the real firmware (the Uno build for 8 x 8, the Mega's for 16 x 16)."""
     if kind == "virtual":
-        return virtual_grid(8, 8)
+        return virtual_grid(size, size)
     if kind == "simavr":
         missing = [tool for tool in ("avr-gcc", "simavr", "make") if shutil.which(tool) is None]
         if missing:
             raise UserError(f"--grid simavr needs {', '.join(missing)} (Debian: gcc-avr simavr libsimavr-dev make)")
-        return simavr_grid("uno", build(work), realtime=True)
+        return simavr_grid("uno" if size == 8 else "mega", build(work), realtime=True)
     raise UserError(f"--grid must be virtual or simavr, not {kind!r}")
 
 
@@ -41,10 +48,11 @@ def make_twin(
     store = Store(db or work / "companion.db")
     session = Session.start(store, game, list(COLOURS[:players]), {}, seed)
     board = default_board(game)
+    size = grid_size(len(board.sites))
     return Twin(
         session,
-        grid_process(grid, work),
-        switch_map(board, 8, 8),
+        grid_process(grid, work, size),
+        switch_map(board, size, size),
         seed=seed,
         mess=mess,
         illegal=illegal,
