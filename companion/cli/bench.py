@@ -13,6 +13,7 @@ BENCHES = {
     "reed": "companion.bench.reed",
     "vision": "companion.bench.vision",
     "fuzz": "companion.bench.fuzz",
+    "referee": "companion.bench.referee",
 }
 
 

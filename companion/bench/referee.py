@@ -1,0 +1,142 @@
+"""`companion bench referee`: how long the referee takes to judge a settled board, per game, on full boards.
+
+States come from random games, taken from their second half where the board is fullest. For each state the bench
+judges the board each legal board move would leave (it must be explained) and a board with a piece put where no rule
+allows (it must be a mismatch), with the reed grid alone and with the camera as well. Baseline, in the same run:
+generating the legal actions of the same states, which every judgement has to do at least once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+LABELS = {
+    "reed": "explain a move, reed grid only",
+    "reed+camera": "explain a move, reed grid and camera",
+    "mismatch": "refuse a wrong board, with advice",
+    "baseline": "baseline: legal actions once",
+}
+HELP = "the referee: time to explain or refuse a settled board, per game, median and p99"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--games", nargs="*", help="games to measure (default: all)")
+    parser.add_argument("--states", type=int, default=40, help="board states per game (default 40)")
+    parser.add_argument("--seed", type=int, default=1)
+
+
+def run(args: argparse.Namespace) -> int:
+    from companion.bench.stats import percentile
+    from companion.boards import default_board
+    from companion.errors import UserError
+    from companion.rules import load, names
+
+    games = args.games or names()
+    unknown = [g for g in games if g not in names()]
+    if unknown:
+        raise UserError(f"bench referee: unknown game {unknown[0]!r} (known: {', '.join(names())})")
+    wrong = 0
+    for name in games:
+        game = load(name)
+        timings: dict[str, list[float]] = {"reed": [], "reed+camera": [], "mismatch": [], "baseline": []}
+        states = _full_states(game, args.states, args.seed)
+        sites = [site.id for site in default_board(name).sites]
+        for state in states:
+            wrong += _judge_all(game, state, sites, timings, random.Random(args.seed))
+        pieces = max(sum(len(p) for p in game.layout(s).values()) for s in states) if states else 0
+        print(f"{game.title}: {len(states)} states, up to {pieces} pieces on the board")
+        for label, samples in timings.items():
+            what = LABELS[label]
+            if samples:
+                median, p99 = percentile(samples, 0.5) * 1e3, percentile(samples, 0.99) * 1e3
+                print(f"  {what:40} median {median:7.2f} ms, p99 {p99:7.2f} ms (n={len(samples)})")
+    if wrong:
+        print(f"WRONG rulings: {wrong}")
+    return 1 if wrong else 0
+
+
+def _full_states(game, count: int, seed: int) -> list:
+    from companion.sim.players import playout
+    from companion.sim.table_setup import COLOURS
+
+    states = []
+    index = 0
+    while len(states) < count and index < count * 4:
+        state = game.setup(list(COLOURS[: game.max_players]), {}, seed + index)
+        played = [move.state for move in playout(game, state, seed + index, max_actions=4000)]
+        second_half = played[len(played) // 2 :]
+        states += second_half[:: max(1, len(second_half) // 4)][: count - len(states)]
+        index += 1
+    return states
+
+
+def _judge_all(game, state, sites: list[str], timings: dict[str, list[float]], rng: random.Random) -> int:
+    """Times each judgement into `timings`; returns how many rulings were wrong."""
+    from companion.table.referee import board_actions, judge
+
+    started = time.perf_counter()
+    list(game.legal_actions(state))
+    timings["baseline"].append(time.perf_counter() - started)
+    wrong = 0
+    before = game.layout(state)
+    moves = board_actions(game, state)
+    for _, after in moves[:8]:
+        for label, camera in (("reed", False), ("reed+camera", True)):
+            seen = _observe(after, sites, camera)
+            started = time.perf_counter()
+            ruling = judge(game, state, seen)
+            timings[label].append(time.perf_counter() - started)
+            wrong += not _right(game, state, ruling, seen, _observe(before, sites, camera))
+    legal = {_occupied(after) for _, after in moves}
+    misplaced = _misplaced(before, sites, legal, rng)
+    if misplaced is not None:
+        started = time.perf_counter()
+        ruling = judge(game, state, _observe(misplaced, sites, False))
+        timings["mismatch"].append(time.perf_counter() - started)
+        wrong += ruling.verdict != "mismatch"
+    return wrong
+
+
+def _occupied(layout) -> frozenset[str]:
+    return frozenset(site for site, pieces in layout.items() if pieces)
+
+
+def _right(game, state, ruling, seen, unmoved) -> bool:
+    """A move the sensors cannot see (the same readings as before it) must be "unchanged"; any other must be
+    explained by an action whose board reads exactly as seen, or asked about."""
+    from companion.table.referee import disagreements
+
+    if seen == unmoved:
+        return ruling.verdict == "unchanged"
+    if ruling.verdict == "ambiguous":
+        return True
+    if ruling.verdict != "explained":
+        return False
+    return not disagreements(game.layout(game.apply(state, ruling.actions[0])[0]), seen, seen.known_sites())
+
+
+def _observe(layout, sites: list[str], camera: bool):
+    from companion.table.observation import Observation, SiteReading
+
+    readings = {}
+    for site in sites:
+        pieces = tuple(layout.get(site, ()))
+        readings[site] = SiteReading(bool(pieces), pieces if camera else None)
+    return Observation(readings)
+
+
+def _misplaced(layout, sites: list[str], legal: set[frozenset[str]], rng: random.Random):
+    """The layout with one piece moved to an empty site that no legal move fills, or None if there is none."""
+    full = [site for site in sites if layout.get(site)]
+    empty = [site for site in sites if not layout.get(site)]
+    rng.shuffle(full)
+    rng.shuffle(empty)
+    for source in full:
+        for target in empty:
+            wrong = dict(layout)
+            wrong[target], wrong[source] = layout[source][-1:], layout[source][:-1]
+            if _occupied(wrong) not in legal:
+                return wrong
+    return None
