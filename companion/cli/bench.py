@@ -14,6 +14,7 @@ BENCHES = {
     "vision": "companion.bench.vision",
     "fuzz": "companion.bench.fuzz",
     "referee": "companion.bench.referee",
+    "kill": "companion.bench.kill",
 }
 
 

@@ -37,8 +37,17 @@ def grid_process(kind: str, work: Path, size: int = 8) -> GridProcess:
 
 
 def make_twin(
-    game: str, players: int, seed: int, grid: str, db: str | None, mess: float, illegal: float, pace: float = 0.0
+    game: str,
+    players: int,
+    seed: int,
+    grid: str,
+    db: str | None,
+    mess: float,
+    illegal: float,
+    pace: float = 0.0,
+    resume: bool = False,
 ) -> Twin:
+    """A twin around a new game, or (with `resume`) around the unfinished game in `db` if it holds one."""
     if game not in names():
         raise UserError(f"unknown game {game!r} (known: {', '.join(names())})")
     engine = load(game)
@@ -46,8 +55,10 @@ def make_twin(
         raise UserError(f"{engine.title} takes {engine.min_players} to {engine.max_players} players, not {players}")
     work = Path(tempfile.mkdtemp(prefix="orrery-twin-"))
     store = Store(db or work / "companion.db")
-    session = Session.start(store, game, list(COLOURS[:players]), {}, seed)
-    board = default_board(game)
+    session = Session.resume(store) if resume else None
+    if session is None:
+        session = Session.start(store, game, list(COLOURS[:players]), {}, seed)
+    board = default_board(session.record.game)
     size = grid_size(len(board.sites))
     return Twin(
         session,
