@@ -46,6 +46,7 @@ def make_twin(
     illegal: float,
     pace: float = 0.0,
     resume: bool = False,
+    wire: bool = False,
 ) -> Twin:
     """A twin around a new game, or (with `resume`) around the unfinished game in `db` if it holds one."""
     if game not in names():
@@ -69,4 +70,5 @@ def make_twin(
         illegal=illegal,
         site_name=lambda site: board.site(site).name,
         pace=pace,
+        wire=work / "ttyGRID" if wire else None,
     )

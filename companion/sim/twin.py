@@ -13,6 +13,7 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from companion.boards import Board
 from companion.rules import Action
@@ -20,9 +21,11 @@ from companion.rules.engine import Layout
 from companion.sensing.reed import ReedLink
 from companion.sim.players import random_action
 from companion.sim.simavr_grid import GridProcess
+from companion.sim.wire import FaultyWire
 from companion.table.loop import TableLoop
 from companion.table.observe import Observer
 from companion.table.referee import Ruling, board_actions
+from companion.table.senses import Senses
 from companion.table.session import Session
 
 Switch = tuple[int, int]
@@ -60,7 +63,9 @@ class Twin:
         settle: float = 0.12,
         site_name: Callable[[str], str] | None = None,
         pace: float = 0.0,
+        wire: Path | None = None,
     ) -> None:
+        """`wire`: a path for a USB cable between the grid and the host that can be unplugged (see `unplug`)."""
         self.session = session
         self.grid = grid
         self.sites = dict(sites)
@@ -68,14 +73,21 @@ class Twin:
         self.mess, self.illegal, self.pace = mess, illegal, pace
         self.observer = Observer({switch: site for site, switch in self.sites.items()}, None, settle=settle)
         self.loop = TableLoop(session, self.observer, site_name)
+        self.senses = Senses(session, self.observer, grid=True, camera=False)
         self.stats = TwinStats()
         self.link: ReedLink | None = None
+        self.wire_path = wire
+        self.wire: FaultyWire | None = None
         self.timeout = 10.0
 
     def __enter__(self) -> Twin:
         self.grid.start()
         self.grid.go()
-        self.link = ReedLink(self.grid.port, silence_timeout=2.0).start()
+        port = self.grid.port
+        if self.wire_path is not None:
+            self.wire = FaultyWire(self.grid.port, self.wire_path).start()
+            port = str(self.wire_path)
+        self.link = ReedLink(port, silence_timeout=2.0, on_link=self.senses.grid).start()
         if not self.link.wait_synced(10.0):
             raise RuntimeError("the grid did not answer the handshake")
         self._show(self.session.game.layout(self.session.state))
@@ -84,6 +96,8 @@ class Twin:
     def __exit__(self, *exc: object) -> None:
         if self.link is not None:
             self.link.stop()
+        if self.wire is not None:
+            self.wire.stop()
         self.grid.stop()
 
     # The physical table.
@@ -99,6 +113,9 @@ class Twin:
         while time.monotonic() < deadline:
             now = time.monotonic()
             occupancy = self.link.occupancy()
+            if not self.link.synced:  # what the link holds is stale until its next snapshot
+                time.sleep(0.005)
+                continue
             self.observer.reed(occupancy, now)
             if occupancy == wanted:
                 ruling = self.loop.tick(now)

@@ -48,10 +48,26 @@ class Observer:
         self._frames: list[CameraView] = []
         self._settled_occupied: dict[str, bool] = {}
         self._lifted: set[str] = set()
+        self._grid_up = switch_sites is not None
+        self._camera_up = camera_sites is not None
+
+    # Senses coming and going (a loose USB cable, an unplugged camera).
+    def grid_available(self, up: bool) -> None:
+        """While the grid is away nothing it said counts; when it is back its first snapshot is a change."""
+        with self._lock:
+            self._grid_up = up and bool(self.switch_sites)
+            self._occupied = {}
+
+    def camera_available(self, up: bool) -> None:
+        with self._lock:
+            self._camera_up = up and self.camera_sites is not None
+            self._frames = []
 
     # Feeding.
     def reed(self, closed: frozenset[Hashable], at: float) -> None:
         """The grid's closed switches after a change (or a snapshot) that arrived at `at` (monotonic seconds)."""
+        if not self._grid_up:
+            return
         occupied = {site: False for site in self.switch_sites.values()}
         for switch in closed:
             site = self.switch_sites.get(switch)
@@ -83,15 +99,17 @@ class Observer:
             return self._settled_at(now)
 
     def _settled_at(self, now: float) -> float | None:
-        if self.switch_sites:
+        if self._grid_up:
+            if not self._occupied:
+                return None  # back, but no snapshot yet
             quiet_since = self._last_change + self.settle
             if now < quiet_since:
                 return None
-            if self.camera_sites is not None and not self._fresh_frame(quiet_since):
+            if self._camera_up and not self._fresh_frame(quiet_since):
                 return None
             return quiet_since
         # Camera alone: two clean frames a settle window apart that agree.
-        if len(self._frames) < 2:
+        if not self._camera_up or len(self._frames) < 2:
             return None
         older, newer = self._frames
         clean = all(f.reliable and not f.unreliable for f in (older, newer))
@@ -111,8 +129,8 @@ class Observer:
             if settled is None:
                 return None
             readings: dict[str, SiteReading] = {site: SiteReading(occupied=o) for site, o in self._occupied.items()}
-            frame = self._fresh_frame(settled if self.switch_sites else float("-inf"))
-            if frame is not None and self.camera_sites is not None:
+            frame = self._fresh_frame(settled if self._grid_up else float("-inf"))
+            if frame is not None and self._camera_up and self.camera_sites is not None:
                 for site in self.camera_sites - frame.unreliable:
                     pieces = tuple(frame.stacks.get(site, ()))
                     readings[site] = SiteReading(occupied=readings.get(site, SiteReading()).occupied, pieces=pieces)

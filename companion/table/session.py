@@ -162,6 +162,13 @@ class Session:
             self._announce(entry)
             return entry
 
+    def note(self, event: Event, source: str = "companion") -> Entry:
+        """Log and announce something the table must know that changes no rule state (a sensor lost or back)."""
+        with self._lock:
+            entry = self.store.append(self.record.id, "note", None, source, None, [event.to_json()])
+            self._announce(entry)
+            return entry
+
     def export(self) -> dict[str, Any]:
         """The whole game as JSON: its setup, every log entry, the actions in force and the state they give."""
         with self._lock:

@@ -1,16 +1,10 @@
 """The real firmware in simavr for the host link's tests: built once per session, one harness per test, and a
-fault-injecting wire between the harness's pty and the host's."""
+fault-injecting wire (companion.sim.wire) between the harness's pty and the host's."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import pty
-import select
 import shutil
-import threading
 import time
-import tty
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +12,7 @@ import pytest
 
 from companion.sensing.reed import ReedLink
 from companion.sim.simavr_grid import GridProcess, build, simavr_grid
+from companion.sim.wire import FaultyWire
 
 TOOLS = ("avr-g++", "avr-gcc", "avr-objcopy", "gcc", "g++", "make")
 
@@ -40,102 +35,6 @@ def grid(firmware_build: Path, board: str) -> Iterator[GridProcess]:
     process = simavr_grid(board, firmware_build).start()
     yield process
     process.stop()
-
-
-class FaultyWire:
-    """A pty in front of the grid's pty that forwards bytes both ways and, on request, damages the grid's output or
-    unplugs: the host opens `path`, a symlink that moves to a new pty when the wire is plugged in again, like
-    /dev/serial/by-id after a USB replug."""
-
-    def __init__(self, upstream: str, path: Path) -> None:
-        self.path = path
-        self.up = os.open(upstream, os.O_RDWR | os.O_NOCTTY)
-        tty.setraw(self.up)
-        self.lock = threading.Lock()
-        self.plugged = False
-        self.corrupt = 0  # bytes still to damage
-        self.drop = 0  # bytes still to drop
-        self.drop_lines = 0  # whole frames still to drop
-        self.truncate = 0  # frames still to cut short
-        self._mode = ""
-        self._column = 0
-        self._stop = threading.Event()
-        self._plug()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def start(self) -> FaultyWire:
-        self._thread.start()
-        return self
-
-    def _plug(self) -> None:
-        self.master, self.slave = pty.openpty()
-        tty.setraw(self.slave)
-        tmp = self.path.with_suffix(".new")
-        tmp.unlink(missing_ok=True)
-        tmp.symlink_to(os.ttyname(self.slave))
-        tmp.replace(self.path)
-        self.plugged = True
-
-    def unplug(self) -> None:
-        with self.lock:
-            self.plugged = False
-            self.path.unlink(missing_ok=True)
-            os.close(self.master)
-            os.close(self.slave)
-
-    def replug(self) -> None:
-        with self.lock:
-            self._plug()
-
-    def inject(self, data: bytes) -> None:
-        with self.lock:
-            os.write(self.master, data)
-
-    def _damage(self, data: bytes) -> bytes:
-        out = bytearray()
-        for byte in data:
-            if self._column == 0:  # a frame starts: does a whole-frame fault take it?
-                self._mode = ""
-                if self.drop_lines:
-                    self.drop_lines -= 1
-                    self._mode = "drop"
-                elif self.truncate:
-                    self.truncate -= 1
-                    self._mode = "cut"
-            self._column = 0 if byte == 0x0A else self._column + 1
-            if self._mode == "drop" or (self._mode == "cut" and byte != 0x0A and self._column > 12):
-                continue
-            if self.drop:
-                self.drop -= 1
-                continue
-            if self.corrupt and byte != 0x0A:
-                self.corrupt -= 1
-                byte ^= 0x04
-            out.append(byte)
-        return bytes(out)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            with self.lock:
-                fds = [self.up] + ([self.master] if self.plugged else [])
-            ready, _, _ = select.select(fds, [], [], 0.01)
-            with self.lock:
-                if self.up in ready:
-                    data = os.read(self.up, 4096)
-                    if self.plugged:
-                        data = self._damage(data)
-                        with contextlib.suppress(OSError):
-                            os.write(self.master, data)
-                if self.plugged and self.master in ready:
-                    with contextlib.suppress(OSError):  # the host closed its side for a moment
-                        os.write(self.up, os.read(self.master, 4096))
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=2)
-        if self.plugged:
-            self.unplug()
-        os.close(self.up)
 
 
 @pytest.fixture

@@ -22,3 +22,37 @@ def test_a_messy_table_plays_on_without_a_wrong_move_accepted(tmp_path):
         ["red", "green"], {}, 5, [Action.from_json(e.action) for e in entries if e.action]
     )
     assert replayed == session.state
+
+
+def _wait_for_note(session, kind, timeout=8.0):
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for entry in session.store.entries(session.record.id):
+            if any(event["type"] == kind for event in entry.events):
+                return entry
+        time.sleep(0.02)
+    raise AssertionError(f"no {kind} announced")
+
+
+def test_the_grid_unplugged_mid_move_is_announced_and_the_game_goes_on(tmp_path):
+    from companion.table.referee import board_actions
+
+    with make_twin("trajectory", 2, 7, "virtual", str(tmp_path / "t.db"), mess=0, illegal=0, wire=True) as twin:
+        session = twin.session
+        while not board_actions(session.game, session.state):
+            twin.step()
+        action, after = board_actions(session.game, session.state)[0]
+        twin.grid.set_all(twin._closed(after))  # the piece is put down just as the cable comes loose
+        twin.wire.unplug()
+        lost = _wait_for_note(session, "grid-lost")
+        assert "declare them on a phone" in lost.events[0]["text"]
+        assert twin.senses.mode() == "phones alone"
+        session.submit(action, "phone", session.game.phase(session.state).actor)  # the game goes on
+        twin.wire.replug()
+        _wait_for_note(session, "grid-back")
+        assert twin.senses.mode() == "grid alone"
+        assert twin._show(after) is None or twin.loop.warning is None  # the board read again matches the game
+        stats = twin.play(30)
+    assert stats.wrong_accepted == 0
