@@ -18,17 +18,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", default="trajectory")
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--grid", default="virtual", help="virtual (default) or simavr")
+    parser.add_argument("--camera", action="store_true", help="also play the messy games with the rendered camera")
 
 
 def run(args: argparse.Namespace) -> int:
     from companion.sim.table_setup import make_twin
 
     failed = 0
-    for label, mess, illegal in (("messy", 0.5, 0.1), ("tidy (baseline)", 0.0, 0.0)):
+    rows = [("messy, grid alone", 0.5, 0.1, False), ("tidy, grid alone (baseline)", 0.0, 0.0, False)]
+    if args.camera:
+        rows.insert(1, ("messy, grid and rendered camera", 0.5, 0.1, True))
+    for label, mess, illegal, camera in rows:
         totals: dict[str, int] = {}
         seed, started = 1, time.monotonic()
         while totals.get("board_moves", 0) < args.moves:
-            with make_twin(args.game, args.players, seed, args.grid, None, mess, illegal) as twin:
+            with make_twin(args.game, args.players, seed, args.grid, None, mess, illegal, camera=camera) as twin:
                 stats = twin.play()
             for key, value in vars(stats).items():
                 totals[key] = totals.get(key, 0) + value

@@ -9,8 +9,10 @@ from pathlib import Path
 from companion.boards import default_board
 from companion.errors import UserError
 from companion.rules import load, names
+from companion.sensing.pieces import default_registry
 from companion.sim.simavr_grid import GridProcess, build, simavr_grid, virtual_grid
 from companion.sim.twin import Twin, switch_map
+from companion.sim.twin_camera import TwinCamera
 from companion.table.session import Session
 from companion.table.store import Store
 
@@ -47,8 +49,10 @@ def make_twin(
     pace: float = 0.0,
     resume: bool = False,
     wire: bool = False,
+    camera: bool = False,
 ) -> Twin:
-    """A twin around a new game, or (with `resume`) around the unfinished game in `db` if it holds one."""
+    """A twin around a new game, or (with `resume`) around the unfinished game in `db` if it holds one; with
+    `camera`, the rendered camera watches the table too (for games with a piece registry)."""
     if game not in names():
         raise UserError(f"unknown game {game!r} (known: {', '.join(names())})")
     engine = load(game)
@@ -71,4 +75,5 @@ def make_twin(
         site_name=lambda site: board.site(site).name,
         pace=pace,
         wire=work / "ttyGRID" if wire else None,
+        camera=TwinCamera(board, default_registry(session.record.game), seed) if camera else None,
     )

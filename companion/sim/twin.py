@@ -21,6 +21,7 @@ from companion.rules.engine import Layout
 from companion.sensing.reed import ReedLink
 from companion.sim.players import random_action
 from companion.sim.simavr_grid import GridProcess
+from companion.sim.twin_camera import TwinCamera
 from companion.sim.wire import FaultyWire
 from companion.table.loop import TableLoop
 from companion.table.observe import Observer
@@ -64,16 +65,20 @@ class Twin:
         site_name: Callable[[str], str] | None = None,
         pace: float = 0.0,
         wire: Path | None = None,
+        camera: TwinCamera | None = None,
     ) -> None:
-        """`wire`: a path for a USB cable between the grid and the host that can be unplugged (see `unplug`)."""
+        """`wire`: a path for a USB cable between the grid and the host that can be unplugged; `camera`: the
+        rendered camera over the table (None: a table with the grid alone)."""
         self.session = session
         self.grid = grid
         self.sites = dict(sites)
         self.rng = random.Random(seed)
         self.mess, self.illegal, self.pace = mess, illegal, pace
-        self.observer = Observer({switch: site for site, switch in self.sites.items()}, None, settle=settle)
+        camera_sites = frozenset(self.sites) if camera is not None else None
+        self.observer = Observer({switch: site for site, switch in self.sites.items()}, camera_sites, settle=settle)
         self.loop = TableLoop(session, self.observer, site_name)
-        self.senses = Senses(session, self.observer, grid=True, camera=False)
+        self.senses = Senses(session, self.observer, grid=True, camera=camera is not None)
+        self.camera = camera
         self.stats = TwinStats()
         self.link: ReedLink | None = None
         self.wire_path = wire
@@ -110,6 +115,7 @@ class Twin:
         wanted = self._closed(layout)
         self.grid.set_all(wanted)
         deadline = time.monotonic() + self.timeout
+        framed = False
         while time.monotonic() < deadline:
             now = time.monotonic()
             occupancy = self.link.occupancy()
@@ -118,12 +124,20 @@ class Twin:
                 continue
             self.observer.reed(occupancy, now)
             if occupancy == wanted:
+                if self.camera is not None and not framed and self.observer.grid_quiet(now):
+                    self.observer.camera(self.camera.look(layout, time.monotonic()))
+                    framed = True
                 ruling = self.loop.tick(now)
                 # Settled with no ruling: the loop has already judged this very board (the grid saw no change).
                 if ruling is not None or self.observer.settled_at(now) is not None:
                     return ruling
             time.sleep(0.005)
         raise TimeoutError(f"the board did not settle within {self.timeout:.0f} s")
+
+    def camera_vanishes(self) -> None:
+        """The camera's cable is pulled: no more frames, and the table is told."""
+        self.camera = None
+        self.senses.camera(False)
 
     def _flash(self, layout: Layout, seconds: float) -> None:
         """A board that lasts less than the settle window: a hand sliding a piece over other sites."""

@@ -14,12 +14,35 @@ class SiteReading:
     occupied: bool | None = None  # from the reed grid; None: no switch here, or the grid is not connected
     pieces: tuple[str, ...] | None = None  # from the camera, bottom to top; None: the camera cannot tell
     confidence: float = 1.0  # the camera's confidence in `pieces`
+    partial: bool = False  # `pieces` may leave out pieces hidden under those seen
 
     def agrees_with(self, expected: tuple[str, ...]) -> bool:
-        """True when nothing known about this site contradicts the pieces expected on it."""
+        """True when nothing known about this site contradicts the pieces expected on it.
+
+        A partial reading (the lowest piece seen is not a base, so a piece could hide under it) only says that what
+        was seen is there; the top of a stack is always in view, so it sees something wherever something stands."""
         if self.occupied is not None and self.occupied != bool(expected):
             return False
-        return self.pieces is None or sorted(self.pieces) == sorted(expected)
+        if self.pieces is None:
+            return True
+        if not self.partial:
+            return sorted(self.pieces) == sorted(expected)
+        if bool(self.pieces) != bool(expected):
+            return False
+        left = list(expected)
+        for piece in self.pieces:
+            if piece not in left:
+                return False
+            left.remove(piece)
+        return True
+        if bool(self.pieces) != bool(expected):
+            return False
+        left = list(expected)
+        for piece in self.pieces:
+            if piece not in left:
+                return False
+            left.remove(piece)
+        return True
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ import threading
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
+from companion.sensing.pieces import Registry
+from companion.sensing.vision import FrameReport
 from companion.table.observation import Observation, SiteReading
 
 
@@ -24,6 +26,18 @@ class CameraView:
     stacks: Mapping[str, tuple[str, ...]]
     unreliable: frozenset[str]
     reliable: bool = True  # False: nothing in the frame may be used (no board pose, a moved camera)
+    partial: frozenset[str] = frozenset()  # sites where a piece may hide under the ones seen
+
+
+def camera_view(report: FrameReport, registry: Registry) -> CameraView:
+    """A vision report as the fusion takes it. A stack whose lowest piece seen is not a base (a planet or a station,
+    which riders dock clear of) may hide a piece under it, so that site's reading is partial."""
+    lowest: dict[str, str] = {}
+    for sighting in sorted(report.sightings, key=lambda s: s.level, reverse=True):
+        if sighting.site is not None:
+            lowest[sighting.site] = sighting.entry
+    partial = frozenset(site for site, entry in lowest.items() if not registry.entry(entry).is_base)
+    return CameraView(report.time, report.stacks(), frozenset(report.unreliable_sites()), report.reliable, partial)
 
 
 class Observer:
@@ -93,6 +107,11 @@ class Observer:
         with self._lock:
             return frozenset(self._lifted)
 
+    def grid_quiet(self, now: float) -> bool:
+        """True once no switch has changed for the settle window: a camera frame taken from now on may settle it."""
+        with self._lock:
+            return bool(self._occupied) and now >= self._last_change + self.settle
+
     def settled_at(self, now: float) -> float | None:
         """When the board settled, or None while it is still moving (or the camera has not seen it since)."""
         with self._lock:
@@ -133,7 +152,8 @@ class Observer:
             if frame is not None and self._camera_up and self.camera_sites is not None:
                 for site in self.camera_sites - frame.unreliable:
                     pieces = tuple(frame.stacks.get(site, ()))
-                    readings[site] = SiteReading(occupied=readings.get(site, SiteReading()).occupied, pieces=pieces)
+                    occupied = readings.get(site, SiteReading()).occupied
+                    readings[site] = SiteReading(occupied, pieces, partial=site in frame.partial)
             self._settled_occupied = dict(self._occupied)
             self._lifted.clear()
             return Observation(readings, settled)

@@ -76,3 +76,33 @@ def test_camera_alone_settles_on_two_clean_agreeing_frames():
 def test_an_observer_needs_a_sense():
     with pytest.raises(ValueError):
         Observer(None, None)
+
+
+def test_a_partial_camera_reading_allows_hidden_pieces_under_those_seen_but_nothing_invented():
+    from companion.table.observation import SiteReading
+
+    partial = SiteReading(True, ("ship-red",), partial=True)
+    assert partial.agrees_with(("infestor-ice", "ship-red"))  # the infestor hides under the ship
+    assert not partial.agrees_with(("infestor-ice",))  # a ship is seen that should not be there
+    assert not SiteReading(None, (), partial=True).agrees_with(("ship-red",))  # a stack's top is always in view
+    exact = SiteReading(True, ("planet-home", "ship-red"))
+    assert exact.agrees_with(("ship-red", "planet-home"))
+    assert not exact.agrees_with(("planet-home", "ship-red", "ship-blue"))  # riders on a base are all in view
+
+
+def test_camera_view_marks_stacks_without_a_base_as_partial():
+    from companion.sensing.pieces import default_registry
+    from companion.sensing.vision import FrameReport, Sighting
+    from companion.table.observe import camera_view
+
+    registry = default_registry("trajectory")
+    planet = next(e for e in registry.entries if e.is_base and e.sticker is not None)
+    ship = next(e for e in registry.entries if e.piece == "ship-red")
+    sightings = (
+        Sighting(planet.piece, planet.id, planet.sticker, "o2s0", 0, 0, 0, 1.0, 1.0),
+        Sighting(ship.piece, ship.id, ship.sticker, "o2s0", 1, 0, 0, 1.0, 1.0),
+        Sighting(ship.piece, ship.id, ship.sticker, "o3s4", 0, 0, 0, 1.0, 1.0),
+    )
+    view = camera_view(FrameReport(1.0, True, "", sightings), registry)
+    assert view.partial == {"o3s4"}
+    assert view.stacks["o2s0"] == (planet.piece, "ship-red")

@@ -56,3 +56,16 @@ def test_the_grid_unplugged_mid_move_is_announced_and_the_game_goes_on(tmp_path)
         assert twin._show(after) is None or twin.loop.warning is None  # the board read again matches the game
         stats = twin.play(30)
     assert stats.wrong_accepted == 0
+
+
+def test_with_the_rendered_camera_no_wrong_move_and_a_vanished_camera_is_announced(tmp_path):
+    db = str(tmp_path / "t.db")
+    with make_twin("trajectory", 2, 5, "virtual", db, mess=0.3, illegal=0.2, camera=True) as twin:
+        stats = twin.play(60)
+        assert twin.camera.frames >= stats.board_moves
+        twin.camera_vanishes()
+        assert twin.senses.mode() == "grid alone"
+        stats = twin.play(20)
+        notes = [e.events[0]["type"] for e in twin.session.store.entries(twin.session.record.id) if e.kind == "note"]
+    assert "camera-lost" in notes
+    assert stats.wrong_accepted == 0 and stats.illegal_caught == stats.illegal_tried
