@@ -34,7 +34,7 @@ _BACK = {
 class Senses:
     """Thread-safe: the reed link's thread and the camera's thread report here."""
 
-    def __init__(self, session: Session, observer: Observer, grid: bool, camera: bool) -> None:
+    def __init__(self, session: Session, observer: Observer | None, grid: bool, camera: bool) -> None:
         self.session = session
         self.observer = observer
         self._state: dict[str, State] = {
@@ -54,9 +54,9 @@ class Senses:
             if self._state[sense] == "absent" or (self._state[sense] == "up") == up:
                 return
             self._state[sense] = "up" if up else "lost"
-        if sense == "grid":
+        if self.observer is not None and sense == "grid":
             self.observer.grid_available(up)
-        else:
+        elif self.observer is not None:
             self.observer.camera_available(up)
         mode = self.mode()
         text = _BACK[sense] if up else _LOST[sense, mode]

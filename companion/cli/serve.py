@@ -1,0 +1,53 @@
+"""`companion serve`: referee a real table with whatever is attached (the reed grid, the camera, or only phones)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("serve", help="referee a real table: the reed grid, the camera and the phones")
+    parser.add_argument("--config", help="a TOML settings file (see docs/user-guide.md); options below override it")
+    parser.add_argument("--game", help="the game to start when no unfinished game is waiting (default trajectory)")
+    parser.add_argument("--players", help="comma-separated seats for a new game (default red,green,blue)")
+    parser.add_argument("--seed", type=int, help="the new game's seed")
+    parser.add_argument("--db", help="the SQLite game log (default companion.db); an unfinished game resumes")
+    parser.add_argument("--board", help="a board file (default: the game's own board)")
+    parser.add_argument("--serial", help='the reed grid: a port, "auto" (by USB id, the default) or "none"')
+    parser.add_argument("--grid-profile", help="the grid's switch-to-site profile from `companion calibrate grid`")
+    parser.add_argument("--camera", help='a device number, "picamera", an image folder, or "none" (the default)')
+    parser.add_argument("--camera-profile", help="the camera profile from `companion calibrate camera` and `board`")
+    parser.add_argument("--registry", help="a piece registry file (default: the game's own)")
+    parser.add_argument("--host", help="the address to serve the phones on (default 0.0.0.0)")
+    parser.add_argument("--port", type=int, help="the port to serve the phones on (default 8080)")
+    parser.set_defaults(run=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from companion.table.config import TableConfig, load_config
+    from companion.table.live import LiveTable
+
+    config = load_config(args.config) if args.config else TableConfig()
+    config = config.with_overrides(
+        game=args.game, players=tuple(args.players.split(",")) if args.players else None, seed=args.seed,
+        db=args.db, board=args.board, serial=args.serial, grid_profile=args.grid_profile, camera=args.camera,
+        camera_profile=args.camera_profile, registry=args.registry, host=args.host, port=args.port,
+    )  # fmt: skip
+    table = LiveTable(config)
+    table.session.subscribe(lambda entry: [print(f"  {event['text']}", flush=True) for event in entry.events])
+    print(table.describe(), flush=True)
+    print(f"  {table.session.game.phase(table.session.state).prompt}", flush=True)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    table.start()
+    print(f"Refereeing with: {table.senses.mode()}. Ctrl-C stops; the game is kept in {config.db}.", flush=True)
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        table.stop()
+    return 0

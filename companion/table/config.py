@@ -1,0 +1,95 @@
+"""The table's settings for `companion serve`: a TOML file, with command-line options taking precedence.
+
+Example (every key optional):
+
+    game = "trajectory"
+    players = ["red", "green", "blue"]
+    seed = 1
+    db = "/var/lib/orrery/companion.db"
+    board = "boards/my-board.json"      # a board file; default: the game's own board
+
+    [grid]
+    serial = "auto"                      # a port, "auto" (find it by USB id) or "none"
+    profile = "calibration/grid.json"    # from `companion calibrate grid`
+
+    [camera]
+    source = "none"                      # a device number, "picamera", an image folder, or "none"
+    profile = "calibration/camera.json"  # from `companion calibrate camera` and `board`
+    registry = ""                        # a piece registry; default: the game's own
+
+    [web]
+    host = "0.0.0.0"
+    port = 8080
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from companion.errors import UserError
+
+SECTIONS = {"grid": {"serial": "serial", "profile": "grid_profile"},
+            "camera": {"source": "camera", "profile": "camera_profile", "registry": "registry"},
+            "web": {"host": "host", "port": "port"}}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    game: str = "trajectory"
+    players: tuple[str, ...] = ("red", "green", "blue")
+    seed: int = 1
+    options: dict[str, Any] = field(default_factory=dict)
+    db: str = "companion.db"
+    board: str | None = None
+    serial: str = "auto"
+    grid_profile: str | None = None
+    camera: str = "none"
+    camera_profile: str | None = None
+    registry: str | None = None
+    host: str = "0.0.0.0"
+    port: int = 8080
+    settle: float = 0.3
+
+    def with_overrides(self, **values: Any) -> TableConfig:
+        """The settings with every value that is not None replaced (the command line's options)."""
+        return replace(self, **{k: v for k, v in values.items() if v is not None})
+
+
+def load_config(path: str | Path) -> TableConfig:
+    """A config file, checked key by key; one line naming the file and key for anything wrong."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such config file") from None
+    except tomllib.TOMLDecodeError as error:
+        raise UserError(f"{path}: not TOML ({error})") from None
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in SECTIONS:
+            if not isinstance(value, dict):
+                raise UserError(f"{path}: [{key}] must be a table")
+            for inner, inner_value in value.items():
+                if inner not in SECTIONS[key]:
+                    raise UserError(f"{path}: {key}.{inner}: unknown key (known: {', '.join(SECTIONS[key])})")
+                flat[SECTIONS[key][inner]] = inner_value
+        else:
+            flat[key] = value
+    known = {f.name: f for f in fields(TableConfig)}
+    defaults = TableConfig()
+    for key, value in flat.items():
+        if key not in known:
+            raise UserError(f"{path}: {key}: unknown key")
+        wanted = type(getattr(defaults, key)) if getattr(defaults, key) is not None else str
+        if wanted is tuple:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise UserError(f"{path}: {key}: expected a list of names")
+            flat[key] = tuple(value)
+        elif wanted is float and isinstance(value, int):
+            flat[key] = float(value)
+        elif not isinstance(value, wanted) or (isinstance(value, bool) and wanted is not bool):
+            raise UserError(f"{path}: {key}: expected {wanted.__name__}, found {type(value).__name__}")
+    return replace(defaults, **flat)

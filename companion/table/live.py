@@ -1,0 +1,149 @@
+"""A table with real hardware: whichever senses are attached, the referee's loop, and the game in the store.
+
+It runs with the reed grid and the camera, either alone, or neither (the phones alone), and says which. The
+grid is read by the host link's own thread, the camera in a thread of its own; a third thread looks at the board
+every few milliseconds and hands settled boards to the loop. A sense that drops out is announced by `Senses`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from companion.boards import Board, default_board, load_board
+from companion.errors import UserError
+from companion.table.config import TableConfig
+from companion.table.loop import TableLoop
+from companion.table.observe import Observer, camera_view
+from companion.table.senses import Senses
+from companion.table.session import Session
+from companion.table.store import Store
+
+if TYPE_CHECKING:
+    from companion.sensing.pieces import Registry
+    from companion.sensing.vision import Vision
+
+TICK = 0.01  # seconds between looks at the board: well under the settle window
+CAMERA_GONE_AFTER = 3  # failed reads in a row before the camera counts as vanished
+
+
+class LiveTable:
+    def __init__(self, config: TableConfig) -> None:
+        self.config = config
+        self.store = Store(config.db)
+        session = Session.resume(self.store)
+        self.resumed = session is not None
+        if session is None:
+            session = Session.start(self.store, config.game, list(config.players), config.options, config.seed)
+        self.session = session
+        game = session.record.game
+        self.board = load_board(Path(config.board)) if config.board else default_board(game)
+        self.switch_sites = _switch_sites(config, self.board)
+        self.camera_sites = frozenset(s.id for s in self.board.sites) if config.camera != "none" else None
+        self.vision = _vision(config, self.board, game) if self.camera_sites is not None else None
+        self.observer: Observer | None = None
+        self.loop: TableLoop | None = None
+        if self.switch_sites is not None or self.camera_sites is not None:
+            self.observer = Observer(self.switch_sites, self.camera_sites, settle=config.settle)
+            self.loop = TableLoop(session, self.observer, lambda site: self.board.site(site).name)
+        self.senses = Senses(
+            session, self.observer, grid=self.switch_sites is not None, camera=self.camera_sites is not None
+        )
+        self.link = None
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def describe(self) -> str:
+        """One line for the terminal: the game and what referees the board."""
+        state = "resumed" if self.resumed else "new"
+        return f"{self.session.game.title} ({state} game {self.session.record.id}): {self.senses.mode()}"
+
+    def start(self, wait: float = 3.0) -> LiveTable:
+        """Starts the senses; a grid that has not answered within `wait` seconds is announced as lost (and as
+        back whenever it answers)."""
+        if self.switch_sites is not None:
+            from companion.sensing.reed import ReedLink
+
+            port = None if self.config.serial == "auto" else self.config.serial
+            self.link = ReedLink(port, on_link=self.senses.grid).start()
+            if not self.link.wait_synced(wait):
+                self.senses.grid(False)
+        if self.camera_sites is not None:
+            self._spawn(self._watch_camera)
+        if self.loop is not None:
+            self._spawn(self._look)
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self.link is not None:
+            self.link.stop()
+        for thread in self._threads:
+            thread.join(timeout=2)
+        self.store.close()
+
+    def _spawn(self, target: object) -> None:
+        thread = threading.Thread(target=target, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _look(self) -> None:
+        assert self.loop is not None and self.observer is not None
+        while not self._stop.wait(TICK):
+            now = time.monotonic()
+            if self.link is not None and self.link.synced:
+                self.observer.reed(self.link.occupancy(), now)
+            self.loop.tick(now)
+
+    def _watch_camera(self) -> None:
+        from companion.sensing.camera import open_source
+
+        assert self.observer is not None and self.vision is not None
+        vision, registry = self.vision
+        source = None
+        failures = 0
+        try:
+            while not self._stop.is_set():
+                try:
+                    source = source or open_source("pi" if self.config.camera == "picamera" else self.config.camera)
+                    frame = source.read()
+                except UserError:
+                    frame = None  # unplugged: try again, and say so once
+                if frame is None:
+                    failures += 1
+                    if failures == CAMERA_GONE_AFTER:
+                        self.senses.camera(False)
+                    self._stop.wait(0.5)
+                    continue
+                if failures >= CAMERA_GONE_AFTER:
+                    self.senses.camera(True)
+                failures = 0
+                self.observer.camera(camera_view(vision.process(frame.image, time.monotonic()), registry))
+        finally:
+            if source is not None:
+                source.close()
+
+
+def _vision(config: TableConfig, board: Board, game: str) -> tuple[Vision, Registry]:
+    """The camera's reader, checked now so a bad profile is one line at start rather than a dead thread later."""
+    from companion.sensing.pieces import default_registry, load_registry
+    from companion.sensing.vision import Vision
+    from companion.sensing.vision_profile import load_profile
+
+    if config.camera_profile is None:
+        raise UserError("--camera needs --camera-profile (from `companion calibrate camera` and `board`)")
+    registry = load_registry(config.registry) if config.registry else default_registry(game)
+    return Vision(board, registry, load_profile(config.camera_profile)), registry
+
+
+def _switch_sites(config: TableConfig, board: Board) -> dict | None:
+    if config.serial == "none":
+        return None
+    if config.grid_profile is None:
+        raise UserError("the reed grid needs --grid-profile (from `companion calibrate grid`), or --serial none")
+    from companion.calibration.grid import load_profile
+
+    profile = load_profile(Path(config.grid_profile), board)
+    return {switch: site for site, switch in profile.sites.items()}

@@ -1,0 +1,131 @@
+"""`companion serve` as a user runs it: a real process, the grid over a pty, the game in SQLite."""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from companion.boards import default_board
+from companion.calibration.grid import GridProfile, save_profile
+from companion.cli import main
+from companion.sim.players import random_action
+from companion.sim.simavr_grid import virtual_grid
+from companion.sim.twin import switch_map
+from companion.table.referee import board_actions
+from companion.table.session import Session
+from companion.table.store import Store
+
+
+class Served:
+    """A `companion serve` process whose output lines can be waited for."""
+
+    def __init__(self, *args: str) -> None:
+        command = [sys.executable, "-m", "companion", "serve", *args]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip())
+
+    def wait_for(self, text: str, timeout: float = 15.0) -> str:
+        deadline = time.monotonic() + timeout
+        seen = []
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            seen.append(line)
+            if text in line:
+                return line
+        raise AssertionError(f"no line with {text!r}; got {seen}")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(10)
+
+
+def _game_at_a_board_move(db):
+    """A game in the store whose next action is a move on the board; returns it with that move."""
+    import random
+
+    session = Session.start(Store(db), "trajectory", ["red", "green"], {}, 4)
+    rng = random.Random(4)
+    while not board_actions(session.game, session.state):
+        session.submit(random_action(session.game, session.state, rng), "phone")
+    return session
+
+
+def test_serve_with_the_grid_alone_referees_a_move_and_resumes_the_game(tmp_path):
+    db = tmp_path / "table.db"
+    session = _game_at_a_board_move(db)
+    action, after = board_actions(session.game, session.state)[0]
+    board = default_board("trajectory")
+    sites = switch_map(board, 8, 8)
+    save_profile(GridProfile(board.name, 8, 8, sites), tmp_path / "grid.json")
+    grid = virtual_grid(8, 8).start()
+    grid.go()
+    closed = lambda layout: {sites[s] for s, pieces in layout.items() if pieces and s in sites}  # noqa: E731
+    grid.set_all(closed(session.game.layout(session.state)))
+    served = Served("--db", str(db), "--serial", grid.port, "--grid-profile", str(tmp_path / "grid.json"))
+    try:
+        served.wait_for("resumed game")
+        served.wait_for("Refereeing with: grid alone")
+        grid.set_all(closed(after))
+        text = " ".join(e.text for e in session.game.apply(session.state, action)[1])
+        served.wait_for(text.split(".")[0])
+    finally:
+        served.stop()
+        grid.stop()
+    resumed = Session.resume(Store(db))
+    assert resumed.actions[-1] == action
+    assert [e.source for e in resumed.store.entries(resumed.record.id) if e.kind == "action"][-1] == "board"
+
+
+def test_serve_with_the_phones_alone_and_with_a_camera_that_runs_out(tmp_path):
+    served = Served("--db", str(tmp_path / "a.db"), "--serial", "none")
+    try:
+        served.wait_for("new game")
+        served.wait_for("Refereeing with: phones alone")
+    finally:
+        served.stop()
+    # A folder of camera images stands in for a camera; when it runs out of frames, the camera counts as gone.
+    assert main(["vision", "render", "--out", str(tmp_path / "frames"), "--count", "1"]) == 0
+    served = Served(
+        "--db", str(tmp_path / "b.db"), "--serial", "none", "--camera", str(tmp_path / "frames"),
+        "--camera-profile", str(tmp_path / "frames" / "profile.json"),
+    )  # fmt: skip
+    try:
+        served.wait_for("Refereeing with: camera alone")
+        served.wait_for("The camera has stopped")
+    finally:
+        served.stop()
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("game = 3\n", "game: expected str, found int"),
+        ("[grid]\nspeed = 1\n", "grid.speed: unknown key"),
+        ("players = 'red'\n", "players: expected a list of names"),
+        ("game = \n", "not TOML"),
+    ],
+)
+def test_a_bad_config_is_one_line_naming_the_key(tmp_path, capsys, config, message):
+    path = tmp_path / "table.toml"
+    path.write_text(config)
+    assert main(["serve", "--config", str(path), "--db", str(tmp_path / "x.db")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_grid_without_a_profile_is_one_line(tmp_path, capsys):
+    assert main(["serve", "--db", str(tmp_path / "x.db"), "--serial", "auto"]) == 2
+    assert "--grid-profile" in capsys.readouterr().err
