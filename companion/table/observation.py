@@ -6,6 +6,7 @@ it can see). Either may be silent for a site: no switch under it, or the camera 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 
@@ -27,22 +28,7 @@ class SiteReading:
             return True
         if not self.partial:
             return sorted(self.pieces) == sorted(expected)
-        if bool(self.pieces) != bool(expected):
-            return False
-        left = list(expected)
-        for piece in self.pieces:
-            if piece not in left:
-                return False
-            left.remove(piece)
-        return True
-        if bool(self.pieces) != bool(expected):
-            return False
-        left = list(expected)
-        for piece in self.pieces:
-            if piece not in left:
-                return False
-            left.remove(piece)
-        return True
+        return bool(self.pieces) == bool(expected) and not Counter(self.pieces) - Counter(expected)
 
 
 @dataclass(frozen=True)
