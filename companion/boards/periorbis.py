@@ -42,20 +42,14 @@ def build(data: Data | None = None) -> Board:
             label = f"{asteroid.title} base slot {slot} ({asteroid.slots[slot - 1]} credits)"
             sites.append(Site(f"{asteroid.name}-{slot}", round(x, 2), round(y, 2), "base", label, (asteroid.name,)))
     inset = CORNER_MARKER_MM / 2 + 10
-    corners = (
-        (inset, inset),
-        (WIDTH_MM - inset, inset),
-        (WIDTH_MM - inset, HEIGHT_MM - inset),
-        (inset, HEIGHT_MM - inset),
-    )
-    fiducials = tuple(Fiducial(i, x, y, CORNER_MARKER_MM) for i, (x, y) in enumerate(corners))
+    right, top = WIDTH_MM - inset, HEIGHT_MM - inset
+    corners = ((inset, inset), (right, inset), (right, top), (inset, top))
     return Board(
-        "periorbis",
-        WIDTH_MM,
-        HEIGHT_MM,
-        tuple(sites),
-        tuple(links),
-        {},
-        fiducials,
-        "The orbit track (turn marker) along the top; each asteroid's base slots below, in the data's order.",
+        name="periorbis",
+        width=WIDTH_MM,
+        height=HEIGHT_MM,
+        sites=tuple(sites),
+        links=tuple(links),
+        fiducials=tuple(Fiducial(i, x, y, CORNER_MARKER_MM) for i, (x, y) in enumerate(corners)),
+        notes="The orbit track (turn marker) along the top; each asteroid's base slots below, in the data's order.",
     )

@@ -7,7 +7,7 @@ from typing import Any
 
 from companion.rules.engine import Action, IllegalAction
 from companion.rules.periorbis.datafiles import Card
-from companion.rules.periorbis.state import Books, State, card, wages_due, with_books
+from companion.rules.periorbis.state import Books, Employee, State, card, wages_due, with_books
 from companion.rules.periorbis.text import employee, place, who
 
 
@@ -33,17 +33,23 @@ def acting_player(state: State) -> str:
     return state.active.player
 
 
-def employee_action(state: State, action: Action, on_base: bool = False) -> Acting:
-    """The employee the action names, checked free to act: in the HQ (or, to mine, on a base), not yet acted."""
-    player = acting_player(state)
+def unacted(state: State, player: str, action: Action, why: str = "") -> tuple[int, Employee]:
+    """The HQ slot the action's `employee` names and the employee in it, who has not acted this turn."""
     slot = whole(action, "employee")
-    books = state.books[player]
-    hired = books.employees.get(str(slot))
+    hired = state.books[player].employees.get(str(slot))
     if hired is None:
         raise IllegalAction(f"{who(player)} has no employee in HQ slot {slot}")
     assert state.active is not None
     if slot in state.active.acted:
-        raise IllegalAction(f"{employee(slot)} has already acted this turn")
+        raise IllegalAction(f"{employee(slot)} has already acted this turn{why}")
+    return slot, hired
+
+
+def employee_action(state: State, action: Action, on_base: bool = False) -> Acting:
+    """The employee the action names, checked free to act: in the HQ (or, to mine, on a base), not yet acted."""
+    player = acting_player(state)
+    slot, hired = unacted(state, player, action)
+    books = state.books[player]
     if on_base and hired.where == "hq":
         raise IllegalAction(f"{employee(slot)} is at the HQ; only an employee on a mining base can mine")
     if not on_base and hired.where != "hq":

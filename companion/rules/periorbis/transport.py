@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from companion.rules.engine import Action, Event, IllegalAction
-from companion.rules.periorbis.staff import acting_player, done, employee_action, whole
+from companion.rules.periorbis.staff import acting_player, done, employee_action, unacted, whole
 from companion.rules.periorbis.state import State, accessible, card, find_ship, ship_card, with_books, with_ship
 from companion.rules.periorbis.text import employee, place, plural, who
 
@@ -59,14 +59,8 @@ def _reachable(state: State, player: str, asteroid: str) -> None:
 def carry(state: State, action: Action) -> tuple[State, list[Event]]:
     """Carry one employee between the HQ and a base, or between two bases."""
     player = _room(state, 1)
-    slot = whole(action, "employee")
+    slot, hired = unacted(state, player, action, " and cannot be transported")
     books = state.books[player]
-    hired = books.employees.get(str(slot))
-    if hired is None:
-        raise IllegalAction(f"{who(player)} has no employee in HQ slot {slot}")
-    assert state.active is not None
-    if slot in state.active.acted:
-        raise IllegalAction(f"{employee(slot)} has already acted this turn and cannot be transported")
     to = action.get("to")
     if to != "hq" and to not in state.ore:
         raise IllegalAction(f"carry an employee to 'hq' or to an asteroid with your base, not {to!r}")
