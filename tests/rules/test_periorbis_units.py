@@ -95,3 +95,10 @@ def test_a_short_twin_game_accepts_no_wrong_move(tmp_path):
     with make_twin("periorbis", 2, 4, "virtual", str(tmp_path / "t.db"), mess=0.3, illegal=0.2) as twin:
         stats = twin.play(60)
     assert stats.wrong_accepted == 0 and stats.phone_inputs > 0
+
+
+def test_there_are_enough_periorbis_scenarios():
+    from pathlib import Path
+
+    folder = Path(__file__).parents[1] / "scenarios" / "periorbis"
+    assert len(list(folder.glob("*.json"))) >= 40
