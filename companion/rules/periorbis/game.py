@@ -1,0 +1,230 @@
+"""Periorbis as a rules engine: the contract of companion.rules.engine over the modules beside this one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from companion.rules.engine import Action, Event, Game, IllegalAction, Layout, Ledger, Outcome, Phase, SetupError
+from companion.rules.engine import read_options as _read_options
+from companion.rules.periorbis import agents, engineering, labour, transport, turns
+from companion.rules.periorbis.datafiles import ORES, load
+from companion.rules.periorbis.state import (
+    DEVELOP_COST,
+    Options,
+    State,
+    acting_order,
+    card,
+    data,
+    open_slots,
+    reach,
+    top_number,
+    wage_bill,
+    wages_due,
+)
+from companion.rules.periorbis.text import who
+from companion.rules.rng import Rng
+
+Handler = Callable[[State, Action], tuple[State, list[Event]]]
+HANDLERS: dict[str, Handler] = {
+    "hire": turns.hire,
+    "pass": turns.pass_hire,
+    "build": engineering.build,
+    "develop": engineering.develop,
+    "upgrade_fleet": engineering.upgrade_fleet,
+    "upgrade_drive": engineering.upgrade_drive,
+    "sign": agents.sign,
+    "sell_ore": agents.sell_ore,
+    "transport": transport.transport,
+    "carry": transport.carry,
+    "ship_ore": transport.ship_ore,
+    "research": labour.research,
+    "sell_research": labour.sell_research,
+    "mine": labour.mine,
+    "end_turn": turns.end_turn,
+    "bureaucracy": turns.bureaucracy,
+}
+# Actions that add cargo to an open Transport Cargo action; anything else closes it.
+CARGO = frozenset({"carry", "ship_ore"})
+
+
+class Periorbis(Game[State]):
+    name = "periorbis"
+    title = "Periorbis"
+    min_players = 2
+    max_players = 6
+    state_type = State
+    # The sensed board is the orbit track (the turn marker) and the asteroid bases (employee discs): an employee
+    # carried to or from a base, and the bureaucracy moving the turn marker. All else is declared on a phone.
+    board_moves = frozenset({"carry", "bureaucracy"})
+
+    def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
+        opts = _read_options(Options, options)
+        if not self.min_players <= len(players) <= self.max_players:
+            raise SetupError(f"players: Periorbis takes 2 to 6 players, got {len(players)}")
+        if len(set(players)) != len(players) or not all(isinstance(p, str) and p.isidentifier() for p in players):
+            raise SetupError("players: each player needs a different one-word name (a colour)")
+        load(opts.data)  # a bad data file stops the setup with its one-line error
+        return turns.new_game(players, opts, Rng.seeded(seed))
+
+    def phase(self, state: State) -> Phase:
+        if state.stage == "over":
+            return Phase("over", None, f"The game is over: {state.reason}.", round=state.turn)
+        if state.stage == "bureaucracy":
+            prompt = (
+                "Bureaucracy: ships that are full enough leave, new ships and employees arrive, the turn marker moves."
+            )
+            return Phase("bureaucracy", None, prompt, "bureaucracy", state.turn)
+        player = acting_order(state)[state.seat]
+        if state.stage == "hire":
+            return Phase(
+                "hire", player, f"{who(player)}: hire one employee from the pool, or pass.", "hire", state.turn
+            )
+        assert state.active is not None
+        if state.active.captain is not None:
+            prompt = f"{who(player)}: say what employee {state.active.captain} carries, or act with another employee."
+            return Phase("actions", player, prompt, "transport", state.turn)
+        prompt = f"{who(player)}: act with your employees one at a time, then end your turn and pay wages."
+        return Phase("actions", player, prompt, "act", state.turn)
+
+    def legal_actions(self, state: State) -> Iterator[Action]:
+        return (action for action in _candidates(state) if self.is_legal(state, action))
+
+    def _check(self, state: State, action: Action) -> None:
+        self._apply(state, action)
+
+    def _apply(self, state: State, action: Action) -> tuple[State, list[Event]]:
+        handler = HANDLERS.get(action.type)
+        if handler is None:
+            raise IllegalAction(f"Periorbis has no action {action.type!r} (actions: {', '.join(HANDLERS)})")
+        if action.type not in CARGO and state.active is not None and state.active.captain is not None:
+            state = replace(state, active=replace(state.active, captain=None, carried=0))
+        return handler(state, action)
+
+    def layout(self, state: State) -> Layout:
+        stacks: dict[str, list[str]] = {f"turn-{state.turn}": ["turn-marker"]}
+        for player in state.players:
+            books = state.books[player]
+            for asteroid, base in books.bases.items():
+                stack = stacks.setdefault(f"{asteroid}-{base.slot}", [])
+                stack.append(f"base-{player}")
+                for slot, hired in sorted(books.employees.items(), key=lambda kv: int(kv[0])):
+                    if hired.where == asteroid:
+                        stack.append(f"disc{slot}-{player}")
+        return {site: tuple(pieces) for site, pieces in stacks.items()}
+
+    def ledger(self, state: State) -> Ledger:
+        players = {}
+        position = {p: i + 1 for i, p in enumerate(state.order)}
+        for name in state.players:
+            books = state.books[name]
+            acted = state.active.acted if state.active is not None and state.active.player == name else ()
+            contracts = [
+                {"ship": ship.card, "row": row + 1, "crates": c.crates, "bonus": c.bonus}
+                for ship in state.ships
+                for row, c in enumerate(ship.rows)
+                if c is not None and c.player == name
+            ]
+            players[name] = {
+                "credits": books.credits,
+                "vp": books.vp,
+                "wages": wage_bill(state, name),
+                "wages_due": wages_due(state) if acted else 0,
+                "research": books.research,
+                "storage": books.storage,
+                "crates": {asteroid: base.crates for asteroid, base in books.bases.items()},
+                "bases": sorted(books.bases),
+                "fleet": books.fleet,
+                "fleet_used": state.active.cargo if acted else 0,
+                "drive": books.drive,
+                "hq_slots": list(open_slots(books, data(state).setup.hq_open)),
+                "employees": {
+                    slot: {
+                        "card": e.card,
+                        "role": card(state, e.card).role,
+                        "where": e.where,
+                        "acted": int(slot) in acted,
+                    }
+                    for slot, e in books.employees.items()
+                },
+                "top_employee": top_number(state, name),
+                "contracts": contracts,
+                "order": position[name],
+            }
+        table = {
+            "turn": state.turn,
+            "turns": turns.turns(state),
+            "stage": state.stage,
+            "reachable": reach(state) if state.stage != "over" else {},
+            "ore": {name: {o: getattr(ore, o) for o in ORES} for name, ore in state.ore.items()},
+            "ships": [
+                {"ship": s.card, "crates": s.crates, "minimum": data(state).ships[s.card].minimum} for s in state.ships
+            ],
+            "pool": [{"card": o.card, "price": turns.hire_price(state, o)} for o in state.pool],
+            "acting_order": list(acting_order(state)),
+            "employee_cards_left": sum(len(d) for d in state.employee_decks),
+            "ship_cards_left": sum(len(d) for d in state.ship_decks),
+        }
+        return {"players": players, "table": table}
+
+    def outcome(self, state: State) -> Outcome | None:
+        if state.stage != "over":
+            return None
+        return Outcome("won" if len(state.winners) == 1 else "drawn", state.winners, state.reason)
+
+
+def _candidates(state: State) -> Iterator[Action]:
+    """Every action worth checking, each kind with each argument the state makes possible."""
+    make = Action.make
+    if state.stage == "bureaucracy":
+        yield make("bureaucracy")
+        return
+    if state.stage == "hire":
+        yield make("pass")
+        player = acting_order(state)[state.seat]
+        for offer in state.pool:
+            for slot in open_slots(state.books[player], data(state).setup.hq_open):
+                yield make("hire", card=offer.card, slot=slot)
+        return
+    if state.stage != "actions" or state.active is None:
+        return
+    yield make("end_turn")
+    turn = state.active
+    books = state.books[turn.player]
+    if turn.captain is not None:
+        for slot in books.employees:
+            for to in ("hq", *books.bases):
+                yield make("carry", employee=int(slot), to=to)
+        for source in ("storage", *books.bases):
+            have = books.storage if source == "storage" else books.bases[source].crates
+            for to in ("storage", *(s.card for s in state.ships)):
+                for crates in range(1, min(have, books.fleet - turn.cargo) + 1):
+                    yield make("ship_ore", crates=crates, to=to, **{"from": source})
+    for slot_text, hired in books.employees.items():
+        slot = int(slot_text)
+        if slot in turn.acted:
+            continue
+        if hired.where != "hq":
+            for ore in ORES:
+                yield make("mine", employee=slot, ore=ore)
+            continue
+        skills = card(state, hired.card).skills
+        for asteroid in state.ore:
+            yield make("build", employee=slot, asteroid=asteroid)
+        for hq_slot in DEVELOP_COST:
+            yield make("develop", employee=slot, slot=hq_slot)
+        yield make("upgrade_fleet", employee=slot)
+        yield make("upgrade_drive", employee=slot)
+        for ship in state.ships:
+            for row in range(1, len(ship.rows) + 1):
+                yield make("sign", employee=slot, ship=ship.card, row=row)
+        for crates in range(1, min(skills.sell, books.storage) + 1):
+            yield make("sell_ore", employee=slot, crates=crates)
+        yield make("transport", employee=slot)
+        yield make("research", employee=slot)
+        for amount in range(1, min(skills.research, books.research) + 1):
+            yield make("sell_research", employee=slot, data=amount)
+
+
+GAME = Periorbis()

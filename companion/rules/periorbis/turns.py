@@ -1,0 +1,245 @@
+"""The turn's frame: setup, the hire employees phase, the end of a player's actions, and the bureaucracy phase."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from companion.rules.engine import Action, Event, IllegalAction
+from companion.rules.periorbis import order
+from companion.rules.periorbis.datafiles import load
+from companion.rules.periorbis.staff import whole
+from companion.rules.periorbis.state import (
+    HIRE_MULTIPLIERS,
+    POOL_FIRST_DRAW,
+    POOL_OVER_PLAYERS,
+    SHIPS_IN_PLAY,
+    Books,
+    Employee,
+    Offer,
+    Options,
+    Ship,
+    State,
+    Turn,
+    acting_order,
+    card,
+    data,
+    open_slots,
+    ship_card,
+    top_number,
+    turns,
+    wage_bill,
+    wages_due,
+    with_books,
+)
+from companion.rules.periorbis.text import employee, plural, vp, who
+from companion.rules.rng import Rng
+
+
+def new_game(players: Sequence[str], options: Options, rng: Rng) -> State:
+    facts = load(options.data)
+    count = 6 if options.length == "short" else len(facts.asteroids)
+    ore = {a.name: a.ore for a in facts.asteroids[:count]}
+    employee_decks = []
+    for deck in facts.decks:
+        shuffled, rng = rng.shuffled([c.number for c in deck])
+        employee_decks.append(shuffled)
+    ship_decks = []
+    for deck in facts.ship_decks:
+        shuffled_ships, rng = rng.shuffled([s.id for s in deck])
+        ship_decks.append(shuffled_ships)
+    team = {str(i): Employee(number) for i, number in enumerate(facts.setup.start_team, start=1)}
+    books = {p: Books(facts.setup.credits, team, fleet=facts.setup.fleet) for p in players}
+    state = State(
+        options=options,
+        players=tuple(players),
+        # The first player named acts first: they sit furthest from position 1 of the player order track.
+        order=tuple(reversed(players)),
+        turn=1,
+        stage="actions",
+        seat=0,
+        books=books,
+        ore=ore,
+        ships=(),
+        ship_decks=tuple(ship_decks),
+        pool=(),
+        employee_decks=tuple(employee_decks),
+        rng=rng,
+    )
+    state, _ = _fill_ships(state)
+    return replace(state, active=Turn(acting_order(state)[0]))
+
+
+def hiring_player(state: State) -> str:
+    if state.stage != "hire":
+        raise IllegalAction(f"hiring is done in the hire employees phase; it is the {state.stage} phase now")
+    return acting_order(state)[state.seat]
+
+
+def hire_price(state: State, offer: Offer) -> int:
+    return offer.multiplier * card(state, offer.card).wage
+
+
+def hire(state: State, action: Action) -> tuple[State, list[Event]]:
+    player = hiring_player(state)
+    number = action.get("card")
+    offer = next((o for o in state.pool if o.card == number), None)
+    if offer is None:
+        pool = ", ".join(str(o.card) for o in state.pool) or "empty"
+        raise IllegalAction(f"employee card {number!r} is not in the pool (pool: {pool})")
+    slot = whole(action, "slot")
+    books = state.books[player]
+    if slot not in open_slots(books, data(state).setup.hq_open):
+        raise IllegalAction(f"HQ slot {slot} is not open: develop it first")
+    old = books.employees.get(str(slot))
+    if old is not None and old.where != "hq":
+        raise IllegalAction(f"{employee(slot)} is on a mining base and cannot be replaced")
+    price = hire_price(state, offer)
+    if books.credits < price:
+        raise IllegalAction(f"{who(player)} needs {price} credits to hire card {offer.card}; has {books.credits}")
+    books = replace(
+        books, credits=books.credits - price, employees={**books.employees, str(slot): Employee(offer.card)}
+    )
+    state = replace(with_books(state, player, books), pool=tuple(o for o in state.pool if o is not offer))
+    role = card(state, offer.card).role
+    replaced = " (the employee there leaves the game)" if old is not None else ""
+    text = f"{who(player)} hires card {offer.card}, a {role}, into HQ slot {slot} for {price} credits{replaced}."
+    state, events = _next_hirer(state)
+    return state, [Event("hire", text, {"player": player, "card": offer.card, "slot": slot, "price": price}), *events]
+
+
+def pass_hire(state: State, action: Action) -> tuple[State, list[Event]]:
+    player = hiring_player(state)
+    state, events = _next_hirer(state)
+    return state, [Event("pass", f"{who(player)} hires nobody this turn.", {"player": player}), *events]
+
+
+def _next_hirer(state: State) -> tuple[State, list[Event]]:
+    if state.seat + 1 < len(state.players):
+        return replace(state, seat=state.seat + 1), []
+    # Unhired cards get cheaper: 5x -> 4x -> 3x, then leave the pool.
+    last = HIRE_MULTIPLIERS[-1]
+    pool = tuple(replace(o, multiplier=o.multiplier - 1) for o in state.pool if o.multiplier > last)
+    events = [Event("pool", f"The employee pool gets cheaper; {plural(len(pool), 'card')} stay.", {})]
+    if state.turn == 2:
+        state, changed = order.update(state)
+        events += changed
+    state = replace(state, pool=pool, stage="actions", seat=0)
+    state = replace(state, active=Turn(acting_order(state)[0]))
+    return state, events
+
+
+def end_turn(state: State, action: Action) -> tuple[State, list[Event]]:
+    if state.stage != "actions" or state.active is None:
+        raise IllegalAction(f"there is no player's turn to end in the {state.stage} phase")
+    player = state.active.player
+    due = wages_due(state)
+    books = state.books[player]
+    state = with_books(state, player, replace(books, credits=books.credits - due))
+    text = f"{who(player)} pays {due} credits of wages for {plural(len(state.active.acted), 'employee')}."
+    events = [Event("wages", text, {"player": player, "wages": due})]
+    if state.seat + 1 < len(state.players):
+        seat = state.seat + 1
+        return replace(state, seat=seat, active=Turn(acting_order(state)[seat])), events
+    events.append(Event("phase", "Bureaucracy: trading ships leave, new ships and employees arrive.", {}))
+    return replace(state, stage="bureaucracy", seat=0, active=None), events
+
+
+def score(state: State, ship: Ship) -> tuple[State, list[Event]]:
+    """Pay and score every contract on a ship that leaves (or stays to the end of the game)."""
+    terms = ship_card(state, ship)
+    events = []
+    for row, contract in enumerate(ship.rows):
+        if contract is None:
+            continue
+        size = terms.rows[row].size
+        credits = contract.crates * (terms.price + contract.bonus)
+        gained = min(contract.crates, size)
+        lost = max(0, size - contract.crates - contract.bonus)
+        if contract.crates == 0:
+            lost = max(1, lost)
+        books = state.books[contract.player]
+        state = with_books(
+            state, contract.player, replace(books, credits=books.credits + credits, vp=books.vp + gained - lost)
+        )
+        text = (
+            f"{who(contract.player)} supplied {plural(contract.crates, 'crate')} on row {row + 1} of ship {ship.card}: "
+            f"{credits} credits, {vp(gained)} gained and {lost} lost."
+        )
+        data_ = {"player": contract.player, "ship": ship.card, "row": row + 1, "credits": credits, "vp": gained - lost}
+        events.append(Event("contract", text, data_))
+    return state, events
+
+
+def bureaucracy(state: State, action: Action) -> tuple[State, list[Event]]:
+    if state.stage != "bureaucracy":
+        raise IllegalAction(f"the bureaucracy comes after every player's actions; it is the {state.stage} phase now")
+    events: list[Event] = []
+    final = state.turn >= turns(state)
+    staying = []
+    for ship in state.ships:
+        if final or ship.crates >= ship_card(state, ship).minimum:
+            events.append(Event("ship-leaves", f"Trading ship {ship.card} leaves.", {"ship": ship.card}))
+            state, scored = score(state, ship)
+            events += scored
+        else:
+            staying.append(ship)
+    state = replace(state, ships=tuple(staying))
+    if final:
+        return finish(state, events)
+    state, drawn = _fill_ships(state)
+    events += drawn
+    state, drawn = _fill_pool(state)
+    events += drawn
+    if state.turn >= 2:
+        state, changed = order.update(state)
+        events += changed
+    state = replace(state, turn=state.turn + 1, stage="hire", seat=0)
+    events.append(Event("turn", f"The turn marker moves to turn {state.turn}; hire employees.", {"turn": state.turn}))
+    return state, events
+
+
+def _fill_ships(state: State) -> tuple[State, list[Event]]:
+    wanted = SHIPS_IN_PLAY[len(state.players)]
+    decks = list(state.ship_decks)
+    ships = list(state.ships)
+    events = []
+    while len(ships) < wanted:
+        level = next((i for i, deck in enumerate(decks) if deck), None)
+        if level is None:
+            break
+        ship_id, decks[level] = decks[level][0], decks[level][1:]
+        ships.append(Ship(ship_id, (None,) * len(data(state).ships[ship_id].rows)))
+        events.append(Event("ship-arrives", f"Trading ship {ship_id} (level {level + 1}) arrives.", {"ship": ship_id}))
+    return replace(state, ships=tuple(ships), ship_decks=tuple(decks)), events
+
+
+def _fill_pool(state: State) -> tuple[State, list[Event]]:
+    players = len(state.players)
+    decks = list(state.employee_decks)
+    pool = list(state.pool)
+    drawn: list[int] = []
+    while len(drawn) < POOL_FIRST_DRAW[players] or len(pool) < players + POOL_OVER_PLAYERS:
+        deck = next((i for i, d in enumerate(decks) if d), None)
+        if deck is None:
+            break
+        number, decks[deck] = decks[deck][0], decks[deck][1:]
+        pool.append(Offer(number))
+        drawn.append(number)
+    text = f"New employee cards in the pool: {', '.join(map(str, drawn)) or 'none (the decks are empty)'}."
+    return replace(state, pool=tuple(pool), employee_decks=tuple(decks)), [Event("pool", text, {"cards": drawn})]
+
+
+def final_key(state: State, player: str) -> tuple[int, int, int, int]:
+    books = state.books[player]
+    return (books.vp, books.credits, wage_bill(state, player), top_number(state, player))
+
+
+def finish(state: State, events: list[Event]) -> tuple[State, list[Event]]:
+    best = max(final_key(state, p) for p in state.players)
+    winners = tuple(p for p in state.players if final_key(state, p) == best)
+    names = " and ".join(who(p) for p in winners)
+    reason = f"{names} {'wins' if len(winners) == 1 else 'share the win'} with {vp(best[0])} and {best[1]} credits"
+    state = replace(state, stage="over", winners=winners, reason=reason)
+    events.append(Event("game-over", f"The game is over: {reason}.", {"winners": list(winners)}))
+    return state, events
