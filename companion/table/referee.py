@@ -8,6 +8,7 @@ never guessed: where the sensors cannot tell two outcomes apart, the phones deci
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -79,16 +80,22 @@ def _fixes(layout: Layout, observation: Observation, sites: Iterable[str], name:
         reading = observation.reading(site)
         expected = tuple(layout.get(site, ()))
         where = name(site)
-        if reading.pieces is not None:
-            seen = ", ".join(reading.pieces) or "nothing"
-            extra = [p for p in reading.pieces if p not in expected]
-            missing = [p for p in expected if p not in reading.pieces]
+        seen = reading.pieces
+        # What the camera saw that should not be there, and what it should have seen (a partial reading may hide
+        # pieces under those it saw, so only an empty one says a piece is missing).
+        extra = list((Counter(seen) - Counter(expected)).elements()) if seen is not None else []
+        missing = []
+        if seen is not None and not (reading.partial and seen):
+            missing = list((Counter(expected) - Counter(seen)).elements())
+        if extra or missing:
             parts = [f"take {', '.join(extra)} off {where}"] if extra else []
             parts += [f"put {', '.join(missing)} on {where}"] if missing else []
-            advice = " and ".join(parts)
+            advice, what = " and ".join(parts), ", ".join(seen or ()) or "nothing"
+        elif seen is not None:  # the camera sees what it should: a piece the grid cannot feel, or a switch stuck
+            what, advice = ", ".join(seen) or "nothing", f"check {where}: the grid and the camera disagree there"
         elif reading.occupied:
-            seen, advice = "a piece", f"take the piece off {where}: nothing should stand there"
+            what, advice = "a piece", f"take the piece off {where}: nothing should stand there"
         else:
-            seen, advice = "nothing", f"put {', '.join(expected)} back on {where}"
-        fixes.append(Fix(site, seen, expected, advice[0].upper() + advice[1:] + "."))
+            what, advice = "nothing", f"put {', '.join(expected)} back on {where}"
+        fixes.append(Fix(site, what, expected, advice[0].upper() + advice[1:] + "."))
     return fixes

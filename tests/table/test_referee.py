@@ -84,3 +84,16 @@ def test_a_knocked_piece_seen_by_the_reed_grid_is_a_mismatch(state):
     assert ruling.verdict == "mismatch"
     assert [fix.site for fix in ruling.fixes] == ["o4s20"]
     assert ruling.fixes[0].advice == "Take the piece off o4s20: nothing should stand there."
+
+
+def test_advice_when_the_grid_and_the_camera_disagree_or_a_piece_is_doubled():
+    from companion.table.observation import Observation, SiteReading
+    from companion.table.referee import _fixes
+
+    layout = {"a": ("infestor-ice",), "b": ("planet-home",)}
+    seen = Observation(
+        {"a": SiteReading(True, ("infestor-ice", "infestor-ice")), "b": SiteReading(False, ("planet-home",))}
+    )
+    fixes = {fix.site: fix.advice for fix in _fixes(layout, seen, ["a", "b"], lambda site: f"site {site}")}
+    assert fixes["a"] == "Take infestor-ice off site a."
+    assert fixes["b"] == "Check site b: the grid and the camera disagree there."
