@@ -64,7 +64,8 @@ def enter(state: State, action: Action) -> tuple[State, list[Event]]:
             raise IllegalAction(f"{at} has no entry line{why}")
         found = destinations(entry_routes(state, at))
         if to not in found:
-            raise IllegalAction(why_not(board, blocked, at, board.entry_ways(at), to, state.portals))
+            why = why_not(board, blocked, at, board.entry_ways(at), to, state.portals)
+            raise IllegalAction(why.replace("along a line", "along an entry line"))
         route = found[to]
     state = replace(state, ships={**state.ships, to: Ship(player)}, reserve={**state.reserve,
                                                                              player: state.reserve[player] - 1})
