@@ -27,12 +27,12 @@ from __future__ import annotations
 import math
 import sys
 
-from companion.boards.model import Board, Fiducial, Link, Site
+from companion.boards import trajectory
+from companion.boards.model import Board, Link, Site
 
 RADIUS = 4
 SPACING_MM = 60.0
 DEFAULT_SIZE_MM = 600.0
-CORNER_MARKER_MM = 40.0
 
 UNIT = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
 RED_DIRECTIONS = (UNIT[0], UNIT[2], UNIT[4])
@@ -139,17 +139,10 @@ def build(size_mm: float = DEFAULT_SIZE_MM) -> Board:
     for port in ports:
         links.append(Link(spot_id(0, 0), spot_id(*port), "serves", directed=True))
     links.sort(key=lambda link: (link.kind, link.a, link.b))
-    inset = CORNER_MARKER_MM / 2 + 10
-    corners = ((inset, inset), (size_mm - inset, inset), (size_mm - inset, size_mm - inset), (inset, size_mm - inset))
-    fiducials = tuple(Fiducial(i, x, y, CORNER_MARKER_MM) for i, (x, y) in enumerate(corners))
+    # The camera finds every board by the same four corner markers: Trajectory's, on a board of the same size.
+    fiducials = trajectory.build(size_mm).fiducials
     return Board(
-        "dakalio",
-        size_mm,
-        size_mm,
-        tuple(sites),
-        tuple(links),
-        orbits,
-        fiducials,
+        "dakalio", size_mm, size_mm, tuple(sites), tuple(links), orbits, fiducials,
         "The companion's default Orbix mat (see docs/rules/dakalio.md): lines are orbits; '<loop>/1' and '<loop>/2' "
         "continue each other round the planet; 'entry' links mark entry lines, 'serves' links join bases to the "
         "Stations and Ports they serve.",

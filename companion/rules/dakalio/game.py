@@ -114,15 +114,18 @@ class Dakalio(Game[State]):
             yield make("resign")
 
     def _check(self, state: State, action: Action) -> None:
-        self._apply(state, action)
+        self._handler(state, action)(state, action)
 
     def _apply(self, state: State, action: Action) -> tuple[State, list[Event]]:
-        handler = HANDLERS.get(action.type)
-        if handler is None:
+        return self._handler(state, action)(state, action)
+
+    def _handler(self, state: State, action: Action) -> Handler:
+        """The rule for an action, if the game is at a stage where that action belongs."""
+        if action.type not in HANDLERS:
             raise IllegalAction(f"Dakalio has no action {action.type!r} (actions: {', '.join(HANDLERS)})")
         if state.stage not in STAGES[action.type]:
             raise IllegalAction(f"{_what(action.type)} is not possible now. {self.phase(state).prompt}")
-        return handler(state, action)
+        return HANDLERS[action.type]
 
     def layout(self, state: State) -> Layout:
         stacks: dict[str, list[str]] = {}
