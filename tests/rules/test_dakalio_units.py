@@ -133,10 +133,9 @@ def test_legal_actions_are_exactly_the_moves_check_accepts(seed):
         for to in sorted(board.spots | board.load_zone):
             action = Action.make("move", **{"from": spot, "to": to})
             assert GAME.is_legal(state, action) == (action in legal), action
-    for at in sorted(board.control):
-        for to in sorted(board.spots):
-            action = Action.make("enter", at=at, to=to)
-            assert GAME.is_legal(state, action) == (action in legal), action
+    for to in sorted(board.spots):
+        action = Action.make("enter", to=to)
+        assert GAME.is_legal(state, action) == (action in legal), action
     for spot in sorted(board.spots):
         for kind in ("dakalio", "asteroid"):
             action = Action.make(kind, at=spot)
@@ -158,3 +157,19 @@ def test_a_short_twin_game_accepts_no_wrong_move(tmp_path):
         stats = twin.play(40)
     assert stats.wrong_accepted == 0
     assert stats.board_moves >= 3
+
+
+def test_a_supremacy_match_plays_out_in_the_twin(tmp_path):
+    from companion.sim.table_setup import grid_process, grid_size
+    from companion.sim.twin import Twin, switch_map
+    from companion.table.session import Session
+    from companion.table.store import Store
+
+    board = default_board("dakalio")
+    session = Session.start(Store(tmp_path / "t.db"), "dakalio", PLAYERS, {"mode": "supremacy"}, 2)
+    size = grid_size(len(board.sites))
+    with Twin(session, grid_process("virtual", tmp_path, size), switch_map(board, size, size), seed=2) as twin:
+        stats = twin.play(400)
+    outcome = GAME.outcome(session.state)
+    assert outcome is not None and stats.wrong_accepted == 0
+    assert len(session.state.winners) >= 2 and session.state.winners[-1] == session.state.winners[-2]

@@ -194,11 +194,7 @@ def _turn_actions(state: State, actor: str) -> Iterator[Action]:
     make = Action.make
     board = board_of(state)
     if state.reserve[actor]:
-        reachable: set[str] = set()
-        for at, found in play.entries(state).items():
-            for to in sorted(found):
-                yield make("enter", at=at, to=to)
-            reachable.update(found)
+        reachable = {to for found in play.entries(state).values() for to in found}
         yield from (make("enter", to=to) for to in sorted(reachable))
     for spot in sorted(state.ships):
         ship = state.ships[spot]

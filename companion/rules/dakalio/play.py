@@ -10,7 +10,7 @@ from dataclasses import replace
 from companion.rules.dakalio.judge import after_turn, end_game
 from companion.rules.dakalio.slide import Route, destinations, entry_routes, obstacles, ship_routes
 from companion.rules.dakalio.state import DELIVERIES_TO_WIN, Ship, State, board_of, crystal_at, delivered, held, other
-from companion.rules.dakalio.text import spot_role, who, why_not
+from companion.rules.dakalio.text import NOTHING_STOPS, spot_role, who, why_not
 from companion.rules.engine import Action, Event, IllegalAction
 
 
@@ -39,34 +39,23 @@ def entries(state: State) -> dict[str, dict[str, Route]]:
 
 
 def enter(state: State, action: Action) -> tuple[State, list[Event]]:
+    """The board shows only where the entering ship stopped, so that is the action: any entry line that stops there.
+
+    (One action per outcome: the referee and the phones tell moves apart by what they leave on the mat.)
+    """
     player = state.actor
     assert player is not None
     board = board_of(state)
     if state.reserve[player] == 0:
         raise IllegalAction(f"{who(player)} has no ships left to enter")
+    if "at" in dict(action.args):
+        raise IllegalAction("say only where the entering ship stopped (to); the companion finds its entry line")
     to = _spot(state, action.get("to"), "where the ship stops (to)")
-    at = action.get("at")
-    if at is None:
-        options = {a: found[to] for a, found in entries(state).items() if to in found}
-        if not options:
-            raise IllegalAction(_why_no_entry(state, to))
-        at = min(options)
-        route = options[at]
-    else:
-        at = _spot(state, at, "the Control Zone spot it enters from (at)")
-        if at not in board.control:
-            raise IllegalAction(f"ships enter only from the Control Zone; {at} is not in it")
-        blocked = obstacles(state)
-        if at in blocked:
-            raise IllegalAction(f"the Control Zone spot {at} is not empty")
-        if not board.entries.get(at):
-            why = ": anti-gravity signals cannot be used to enter the Orbix" if at in board.signals else ""
-            raise IllegalAction(f"{at} has no entry line{why}")
-        found = destinations(entry_routes(state, at))
-        if to not in found:
-            why = why_not(board, blocked, at, board.entry_ways(at), to, state.portals)
-            raise IllegalAction(why.replace("along a line", "along an entry line"))
-        route = found[to]
+    options = {a: found[to] for a, found in entries(state).items() if to in found}
+    if not options:
+        raise IllegalAction(_why_no_entry(state, to))
+    at = min(options)
+    route = options[at]
     state = replace(state, ships={**state.ships, to: Ship(player)}, reserve={**state.reserve,
                                                                              player: state.reserve[player] - 1})
     text = f"{who(player)} enters at {at} and slides{_how(route)} to {spot_role(board, to)}."
@@ -77,11 +66,20 @@ def enter(state: State, action: Action) -> tuple[State, list[Event]]:
 def _why_no_entry(state: State, to: str) -> str:
     board = board_of(state)
     blocked = obstacles(state)
+    if to in board.load_zone or to in blocked:
+        return why_not(board, blocked, "", (), to, ())
+    reasons = []
     for at in sorted(board.entries):
         ways = board.entry_ways(at)
-        if at not in blocked and any(to in board.loops[w.loop] for w in ways):
-            return f"entering at {at}: {why_not(board, blocked, at, ways, to, state.portals)}"
-    return f"no entry line from an empty Control Zone spot leads to {to}"
+        if at not in blocked and at != to and any(to in board.loops[w.loop] for w in ways):
+            reasons.append(f"entering at {at}: {why_not(board, blocked, at, ways, to, state.portals)}")
+    # The most telling first: a slide that passes over the spot, then one stopped short.
+    for clue in ("nothing stops the ship on", NOTHING_STOPS, "the ship would stop on", "cannot move towards", ""):
+        for reason in reasons:
+            if clue in reason:
+                return reason
+    return (f"no entry line from an empty Control Zone spot leads to {to} (the Control Zone spots on anti-gravity "
+            "signals have none)")
 
 
 def move(state: State, action: Action) -> tuple[State, list[Event]]:
