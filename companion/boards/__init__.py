@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import importlib
+
 from companion.boards.files import BoardFileError, load_board
 from companion.boards.model import Board, Fiducial, Link, Site
 
 __all__ = ["Board", "BoardFileError", "Fiducial", "Link", "Site", "default_board", "load_board"]
 
 
+# game -> the module whose build() makes the game's own board; imported on first use.
+_BOARDS = {
+    "dakalio": "companion.boards.dakalio",
+    "periorbis": "companion.boards.periorbis",
+    "trajectory": "companion.boards.trajectory",
+}
+
+
 def default_board(game: str) -> Board:
     """The board a game uses unless the table supplies its own file."""
-    if game == "trajectory":
-        from companion.boards import trajectory
-
-        return trajectory.build()
-    if game == "periorbis":
-        from companion.boards import periorbis
-
-        return periorbis.build()
-    raise KeyError(f"no default board for {game!r}")
+    if game not in _BOARDS:
+        raise KeyError(f"no default board for {game!r}")
+    return importlib.import_module(_BOARDS[game]).build()

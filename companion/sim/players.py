@@ -13,6 +13,8 @@ from typing import Any
 
 from companion.rules import Action, Event, Game
 
+GIVING_UP = {"resign", "concede"}
+
 
 def random_action(game: Game, state: Any, rng: random.Random) -> Action:
     by_type: dict[str, list[Action]] = {}
@@ -20,7 +22,9 @@ def random_action(game: Game, state: Any, rng: random.Random) -> Action:
         by_type.setdefault(action.type, []).append(action)
     if not by_type:
         raise RuntimeError(f"{game.name}: no legal action in phase {game.phase(state)}")
-    kind = rng.choice(sorted(by_type))
+    # Scripted players give up only when nothing else is left, as people do; otherwise most games would end early.
+    kinds = sorted(by_type.keys() - GIVING_UP) or sorted(by_type)
+    kind = rng.choice(kinds)
     return rng.choice(by_type[kind])
 
 

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from companion.boards import Board
 from companion.rules import Action
@@ -157,9 +158,10 @@ class Twin:
             return False
         action = random_action(game, state, self.rng)
         before = game.layout(state)
-        after = game.layout(game.apply(state, action)[0])
+        result = game.apply(state, action)[0]
+        after = game.layout(result)
         if action.type in game.board_moves:
-            self._board_move(action, before, after)
+            self._board_move(action, result, before, after)
         else:
             self.stats.phone_inputs += 1
             self.session.submit(action, "phone", game.phase(state).actor)
@@ -169,7 +171,7 @@ class Twin:
             time.sleep(self.pace)
         return True
 
-    def _board_move(self, action: Action, before: Layout, after: Layout) -> None:
+    def _board_move(self, action: Action, result: Any, before: Layout, after: Layout) -> None:
         self.stats.board_moves += 1
         if self.rng.random() < self.illegal:
             self._try_illegal(before)
@@ -180,12 +182,15 @@ class Twin:
         ruling = self._show(after)
         if ruling is not None and ruling.verdict == "ambiguous" and self.loop.question is not None:
             self.stats.taps += 1
-            self.loop.choose(self.loop.question.id, self.loop.question.choices.index(action), None)
+            # The choices are one per outcome: the player picks the one that is what they did.
+            game, state = self.session.game, self.session.state
+            outcomes = [game.state_to_json(game.apply(state, c)[0]) for c in self.loop.question.choices]
+            self.loop.choose(self.loop.question.id, outcomes.index(game.state_to_json(result)), None)
         elif ruling is None or ruling.verdict != "explained":
             # The sensors cannot see this move (a piece onto an occupied site): the player says it on a phone.
             self.stats.taps += 1
             self.session.submit(action, "phone", self.session.game.phase(self.session.state).actor)
-        if len(self.session.actions) != count + 1 or self.session.actions[-1] != action:
+        if len(self.session.actions) != count + 1 or self.session.state != result:
             self.stats.wrong_accepted += 1
 
     def _detour(self, before: Layout, after: Layout) -> Layout:

@@ -8,6 +8,7 @@ never guessed: where the sensors cannot tell two outcomes apart, the phones deci
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -62,10 +63,12 @@ def judge(game: Game, state: Any, observation: Observation, name: Any = None) ->
     sites = observation.known_sites()
     if not disagreements(layout, observation, sites):
         return Ruling("unchanged")
-    outcomes: dict[tuple, Action] = {}
+    # One candidate per distinct game state: actions that leave the same state (a piece entering by either of two
+    # lines to the same spot) are the same move; actions that leave the same board but different books are not.
+    outcomes: dict[Any, Action] = {}
     for action, after in board_actions(game, state):
         if not disagreements(after, observation, sites):
-            key = tuple(sorted((s, tuple(sorted(p))) for s, p in after.items()))
+            key = json.dumps(game.state_to_json(game.apply(state, action)[0]), sort_keys=True)
             outcomes.setdefault(key, action)
     if len(outcomes) == 1:
         return Ruling("explained", tuple(outcomes.values()))
