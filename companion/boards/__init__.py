@@ -14,4 +14,8 @@ def default_board(game: str) -> Board:
         from companion.boards import trajectory
 
         return trajectory.build()
+    if game.split(":")[0] == "orbital_battle":  # "orbital_battle:planet3" is planet 3's map
+        from companion.boards import orbital_battle
+
+        return orbital_battle.board_for(game)
     raise KeyError(f"no default board for {game!r}")
