@@ -19,6 +19,7 @@ from companion.rules.orbital_battle.state import (
     State,
     actor,
     cargo,
+    next_number,
     phase_name,
     unit,
 )
@@ -101,11 +102,9 @@ class OrbitalBattle(Game[State]):
     def legal_actions(self, state: State) -> Iterator[Action]:
         if self.outcome(state) is not None:
             return
-        for action in _candidates(state):
-            if action.type == "attack" and action.get("dice") is not None:
-                yield action  # its roll-for-us twin was checked just before
-            elif self.is_legal(state, action):
-                yield action
+        # The candidates are built from the same predicates the handlers check, so they are exactly the legal
+        # actions (the property tests hold them to that).
+        yield from _candidates(state)
 
     def _check(self, state: State, action: Action) -> None:
         self._apply(state, action)
@@ -117,17 +116,7 @@ class OrbitalBattle(Game[State]):
         state, events = handler(state, action)
         state, more = conquests(state)
         events += more
-        return flow.skip_idle(state, events, self._options)
-
-    def _options(self, state: State) -> Iterator[Action]:
-        return (a for a in _candidates(state) if a.type == "done" or self._quick_legal(state, a))
-
-    def _quick_legal(self, state: State, action: Action) -> bool:
-        try:
-            HANDLERS[action.type](state, action)
-        except IllegalAction:
-            return False
-        return True
+        return flow.skip_idle(state, events, _candidates)
 
     def layout(self, state: State) -> Layout:
         stacks: dict[str, list[str]] = {}
@@ -212,7 +201,8 @@ def _candidates(state: State) -> Iterator[Action]:
         return
     if state.stage == "home":
         for planet in PLANETS:
-            yield make("home", planet=planet)
+            if planet not in (state.homes or {}).values():
+                yield make("home", planet=planet)
         return
     player = actor(state) or ""
     name = phase_name(state)
@@ -228,7 +218,7 @@ def _candidates(state: State) -> Iterator[Action]:
     mine = [u for u in state.units if u.owner == player]
     if name in ("deploy", "build"):
         for kind, info in KINDS.items():
-            if info.cost <= state.points[player]:
+            if info.cost <= state.points[player] and next_number(state, player, kind) is not None:
                 for site in build.placements(state, player, kind):
                     yield make("buy", kind=kind, at=site)
         if name == "build":

@@ -8,7 +8,6 @@ from companion.boards.orbital_battle import planet_distance, planet_neighbours
 from companion.rules.orbital_battle.geo import (
     can_enter,
     distance,
-    enemy_land_beside,
     near,
     planet_map,
     solid,
@@ -57,6 +56,8 @@ def marches(state: State, u: Unit) -> set[str]:
     pmap = planet_map(state, u.planet or "")
     taken = occupied(state)
     budget = 2 * KINDS[u.kind].speed
+    zoc = {n for x in taken.values() if x.planet == u.planet and x.owner != u.owner and x.domain == "land"
+           for n in planet_neighbours(x.hex)}
     best = {u.hex: 0}
     queue = [(0, u.hex)]
     ends: set[str] = set()
@@ -67,7 +68,7 @@ def marches(state: State, u: Unit) -> set[str]:
         if here != u.hex:
             if planet_site(u.planet or "", here) not in taken:
                 ends.add(here)
-            if pmap.terrain[here] == "crater" or enemy_land_beside(state, u, here):
+            if pmap.terrain[here] == "crater" or here in zoc:
                 continue
         for n in planet_neighbours(here):
             if not _land_step(state, u, n, taken):
