@@ -74,6 +74,8 @@ def marches(state: State, u: Unit) -> set[str]:
             if not _land_step(state, u, n, taken):
                 continue
             cost = 1 if pmap.is_road(here) and pmap.is_road(n) else (4 if pmap.terrain[n] == "forest" else 2)
+            if here == u.hex and spent + cost > budget:
+                cost = budget  # a ruling: a unit may always move one hex into terrain it can enter
             if spent + cost <= budget and spent + cost < best.get(n, budget + 1):
                 best[n] = spent + cost
                 heapq.heappush(queue, (spent + cost, n))
