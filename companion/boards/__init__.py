@@ -13,13 +13,17 @@ __all__ = ["Board", "BoardFileError", "Fiducial", "Link", "Site", "default_board
 # game -> the module whose build() makes the game's own board; imported on first use.
 _BOARDS = {
     "dakalio": "companion.boards.dakalio",
+    "orbital_battle": "companion.boards.orbital_battle",
     "periorbis": "companion.boards.periorbis",
     "trajectory": "companion.boards.trajectory",
 }
 
 
 def default_board(game: str) -> Board:
-    """The board a game uses unless the table supplies its own file."""
-    if game not in _BOARDS:
+    """The board a game uses unless the table supplies its own file. "GAME:PART" names another board of the same
+    game, made by the module's board_for (Orbital Battle's planet maps: "orbital_battle:planet3")."""
+    name, _, part = game.partition(":")
+    if name not in _BOARDS:
         raise KeyError(f"no default board for {game!r}")
-    return importlib.import_module(_BOARDS[game]).build()
+    module = importlib.import_module(_BOARDS[name])
+    return module.board_for(game) if part else module.build()

@@ -1,0 +1,269 @@
+"""Orbital Battle as a rules engine: the contract of companion.rules.engine over the modules beside this one."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from companion.boards.orbital_battle import sites_in
+from companion.rules.engine import Action, Event, Game, IllegalAction, Layout, Ledger, Outcome, Phase, SetupError
+from companion.rules.engine import read_options as _read_options
+from companion.rules.orbital_battle import build, combat, flow, moves, orbit, transport
+from companion.rules.orbital_battle.control import conquests, contested, controlled, income
+from companion.rules.orbital_battle.geo import planet_map
+from companion.rules.orbital_battle.movement import retreats as retreat_ends
+from companion.rules.orbital_battle.state import (
+    PLANETS,
+    Options,
+    State,
+    actor,
+    cargo,
+    next_number,
+    phase_name,
+    unit,
+)
+from companion.rules.orbital_battle.text import who
+from companion.rules.orbital_battle.units import KINDS, STRUCTURES, TRANSPORT_CAPACITY
+from companion.rules.rng import Rng
+
+Handler = Callable[[State, Action], tuple[State, list[Event]]]
+HANDLERS: dict[str, Handler] = {
+    "roll": flow.roll,
+    "home": flow.home,
+    "done": flow.done,
+    "orbit": orbit.orbit,
+    "buy": build.buy,
+    "scrap": build.scrap,
+    "load": transport.load,
+    "unload": transport.unload,
+    "fly": moves.fly,
+    "march": moves.march,
+    "attack": combat.attack,
+    "withdraw": combat.retreat,
+    "retreat": combat.retreat,
+}
+DICE = tuple((a, d) for a in range(1, 7) for d in range(1, 7))
+PROMPTS = {
+    "orbit": "Move planet {n} one hex clockwise along its orbit (push any ship in its way ahead of it).",
+    "build": "{p}: buy units and structures, or scrap structures; then end the build phase.",
+    "load": "{p}: load land units into transports beside a planet, or unload them; then end the phase.",
+    "space_move": "{p}: move spaceships; then end space movement.",
+    "space_combat": "{p}: attack enemy spaceships with ships and planet defenses; then end space combat.",
+    "bombard": "{p}: bombard enemy land units and structures from ships beside their planet; then end the phase.",
+    "land_move": "{p}: move land units on the planet maps (declare each on a phone); then end land movement.",
+    "land_combat": "{p}: attack with land units; then end land combat.",
+}
+
+
+class OrbitalBattle(Game[State]):
+    name = "orbital_battle"
+    title = "Orbital Battle"
+    min_players = 2
+    max_players = 2
+    state_type = State
+    board_moves = frozenset({"orbit", "fly", "withdraw"})
+
+    def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
+        opts = _read_options(Options, options)
+        _validate(players, opts)
+        for planet in PLANETS:  # a bad terrain file is a setup error, not a surprise mid-game
+            planet_map(State(opts, tuple(players), "roll", {}, {}, Rng.seeded(0)), planet)
+        return State(
+            options=opts,
+            players=tuple(players),
+            stage="roll",
+            planets=orbit.start_sites(opts.rings),
+            points={p: opts.start_points for p in players},
+            rng=Rng.seeded(seed),
+        )
+
+    def phase(self, state: State) -> Phase:
+        player = actor(state)
+        if state.stage == "over":
+            return Phase("over", None, f"The game is over: {state.reason}.", round=state.turn)
+        if state.retreats:
+            owed = state.retreats[0]
+            u = unit(state, owed.unit)
+            kind = "ship" if u is not None and u.domain == "space" else "land unit"
+            return Phase(phase_name(state), player, f"{who(player or '')}: retreat your {kind} {owed.unit} "
+                         f"{owed.hexes} {'hex' if owed.hexes == 1 else 'hexes'}.", "retreat", state.turn)
+        if state.stage == "roll":
+            return Phase("setup", None, "Each player rolls a die: the higher picks a home world first.", "roll")
+        if state.stage == "home":
+            return Phase("setup", player, f"{who(player or '')}: pick a vacant planet as your home world.", "home")
+        if state.stage == "deploy":
+            return Phase("setup", player, f"{who(player or '')}: buy your starting forces (on and around your home "
+                         f"world) with your {state.points[player or '']} build points, then say done.", "deploy")
+        name = phase_name(state)
+        prompt = PROMPTS[name].format(n=state.orbit_next, p=who(player or ""))
+        return Phase(name, player, prompt, "orbit" if name == "orbit" else "act", state.turn)
+
+    def legal_actions(self, state: State) -> Iterator[Action]:
+        if self.outcome(state) is not None:
+            return
+        # The candidates are built from the same predicates the handlers check, so they are exactly the legal
+        # actions (the property tests hold them to that).
+        yield from _candidates(state)
+
+    def _check(self, state: State, action: Action) -> None:
+        self._apply(state, action)
+
+    def _apply(self, state: State, action: Action) -> tuple[State, list[Event]]:
+        handler = HANDLERS.get(action.type)
+        if handler is None:
+            raise IllegalAction(f"Orbital Battle has no action {action.type!r} (actions: {', '.join(HANDLERS)})")
+        state, events = handler(state, action)
+        state, more = conquests(state)
+        events += more
+        return flow.skip_idle(state, events, _candidates)
+
+    def layout(self, state: State) -> Layout:
+        stacks: dict[str, list[str]] = {}
+        for planet, site in state.planets.items():
+            stacks.setdefault(site, []).append(f"planet-{planet}")
+        for u in state.units:
+            if u.site.startswith("in:"):
+                continue
+            pieces = [piece(c.kind, c.owner) for c in cargo(state, u)] if u.kind == "transport" else []
+            stacks.setdefault(u.site, []).extend([*pieces, piece(u.kind, u.owner)])
+        return {site: tuple(p) for site, p in stacks.items()}
+
+    def ledger(self, state: State) -> Ledger:
+        players = {}
+        for p in state.players:
+            mine = [u for u in state.units if u.owner == p]
+            players[p] = {
+                "build_points": state.points[p],
+                "income": income(state, p),
+                "home": (state.homes or {}).get(p),
+                "planets_controlled": list(controlled(state, p)),
+                "planets_contested": [q for q in PLANETS if contested(state, q)],
+                "units": {k: n for k in KINDS if k not in STRUCTURES and (n := sum(u.kind == k for u in mine))},
+                "structures": {k: n for k in STRUCTURES if (n := sum(u.kind == k for u in mine))},
+            }
+        table = {
+            "turn": state.turn,
+            "player_1": state.first if state.stage == "turn" else None,
+            "phase": phase_name(state),
+            "planets": dict(state.planets),
+            "retreats_owed": [r.unit for r in state.retreats],
+        }
+        return {"players": players, "table": table}
+
+    def outcome(self, state: State) -> Outcome | None:
+        if state.stage != "over":
+            return None
+        if state.winner is None:
+            return Outcome("drawn", (), state.reason)
+        return Outcome("won", (state.winner,), state.reason)
+
+
+def piece(kind: str, owner: str) -> str:
+    return f"{kind.replace('_', '-')}-{owner}"
+
+
+def _validate(players: Sequence[str], opts: Options) -> None:
+    if len(players) != 2 or len(set(players)) != 2:
+        raise SetupError("players: Orbital Battle is for 2 players with different names")
+    rings = opts.rings
+    if len(rings) != 7 or any(b <= a for a, b in itertools.pairwise(rings)) or rings[0] < 1:
+        raise SetupError("options.rings: seven ring numbers, growing outwards from 1 (the last holds planets 7 and 8)")
+    if rings[-1] > opts.radius:
+        raise SetupError(f"options.rings: ring {rings[-1]} lies outside a map of radius {opts.radius}")
+    if sites_in(opts.radius) > 256:
+        raise SetupError(f"options.radius: {sites_in(opts.radius)} hexes do not fit the 16 x 16 reed grid "
+                         "(radius 8 at most)")
+    if opts.start_points < 0 or opts.turn_limit < 0:
+        raise SetupError("options.start_points and options.turn_limit cannot be negative")
+    for planet in opts.planet_files or {}:
+        if planet not in PLANETS:
+            raise SetupError(f"options.planet_files: no planet {planet!r} (planets 1 to 8)")
+
+
+def _candidates(state: State) -> Iterator[Action]:
+    """Every action worth checking in this state."""
+    make = Action.make
+    if state.stage == "over":
+        return
+    if state.retreats:
+        owed = state.retreats[0]
+        u = unit(state, owed.unit)
+        if u is not None:
+            kind = "withdraw" if u.domain == "space" else "retreat"
+            for site in sorted(retreat_ends(state, u, owed.hexes, owed.away)):
+                yield make(kind, unit=u.uid, to=site)
+        return
+    if state.stage == "roll":
+        yield make("roll")
+        for dice in DICE:
+            yield make("roll", dice=dice)
+        return
+    if state.stage == "home":
+        for planet in PLANETS:
+            if planet not in (state.homes or {}).values():
+                yield make("home", planet=planet)
+        return
+    player = actor(state) or ""
+    name = phase_name(state)
+    if name == "orbit":
+        choices = orbit.shove_choices(state, str(state.orbit_next))
+        if choices:
+            for site in choices:
+                yield make("orbit", shove=site)
+        else:
+            yield make("orbit")
+        return
+    yield make("done")
+    mine = [u for u in state.units if u.owner == player]
+    if name in ("deploy", "build"):
+        for kind, info in KINDS.items():
+            if info.cost <= state.points[player] and next_number(state, player, kind) is not None:
+                for site in build.placements(state, player, kind):
+                    yield make("buy", kind=kind, at=site)
+        if name == "build":
+            for u in mine:
+                if u.domain == "structure":
+                    yield make("scrap", unit=u.uid)
+    elif name == "load":
+        yield from _transport_actions(state, mine)
+    elif name == "space_move":
+        for u in mine:
+            if u.domain == "space" and u.uid not in state.acted:
+                for site in sorted(moves.flights(state, u)):
+                    yield make("fly", unit=u.uid, to=site)
+    elif name == "land_move":
+        for u in mine:
+            if u.domain == "land" and u.uid not in state.acted and not u.site.startswith("in:"):
+                for site in sorted(moves.destinations(state, u)):
+                    yield make("march", unit=u.uid, to=site)
+    else:
+        for target, able in combat.targets(state, player, name):
+            for gang in combat.gangs(able):
+                yield make("attack", target=target.uid, **{"with": gang})
+                if not (name == "bombard" and target.kind == "factory"):
+                    for dice in DICE:
+                        yield make("attack", target=target.uid, dice=dice, **{"with": gang})
+
+
+def _transport_actions(state: State, mine: list) -> Iterator[Action]:
+    make = Action.make
+    for ship in mine:
+        if ship.kind != "transport":
+            continue
+        aboard = cargo(state, ship)
+        near = transport.beside(state, ship)
+        if ship.uid not in state.unloaded and len(aboard) < TRANSPORT_CAPACITY:
+            for u in mine:
+                if u.domain == "land" and u.planet in near and transport.boarding_problem(state, ship, u) is None:
+                    yield make("load", transport=ship.uid, unit=u.uid)
+        if ship.uid not in state.loaded:
+            for u in aboard:
+                for planet in near:
+                    for hex_ in planet_map(state, planet).hexes:
+                        site = f"p{planet}:{hex_}"
+                        if transport.landing_problem(state, ship, u, site) is None:
+                            yield make("unload", transport=ship.uid, unit=u.uid, at=site)
+
+
+GAME = OrbitalBattle()

@@ -1,0 +1,62 @@
+"""The two maps seen from a state: solar hexes round the star and the planets' hexes, with what blocks what."""
+
+from __future__ import annotations
+
+from companion.boards.orbital_battle import SUN, planet_neighbours, solar_distance, solar_neighbours
+from companion.rules.orbital_battle.maps import PlanetMap, load_map
+from companion.rules.orbital_battle.state import PLANETS, State, Unit, occupied, planet_site
+from companion.rules.orbital_battle.units import HEAVY
+
+
+def near(state: State, site: str) -> tuple[str, ...]:
+    """The solar hexes next to a solar hex."""
+    return solar_neighbours(state.options.radius)[site]
+
+
+def distance(state: State, a: str, b: str) -> int:
+    return solar_distance(state.options.radius, a, b)
+
+
+def planet_map(state: State, planet: str) -> PlanetMap:
+    files = state.options.planet_files or {}
+    return load_map(planet, files.get(planet))
+
+
+def planet_in(state: State, site: str) -> str | None:
+    """The planet standing on a solar hex, if any."""
+    for planet, where in state.planets.items():
+        if where == site:
+            return planet
+    return None
+
+
+def solid(state: State, site: str) -> bool:
+    """The star and the planets: no ship enters or passes them."""
+    return site == SUN or planet_in(state, site) is not None
+
+
+def planets_beside(state: State, site: str) -> tuple[str, ...]:
+    """The planets next to a solar hex."""
+    around = set(near(state, site))
+    return tuple(p for p in PLANETS if state.planets[p] in around)
+
+
+def can_enter(kind: str, terrain: str, feature: str) -> bool:
+    """May a land unit of this kind enter a hex of this terrain and feature at all?"""
+    if terrain in ("edge", "water"):
+        return False
+    return not (kind in HEAVY and (terrain == "swamp" or feature == "resource"))
+
+
+def land_hexes(state: State, planet: str) -> tuple[str, ...]:
+    return planet_map(state, planet).hexes
+
+
+def enemy_land_beside(state: State, u: Unit, hex_: str) -> bool:
+    """Is an enemy land unit next to this hex of u's planet (its zone of control)?"""
+    taken = occupied(state)
+    for n in planet_neighbours(hex_):
+        there = taken.get(planet_site(u.planet or "", n))
+        if there is not None and there.owner != u.owner and there.domain == "land":
+            return True
+    return False

@@ -1,0 +1,105 @@
+"""The orbit phase, planet by planet, with ships pushed out of a planet's way; then the factory phase's income."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from companion.boards.orbital_battle import ring_site
+from companion.rules.engine import Action, Event, IllegalAction
+from companion.rules.orbital_battle.control import controlled, income
+from companion.rules.orbital_battle.geo import near, solid
+from companion.rules.orbital_battle.state import PLANETS, State, moved, occupied, removed
+from companion.rules.orbital_battle.text import name, place, who
+
+Result = tuple[State, list[Event]]
+
+
+def ring_of(state: State, planet: str) -> int:
+    rings = state.options.rings
+    return rings[min(int(planet), len(rings)) - 1]
+
+
+def start_sites(rings: tuple[int, ...]) -> dict[str, str]:
+    """Planets 1-6 start at the corners of their orbits clockwise from the top; 7 at the top and 8 at the bottom
+    of the shared outer orbit."""
+    out = {}
+    for planet in PLANETS:
+        n = int(planet)
+        ring = rings[min(n, len(rings)) - 1]
+        corner = {7: 0, 8: 3}.get(n, n - 1)
+        out[planet] = ring_site(ring, corner * ring)
+    return out
+
+
+def _index(site: str) -> int:
+    return int(site.split("s")[1])
+
+
+def path_ahead(state: State, planet: str) -> tuple[str, str]:
+    """The hex the planet moves into and the one after it along its orbit."""
+    ring, i = ring_of(state, planet), _index(state.planets[planet])
+    return ring_site(ring, i + 1), ring_site(ring, i + 2)
+
+
+def shove_choices(state: State, planet: str) -> tuple[str, ...] | None:
+    """When the planet's push lands a ship on another ship, the hexes that other ship's owner may move it to
+    (off the orbit where there is room, along it only when there is none); None when no such choice arises."""
+    target, beyond = path_ahead(state, planet)
+    taken = occupied(state)
+    if target not in taken or beyond not in taken:
+        return None
+    orbit = {ring_site(ring_of(state, planet), i) for i in range(6 * ring_of(state, planet))}
+    free = [n for n in near(state, beyond) if n not in taken and not solid(state, n) and n != target]
+    off = tuple(sorted(n for n in free if n not in orbit))
+    return off or tuple(sorted(free))
+
+
+def orbit(state: State, action: Action) -> Result:
+    if state.stage != "turn" or state.step != 0:
+        raise IllegalAction("planets move in the orbit phase at the start of a turn")
+    planet = str(state.orbit_next)
+    target, beyond = path_ahead(state, planet)
+    taken = occupied(state)
+    events = [Event("orbited", f"Planet {planet} moves one hex clockwise to {place(target)}.",
+                    {"planet": planet, "from": state.planets[planet], "to": target})]
+    choices = shove_choices(state, planet)
+    shove = action.get("shove")
+    if choices is None and shove is not None:
+        raise IllegalAction(f"no ship needs to make room when planet {planet} moves")
+    if choices is not None:
+        blocker = taken[beyond]
+        if not choices:
+            if shove is not None:
+                raise IllegalAction(f"{name(blocker)} has nowhere to go; it is lost")
+            state = removed(state, blocker)
+            events.append(Event("destroyed", f"{name(blocker)} has no room to make way and is destroyed "
+                                f"(take it and its cargo off {place(beyond)}).", {"unit": blocker.uid}))
+        elif shove not in choices:
+            raise IllegalAction(f"{who(blocker.owner)}: say where {name(blocker)} makes way to, one of "
+                                f"{', '.join(choices)}")
+        else:
+            state = moved(state, blocker, shove)
+            events.append(Event("shoved", f"{name(blocker)} makes way from {place(beyond)} to {place(shove)}.",
+                                {"unit": blocker.uid, "to": shove}))
+    pushed = taken.get(target)
+    if pushed is not None:
+        state = moved(state, pushed, beyond)
+        events.append(Event("pushed", f"Planet {planet} pushes {name(pushed)} ahead to {place(beyond)}.",
+                            {"unit": pushed.uid, "to": beyond}))
+    state = replace(state, planets={**state.planets, planet: target}, orbit_next=state.orbit_next + 1)
+    if state.orbit_next > len(PLANETS):
+        state, more = collect(state)
+        events += more
+    return state, events
+
+
+def collect(state: State) -> Result:
+    """The factory phase: planets held plus factories, added to each player's build points."""
+    points = dict(state.points)
+    events = []
+    for player in (state.first, *[p for p in state.players if p != state.first]):
+        gain = income(state, player)
+        points[player] += gain
+        events.append(Event("income", f"{who(player)} earns {gain} build points ({len(controlled(state, player))} "
+                            f"planets and factories); {points[player]} in all.", {"player": player, "gain": gain}))
+    return replace(state, points=points, step=1, acted=()), events

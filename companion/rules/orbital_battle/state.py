@@ -1,0 +1,181 @@
+"""Orbital Battle's state as immutable values: the units on the maps, the books, and where the turn stands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from companion.boards.orbital_battle import DEFAULT_RADIUS, DEFAULT_RINGS
+from companion.rules.orbital_battle.units import KINDS, START_POINTS
+from companion.rules.rng import Rng
+
+Stage = Literal["roll", "home", "deploy", "turn", "over"]
+PLANETS = ("1", "2", "3", "4", "5", "6", "7", "8")
+
+# The phases of a turn after the orbit phase, in order: (phase, seat), seat 0 is this turn's player 1.
+STEPS: tuple[tuple[str, int | None], ...] = (
+    ("orbit", None),
+    ("build", 0),
+    ("build", 1),
+    ("load", 0),
+    ("load", 1),
+    ("space_move", 0),
+    ("space_combat", 0),
+    ("bombard", 0),
+    ("space_move", 1),
+    ("space_combat", 1),
+    ("bombard", 1),
+    ("land_move", 0),
+    ("land_combat", 0),
+    ("land_move", 1),
+    ("land_combat", 1),
+)
+
+
+@dataclass(frozen=True)
+class Options:
+    # The planet orbits as ring numbers round the star, inner to outer (the last is shared by planets 7 and 8),
+    # and the number of rings on the map; 3r(r+1)+1 hexes must fit the 16 x 16 reed grid (radius 8 at most).
+    rings: tuple[int, ...] = DEFAULT_RINGS
+    radius: int = DEFAULT_RADIUS
+    # Planet number -> a terrain file of the table's own (format of companion/rules/orbital_battle/data/).
+    planet_files: dict[str, str] | None = None
+    start_points: int = START_POINTS
+    # Turns after which the game ends without a six-planet win (0: play on until someone holds six planets).
+    turn_limit: int = 0
+
+
+@dataclass(frozen=True)
+class Unit:
+    kind: str
+    owner: str
+    number: int
+    # A solar hex ("r3s7"), a planet hex ("p3:0402") or a transport's hold ("in:red-transport-1").
+    site: str
+
+    @property
+    def uid(self) -> str:
+        return f"{self.owner}-{self.kind}-{self.number}"
+
+    @property
+    def domain(self) -> str:
+        return KINDS[self.kind].domain
+
+    @property
+    def planet(self) -> str | None:
+        return self.site[1:].split(":")[0] if self.site.startswith("p") else None
+
+    @property
+    def hex(self) -> str:
+        return self.site.split(":")[1]
+
+
+@dataclass(frozen=True)
+class Retreat:
+    """A retreat owed: the unit, how many hexes, and the sites of the enemies it must not end closer to."""
+
+    unit: str
+    hexes: int
+    away: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class State:
+    options: Options
+    players: tuple[str, ...]
+    stage: Stage
+    planets: dict[str, str]
+    points: dict[str, int]
+    rng: Rng
+    turn: int = 0
+    step: int = 0
+    first: str = ""  # this turn's player 1 (in setup: who picks or buys now)
+    chooser: str = ""  # who won the die roll for the first pick of a home world
+    homes: dict[str, str] | None = None
+    units: tuple[Unit, ...] = ()
+    acted: tuple[str, ...] = ()  # units that have moved or attacked in this phase
+    fought: tuple[str, ...] = ()  # ships that attacked ships this turn (they may not bombard)
+    loaded: tuple[str, ...] = ()  # transports that loaded this turn
+    unloaded: tuple[str, ...] = ()  # transports that unloaded this turn
+    orbit_next: int = 1
+    retreats: tuple[Retreat, ...] = ()
+    winner: str | None = None
+    reason: str = ""
+
+
+def planet_site(planet: str, hex_: str) -> str:
+    return f"p{planet}:{hex_}"
+
+
+def other(state: State, player: str) -> str:
+    return state.players[1 - state.players.index(player)]
+
+
+def seat(state: State, index: int) -> str:
+    """This turn's player 1 (index 0) or player 2 (index 1)."""
+    return state.first if index == 0 else other(state, state.first)
+
+
+def unit(state: State, uid: str) -> Unit | None:
+    for u in state.units:
+        if u.uid == uid:
+            return u
+    return None
+
+
+def at(state: State, site: str) -> Unit | None:
+    """The unit or structure standing on a site (cargo is never 'at' a site)."""
+    for u in state.units:
+        if u.site == site:
+            return u
+    return None
+
+
+def occupied(state: State) -> dict[str, Unit]:
+    return {u.site: u for u in state.units if not u.site.startswith("in:")}
+
+
+def cargo(state: State, transport: Unit) -> tuple[Unit, ...]:
+    where = f"in:{transport.uid}"
+    return tuple(u for u in state.units if u.site == where)
+
+
+def on_planet(state: State, planet: str) -> tuple[Unit, ...]:
+    prefix = f"p{planet}:"
+    return tuple(u for u in state.units if u.site.startswith(prefix))
+
+
+def moved(state: State, old: Unit, site: str) -> State:
+    return replace(state, units=tuple(replace(u, site=site) if u == old else u for u in state.units))
+
+
+def removed(state: State, *gone: Unit) -> State:
+    """The state without these units, and without whatever they carry."""
+    holds = {f"in:{u.uid}" for u in gone}
+    return replace(state, units=tuple(u for u in state.units if u not in gone and u.site not in holds))
+
+
+def next_number(state: State, owner: str, kind: str) -> int | None:
+    """The lowest counter number of a kind the owner has not got in play; None when the box has no more."""
+    used = {u.number for u in state.units if u.owner == owner and u.kind == kind}
+    free = [n for n in range(1, KINDS[kind].qty + 1) if n not in used]
+    return free[0] if free else None
+
+
+def phase_name(state: State) -> str:
+    return STEPS[state.step][0] if state.stage == "turn" else state.stage
+
+
+def actor(state: State) -> str | None:
+    """Who acts now: the owner of a unit owing a retreat first, else the phase's player (None: the table)."""
+    if state.stage == "over":
+        return None
+    if state.retreats:
+        owed = unit(state, state.retreats[0].unit)
+        return owed.owner if owed else None
+    if state.stage == "roll":
+        return None
+    if state.stage in ("home", "deploy"):
+        return state.first
+    index = STEPS[state.step][1]
+    return None if index is None else seat(state, index)
