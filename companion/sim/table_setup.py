@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from companion.boards import default_board
 from companion.errors import UserError
@@ -50,6 +52,7 @@ def make_twin(
     resume: bool = False,
     wire: bool = False,
     camera: bool = False,
+    options: Mapping[str, Any] | None = None,
 ) -> Twin:
     """A twin around a new game, or (with `resume`) around the unfinished game in `db` if it holds one; with
     `camera`, the rendered camera watches the table too (for games with a piece registry)."""
@@ -62,7 +65,7 @@ def make_twin(
     store = Store(db or work / "companion.db")
     session = Session.resume(store) if resume else None
     if session is None:
-        session = Session.start(store, game, list(COLOURS[:players]), {}, seed)
+        session = Session.start(store, game, list(COLOURS[:players]), dict(options or {}), seed)
     board = default_board(session.record.game)
     size = grid_size(len(board.sites))
     return Twin(
