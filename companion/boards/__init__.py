@@ -14,4 +14,8 @@ def default_board(game: str) -> Board:
         from companion.boards import trajectory
 
         return trajectory.build()
+    if game == "orbit":
+        from companion.boards import orbit
+
+        return orbit.build()
     raise KeyError(f"no default board for {game!r}")

@@ -15,6 +15,7 @@ __all__ = ["Action", "Event", "Game", "IllegalAction", "Outcome", "Phase", "Setu
 
 # name -> module that defines GAME; imported on first use so one game's code never slows another's start.
 _REGISTRY = {
+    "orbit": "companion.rules.orbit",
     "trajectory": "companion.rules.trajectory",
 }
 

@@ -1,0 +1,112 @@
+"""The deck, the mission markers' features and the space station tiles, read from a data file.
+
+The default file (deck.json beside this module) is our own composition: the real 56 cards are not public. A table
+with its own cards gives the `deck` option the path of a file of the same form (docs/rules/orbit.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from companion import codec
+from companion.jsonfile import read_json
+from companion.rules.engine import SetupError
+
+DEFAULT_DECK = Path(__file__).with_name("deck.json")
+MARKER_FEATURES = ("", "hand", "energy", "jump", "cannon")
+STATION_KINDS = ("hand", "energy", "portal", "cannon", "fuel")
+
+
+@dataclass(frozen=True)
+class Card:
+    id: str
+    count: int = 1
+    planets: tuple[tuple[str, int], ...] = ()
+    wild: int = 0
+    all: bool = False
+    reverse: bool = False
+    energy: int = 0
+    max_energy: bool = False
+    fly: int = 0
+    nebula: bool = False
+
+
+@dataclass(frozen=True)
+class DeckFile:
+    cards: tuple[Card, ...]
+    all_order: tuple[str, ...]
+    markers: dict[str, str]
+    stations: dict[str, int]
+    format: str = "orbit-deck"
+    about: str = ""
+
+    @property
+    def by_id(self) -> dict[str, Card]:
+        return {card.id: card for card in self.cards}
+
+    @property
+    def size(self) -> int:
+        return sum(card.count for card in self.cards)
+
+
+@cache
+def load_deck(path: str = "") -> DeckFile:
+    """The deck file at `path` ("" for the default), checked; a bad file is a SetupError naming the place."""
+    where = path or str(DEFAULT_DECK)
+    try:
+        deck = codec.from_json(DeckFile, read_json(where, SetupError), "deck")
+    except codec.CodecError as error:
+        raise SetupError(f"{where}: {error}") from None
+    for i, card in enumerate(deck.cards):
+        if card.count < 1 or any(n not in (1, 2) for _, n in card.planets):
+            raise SetupError(f"{where}: deck.cards[{i}]: counts are at least 1 and planets advance 1 or 2 positions")
+    for planet, feature in deck.markers.items():
+        if feature not in MARKER_FEATURES:
+            raise SetupError(f"{where}: deck.markers.{planet}: {feature!r} is not one of {MARKER_FEATURES}")
+    for kind in deck.stations:
+        if kind not in STATION_KINDS:
+            raise SetupError(f"{where}: deck.stations.{kind}: not a station ({', '.join(STATION_KINDS)})")
+    return deck
+
+
+def features(card: Card, nebulas: bool, order: tuple[str, ...]) -> tuple[str, ...]:
+    """A card's features as the turn keeps them: one entry for each thing to apply."""
+    out = [f"advance:{colour}:{n}" for colour, n in card.planets]
+    if card.all:
+        out += [f"advance:{colour}:1" for colour in order]
+    out += ["wild"] * card.wild
+    if card.reverse:
+        out.append("reverse")
+    if card.energy:
+        out.append(f"energy:{card.energy}")
+    if card.max_energy:
+        out.append("max_energy")
+    if card.fly:
+        out.append(f"fly:{card.fly}")
+    if card.nebula and nebulas:  # without the Artificial Nebulas module the symbol is ignored
+        out.append("nebula")
+    return tuple(out)
+
+
+def describe(card: Card) -> str:
+    """"advance red 1, gray 2; fly 3; take 1 energy" for the phones."""
+    parts = []
+    if card.planets:
+        parts.append("advance " + ", ".join(f"{c} {n}" for c, n in card.planets))
+    if card.all:
+        parts.append("advance every planet 1")
+    if card.wild:
+        parts.append(f"{card.wild} wild planet" + ("s" if card.wild > 1 else ""))
+    if card.reverse:
+        parts.append("reverse an arrow")
+    if card.energy:
+        parts.append(f"take {card.energy} energy")
+    if card.max_energy:
+        parts.append("take the maximum energy")
+    if card.fly:
+        parts.append(f"fly {card.fly}")
+    if card.nebula:
+        parts.append("nebula")
+    return "; ".join(parts) or "nothing"
