@@ -100,12 +100,13 @@ def advance(state: State, action: Action) -> Result:
     text = f"Advance {colour} {POSITIONS[positions]}: from {where(state, start)} to {where(state, planet.site)}"
     if any(s in state.nebulas for s in passed):
         text += ", skipping the artificial nebula"
-    if carried:
-        text += "; " + " and ".join(ship_name(state, c) for c in carried) + " ride along"
-    if docking:
-        text += "; " + " and ".join(ship_name(state, c) for c in docking) + " dock on it"
-    if passed_over:
-        text += "; " + " and ".join(ship_name(state, c) for c in passed_over) + " are passed over and stay"
+    for group, one, many in (
+        (carried, "rides along", "ride along"),
+        (docking, "docks on it", "dock on it"),
+        (passed_over, "is passed over and stays", "are passed over and stay"),
+    ):
+        if group:
+            text += "; " + " and ".join(ship_name(state, c) for c in group) + " " + (one if len(group) == 1 else many)
     text += f"; its arrow points to {where(state, planet.heading)}."
     data = {"planet": colour, "from": start, "to": planet.site, "positions": positions, "heading": planet.heading}
     return state, [Event("advanced", text, data)]

@@ -6,6 +6,7 @@ file works the same as ours.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -77,7 +78,7 @@ def _topology(board: Board, spec: str) -> Space:
             for c in neighbours[b]:
                 pc = board.site(c)
                 ex, ey = pc.x - pb.x, pc.y - pb.y
-                if abs(dx * ey - dy * ex) < 1e-6 * (dx * dx + dy * dy) and dx * ex + dy * ey > 0:
+                if abs(dx * ey - dy * ex) < 0.01 * math.hypot(dx, dy) * math.hypot(ex, ey) and dx * ex + dy * ey > 0:
                     ahead[(a, b)] = c
     return Space(
         board,

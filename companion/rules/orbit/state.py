@@ -104,7 +104,12 @@ class State:
 
 
 def with_ship(state: State, colour: str, **changes: object) -> State:
-    return replace(state, ships={**state.ships, colour: replace(state.ships[colour], **changes)})
+    """The state with one spaceship changed; a ship that moves goes to the end, so stacks list ships in the order
+    they arrived (bottom to top)."""
+    ship = replace(state.ships[colour], **changes)
+    if ship.site == state.ships[colour].site:
+        return replace(state, ships={**state.ships, colour: ship})
+    return replace(state, ships={**{c: s for c, s in state.ships.items() if c != colour}, colour: ship})
 
 
 def with_player(state: State, name: str, **changes: object) -> State:
