@@ -19,6 +19,8 @@ def active(state: State) -> tuple[str, Turn]:
 def ready(state: State) -> tuple[str, Turn]:
     """The active player, when no hyper jump or cannon waits to be used or declined."""
     name, turn = active(state)
+    if turn.steer:
+        raise IllegalAction(f"{who(name)} must first say where the {turn.steer} planet's arrow points (steer)")
     if turn.offers:
         offer = turn.offers[0]
         raise IllegalAction(

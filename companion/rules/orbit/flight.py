@@ -96,7 +96,7 @@ def _straight(state: State, colour: str, site: str, by: str) -> Result:
 
 def _start_offer(state: State, name: str, action: Action, kind: str) -> Offer:
     """Using the portal or cannon a spaceship began the turn on, instead of flying."""
-    _, turn = ready(state)
+    _, turn = active(state)
     colour = own_ship(state, name, action)
     site = state.ships[colour].site
     tile = state.stations.get(site)
@@ -108,20 +108,40 @@ def _start_offer(state: State, name: str, action: Action, kind: str) -> Offer:
     return Offer(kind, colour, elsewhere=kind == "jump")  # type: ignore[arg-type]
 
 
-def _take_offer(state: State, action: Action, kind: str) -> tuple[State, Offer]:
+def _take_offer(state: State, kind: str) -> tuple[State, Offer]:
     name, turn = active(state)
-    if turn.offers:
-        offer = turn.offers[0]
-        if offer.kind != kind:
-            raise IllegalAction(f"{who(name)} must first use or decline the {OFFER_NAMES[offer.kind]}")
-        return with_turn(state, offers=turn.offers[1:]), offer
+    if not turn.offers:
+        where_ = "start_jump" if kind == "jump" else "start_cannon"
+        raise IllegalAction(
+            f"there is no {OFFER_NAMES[kind]} to use: it works where a flight ends (or use the start position's with "
+            f"{where_})"
+        )
+    offer = turn.offers[0]
+    if offer.kind != kind:
+        raise IllegalAction(f"{who(name)} must first use or decline the {OFFER_NAMES[offer.kind]}")
+    return with_turn(state, offers=turn.offers[1:]), offer
+
+
+def _take_start(state: State, action: Action, kind: str) -> tuple[State, Offer]:
+    name, _ = ready(state)
     offer = _start_offer(state, name, action, kind)
     return with_turn(state, flown=True), offer
 
 
 def jump(state: State, action: Action) -> Result:
-    state, offer = _take_offer(state, action, "jump")
+    state, offer = _take_offer(state, "jump")
     return hyper_jump(state, offer.ship, target(state, action), offer.elsewhere)
+
+
+def start_jump(state: State, action: Action) -> Result:
+    """The portal the spaceship began the turn on, used instead of flying (declared on a phone)."""
+    state, offer = _take_start(state, action, "jump")
+    return hyper_jump(state, offer.ship, target(state, action), offer.elsewhere)
+
+
+def start_cannon(state: State, action: Action) -> Result:
+    state, offer = _take_start(state, action, "cannon")
+    return _straight(state, offer.ship, target(state, action), "the hyper accelerator cannon")
 
 
 def hyper_jump(state: State, colour: str, site: str, elsewhere: bool) -> Result:
@@ -135,7 +155,7 @@ def hyper_jump(state: State, colour: str, site: str, elsewhere: bool) -> Result:
 
 
 def cannon(state: State, action: Action) -> Result:
-    state, offer = _take_offer(state, action, "cannon")
+    state, offer = _take_offer(state, "cannon")
     return _straight(state, offer.ship, target(state, action), "the hyper accelerator cannon")
 
 

@@ -35,6 +35,9 @@ HANDLERS: dict[str, Handler] = {
     "fly": flight.fly,
     "jump": flight.jump,
     "cannon": flight.cannon,
+    "start_jump": flight.start_jump,
+    "start_cannon": flight.start_cannon,
+    "steer": planets.steer,
     "decline": flight.decline,
     "engine": flight.engine,
     "nebula": planets.nebula,
@@ -59,9 +62,9 @@ class Orbit(Game[State]):
     min_players = 2
     max_players = 4
     state_type = State
-    board_moves = frozenset(
-        {"advance", "fly", "jump", "cannon", "engine", "nebula", "friendship", "exchange", "nav_jump"}
-    )
+    # Moves whose board outcome tells them apart. Tiles, tokens, the engine and the start position's portal or
+    # cannon can leave the same board as a flight would, so they are declared on a phone.
+    board_moves = frozenset({"advance", "fly", "jump", "cannon", "nebula"})
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)
@@ -93,6 +96,9 @@ class Orbit(Game[State]):
         if turn is None:
             return Phase("over", None, f"The game is won: {state.reason}.", round=state.turns)
         name = who(turn.player)
+        if turn.steer:
+            prompt = f"{name}: say where the {turn.steer} planet's arrow points at its fork."
+            return Phase("turn", turn.player, prompt, "steer", state.turns)
         if turn.offers:
             kind = turn.offers[0].kind
             prompt = f"{name}: use the {OFFER_NAMES[kind]} ({kind}) or decline it."
@@ -176,6 +182,10 @@ def _candidates(state: State) -> Iterator[Action]:
     def ship(colour: str) -> str | None:
         return colour if len(mine) > 1 else None
 
+    if turn.steer:
+        for heading in sp.orbit[state.planets[turn.steer].site]:
+            yield make("steer", heading=heading)
+        return
     if turn.offers:
         offer = turn.offers[0]
         site = state.ships[offer.ship].site
@@ -196,10 +206,10 @@ def _candidates(state: State) -> Iterator[Action]:
         site = state.ships[colour].site
         if turn.start and turn.start.get(colour) == site and not turn.flown:
             for to in jump_targets(state, site, True):
-                yield make("jump", to=to, ship=ship(colour))
+                yield make("start_jump", to=to, ship=ship(colour))
             if state.stations.get(site) == "cannon":
                 for to in straight_lines(spec, site, blocked):
-                    yield make("cannon", to=to, ship=ship(colour))
+                    yield make("start_cannon", to=to, ship=ship(colour))
         if state.options.mode != "standard":
             yield make("friendship", ship=ship(colour))
             yield make("exchange", ship=ship(colour))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from companion.rules.engine import Action, Event, IllegalAction
-from companion.rules.orbit.common import Result, feature, ready, spend
+from companion.rules.orbit.common import Result, active, feature, ready, spend
 from companion.rules.orbit.space import next_choices, space
 from companion.rules.orbit.state import NEBULA_CHIPS, Planet, State, with_turn
 from companion.rules.orbit.text import POSITIONS, ship_name, where
@@ -34,8 +34,11 @@ def walk(state: State, colour: str, positions: int, route: tuple[str, ...]) -> t
     for _ in range(4 * len(space(spec).orbit) + 4):  # a planet whose whole orbit is nebulas stops where it was
         came_from, site = site, heading
         onward = next_choices(spec, came_from, site)
+        landing = site not in state.nebulas and counted + 1 == positions
         if len(onward) == 1:
             heading = onward[0]
+        elif landing:
+            heading = ""  # the arrow at a fork where the planet stops: the player steers it next (see steer)
         else:
             if not choices:
                 options = " or ".join(where(state, s) for s in onward)
@@ -96,7 +99,7 @@ def advance(state: State, action: Action) -> Result:
     passed_over = [c for c, ship in state.ships.items() if ship.site in passed]
     ships = {c: replace(s, site=planet.site) if c in carried else s for c, s in state.ships.items()}
     state = replace(state, planets={**state.planets, colour: planet}, ships=ships)
-    state = with_turn(state, features=spend(turn, item))
+    state = with_turn(state, features=spend(turn, item), steer=colour if not planet.heading else None)
     text = f"Advance {colour} {POSITIONS[positions]}: from {where(state, start)} to {where(state, planet.site)}"
     if any(s in state.nebulas for s in passed):
         text += ", skipping the artificial nebula"
@@ -107,7 +110,10 @@ def advance(state: State, action: Action) -> Result:
     ):
         if group:
             text += "; " + " and ".join(ship_name(state, c) for c in group) + " " + (one if len(group) == 1 else many)
-    text += f"; its arrow points to {where(state, planet.heading)}."
+    if planet.heading:
+        text += f"; its arrow points to {where(state, planet.heading)}."
+    else:
+        text += "; it stands at a fork: say where its arrow points next."
     data = {"planet": colour, "from": start, "to": planet.site, "positions": positions, "heading": planet.heading}
     return state, [Event("advanced", text, data)]
 
@@ -149,3 +155,20 @@ def nebula(state: State, action: Action) -> Result:
     state = replace(with_turn(state, features=spend(turn, item)), nebulas=(*state.nebulas, site))
     text = f"Place an artificial nebula on {where(state, site)} ({sp.colour_of[site]} orbit)."
     return state, [Event("nebula", text, {"site": site})]
+
+
+def steer(state: State, action: Action) -> Result:
+    """Point the arrow of a planet that stopped at a fork: the active player decides its further course."""
+    _, turn = active(state)
+    colour = turn.steer
+    if colour is None:
+        raise IllegalAction("no planet waits at a fork for its arrow")
+    planet = state.planets[colour]
+    heading = action.get("heading")
+    ways = space(state.options.board).orbit[planet.site]
+    if heading not in ways:
+        raise IllegalAction(f"the {colour} arrow can point only to " + " or ".join(where(state, s) for s in ways))
+    state = replace(state, planets={**state.planets, colour: replace(planet, heading=heading)})
+    state = with_turn(state, steer=None)
+    text = f"The {colour} planet's arrow points to {where(state, heading)}."
+    return state, [Event("steered", text, {"planet": colour, "heading": heading})]

@@ -82,6 +82,7 @@ class Turn:
     engine_used: bool = False
     offers: tuple[Offer, ...] = ()
     start: dict[str, str] | None = None  # where the player's ships stood when the turn began
+    steer: str | None = None  # a planet stopped at a fork whose arrow the player must point next
 
 
 @dataclass(frozen=True)
