@@ -29,16 +29,16 @@ CORNER_MARKER_MM = 40.0
 DIRECTIONS = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
 COLOURS = ("red", "orange", "yellow", "green", "blue", "purple", "brown", "gray")
 
-# colour -> (ring, spacing between planet symbols, first symbol's spot)
-FRONT_ORBITS = {
-    "red": (1, 1, 0),
-    "orange": (2, 2, 1),
-    "yellow": (3, 2, 0),
-    "green": (4, 3, 1),
-    "blue": (5, 3, 2),
-    "purple": (6, 4, 1),
-    "brown": (7, 3, 1),
-    "gray": (8, 4, 2),
+# colour -> its ring, then for each side (front, back) the spacing between its planet symbols and the first one's spot
+ORBITS = {
+    "red": (1, (1, 0), (1, 1)),
+    "orange": (2, (2, 1), (2, 0)),
+    "yellow": (3, (2, 0), (3, 1)),
+    "green": (4, (3, 1), (2, 0)),
+    "blue": (5, (3, 2), (3, 0)),
+    "purple": (6, (4, 1), (3, 2)),
+    "brown": (7, (3, 1), (4, 1)),
+    "gray": (8, (4, 2), (4, 0)),
 }
 FRONT_PORTALS = ("r0s0", "r6s4", "r6s16", "r6s28")
 FRONT_STATIONS = (
@@ -46,16 +46,6 @@ FRONT_STATIONS = (
     "r7s6", "r7s20", "r7s33", "r8s8", "r8s28",
 )  # fmt: skip
 
-BACK_ORBITS = {
-    "red": (1, 1, 1),
-    "orange": (2, 2, 0),
-    "yellow": (3, 3, 1),
-    "green": (4, 2, 0),
-    "blue": (5, 3, 0),
-    "purple": (6, 3, 2),
-    "brown": (7, 4, 1),
-    "gray": (8, 4, 0),
-}
 # colour -> (spot of the fork, spot where the branch rejoins, spot of the branch's own symbol on the next ring out)
 BACK_FORKS = {"yellow": (1, 7, 5), "blue": (0, 6, 4), "purple": (14, 20, 19)}
 BACK_GRAY_SPOTS = range(0, 25, 4)  # the upper half ring; the rest of its circle runs off the board
@@ -106,7 +96,8 @@ def build(side: str = "front") -> Board:
             if other:
                 links.append(Link(sid, other, "line"))
     orbits: dict[str, tuple[str, ...]] = {}
-    for colour, (ring, spacing, first) in (FRONT_ORBITS if front else BACK_ORBITS).items():
+    for colour, (ring, *sides) in ORBITS.items():
+        spacing, first = sides[0 if front else 1]
         spots = list(BACK_GRAY_SPOTS) if colour == "gray" and not front else _orbit_spots(ring, spacing, first)
         cycle = tuple(site_id(ring, spot) for spot in spots)
         orbits[colour] = cycle

@@ -71,42 +71,31 @@ def load_deck(path: str = "") -> DeckFile:
     return deck
 
 
+# The simple features: (card field, what the turn keeps, what the phones say), for a field that is set.
+_SIMPLE = (
+    ("reverse", lambda n: "reverse", lambda n: "reverse an arrow"),
+    ("energy", lambda n: f"energy:{n}", lambda n: f"take {n} energy"),
+    ("max_energy", lambda n: "max_energy", lambda n: "take the maximum energy"),
+    ("fly", lambda n: f"fly:{n}", lambda n: f"fly {n}"),
+    ("nebula", lambda n: "nebula", lambda n: "nebula"),
+)
+
+
 def features(card: Card, nebulas: bool, order: tuple[str, ...]) -> tuple[str, ...]:
-    """A card's features as the turn keeps them: one entry for each thing to apply."""
+    """A card's features as the turn keeps them: one entry for each thing to apply. Without the Artificial Nebulas
+    module a nebula symbol is ignored."""
     out = [f"advance:{colour}:{n}" for colour, n in card.planets]
-    if card.all:
-        out += [f"advance:{colour}:1" for colour in order]
+    out += [f"advance:{colour}:1" for colour in order] if card.all else []
     out += ["wild"] * card.wild
-    if card.reverse:
-        out.append("reverse")
-    if card.energy:
-        out.append(f"energy:{card.energy}")
-    if card.max_energy:
-        out.append("max_energy")
-    if card.fly:
-        out.append(f"fly:{card.fly}")
-    if card.nebula and nebulas:  # without the Artificial Nebulas module the symbol is ignored
-        out.append("nebula")
+    shown = [(name, kept) for name, kept, _ in _SIMPLE if getattr(card, name) and (name != "nebula" or nebulas)]
+    out += [kept(getattr(card, name)) for name, kept in shown]
     return tuple(out)
 
 
 def describe(card: Card) -> str:
     """"advance red 1, gray 2; fly 3; take 1 energy" for the phones."""
-    parts = []
-    if card.planets:
-        parts.append("advance " + ", ".join(f"{c} {n}" for c, n in card.planets))
-    if card.all:
-        parts.append("advance every planet 1")
-    if card.wild:
-        parts.append(f"{card.wild} wild planet" + ("s" if card.wild > 1 else ""))
-    if card.reverse:
-        parts.append("reverse an arrow")
-    if card.energy:
-        parts.append(f"take {card.energy} energy")
-    if card.max_energy:
-        parts.append("take the maximum energy")
-    if card.fly:
-        parts.append(f"fly {card.fly}")
-    if card.nebula:
-        parts.append("nebula")
+    parts = ["advance " + ", ".join(f"{c} {n}" for c, n in card.planets)] if card.planets else []
+    parts += ["advance every planet 1"] if card.all else []
+    parts += [f"{card.wild} wild planet" + ("s" if card.wild > 1 else "")] if card.wild else []
+    parts += [said(getattr(card, name)) for name, _, said in _SIMPLE if getattr(card, name)]
     return "; ".join(parts) or "nothing"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from companion.rules.engine import Action, Event, Game, IllegalAction, Layout, Ledger, Outcome, Phase, SetupError
@@ -110,17 +111,18 @@ class Orbit(Game[State]):
         return Phase("turn", turn.player, prompt + " end the turn.", "features", state.turns)
 
     def legal_actions(self, state: State) -> Iterator[Action]:
-        return (action for action in _candidates(state) if self.is_legal(state, action))
+        return filter(partial(self.is_legal, state), _candidates(state))
 
     def _check(self, state: State, action: Action) -> None:
-        self._apply(state, action)
+        self._apply(state, action)  # every refusal comes from the handler, so applying is the check
 
     def _apply(self, state: State, action: Action) -> tuple[State, list[Event]]:
-        handler = HANDLERS.get(action.type)
-        if handler is None:
-            raise IllegalAction(f"ORBIT has no action {action.type!r} (actions: {', '.join(HANDLERS)})")
+        try:
+            handler = HANDLERS[action.type]
+        except KeyError:
+            raise IllegalAction(f"ORBIT has no action {action.type!r} (actions: {', '.join(HANDLERS)})") from None
         state, events = handler(state, action)
-        return visit(state, events), events
+        return visit(state, events), events  # a spaceship now on a new planet visits it, whatever brought it there
 
     def layout(self, state: State) -> Layout:
         stacks: dict[str, list[str]] = {}
