@@ -13,6 +13,7 @@ __all__ = ["Board", "BoardFileError", "Fiducial", "Link", "Site", "default_board
 # game -> the module whose build() makes the game's own board; imported on first use.
 _BOARDS = {
     "dakalio": "companion.boards.dakalio",
+    "orbit": "companion.boards.orbit",
     "orbital_battle": "companion.boards.orbital_battle",
     "periorbis": "companion.boards.periorbis",
     "trajectory": "companion.boards.trajectory",

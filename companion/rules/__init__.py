@@ -16,6 +16,7 @@ __all__ = ["Action", "Event", "Game", "IllegalAction", "Outcome", "Phase", "Setu
 # name -> module that defines GAME; imported on first use so one game's code never slows another's start.
 _REGISTRY = {
     "dakalio": "companion.rules.dakalio",
+    "orbit": "companion.rules.orbit",
     "orbital_battle": "companion.rules.orbital_battle",
     "periorbis": "companion.rules.periorbis",
     "trajectory": "companion.rules.trajectory",

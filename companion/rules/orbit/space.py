@@ -1,0 +1,127 @@
+"""The board as the rules see it: flight lines, orbits with their forks, portals, station sites, straight lines.
+
+Everything is computed once per board (cached by the `board` option) from the board data, so a user's own board
+file works the same as ours.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from companion.boards import Board, BoardFileError, load_board
+from companion.boards import orbit as sides
+from companion.rules.engine import SetupError
+
+ORBIT_LINKS = ("orbit", "orbit-fork", "orbit-outside")
+
+
+@dataclass(frozen=True)
+class Space:
+    board: Board
+    neighbours: dict[str, tuple[str, ...]]  # flight steps along the grid lines
+    orbit: dict[str, tuple[str, ...]]  # a planet symbol's neighbouring positions on its orbit
+    colour_of: dict[str, str]  # planet symbol site -> the planet whose orbit it is on
+    positions: dict[str, tuple[str, ...]]  # planet -> its planet symbol sites
+    portals: tuple[str, ...]
+    station_sites: tuple[str, ...]
+    ahead: dict[tuple[str, str], str]  # (a, b) -> the site after b on the straight line from a through b
+
+
+@cache
+def space(spec: str) -> Space:
+    """The topology of the board named by the `board` option: "front", "back" or a board file."""
+    if spec in ("front", "back"):
+        board = sides.build(spec)
+    else:
+        try:
+            board = load_board(spec)
+        except (BoardFileError, OSError) as error:
+            raise SetupError(f"options.board: {error}") from None
+    return _topology(board, spec)
+
+
+def _topology(board: Board, spec: str) -> Space:
+    neighbours: dict[str, list[str]] = {s.id: [] for s in board.sites}
+    orbit: dict[str, list[str]] = {}
+    colour_of: dict[str, str] = {}
+    for site in board.sites:
+        colours = [t.removeprefix("planet-") for t in site.tags if t.startswith("planet-")]
+        if len(colours) > 1:
+            raise SetupError(f"options.board ({spec}): site {site.id} is a planet symbol of {' and '.join(colours)}")
+        if colours:
+            colour_of[site.id] = colours[0]
+            orbit[site.id] = []
+    for link in board.links:
+        if link.kind == "line":
+            neighbours[link.a].append(link.b)
+            neighbours[link.b].append(link.a)
+        elif link.kind in ORBIT_LINKS:
+            if colour_of.get(link.a) is None or colour_of.get(link.a) != colour_of.get(link.b):
+                raise SetupError(f"options.board ({spec}): orbit link {link.a}-{link.b} joins no one planet's symbols")
+            orbit[link.a].append(link.b)
+            orbit[link.b].append(link.a)
+    for site, near in orbit.items():
+        if not near:
+            raise SetupError(f"options.board ({spec}): planet symbol {site} is on no orbit line")
+    positions: dict[str, list[str]] = {}
+    for site, colour in colour_of.items():
+        positions.setdefault(colour, []).append(site)
+    ahead = {}
+    for a, near in neighbours.items():
+        pa = board.site(a)
+        for b in near:
+            pb = board.site(b)
+            dx, dy = pb.x - pa.x, pb.y - pa.y
+            for c in neighbours[b]:
+                pc = board.site(c)
+                ex, ey = pc.x - pb.x, pc.y - pb.y
+                if abs(dx * ey - dy * ex) < 0.01 * math.hypot(dx, dy) * math.hypot(ex, ey) and dx * ex + dy * ey > 0:
+                    ahead[(a, b)] = c
+    return Space(
+        board,
+        {k: tuple(v) for k, v in neighbours.items()},
+        {k: tuple(v) for k, v in orbit.items()},
+        colour_of,
+        {k: tuple(v) for k, v in positions.items()},
+        tuple(s.id for s in board.with_tag("portal")),
+        tuple(s.id for s in board.with_tag("station")),
+        ahead,
+    )
+
+
+@lru_cache(maxsize=2048)
+def distances(spec: str, start: str, blocked: frozenset[str]) -> dict[str, int]:
+    """The fewest flight steps from `start` to every site, never onto or over a blocked site (a nebula)."""
+    near = space(spec).neighbours
+    found = {start: 0}
+    queue = deque([start])
+    while queue:
+        site = queue.popleft()
+        for other in near[site]:
+            if other not in found and other not in blocked:
+                found[other] = found[site] + 1
+                queue.append(other)
+    return found
+
+
+@lru_cache(maxsize=2048)
+def straight_lines(spec: str, start: str, blocked: frozenset[str]) -> tuple[str, ...]:
+    """Every site a ship reaches in a straight line from `start`, stopping short of a blocked site."""
+    sp = space(spec)
+    out = []
+    for first in sp.neighbours[start]:
+        prev, site = start, first
+        while site is not None and site not in blocked:
+            out.append(site)
+            prev, site = site, sp.ahead.get((prev, site))
+    return tuple(out)
+
+
+def next_choices(spec: str, came_from: str, site: str) -> tuple[str, ...]:
+    """Where a planet arriving at `site` from `came_from` may head next: on along its orbit (two ways at a fork)."""
+    near = space(spec).orbit[site]
+    onward = tuple(s for s in near if s != came_from)
+    return onward or (came_from,)

@@ -1,0 +1,39 @@
+"""How the rules name things to players."""
+
+from __future__ import annotations
+
+from companion.rules.orbit.space import space
+from companion.rules.orbit.state import PRISM, State
+
+POSITIONS = {1: "one position", 2: "two positions"}
+STATION_NAMES = {
+    "hand": "hand size upgrade station",
+    "energy": "energy capacity upgrade station",
+    "portal": "hyper jump portal station",
+    "cannon": "hyper accelerator cannon station",
+    "fuel": "fuel depot",
+    PRISM: "PRISM disc",
+}
+NAV_NAMES = {"swap": "swap-your-hand", "jump": "hyper jump", "energy": "maximum energy"}
+
+
+def who(name: str) -> str:
+    return name.capitalize()
+
+
+def planet_name(colour: str) -> str:
+    return "PRISM" if colour == PRISM else f"the {colour} planet"
+
+
+def where(state: State, site: str) -> str:
+    return space(state.options.board).board.site(site).name
+
+
+def ship_name(state: State, colour: str) -> str:
+    """ "Red's spaceship", or "Red's blue spaceship" for a dual-spaceship player's second ship."""
+    owner = state.ships[colour].owner
+    return f"{who(owner)}'s spaceship" if owner == colour else f"{who(owner)}'s {colour} spaceship"
+
+
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
