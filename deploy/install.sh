@@ -242,7 +242,9 @@ uninstall_all() {
   echo "Removing the Orrery companion"
   if have_systemctl && [ -f "$UNIT" ]; then
     if [ "$hardware" -eq 1 ]; then systemctl stop orrery.service 2> /dev/null || true; fi
-    systemctl disable --quiet orrery.service 2> /dev/null || true
+    if systemctl is-enabled --quiet orrery.service 2> /dev/null; then
+      systemctl disable --quiet orrery.service && did "disabled orrery.service"
+    fi
   fi
   remove "$UNIT" "$AVAHI" "$UDEV" "$PREFIX"
   if [ "$purge" -eq 1 ]; then
