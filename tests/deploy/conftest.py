@@ -1,6 +1,7 @@
 """A fresh Debian 12 root for the installer's test: debootstrap's minbase with systemd (every real target has it),
 cached as a tarball under ~/.cache/orrery-test, unpacked anew for each test, with the checkout mounted read-only at
-/src, a wheelhouse at /wheels (pip then needs no internet) and a persistent apt archive so packages download once."""
+/src, a wheelhouse at /wheels (pip then needs no internet) and a persistent apt archive so packages download once.
+The privileged steps (debootstrap, tar, mount, chroot) run through `sudo -n` when the tests do not run as root."""
 
 from __future__ import annotations
 
@@ -8,9 +9,7 @@ import contextlib
 import hashlib
 import json
 import os
-import shutil
 import socket
-import stat
 import subprocess
 import sys
 import time
@@ -26,12 +25,35 @@ MIRROR = "http://deb.debian.org/debian"
 SUITE = "bookworm"
 INCLUDE = "systemd"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "orrery-test"
+SUDO = [] if os.geteuid() == 0 else ["sudo", "-n"]
 CHROOT_ENV = ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", "LANG=C.UTF-8",
               "DEBIAN_FRONTEND=noninteractive"]
-# Paths whose contents the kernel, apt's caches or the test itself make: not part of what the installer changed.
 # `companion serve`'s health endpoint: DebianRoot.health runs by itself once the installed companion has `serve`.
 HEALTH_PATH = "/api/health"
+# Paths whose contents the kernel, apt's caches or the test itself make: not part of what the installer changed.
 VOLATILE = ("proc", "sys", "dev", "run", "tmp", "src", "wheels", "var/cache", "var/log", "var/lib/apt/lists")
+
+
+MANIFEST = r"""
+import hashlib, json, os, stat, sys
+skip = {"/" + v for v in sys.argv[1:]}
+out = {}
+for directory, dirs, files in os.walk("/"):
+    dirs[:] = [d for d in dirs if os.path.join(directory, d) not in skip]
+    for name in dirs + files:
+        path = os.path.join(directory, name)
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            content = os.readlink(path)
+        elif stat.S_ISREG(info.st_mode):
+            with open(path, "rb") as f:
+                content = hashlib.file_digest(f, "sha256").hexdigest()
+        else:
+            content = ""
+        mtime = 0 if stat.S_ISDIR(info.st_mode) else info.st_mtime_ns
+        out[path] = [stat.filemode(info.st_mode), info.st_uid, info.st_gid, info.st_size, mtime, content]
+json.dump(out, sys.stdout)
+"""
 
 
 def _run(argv: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
@@ -50,13 +72,13 @@ def base_tarball() -> Path:
         return tarball
     CACHE.mkdir(parents=True, exist_ok=True)
     work = CACHE / f"debootstrap-{key}"
-    shutil.rmtree(work, ignore_errors=True)
-    _run(["debootstrap", "--variant=minbase", f"--include={INCLUDE}", SUITE, str(work), MIRROR], timeout=900)
+    _run([*SUDO, "rm", "-rf", "--one-file-system", str(work)])
+    _run([*SUDO, "debootstrap", "--variant=minbase", f"--include={INCLUDE}", SUITE, str(work), MIRROR], timeout=900)
     if _mounted_under(work):  # debootstrap mounts /proc in the root while it works; never tar or delete through it
         raise AssertionError(f"debootstrap left {_mounted_under(work)} mounted")
-    _run(["tar", "-C", str(work), "--one-file-system", "-cf", str(tarball.with_suffix(".partial")), "."])
-    tarball.with_suffix(".partial").replace(tarball)
-    shutil.rmtree(work)
+    _run([*SUDO, "tar", "-C", str(work), "--one-file-system", "-cf", str(tarball.with_suffix(".partial")), "."])
+    _run([*SUDO, "mv", str(tarball.with_suffix(".partial")), str(tarball)])
+    _run([*SUDO, "rm", "-rf", "--one-file-system", str(work)])
     return tarball
 
 
@@ -86,7 +108,7 @@ class DebianRoot:
         self.path = path
 
     def run(self, *argv: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-        command = ["chroot", str(self.path), "/usr/bin/env", "-i", *CHROOT_ENV, *argv]
+        command = [*SUDO, "chroot", str(self.path), "/usr/bin/env", "-i", *CHROOT_ENV, *argv]
         if check:
             return _run(command, timeout=timeout)
         return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
@@ -97,9 +119,9 @@ class DebianRoot:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
-        argv = ["chroot", "--userspec=orrery:orrery", str(self.path), "/usr/bin/env", "-i", "HOME=/var/lib/orrery",
-                "/opt/orrery/bin/companion", "serve", "--host", "127.0.0.1", "--port", str(port), "--serial", "auto",
-                "--camera", "none", "--db", "/var/lib/orrery/orrery.db"]
+        argv = [*SUDO, "chroot", "--userspec=orrery:orrery", str(self.path), "/usr/bin/env", "-i",
+                "HOME=/var/lib/orrery", "/opt/orrery/bin/companion", "serve", "--host", "127.0.0.1",
+                "--port", str(port), "--serial", "auto", "--camera", "none", "--db", "/var/lib/orrery/orrery.db"]
         server = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             deadline = time.monotonic() + timeout
@@ -115,27 +137,11 @@ class DebianRoot:
             server.terminate()
             server.wait(timeout=10)
 
-    def manifest(self) -> dict[str, tuple]:
+    def manifest(self) -> dict[str, list]:
         """Every file, directory and link outside the volatile paths: type, mode, owner, size, mtime and content
-        hash, so a rewrite with the same bytes counts as a change too. Users and groups are files (/etc/passwd)."""
-        out: dict[str, tuple] = {}
-        skip = {self.path / v for v in VOLATILE}
-        for directory, dirs, files in os.walk(self.path):
-            here = Path(directory)
-            dirs[:] = [d for d in dirs if here / d not in skip]
-            for name in dirs + files:
-                path = here / name
-                info = path.lstat()
-                if stat.S_ISLNK(info.st_mode):
-                    content = os.readlink(path)
-                elif stat.S_ISREG(info.st_mode):
-                    content = hashlib.sha256(path.read_bytes()).hexdigest()
-                else:
-                    content = ""
-                mtime = 0 if stat.S_ISDIR(info.st_mode) else info.st_mtime_ns
-                key = str(path.relative_to(self.path))
-                out[key] = (stat.filemode(info.st_mode), info.st_uid, info.st_gid, info.st_size, mtime, content)
-        return out
+        hash, so a rewrite with the same bytes counts as a change too. Users and groups are files (/etc/passwd).
+        Made by the root's own Python, as root, so that private files (/etc/shadow) are read too."""
+        return json.loads(self.run("python3", "-c", MANIFEST, *VOLATILE).stdout)
 
 
 @pytest.fixture
@@ -147,29 +153,29 @@ def debian_root(tmp_path: Path) -> Iterator[DebianRoot]:
     (archives / "partial").mkdir(parents=True, exist_ok=True)
     root = work / "root"
     root.mkdir()
-    _run(["tar", "-C", str(root), "-xf", str(tarball)])
-    shutil.copy("/etc/resolv.conf", root / "etc" / "resolv.conf")
+    _run([*SUDO, "tar", "-C", str(root), "-xf", str(tarball)])
+    _run([*SUDO, "cp", "/etc/resolv.conf", str(root / "etc" / "resolv.conf")])
     # Packages must not start services in a chroot (the usual image-building guard).
-    policy = root / "usr" / "sbin" / "policy-rc.d"
+    policy = work / "policy-rc.d"
     policy.write_text("#!/bin/sh\nexit 101\n")
-    policy.chmod(0o755)
+    _run([*SUDO, "install", "-m", "755", str(policy), str(root / "usr" / "sbin" / "policy-rc.d")])
     mounts: list[Path] = []
 
     def mount(*argv: str) -> None:
-        _run(["mount", *argv])
+        _run([*SUDO, "mount", *argv])
         mounts.append(Path(argv[-1]))
 
     try:
         mount("-t", "proc", "proc", str(root / "proc"))
         mount("--bind", "/dev", str(root / "dev"))
         for source, target in ((ROOT, "src"), (wheels, "wheels"), (archives, "var/cache/apt/archives")):
-            (root / target).mkdir(parents=True, exist_ok=True)
+            _run([*SUDO, "mkdir", "-p", str(root / target)])
             mount("--bind", str(source), str(root / target))
         # The checkout read-only: the installer must build elsewhere and leave the user's clone untouched.
-        _run(["mount", "-o", "remount,bind,ro", str(root / "src")])
+        _run([*SUDO, "mount", "-o", "remount,bind,ro", str(root / "src")])
         yield DebianRoot(root)
     finally:
         for target in reversed(mounts):
-            subprocess.run(["umount", "-l", str(target)], capture_output=True)
+            subprocess.run([*SUDO, "umount", "-l", str(target)], capture_output=True)
         if not _mounted_under(root):
-            shutil.rmtree(root, ignore_errors=True)
+            subprocess.run([*SUDO, "rm", "-rf", "--one-file-system", str(root)], capture_output=True)

@@ -59,14 +59,14 @@ def test_install_twice_then_uninstall_keeps_state_and_purge_removes_it(debian_ro
     print(f"installer: first run {first_seconds:.0f} s, second run {second_seconds:.1f} s")
 
     # A game in the state directory and an edited setting survive an uninstall and a reinstall.
-    (root.path / "var/lib/orrery/orrery.db").write_bytes(b"a game")
+    root.run("sh", "-c", "printf 'a game' > /var/lib/orrery/orrery.db")
     root.run("sed", "-i", "s/^ORRERY_CAMERA=0$/ORRERY_CAMERA=picamera/", "/etc/default/orrery")
     removed = root.run(*INSTALL[:2], "--uninstall", "--no-hardware")
     assert summary(removed) == "orrery: 5 changes", removed.stdout
     assert not (root.path / "opt/orrery").exists() and not (root.path / "etc/systemd/system/orrery.service").exists()
     assert root.run(*INSTALL[:2], "--uninstall", "--no-hardware").stdout.splitlines()[-1] == "orrery: unchanged"
     root.run(*INSTALL)
-    assert (root.path / "var/lib/orrery/orrery.db").read_bytes() == b"a game"
+    assert root.run("cat", "/var/lib/orrery/orrery.db").stdout == "a game"
     assert "ORRERY_CAMERA=picamera" in (root.path / "etc/default/orrery").read_text().splitlines()
     assert root.run("stat", "-c", "%U", "/var/lib/orrery/orrery.db").stdout.strip() == "orrery"
 
