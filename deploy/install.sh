@@ -76,9 +76,9 @@ apt_packages() {
   for pkg in "${PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2> /dev/null | grep -q "ok installed" || missing+=("$pkg")
   done
-  if [ ${#missing[@]} -gt 0 ]; then
-    apt-get update -qq
-  fi
+  # A fresh image may have no package lists yet: update before asking apt about the optional packages.
+  local updated=0
+  if [ ${#missing[@]} -gt 0 ]; then apt-get update -qq; updated=1; fi
   for pkg in "${PI_PACKAGES[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$pkg" 2> /dev/null | grep -q "ok installed" \
       && apt-cache show "$pkg" > /dev/null 2>&1; then
@@ -86,6 +86,7 @@ apt_packages() {
     fi
   done
   if [ ${#missing[@]} -gt 0 ]; then
+    [ "$updated" -eq 1 ] || apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
     did "installed ${missing[*]}"
   fi
@@ -222,6 +223,9 @@ enable_service() {
 
 install_all() {
   echo "Installing the Orrery companion from $SRC"
+  local release
+  release=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release 2> /dev/null || true)
+  [ "$release" = bookworm ] || echo "install.sh: made for Debian 12 and Raspberry Pi OS Bookworm, not '$release'; trying" >&2
   apt_packages
   service_user
   state_dir

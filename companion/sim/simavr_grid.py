@@ -12,8 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from companion.firmware_tools import BOARDS, CORE_ROOT, SIZES, build_all, firmware_dir
+from companion.firmware_tools import BOARDS, CHECKOUT_FIRMWARE, CORE_ROOT, SIZES, build_all, firmware_dir
 
+FIRMWARE = CHECKOUT_FIRMWARE
 # The three firmwares and the harness, built as `companion firmware build` builds one board.
 build = build_all
 

@@ -56,7 +56,7 @@ def test_install_twice_then_uninstall_keeps_state_and_purge_removes_it(debian_ro
     after = root.manifest()
     changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
     assert changed == [], changed[:20]
-    print(f"installer: first run {first_seconds:.0f} s, second run {second_seconds:.1f} s")
+    print(first.stdout, f"installer: first run {first_seconds:.0f} s, second run {second_seconds:.1f} s", sep="\n")
 
     # A game in the state directory and an edited setting survive an uninstall and a reinstall.
     root.run("sh", "-c", "printf 'a game' > /var/lib/orrery/orrery.db")
