@@ -62,6 +62,14 @@ put() {
   did "wrote $file"
 }
 
+summary() {
+  case "$changes" in
+    0) echo "orrery: unchanged" ;;
+    1) echo "orrery: 1 change" ;;
+    *) echo "orrery: $changes changes" ;;
+  esac
+}
+
 remove() {
   local path
   for path in "$@"; do
@@ -112,7 +120,10 @@ service_user() {
 state_dir() {
   local dir
   for dir in "$STATE" "$STATE/profiles"; do
-    [ -d "$dir" ] || { mkdir -p "$dir"; did "created $dir"; }
+    if [ ! -d "$dir" ]; then
+      install -d -o "$SERVICE_USER" -g "$SERVICE_USER" -m 750 "$dir"
+      did "created $dir"
+    fi
   done
   # After a purge and a reinstall the user may have a new id: give it back whatever it left behind.
   if [ -n "$(find "$STATE" \( ! -user "$SERVICE_USER" -o ! -group "$SERVICE_USER" \) -print -quit)" ]; then
@@ -171,13 +182,15 @@ config_port() {
 system_files() {
   unit_changed=0 avahi_changed=0 udev_changed=0
   put "$UNIT" 644 < "$SRC/deploy/orrery.service" && unit_changed=1
-  sed "s|<port>80</port>|<port>$(config_port)</port>|" "$SRC/deploy/avahi-orrery.service" \
-    | put "$AVAHI" 644 && avahi_changed=1
-  { "$PREFIX/bin/companion" firmware udev-rule
+  # Input by redirection, not a pipe: put must run in this shell to count its change.
+  put "$AVAHI" 644 < <(sed "s|<port>80</port>|<port>$(config_port)</port>|" "$SRC/deploy/avahi-orrery.service") \
+    && avahi_changed=1
+  put "$UDEV" 644 < <(
+    "$PREFIX/bin/companion" firmware udev-rule
     echo "# Debian 12 leaves the GPIO chips to root; Raspberry Pi OS gives them to gpio already (the same rule)."
     echo 'SUBSYSTEM=="gpio", KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"'
     echo 'KERNEL=="gpiomem", GROUP="gpio", MODE="0660"'
-  } | put "$UDEV" 644 && udev_changed=1
+  ) && udev_changed=1
   return 0
 }
 
@@ -238,7 +251,7 @@ install_all() {
   url="http://${hostname:-$(cat /etc/hostname)}.local"
   port=$(config_port)
   [ "$port" = 80 ] || url+=":$port"
-  if [ "$changes" -eq 0 ]; then echo "orrery: unchanged"; else echo "orrery: $changes changes"; fi
+  summary
   echo "The page: $url/ (logs: journalctl -u orrery)"
 }
 
@@ -262,7 +275,7 @@ uninstall_all() {
     udevadm control --reload || true
     systemctl reload-or-restart avahi-daemon 2> /dev/null || true
   fi
-  if [ "$changes" -eq 0 ]; then echo "orrery: unchanged"; else echo "orrery: $changes changes"; fi
+  summary
 }
 
 if [ "$uninstall" -eq 1 ]; then uninstall_all; else install_all; fi

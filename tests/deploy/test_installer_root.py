@@ -29,7 +29,8 @@ def test_install_twice_then_uninstall_keeps_state_and_purge_removes_it(debian_ro
     started = time.monotonic()
     first = root.run(*INSTALL)
     first_seconds = time.monotonic() - started
-    assert summary(first).endswith(" changes"), first.stdout
+    # One indented line per change, and the summary counts them all.
+    assert summary(first) == f"orrery: {first.stdout.count(chr(10) + '  ')} changes", first.stdout
     assert "The page: http://orrery.local/" in first.stdout
 
     assert root.run("/opt/orrery/bin/companion", "--version").stdout.strip() == f"companion {__version__}"
@@ -58,16 +59,25 @@ def test_install_twice_then_uninstall_keeps_state_and_purge_removes_it(debian_ro
     assert changed == [], changed[:20]
     print(first.stdout, f"installer: first run {first_seconds:.0f} s, second run {second_seconds:.1f} s", sep="\n")
 
+    # Another port: the mDNS announcement follows the settings, and only it changes.
+    root.run("sed", "-i", "s/^ORRERY_PORT=80$/ORRERY_PORT=8080/", "/etc/default/orrery")
+    moved = root.run(*INSTALL)
+    assert summary(moved) == "orrery: 1 change", moved.stdout
+    assert "  wrote /etc/avahi/services/orrery.service\n" in moved.stdout
+    assert "The page: http://orrery.local:8080/" in moved.stdout
+    assert "<port>8080</port>" in (root.path / "etc/avahi/services/orrery.service").read_text()
+
     # A game in the state directory and an edited setting survive an uninstall and a reinstall.
     root.run("sh", "-c", "printf 'a game' > /var/lib/orrery/orrery.db")
     root.run("sed", "-i", "s/^ORRERY_CAMERA=0$/ORRERY_CAMERA=picamera/", "/etc/default/orrery")
     removed = root.run(*INSTALL[:2], "--uninstall", "--no-hardware")
-    assert summary(removed) == "orrery: 5 changes", removed.stdout
+    assert summary(removed) == "orrery: 5 changes", removed.stdout  # disabled, and four removed
+    assert removed.stdout.count("\n  removed ") == 4
     assert not (root.path / "opt/orrery").exists() and not (root.path / "etc/systemd/system/orrery.service").exists()
     assert root.run(*INSTALL[:2], "--uninstall", "--no-hardware").stdout.splitlines()[-1] == "orrery: unchanged"
     root.run(*INSTALL)
     assert root.run("cat", "/var/lib/orrery/orrery.db").stdout == "a game"
-    assert "ORRERY_CAMERA=picamera" in (root.path / "etc/default/orrery").read_text().splitlines()
+    assert {"ORRERY_CAMERA=picamera", "ORRERY_PORT=8080"} <= set((root.path / "etc/default/orrery").read_text().split())
     assert root.run("stat", "-c", "%U", "/var/lib/orrery/orrery.db").stdout.strip() == "orrery"
 
     purged = root.run(*INSTALL[:2], "--uninstall", "--purge", "--no-hardware")
