@@ -12,10 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-FIRMWARE = Path(__file__).resolve().parent.parent.parent / "firmware"
-CORE_ROOT = Path("/usr/share/arduino/hardware/arduino/avr")
-BOARDS = {"nano": "atmega328p", "uno": "atmega328p", "mega": "atmega2560"}
-SIZES = {"nano": (8, 8), "uno": (8, 8), "mega": (16, 16)}
+from companion.firmware_tools import BOARDS, CHECKOUT_FIRMWARE, CORE_ROOT, SIZES, build_all, firmware_dir
+
+FIRMWARE = CHECKOUT_FIRMWARE
+# The three firmwares and the harness, built as `companion firmware build` builds one board.
+build = build_all
 
 
 class GridProcess:
@@ -95,19 +96,9 @@ class GridProcess:
         self.stop()
 
 
-def build(build_dir: Path) -> Path:
-    """Builds the three firmwares and the harness into build_dir (make is incremental); returns build_dir."""
-    result = subprocess.run(
-        ["make", "-C", str(FIRMWARE), f"BUILD={build_dir.resolve()}", "all"], capture_output=True, text=True
-    )
-    if result.returncode != 0:
-        raise RuntimeError(f"firmware build failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-    return build_dir
-
-
 def board_pins(board: str) -> tuple[list[str], list[str]]:
     """The row and column pins of a board from pins.h, as port letter and bit ("D4", "C0", ...)."""
-    text = (FIRMWARE / "reed_grid" / "pins.h").read_text()
+    text = (firmware_dir() / "reed_grid" / "pins.h").read_text()
     blocks = re.findall(r"#define GRID_ROW_PINS \{([^}]*)\}\s*#define GRID_COL_PINS \{([^}]*)\}", text)
     if len(blocks) != 2:
         raise RuntimeError("pins.h: expected a Mega block and an Uno/Nano block")
