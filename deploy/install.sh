@@ -168,7 +168,7 @@ ORRERY_PORT=80
 ORRERY_SERIAL=/dev/orrery-grid
 # The camera: a USB webcam's index (0), "picamera" for the Pi camera, or "none".
 ORRERY_CAMERA=0
-# More options for `companion serve`, e.g. ORRERY_ARGS="--board trajectory --profile /var/lib/orrery/profiles/camera.json"
+# More options for `companion serve`, e.g. ORRERY_ARGS="--game orbit --players red,blue"
 ORRERY_ARGS=
 EOF
 }

@@ -39,6 +39,8 @@ def _run(args: argparse.Namespace) -> int:
     table = LiveTable(config)
     table.session.subscribe(lambda entry: [print(f"  {event['text']}", flush=True) for event in entry.events])
     print(table.describe(), flush=True)
+    for note in table.notes:
+        print(f"  Note: {note}.", flush=True)
     print(f"  {table.session.game.phase(table.session.state).prompt}", flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -40,8 +40,10 @@ class LiveTable:
         self.session = session
         game = session.record.game
         self.board = load_board(Path(config.board)) if config.board else default_board(game)
-        self.switch_sites = _switch_sites(config, self.board)
-        self.camera_sites = frozenset(s.id for s in self.board.sites) if config.camera != "none" else None
+        self.notes: list[str] = []  # why a configured sense is left out, for the terminal and the health check
+        self.switch_sites = _switch_sites(config, self.board, self.notes)
+        camera = config.camera != "none" and _calibrated(config.camera_profile, "camera", self.notes)
+        self.camera_sites = frozenset(s.id for s in self.board.sites) if camera else None
         self.vision = _vision(config, self.board, game) if self.camera_sites is not None else None
         self.observer: Observer | None = None
         self.loop: TableLoop | None = None
@@ -132,18 +134,29 @@ def _vision(config: TableConfig, board: Board, game: str) -> tuple[Vision, Regis
     from companion.sensing.vision import Vision
     from companion.sensing.vision_profile import load_profile
 
-    if config.camera_profile is None:
-        raise UserError("--camera needs --camera-profile (from `companion calibrate camera` and `board`)")
+    assert config.camera_profile is not None
     registry = load_registry(config.registry) if config.registry else default_registry(game)
     return Vision(board, registry, load_profile(config.camera_profile)), registry
 
 
-def _switch_sites(config: TableConfig, board: Board) -> dict | None:
-    if config.serial == "none":
+def _calibrated(profile: str | None, sense: str, notes: list[str]) -> bool:
+    """A sense is used once it is calibrated; until then the table goes on without it and says why. (A profile that
+    exists but is wrong is still an error: that is a mistake to fix, not a step still to come.)"""
+    command = {"grid": "companion calibrate grid", "camera": "companion calibrate camera` and `board"}[sense]
+    if profile is None:
+        notes.append(f"the {sense} is left out: it has no profile yet (--{sense}-profile, from `{command}`)")
+        return False
+    if not Path(profile).exists():
+        notes.append(f"the {sense} is left out: {profile} does not exist yet (make it with `{command}`)")
+        return False
+    return True
+
+
+def _switch_sites(config: TableConfig, board: Board, notes: list[str]) -> dict | None:
+    if config.serial == "none" or not _calibrated(config.grid_profile, "grid", notes):
         return None
-    if config.grid_profile is None:
-        raise UserError("the reed grid needs --grid-profile (from `companion calibrate grid`), or --serial none")
     from companion.calibration.grid import load_profile
 
+    assert config.grid_profile is not None
     profile = load_profile(Path(config.grid_profile), board)
     return {switch: site for site, switch in profile.sites.items()}

@@ -126,6 +126,16 @@ def test_a_bad_config_is_one_line_naming_the_key(tmp_path, capsys, config, messa
     assert message in err and len(err.strip().splitlines()) == 1
 
 
-def test_a_grid_without_a_profile_is_one_line(tmp_path, capsys):
-    assert main(["serve", "--db", str(tmp_path / "x.db"), "--serial", "auto"]) == 2
-    assert "--grid-profile" in capsys.readouterr().err
+def test_an_uncalibrated_grid_is_left_out_and_the_table_says_why(tmp_path):
+    served = Served("--db", str(tmp_path / "x.db"), "--serial", "auto", "--grid-profile", str(tmp_path / "no.json"))
+    try:
+        served.wait_for("the grid is left out")
+        served.wait_for("Refereeing with: phones alone")
+    finally:
+        served.stop()
+
+
+def test_a_broken_grid_profile_is_one_line(tmp_path, capsys):
+    (tmp_path / "grid.json").write_text("{")
+    assert main(["serve", "--db", str(tmp_path / "x.db"), "--grid-profile", str(tmp_path / "grid.json")]) == 2
+    assert "grid.json: not JSON" in capsys.readouterr().err
