@@ -19,7 +19,7 @@ the Rng inside the state, so a game replays exactly from (players, options, seed
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -221,6 +221,17 @@ class Game(ABC, Generic[S]):
             state, new = self.apply(state, action)
             events.extend(new)
         return state, events
+
+
+Handler = Callable[[Any, Action], tuple[Any, list[Event]]]
+
+
+def handler_for(handlers: Mapping[str, Handler], title: str, action: Action) -> Handler:
+    """The rule that applies an action of this type; an unknown type is refused, naming the game's actions."""
+    try:
+        return handlers[action.type]
+    except KeyError:
+        raise IllegalAction(f"{title} has no action {action.type!r} (actions: {', '.join(handlers)})") from None
 
 
 def read_options(kind: type[S], options: Mapping[str, Any]) -> S:

@@ -19,7 +19,18 @@ from companion.rules.dakalio.state import (
     other,
 )
 from companion.rules.dakalio.text import who
-from companion.rules.engine import Action, Event, Game, IllegalAction, Layout, Ledger, Outcome, Phase, SetupError
+from companion.rules.engine import (
+    Action,
+    Event,
+    Game,
+    IllegalAction,
+    Layout,
+    Ledger,
+    Outcome,
+    Phase,
+    SetupError,
+    handler_for,
+)
 from companion.rules.engine import read_options as _read_options
 from companion.rules.rng import Rng
 
@@ -121,11 +132,10 @@ class Dakalio(Game[State]):
 
     def _handler(self, state: State, action: Action) -> Handler:
         """The rule for an action, if the game is at a stage where that action belongs."""
-        if action.type not in HANDLERS:
-            raise IllegalAction(f"Dakalio has no action {action.type!r} (actions: {', '.join(HANDLERS)})")
+        handler = handler_for(HANDLERS, self.title, action)
         if state.stage not in STAGES[action.type]:
             raise IllegalAction(f"{_what(action.type)} is not possible now. {self.phase(state).prompt}")
-        return HANDLERS[action.type]
+        return handler
 
     def layout(self, state: State) -> Layout:
         stacks: dict[str, list[str]] = {}

@@ -6,7 +6,17 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from companion.rules.engine import Action, Event, Game, IllegalAction, Layout, Ledger, Outcome, Phase, SetupError
+from companion.rules.engine import (
+    Action,
+    Event,
+    Game,
+    Layout,
+    Ledger,
+    Outcome,
+    Phase,
+    SetupError,
+    handler_for,
+)
 from companion.rules.engine import read_options as _read_options
 from companion.rules.orbit import flight, partners, planets, turns
 from companion.rules.orbit.arrival import jump_targets, visit
@@ -117,11 +127,7 @@ class Orbit(Game[State]):
         self._apply(state, action)  # every refusal comes from the handler, so applying is the check
 
     def _apply(self, state: State, action: Action) -> tuple[State, list[Event]]:
-        try:
-            handler = HANDLERS[action.type]
-        except KeyError:
-            raise IllegalAction(f"ORBIT has no action {action.type!r} (actions: {', '.join(HANDLERS)})") from None
-        state, events = handler(state, action)
+        state, events = handler_for(HANDLERS, self.title, action)(state, action)
         return visit(state, events), events  # a spaceship now on a new planet visits it, whatever brought it there
 
     def layout(self, state: State) -> Layout:

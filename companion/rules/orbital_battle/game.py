@@ -7,7 +7,17 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from companion.boards.orbital_battle import sites_in
-from companion.rules.engine import Action, Event, Game, IllegalAction, Layout, Ledger, Outcome, Phase, SetupError
+from companion.rules.engine import (
+    Action,
+    Event,
+    Game,
+    Layout,
+    Ledger,
+    Outcome,
+    Phase,
+    SetupError,
+    handler_for,
+)
 from companion.rules.engine import read_options as _read_options
 from companion.rules.orbital_battle import build, combat, flow, moves, orbit, transport
 from companion.rules.orbital_battle.control import conquests, contested, controlled, income
@@ -110,10 +120,7 @@ class OrbitalBattle(Game[State]):
         self._apply(state, action)
 
     def _apply(self, state: State, action: Action) -> tuple[State, list[Event]]:
-        handler = HANDLERS.get(action.type)
-        if handler is None:
-            raise IllegalAction(f"Orbital Battle has no action {action.type!r} (actions: {', '.join(HANDLERS)})")
-        state, events = handler(state, action)
+        state, events = handler_for(HANDLERS, self.title, action)(state, action)
         state, more = conquests(state)
         events += more
         return flow.skip_idle(state, events, _candidates)

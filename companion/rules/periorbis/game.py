@@ -6,7 +6,17 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from companion.rules.engine import Action, Event, Game, IllegalAction, Layout, Ledger, Outcome, Phase, SetupError
+from companion.rules.engine import (
+    Action,
+    Event,
+    Game,
+    Layout,
+    Ledger,
+    Outcome,
+    Phase,
+    SetupError,
+    handler_for,
+)
 from companion.rules.engine import read_options as _read_options
 from companion.rules.periorbis import agents, engineering, labour, transport, turns
 from companion.rules.periorbis.datafiles import ORES, load
@@ -95,9 +105,7 @@ class Periorbis(Game[State]):
         self._apply(state, action)
 
     def _apply(self, state: State, action: Action) -> tuple[State, list[Event]]:
-        handler = HANDLERS.get(action.type)
-        if handler is None:
-            raise IllegalAction(f"Periorbis has no action {action.type!r} (actions: {', '.join(HANDLERS)})")
+        handler = handler_for(HANDLERS, self.title, action)
         if action.type not in CARGO and state.active is not None and state.active.captain is not None:
             state = replace(state, active=replace(state.active, captain=None, carried=0))
         return handler(state, action)

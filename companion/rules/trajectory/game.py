@@ -10,12 +10,12 @@ from companion.rules.engine import (
     Action,
     Event,
     Game,
-    IllegalAction,
     Layout,
     Ledger,
     Outcome,
     Phase,
     SetupError,
+    handler_for,
 )
 from companion.rules.engine import read_options as _read_options
 from companion.rules.rng import Rng
@@ -133,10 +133,7 @@ class Trajectory(Game[State]):
         self._apply(state, action)
 
     def _apply(self, state: State, action: Action) -> tuple[State, list[Event]]:
-        handler = HANDLERS.get(action.type)
-        if handler is None:
-            raise IllegalAction(f"Trajectory has no action {action.type!r} (actions: {', '.join(HANDLERS)})")
-        state, events = handler(state, action)
+        state, events = handler_for(HANDLERS, self.title, action)(state, action)
         judged = rounds.judge(state)
         if judged.result is not None:  # check() refuses actions once the game is over, so this is new
             events.append(
