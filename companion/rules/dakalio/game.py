@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from companion.rules.dakalio import judge, placing, play
@@ -23,6 +23,7 @@ from companion.rules.engine import (
     Action,
     Event,
     Game,
+    Handler,
     IllegalAction,
     Layout,
     Ledger,
@@ -34,7 +35,6 @@ from companion.rules.engine import (
 from companion.rules.engine import read_options as _read_options
 from companion.rules.rng import Rng
 
-Handler = Callable[[State, Action], tuple[State, list[Event]]]
 HANDLERS: dict[str, Handler] = {
     "portals": placing.decide_portals,
     "portal": placing.place_portal,

@@ -10,6 +10,7 @@ from companion.rules.engine import (
     Action,
     Event,
     Game,
+    Handler,
     Layout,
     Ledger,
     Outcome,
@@ -36,7 +37,6 @@ from companion.rules.orbit.state import (
 from companion.rules.orbit.text import who
 from companion.rules.rng import Rng
 
-Handler = Callable[[State, Action], tuple[State, list[Event]]]
 HANDLERS: dict[str, Handler] = {
     "play": turns.play,
     "advance": planets.advance,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from companion.boards.orbital_battle import sites_in
@@ -11,6 +11,7 @@ from companion.rules.engine import (
     Action,
     Event,
     Game,
+    Handler,
     Layout,
     Ledger,
     Outcome,
@@ -37,7 +38,6 @@ from companion.rules.orbital_battle.text import who
 from companion.rules.orbital_battle.units import KINDS, STRUCTURES, TRANSPORT_CAPACITY
 from companion.rules.rng import Rng
 
-Handler = Callable[[State, Action], tuple[State, list[Event]]]
 HANDLERS: dict[str, Handler] = {
     "roll": flow.roll,
     "home": flow.home,

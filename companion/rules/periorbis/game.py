@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -10,6 +10,7 @@ from companion.rules.engine import (
     Action,
     Event,
     Game,
+    Handler,
     Layout,
     Ledger,
     Outcome,
@@ -36,7 +37,6 @@ from companion.rules.periorbis.state import (
 from companion.rules.periorbis.text import who
 from companion.rules.rng import Rng
 
-Handler = Callable[[State, Action], tuple[State, list[Event]]]
 HANDLERS: dict[str, Handler] = {
     "hire": turns.hire,
     "pass": turns.pass_hire,

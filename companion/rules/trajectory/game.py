@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from companion.boards import trajectory as geometry
@@ -10,6 +10,7 @@ from companion.rules.engine import (
     Action,
     Event,
     Game,
+    Handler,
     Layout,
     Ledger,
     Outcome,
@@ -44,7 +45,6 @@ from companion.rules.trajectory.text import who
 
 SHIP_COLOURS = ("red", "green", "blue", "yellow", "orange", "purple")
 
-Handler = Callable[[State, Action], tuple[State, list[Event]]]
 HANDLERS: dict[str, Handler] = {
     "draw": rounds.draw,
     "move_infestors": rounds.move_infestors,
