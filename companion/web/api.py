@@ -9,10 +9,12 @@ from flask import Blueprint, Response, jsonify, request
 from companion.rules import Action, load, names
 from companion.web.boardmap import board_json
 from companion.web.body import field, json_body
+from companion.web.calibration import grid_walkthrough, snapshot_jpeg
 from companion.web.context import table
 from companion.web.errors import BadInput
-from companion.web.guard import requires_token
+from companion.web.guard import check_token, requires_token
 from companion.web.inputs import board_inputs, phone_inputs
+from companion.web.join import join_url, qr_svg
 from companion.web.options import option_fields
 from companion.web.table import entry_json
 
@@ -143,3 +145,28 @@ def undo() -> Response:
 def pause() -> Response:
     data = json_body()
     return _done(table().session.set_paused(field(data, "paused", bool), "phone", _actor(data)))
+
+
+@api.get("/qr")
+def qr() -> Response:
+    """A QR code of this page's address: with the token (to join and play) for a player, without it to watch."""
+    watch = request.args.get("watch", "false") == "true"
+    if not watch:
+        check_token()
+    url = join_url(request.host_url, None if watch else table().token)
+    return jsonify(url=url, svg=qr_svg(url), watch=watch)
+
+
+@api.get("/calibration/snapshot.jpg")
+def calibration_snapshot() -> Response:
+    feed = table().camera
+    if feed is None:
+        raise BadInput("no camera is connected to this table", 404)
+    response = Response(snapshot_jpeg(feed), mimetype="image/jpeg")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@api.get("/calibration/grid")
+def calibration_grid() -> Response:
+    return jsonify(grid_walkthrough(table().board(), table().grid_map))

@@ -17,6 +17,7 @@ from companion.rules import Action
 from companion.table.loop import Question, TableLoop, Warning
 from companion.table.session import Session
 from companion.table.store import Entry, Store
+from companion.web.calibration import CameraFeed
 from companion.web.hub import Hub
 
 LoopFactory = Callable[[Session], TableLoop | None]
@@ -50,6 +51,8 @@ class Table:
         sensors: Sensors | None = None,
         board: Callable[[str], Board] = default_board,
         hub: Hub | None = None,
+        camera: CameraFeed | None = None,
+        grid_map: Mapping[str, tuple[int, int]] | None = None,
     ) -> None:
         if session.store.path == ":memory:":
             raise ValueError("the web table needs a store in a file: the streams read it on their own connections")
@@ -57,6 +60,8 @@ class Table:
         self.hub = hub or Hub()
         self.sensors: Sensors = sensors or (lambda: {"grid": "none", "camera": "none"})
         self._board = board
+        self.camera = camera  # None: no camera at this table
+        self.grid_map = grid_map  # site -> reed switch, from the grid profile in use (None: no grid)
         self._make_loop = make_loop or (lambda session: None)
         self._lock = threading.RLock()
         self._games: list[Callable[[Session, TableLoop | None], None]] = []
