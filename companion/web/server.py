@@ -35,6 +35,7 @@ class WebServer:
 
     def start(self) -> WebServer:
         """Bind (port 0 picks a free one) and serve in a background thread."""
+        self.hub.closed = False  # a table may be served again after a stop (a restart keeps its log and hub)
         self._server.prepare()
         self._thread = threading.Thread(target=self._server.serve, name="web-server", daemon=True)
         self._thread.start()

@@ -125,6 +125,12 @@ class Table:
         self._publish_state()
         return session
 
+    def use_loop(self, loop: TableLoop | None) -> None:
+        """Watch the board through another loop (another sensor set-up or calibration) for the same game."""
+        with self._lock:
+            self.loop = loop
+            self._attach(self.session, loop, subscribe=False)
+
     def on_new_game(self, listener: Callable[[Session, TableLoop | None], None]) -> None:
         """Called with the new session and loop when a phone starts a new game (the demo hands them to its twin)."""
         self._games.append(listener)
@@ -133,8 +139,9 @@ class Table:
         self.hub.transient("sensors", self.sensors())
 
     # Wiring the session and the loop to the hub.
-    def _attach(self, session: Session, loop: TableLoop | None) -> None:
-        session.subscribe(self._on_entry)
+    def _attach(self, session: Session, loop: TableLoop | None, subscribe: bool = True) -> None:
+        if subscribe:
+            session.subscribe(self._on_entry)
         if loop is not None:
             before_q, before_w = loop.on_question, loop.on_warning
 
