@@ -80,7 +80,7 @@ class Served:
     def restart(self) -> None:
         """Stop the server and start the companion again on the same log and port, as after a power cut."""
         port = self.port
-        self.server.stop()
+        self.server.stop()  # a second stop (the test stopped it already) does nothing
         self.store = Store(self.store.path)
         session = Session.resume(self.store)
         assert session is not None

@@ -103,7 +103,7 @@ function renderLedger(ledger, actor) {
 
 function card(name, counters, active) {
   const div = document.createElement("div");
-  div.className = `card${active ? " active" : ""}`;
+  div.className = `card${active ? " active" : ""}${name === "Table" ? " table" : ""}`;
   div.style.borderTopColor = name === "Table" ? "var(--line)" : colourOf(name);
   const title = document.createElement("b");
   title.textContent = name;
