@@ -112,7 +112,7 @@ def _serve(twin: Any, args: argparse.Namespace) -> int:
         twin.loop,
         make_loop=new_loop,
         sensors=lambda: _sensors(twin, args.grid),
-        camera=_camera(twin, args.game, args.seed, lambda: table.session),
+        camera=twin_camera(args.game, args.seed, lambda: table.session),
         grid_map=twin.sites,
     )
     table.on_new_game(on_new_game)
@@ -156,7 +156,7 @@ def _sensors(twin: Any, grid: str) -> dict[str, Any]:
     return {"grid": f"{grid} grid: {state}", "camera": "rendered by the twin (calibration view only)"}
 
 
-def _camera(twin: Any, game: str, seed: int, session: Any) -> Any:
+def twin_camera(game: str, seed: int, session: Any) -> Any:
     """The twin's rendered camera for the calibration view: the current layout, read by the real vision pipeline."""
     from companion.boards import default_board
     from companion.sensing.pieces import default_registry
