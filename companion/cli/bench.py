@@ -12,6 +12,7 @@ BENCHES = {
     "messy": "companion.bench.messy",
     "reed": "companion.bench.reed",
     "vision": "companion.bench.vision",
+    "web": "companion.bench.web",
 }
 
 
