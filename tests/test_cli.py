@@ -63,7 +63,7 @@ def test_bench_rules_prints_its_figures():
 
 
 def test_demo_plays_a_whole_game_on_the_simulated_board():
-    result = companion("demo", "--speed", "0", "--players", "2", "--seed", "4")
+    result = companion("demo", "--terminal", "--speed", "0", "--players", "2", "--seed", "4")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert "on a simulated board (virtual grid)" in lines[0]

@@ -15,6 +15,7 @@ BENCHES = {
     "fuzz": "companion.bench.fuzz",
     "referee": "companion.bench.referee",
     "kill": "companion.bench.kill",
+    "web": "companion.bench.web",
 }
 
 

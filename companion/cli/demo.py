@@ -1,8 +1,15 @@
-"""`companion demo`: the digital twin plays a whole game while the companion referees and announces it."""
+"""`companion demo`: the digital twin plays a whole game while the companion referees it and serves the phone page.
+
+The twin plays in a background thread; the web server runs in the foreground and keeps serving after the game ends
+(a phone may start another from the setup wizard) until Ctrl-C. `--terminal` keeps the old behaviour: no server,
+the game printed, exit when it ends (the benchmarks and tests use it).
+"""
 
 from __future__ import annotations
 
 import argparse
+import threading
+from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,6 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--grid", default="virtual", help="virtual (default) or simavr: the real firmware in the simulator"
     )
     parser.add_argument("--db", help="SQLite file for the game's log (default: a temporary one)")
+    parser.add_argument("--host", default="0.0.0.0", help="address to serve the phone page on (default 0.0.0.0)")
+    parser.add_argument("--port", type=int, default=8080, help="port of the phone page (default 8080)")
+    parser.add_argument("--terminal", action="store_true", help="no phone page: print the game and exit at its end")
     parser.set_defaults(run=_run)
 
 
@@ -29,6 +39,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.speed < 0:
         raise UserError("demo: --speed must be 0 or more")
+    if not 0 <= args.port <= 65535:
+        raise UserError(f"demo: --port must be 0 to 65535, not {args.port}")
     twin = make_twin(
         args.game,
         args.players,
@@ -44,11 +56,27 @@ def _run(args: argparse.Namespace) -> int:
         f"{session.game.title}: {args.players} scripted players on a simulated board ({args.grid} grid), "
         f"seed {args.seed}. Log: {session.store.path}"
     )
-    session.subscribe(lambda entry: [print(f"  {event['text']}", flush=True) for event in entry.events])
-    twin.loop.on_warning = lambda w: print(f"  ! {w.text}" if w else "  ! The board matches the game again.")
-    with twin:
-        print(f"  {session.game.phase(session.state).prompt}")
-        stats = twin.play()
+    session.subscribe(_print_entry)
+    twin.loop.on_warning = _print_warning
+    if args.terminal:
+        with twin:
+            print(f"  {session.game.phase(session.state).prompt}")
+            stats = twin.play()
+        return _report(twin, stats)
+    return _serve(twin, args)
+
+
+def _print_entry(entry: Any) -> None:
+    for event in entry.events:
+        print(f"  {event['text']}", flush=True)
+
+
+def _print_warning(warning: Any) -> None:
+    print(f"  ! {warning.text}" if warning else "  ! The board matches the game again.", flush=True)
+
+
+def _report(twin: Any, stats: Any) -> int:
+    session = twin.session
     outcome = session.game.outcome(session.state)
     print(f"Result: {outcome.result} ({outcome.reason})" if outcome else "Result: unfinished")
     print(
@@ -57,3 +85,97 @@ def _run(args: argparse.Namespace) -> int:
         f"wrong moves accepted {stats.wrong_accepted}."
     )
     return 0 if stats.wrong_accepted == 0 else 1
+
+
+def _serve(twin: Any, args: argparse.Namespace) -> int:
+    from companion.table.loop import TableLoop
+    from companion.web.serve import serve
+    from companion.web.table import Table
+
+    site_name = twin.loop.site_name
+    games: list[tuple[Any, Any]] = []  # new games started on a phone, for the twin to take up
+    wake = threading.Event()
+    stop = threading.Event()
+
+    def new_loop(session: Any) -> TableLoop:
+        loop = TableLoop(session, twin.observer, site_name)
+        loop.on_warning = _print_warning
+        session.subscribe(_print_entry)
+        return loop
+
+    def on_new_game(session: Any, loop: Any) -> None:
+        games.append((session, loop))
+        wake.set()
+
+    table = Table(
+        twin.session,
+        twin.loop,
+        make_loop=new_loop,
+        sensors=lambda: _sensors(twin, args.grid),
+        camera=twin_camera(args.game, args.seed, lambda: table.session),
+        grid_map=twin.sites,
+    )
+    table.on_new_game(on_new_game)
+    failures: list[BaseException] = []
+
+    def play() -> None:
+        try:
+            with twin:
+                table.publish_sensors()
+                while not stop.is_set():
+                    while not stop.is_set() and twin.step():
+                        pass
+                    if stop.is_set():
+                        break
+                    _report(twin, twin.stats)
+                    print("The game is over; start another from a phone (New game), or Ctrl-C to stop.", flush=True)
+                    wake.wait()
+                    wake.clear()
+                    if games:
+                        twin.switch(*games.pop())
+                        games.clear()
+        except BaseException as error:  # shown when the server stops, not lost in a thread
+            failures.append(error)
+
+    player = threading.Thread(target=play, name="twin", daemon=True)
+    player.start()
+    try:
+        serve(table, args.host, args.port)
+    finally:
+        stop.set()
+        wake.set()
+        player.join(timeout=10)
+    if failures:
+        raise failures[0]
+    return 0 if twin.stats.wrong_accepted == 0 else 1
+
+
+def _sensors(twin: Any, grid: str) -> dict[str, Any]:
+    link = twin.link
+    state = "not started" if link is None else ("synced" if link.synced else "lost")
+    return {"grid": f"{grid} grid: {state}", "camera": "rendered by the twin (calibration view only)"}
+
+
+def twin_camera(game: str, seed: int, session: Any) -> Any:
+    """The twin's rendered camera for the calibration view: the current layout, read by the real vision pipeline."""
+    from companion.boards import default_board
+    from companion.sensing.pieces import default_registry
+    from companion.sensing.vision import Vision
+    from companion.sim.render import Renderer
+    from companion.sim.render_camera import overhead_camera, sim_profile
+    from companion.sim.render_scene import layout_scene
+    from companion.web.calibration import CameraFeed
+
+    try:
+        registry = default_registry(game)
+    except (KeyError, FileNotFoundError, ValueError):
+        return None  # no piece registry for this game yet: the page says there is no camera
+    board = default_board(game)
+    camera = overhead_camera(board.width, board.height, 1280, 720)
+    renderer = Renderer(board, registry.dictionary, registry.sticker_mm)
+
+    def frame() -> Any:
+        current = session()
+        return renderer.render(layout_scene(board, registry, camera, current.game.layout(current.state), seed)).image
+
+    return CameraFeed(frame, Vision(board, registry, sim_profile(camera, board.name)))

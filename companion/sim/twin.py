@@ -106,6 +106,11 @@ class Twin:
             self.wire.stop()
         self.grid.stop()
 
+    def switch(self, session: Session, loop: TableLoop) -> None:
+        """Play a new game at the same table (one a phone started): its session and loop; the board is set up."""
+        self.session, self.loop = session, loop
+        self._show(session.game.layout(session.state))
+
     # The physical table.
     def _closed(self, layout: Layout) -> frozenset[Switch]:
         return frozenset(self.sites[site] for site, pieces in layout.items() if pieces and site in self.sites)

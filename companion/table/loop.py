@@ -37,6 +37,7 @@ class Warning:
     """The board does not match the game: what to put right."""
 
     advice: tuple[str, ...]
+    sites: tuple[str, ...] = ()  # the sites to put right, for a map that highlights them
 
     @property
     def text(self) -> str:
@@ -82,7 +83,7 @@ class TableLoop:
             self._warn(None)
             self.on_question(self.question)
         elif ruling.verdict == "mismatch":
-            self._warn(Warning(tuple(fix.advice for fix in ruling.fixes)))
+            self._warn(Warning(tuple(fix.advice for fix in ruling.fixes), tuple(fix.site for fix in ruling.fixes)))
         else:
             self._warn(None)
 

@@ -1,0 +1,44 @@
+"""`companion bench web`: the phone page's stream under many phones: delivery latency (commit to arrival) and loss,
+with the server's memory, against a baseline in the same run: bare cheroot streaming the same rate of tiny messages
+(no Flask, no SQLite, no session), which is what the machine and the server alone cost."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "SSE delivery latency and loss for many phones, with the server's memory; baseline: bare cheroot"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--clients", type=int, default=20, help="phones reading the stream (default 20)")
+    parser.add_argument("--seconds", type=float, default=300, help="how long to announce (default 300)")
+    parser.add_argument("--rate", type=float, default=20, help="announcements a second (default 20)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from companion.bench.stats import summary
+    from companion.errors import UserError
+    from companion.web.loadgen import run_load
+
+    if args.clients < 1 or args.seconds <= 0 or args.rate <= 0:
+        raise UserError("bench web: --clients, --seconds and --rate must be positive")
+    print(f"{args.clients} phones on /events for {args.seconds:g} s at {args.rate:g} announcements a second, "
+          "server in its own process, all on 127.0.0.1")
+    failed = 0
+    for mode, title in (("bare", "baseline: bare cheroot, tiny messages"),
+                        ("companion", "companion: random legal actions committed, Flask app, hub")):
+        result = run_load(mode, args.clients, args.seconds, args.rate)
+        memory = result.rss_kb[len(result.rss_kb) // 5:] or result.rss_kb  # after the first fifth: warmed up
+        print(f"{title}:")
+        print(f"  announced     {len(result.produced)} ({result.rate:.1f}/s)")
+        print(f"  delivery      {summary(result.delays, 1e3, 'ms')}")
+        print(f"  lost          {result.lost} of {len(result.produced) * args.clients} deliveries, "
+              f"{result.duplicated} duplicated")
+        if memory:
+            print(f"  server RSS    {memory[0] / 1024:.1f} MB after warm-up, {memory[-1] / 1024:.1f} MB at the end "
+                  f"({(memory[-1] - memory[0]) / 1024:+.1f} MB)")
+        errors = [p.error for p in result.phones if p.error]
+        if errors:
+            print(f"  phone errors  {len(errors)}: {errors[0]}")
+        failed += result.lost + result.duplicated + len(errors)
+    return 1 if failed else 0

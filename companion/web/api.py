@@ -1,0 +1,172 @@
+"""The JSON API (docs/openapi.json): reading the game, and the inputs a phone with the table's token may make."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+
+from companion.rules import Action, load, names
+from companion.web.boardmap import board_json
+from companion.web.body import field, json_body
+from companion.web.calibration import grid_walkthrough, snapshot_jpeg
+from companion.web.context import table
+from companion.web.errors import BadInput
+from companion.web.guard import check_token, requires_token
+from companion.web.inputs import board_inputs, phone_inputs
+from companion.web.join import join_url, qr_svg
+from companion.web.options import option_fields
+from companion.web.table import entry_json
+
+api = Blueprint("api", __name__, url_prefix="/api")
+
+
+def _actor(data: dict[str, Any]) -> str | None:
+    actor = field(data, "actor", str, None)
+    players = table().session.record.players
+    if actor is not None and actor not in players:
+        raise BadInput(f"actor: {actor!r} has no seat at this table (seats: {', '.join(players)})")
+    return actor
+
+
+def _action(data: dict[str, Any]) -> Action:
+    return Action.from_json(field(data, "action", dict))
+
+
+def _done(entry: Any) -> Response:
+    return jsonify(entry=entry_json(entry), state=table().state())
+
+
+@api.get("/state")
+def state() -> Response:
+    return jsonify(table().state())
+
+
+@api.get("/log")
+def log() -> Response:
+    """The log of one game (default: the one in play), entries after `after`."""
+    try:
+        after = int(request.args.get("after", 0))
+        game_id = int(request.args.get("game", table().session.record.id))
+    except ValueError:
+        raise BadInput("after and game must be whole numbers") from None
+    entries = table().entries(after, game_id)
+    with table().reader() as store:
+        last = store.last_entry_id()
+    return jsonify(game_id=game_id, entries=entries, last=last)
+
+
+@api.get("/ledger")
+def ledger() -> Response:
+    session = table().session
+    return jsonify(session.game.ledger(session.state))
+
+
+@api.get("/board")
+def board() -> Response:
+    return jsonify(board_json(table().board()))
+
+
+@api.get("/inputs")
+def inputs() -> Response:
+    session = table().session
+    game, current = session.game, session.state
+    return jsonify(
+        actor=game.phase(current).actor, phone=phone_inputs(game, current), board=board_inputs(game, current)
+    )
+
+
+@api.get("/games")
+def games() -> Response:
+    listed = []
+    for name in names():
+        game = load(name)
+        listed.append(
+            {
+                "name": name,
+                "title": game.title,
+                "min_players": game.min_players,
+                "max_players": game.max_players,
+                "options": option_fields(game),
+            }
+        )
+    return jsonify(games=listed)
+
+
+@api.post("/games")
+@requires_token
+def new_game() -> tuple[Response, int]:
+    data = json_body()
+    game = field(data, "game", str)
+    players = field(data, "players", list)
+    if not players or not all(isinstance(p, str) and p for p in players) or len(set(players)) != len(players):
+        raise BadInput("players: expected a list of different, non-empty seat names")
+    options = field(data, "options", dict, {})
+    seed = field(data, "seed", int, None)
+    table().new_game(game, players, options, seed)
+    return jsonify(table().state()), 201
+
+
+@api.post("/act")
+@requires_token
+def act() -> Response:
+    data = json_body()
+    action, actor = _action(data), _actor(data)
+    return _done(table().session.submit(action, "phone", actor))
+
+
+@api.post("/choose")
+@requires_token
+def choose() -> Response:
+    data = json_body()
+    question, index, actor = field(data, "question", int), field(data, "index", int), _actor(data)
+    try:
+        return _done(table().choose(question, index, actor))
+    except LookupError as error:
+        raise BadInput(str(error.args[0])) from None
+
+
+@api.post("/override")
+@requires_token
+def override() -> Response:
+    data = json_body()
+    action, actor = _action(data), _actor(data)
+    return _done(table().override(action, actor))
+
+
+@api.post("/undo")
+@requires_token
+def undo() -> Response:
+    return _done(table().session.undo("phone", _actor(json_body())))
+
+
+@api.post("/pause")
+@requires_token
+def pause() -> Response:
+    data = json_body()
+    return _done(table().session.set_paused(field(data, "paused", bool), "phone", _actor(data)))
+
+
+@api.get("/qr")
+def qr() -> Response:
+    """A QR code of this page's address: with the token (to join and play) for a player, without it to watch."""
+    watch = request.args.get("watch", "false") == "true"
+    if not watch:
+        check_token()
+    url = join_url(request.host_url, None if watch else table().token)
+    return jsonify(url=url, svg=qr_svg(url), watch=watch)
+
+
+@api.get("/calibration/snapshot.jpg")
+def calibration_snapshot() -> Response:
+    feed = table().camera
+    if feed is None:
+        raise BadInput("no camera is connected to this table", 404)
+    response = Response(snapshot_jpeg(feed), mimetype="image/jpeg")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@api.get("/calibration/grid")
+def calibration_grid() -> Response:
+    return jsonify(grid_walkthrough(table().board(), table().grid_map))

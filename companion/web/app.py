@@ -1,0 +1,23 @@
+"""The app factory: one Flask app per table, its blueprints, no global state, never the Werkzeug debugger."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from companion.web import errors
+from companion.web.api import api
+from companion.web.context import KEY, Extension, WebSettings
+from companion.web.events import events
+from companion.web.health import health
+from companion.web.pages import pages
+from companion.web.table import Table
+
+
+def create_app(table: Table, settings: WebSettings | None = None) -> Flask:
+    app = Flask(__name__, static_folder=None)  # pages.py serves the static files with its own headers
+    app.config.update(DEBUG=False, PROPAGATE_EXCEPTIONS=False, JSON_SORT_KEYS=False)
+    app.extensions[KEY] = Extension(table, settings or WebSettings())
+    errors.install(app)
+    for blueprint in (pages, api, events, health):
+        app.register_blueprint(blueprint)
+    return app

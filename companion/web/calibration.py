@@ -1,0 +1,85 @@
+"""The calibration view: a camera snapshot with what the vision pipeline found drawn on it, and the reed grid's
+calibration walk-through (`companion calibrate grid`) with the switch each site is mapped to now."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from companion.boards import Board
+from companion.sensing.vision import FrameReport, Vision
+
+GREEN, RED, AMBER, GREY = (90, 210, 90), (60, 60, 235), (40, 190, 250), (170, 170, 170)  # BGR
+
+
+@dataclass(frozen=True)
+class CameraFeed:
+    """Where the table's frames come from (a camera, or the twin's renderer) and the pipeline that reads them."""
+
+    frame: Callable[[], np.ndarray]
+    vision: Vision
+    lock: threading.Lock = field(default_factory=threading.Lock)  # the pipeline keeps a pose: one frame at a time
+
+
+def annotate(image: np.ndarray, report: FrameReport, vision: Vision) -> np.ndarray:
+    """The frame with the board's sites (grey), each piece found (green, named) and what the frame could not vouch
+    for (red), projected with the pose the pipeline found."""
+    out = image.copy()
+    pose = vision.pose
+    if pose is None:
+        cv2.putText(out, f"no board pose: {report.reason}", (12, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.8, RED, 2)
+        return out
+
+    def pixels(points: list[tuple[float, float, float]]) -> np.ndarray:
+        return pose.project(np.array(points, np.float64), vision.matrix, vision.dist).round().astype(int)
+
+    for (x, y) in pixels([(s.x, s.y, 0.0) for s in vision.board.sites]):
+        cv2.circle(out, (int(x), int(y)), 6, GREY, 1, cv2.LINE_AA)
+    for region in report.unreliable:
+        polygon = pixels([(px, py, 0.0) for px, py in region.polygon])
+        cv2.polylines(out, [polygon.reshape(-1, 1, 2)], True, RED, 2, cv2.LINE_AA)
+    for sighting, (x, y) in zip(report.sightings, pixels([(s.x, s.y, 0.0) for s in report.sightings]), strict=True):
+        colour = GREEN if sighting.site is not None else AMBER
+        cv2.rectangle(out, (int(x) - 12, int(y) - 12), (int(x) + 12, int(y) + 12), colour, 2, cv2.LINE_AA)
+        cv2.putText(out, sighting.piece, (int(x) + 14, int(y) - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.45, colour, 1,
+                    cv2.LINE_AA)
+    status = f"{len(report.sightings)} pieces, markers {list(report.markers)}" if report.reliable else report.reason
+    cv2.putText(out, status, (12, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.7, GREEN if report.reliable else RED, 2)
+    return out
+
+
+def snapshot_jpeg(feed: CameraFeed, width: int = 960) -> bytes:
+    """One frame, read by the pipeline, annotated, scaled to `width` and JPEG-encoded for the page."""
+    with feed.lock:
+        image = feed.frame()
+        report = feed.vision.process(image)
+        drawn = annotate(image, report, feed.vision)
+    if drawn.shape[1] > width:
+        drawn = cv2.resize(drawn, (width, round(drawn.shape[0] * width / drawn.shape[1])), interpolation=cv2.INTER_AREA)
+    ok, encoded = cv2.imencode(".jpg", drawn, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    if not ok:
+        raise RuntimeError("could not encode the snapshot")
+    return encoded.tobytes()
+
+
+def grid_walkthrough(board: Board, mapped: Mapping[str, tuple[int, int]] | None) -> dict[str, object]:
+    """The steps `companion calibrate grid` takes the table through, one a site, with today's mapping if known."""
+    steps = []
+    for site in board.sites:
+        step = f"Set a magnet on {site.name} ({site.id})."
+        if mapped and site.id in mapped:
+            row, col = mapped[site.id]
+            step += f" Mapped now to switch row {row} column {col}."
+        elif mapped is not None:
+            step += " Not mapped yet."
+        steps.append(step)
+    intro = (
+        "Run `companion calibrate grid` on the companion with the reed grid plugged in and the board empty. It "
+        "names each site in turn; set a magnet on it and the next switch that closes becomes that site's. A switch "
+        "already taken is refused. The profile it saves is what the table reads the board with."
+    )
+    return {"board": board.name, "intro": intro, "steps": steps, "mapped": None if mapped is None else len(mapped)}

@@ -1,0 +1,33 @@
+"""GET /healthz: is the companion serving, which game, what the sensors say (JSON, for people and monitors)."""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from flask import Blueprint, Response, jsonify
+
+from companion.web.context import table
+
+health = Blueprint("health", __name__)
+
+
+def companion_version() -> str:
+    try:
+        return version("orrery-companion")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+@health.get("/healthz")
+def healthz() -> Response:
+    current = table()
+    session = current.session
+    phase = session.game.phase(session.state)
+    return jsonify(
+        ok=True,
+        version=companion_version(),
+        game={"name": session.record.game, "id": session.record.id, "status": session.record.status,
+              "phase": phase.name, "actor": phase.actor},
+        sensors=current.sensors(),
+        streams=current.hub.streams,
+    )

@@ -1,0 +1,192 @@
+"""A real table served over real HTTP: a session on SQLite, the table loop fed boards as the sensors would see them,
+the Flask app under cheroot on a free port of 127.0.0.1."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from companion.boards import default_board
+from companion.sim.twin import switch_map
+from companion.table.loop import TableLoop
+from companion.table.observe import CameraView, Observer
+from companion.table.session import Session
+from companion.table.store import Store
+from companion.web.context import WebSettings
+from companion.web.serve import start_server
+from companion.web.server import WebServer
+from companion.web.table import Table
+
+BOARD = default_board("trajectory")
+SWITCHES = switch_map(BOARD, 8, 8)
+# Planets where the tests expect them; Red has drawn, so Red may fly.
+OPTIONS = {"planets": {"metal": 0, "home": 0, "helium": 0, "ice": 0}, "difficulty": "easy"}
+TOKEN = "test-table-token"
+
+
+@dataclass
+class Served:
+    table: Table
+    server: WebServer
+    observer: Observer
+    store: Store
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def session(self) -> Session:
+        return self.table.session
+
+    @property
+    def loop(self) -> TableLoop:
+        assert self.table.loop is not None
+        return self.table.loop
+
+    def request(
+        self, method: str, path: str, body: Any = None, token: str | None = TOKEN, raw: bytes | None = None
+    ) -> tuple[int, Any]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        headers = {"Content-Type": "application/json"}
+        if token is not None:
+            headers["X-Orrery-Token"] = token
+        payload = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        connection.request(method, path, payload, headers)
+        response = connection.getresponse()
+        data = response.read()
+        connection.close()
+        kind = response.getheader("Content-Type", "")
+        return response.status, json.loads(data) if kind.startswith("application/json") else data
+
+    def get(self, path: str, token: str | None = None) -> Any:
+        status, data = self.request("GET", path, token=token)
+        assert status == 200, data
+        return data
+
+    def post(self, path: str, body: Any = None, token: str | None = TOKEN) -> tuple[int, Any]:
+        return self.request("POST", path, {} if body is None else body, token)
+
+    def restart(self) -> None:
+        """Stop the server and start the companion again on the same log and port, as after a power cut."""
+        port = self.port
+        self.server.stop()  # a second stop (the test stopped it already) does nothing
+        self.store = Store(self.store.path)
+        session = Session.resume(self.store)
+        assert session is not None
+        fresh = serve(self.store, session, port)
+        self.table, self.server, self.observer = fresh.table, fresh.server, fresh.observer
+
+    # The board, as the sensors report it to the table loop.
+    def board(self, layout: dict[str, tuple[str, ...]], at: float) -> Any:
+        closed = frozenset(SWITCHES[site] for site, pieces in layout.items() if pieces)
+        self.observer.reed(closed, at)
+        return self.loop.tick(at + 1.0)
+
+    def mismatch(self, at: float = 0.0) -> Any:
+        """Red's ship put down on a space no rule allows."""
+        wrong = {**self.session.game.layout(self.session.state), "o4s20": ("ship-red",)}
+        return self.board(wrong, at)
+
+    def put_right(self, at: float = 5.0) -> Any:
+        return self.board(self.session.game.layout(self.session.state), at)
+
+    def ambiguous(self) -> Any:
+        """A camera that watches only the home space sees Red's ship gone, not where to: the phones must say."""
+        camera_only = Observer(None, frozenset({"o2s0"}), settle=0.3)
+        loop = TableLoop(self.session, camera_only)
+        self.table.use_loop(loop)
+        for t in (1.0, 1.5):
+            camera_only.camera(CameraView(t, {"o2s0": ("planet-home", "ship-blue")}, frozenset()))
+        return loop.tick(1.5)
+
+
+def free_port() -> int:
+    # A fixed port (not 0) so that cheroot sets SO_REUSEADDR and a restart can bind it again at once.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def serve(store: Store, session: Session, port: int = 0) -> Served:
+    port = port or free_port()
+    observer = Observer({switch: site for site, switch in SWITCHES.items()}, None, settle=0.3)
+    loop = TableLoop(session, observer, lambda site: BOARD.site(site).name)
+    table = Table(session, loop, token=TOKEN, make_loop=lambda s: TableLoop(s, observer))
+    server = start_server(table, "127.0.0.1", port, WebSettings(heartbeat=0.3, retry_ms=300), threads=24)
+    return Served(table, server, observer, store)
+
+
+@pytest.fixture
+def served(tmp_path):
+    from companion.rules import Action
+
+    store = Store(tmp_path / "table.db")
+    session = Session.start(store, "trajectory", ["red", "blue"], OPTIONS, 1)
+    session.submit(Action.make("draw", card="action"), "phone", "red")
+    table = serve(store, session)
+    yield table
+    table.server.stop()
+    store.close()
+
+
+class Stream:
+    """An SSE client over a raw HTTP connection: messages as dicts (event, id, data), comments counted."""
+
+    def __init__(self, port: int, path: str = "/events", last_id: int | None = None, timeout: float = 5.0) -> None:
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        headers = {} if last_id is None else {"Last-Event-ID": str(last_id)}
+        self.connection.request("GET", path, headers=headers)
+        self.response = self.connection.getresponse()
+        self.comments = 0
+
+    def next(self) -> dict[str, Any]:
+        message: dict[str, Any] = {}
+        while True:
+            line = self.response.readline()
+            if not line:
+                raise EOFError("the stream ended")
+            line = line.decode().rstrip("\n")
+            if not line:
+                if message:
+                    return message
+                continue
+            if line.startswith(":"):
+                self.comments += 1
+                continue
+            name, _, value = line.partition(": ")
+            message[name] = json.loads(value) if name == "data" else value
+
+    def until(self, event: str, test: Any = lambda data: True, within: float = 5.0) -> dict[str, Any]:
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            message = self.next()
+            if message.get("event") == event and test(message.get("data")):
+                return message
+        raise TimeoutError(f"no {event} event within {within} s")
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+@pytest.fixture
+def stream(served):
+    opened: list[Stream] = []
+
+    def open_stream(path: str = "/events", last_id: int | None = None) -> Stream:
+        opened.append(Stream(served.port, path, last_id))
+        return opened[-1]
+
+    yield open_stream
+    for s in opened:
+        s.close()

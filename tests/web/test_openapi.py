@@ -1,0 +1,121 @@
+"""docs/openapi.json against the app: every route in the file exists with its methods and every API route is in
+the file; real answers over HTTP (every operation, its success and its errors) match the file's schemas."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from companion.cli.demo import twin_camera
+from companion.web.app import create_app
+
+SPEC = json.loads((Path(__file__).resolve().parents[2] / "docs" / "openapi.json").read_text())
+TOKEN = "test-table-token"
+
+
+def spec_routes() -> set[tuple[str, str]]:
+    return {(path, method.upper()) for path, item in SPEC["paths"].items() for method in item}
+
+
+def app_routes(table) -> set[tuple[str, str]]:
+    routes = set()
+    for rule in create_app(table).url_map.iter_rules():
+        path = re.sub(r"<(?:[a-z]+:)?([a-z_]+)>", r"{\1}", rule.rule)
+        routes |= {(path, method) for method in rule.methods - {"HEAD", "OPTIONS"}}
+    return routes
+
+
+def test_the_file_and_the_app_have_the_same_routes_and_methods(served):
+    assert spec_routes() == app_routes(served.table)
+
+
+def check(path: str, method: str, status: int, kind: str, body) -> None:
+    responses = SPEC["paths"][path][method.lower()]["responses"]
+    assert str(status) in responses, f"{method} {path} answered {status}, which the file does not list"
+    content = responses[str(status)]["content"]
+    media = kind.split(";")[0]
+    assert media in content or "*/*" in content, f"{method} {path} {status}: {media} not in {sorted(content)}"
+    schema = content.get(media, content.get("*/*"))["schema"]
+    if media == "application/json":
+        jsonschema.validate(body, {**schema, "components": SPEC["components"]},
+                            cls=jsonschema.Draft202012Validator)
+
+
+@pytest.fixture
+def call(served):
+    seen: set[tuple[str, str, int]] = set()
+
+    def request(template: str, url: str, method: str = "GET", body=None, token=TOKEN, raw=None, expect=200):
+        import http.client
+
+        connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+        headers = {"Content-Type": "application/json", **({"X-Orrery-Token": token} if token else {})}
+        payload = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        connection.request(method, url, payload, headers)
+        response = connection.getresponse()
+        kind = response.getheader("Content-Type", "")
+        # The stream never ends by itself: its status and headers are what the file describes.
+        data = b"" if kind.startswith("text/event-stream") else response.read()
+        connection.close()
+        assert response.status == expect, (url, response.status, data[:300])
+        parsed = json.loads(data) if kind.startswith("application/json") else data
+        check(template, method, response.status, kind, parsed)
+        seen.add((template, method, response.status))
+
+    request.seen = seen
+    return request
+
+
+def test_real_answers_match_the_schemas_for_every_operation(served, call):
+    call("/", "/")
+    call("/sw.js", "/sw.js")
+    call("/manifest.webmanifest", "/manifest.webmanifest")
+    call("/static/{name}", "/static/main.js")
+    call("/static/{name}", "/static/nothing.js", expect=404)
+    call("/healthz", "/healthz")
+    call("/events", "/events?after=0")
+    call("/events", "/events?after=-3", expect=400)
+    for path in ("/api/state", "/api/ledger", "/api/board", "/api/inputs", "/api/games", "/api/calibration/grid"):
+        call(path, path)
+    call("/api/log", "/api/log?after=1")
+    call("/api/log", "/api/log?after=x", expect=400)
+    call("/api/qr", "/api/qr")
+    call("/api/qr", "/api/qr?watch=true", token=None)
+    call("/api/qr", "/api/qr", token=None, expect=403)
+    call("/api/calibration/snapshot.jpg", "/api/calibration/snapshot.jpg", expect=404)
+    served.table.camera = twin_camera("trajectory", 1, lambda: served.session)
+    call("/api/calibration/snapshot.jpg", "/api/calibration/snapshot.jpg")
+    served.mismatch()  # a warning in the state
+    call("/api/state", "/api/state")
+    served.put_right()
+    call("/api/act", "/api/act", "POST", {"action": {"type": "end_turn"}, "actor": "red"})
+    call("/api/act", "/api/act", "POST", {"action": {"type": "end_turn"}}, token=None, expect=403)
+    call("/api/act", "/api/act", "POST", raw=b"{", expect=400)
+    call("/api/undo", "/api/undo", "POST", {})
+    call("/api/undo", "/api/undo", "POST", {}, token="nope", expect=403)
+    call("/api/undo", "/api/undo", "POST", {"actor": "mauve"}, expect=400)
+    call("/api/pause", "/api/pause", "POST", {"paused": True})
+    call("/api/pause", "/api/pause", "POST", {"paused": "yes"}, expect=400)
+    call("/api/pause", "/api/pause", "POST", {"paused": False})
+    call("/api/pause", "/api/pause", "POST", {"paused": True}, token=None, expect=403)
+    call("/api/override", "/api/override", "POST", {"action": {"type": "move", "to": "o3s1"}, "actor": "red"})
+    call("/api/override", "/api/override", "POST", {"action": {"type": "move", "to": "o1s3"}}, expect=400)
+    call("/api/override", "/api/override", "POST", {"action": {"type": "move"}}, token=None, expect=403)
+    served.post("/api/undo", {})
+    assert served.ambiguous().verdict == "ambiguous"
+    question = served.get("/api/state")["question"]
+    call("/api/state", "/api/state")  # a question in the state
+    call("/api/choose", "/api/choose", "POST", {"question": question["id"], "index": 0, "actor": "blue"})
+    call("/api/choose", "/api/choose", "POST", {"question": question["id"], "index": 0}, expect=400)
+    call("/api/choose", "/api/choose", "POST", {"question": 1, "index": 0}, token=None, expect=403)
+    call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": ["red"]}, expect=201)
+    call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": []}, expect=400)
+    call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": ["red"]}, token=None, expect=403)
+    # Every operation in the file was exercised, and each status it lists was seen.
+    listed = {(p, m.upper(), int(s)) for p, item in SPEC["paths"].items() for m, op in item.items()
+              for s in op["responses"] if (p, m.upper(), int(s)) != ("/events", "GET", 503)}
+    assert listed <= call.seen, sorted(listed - call.seen)

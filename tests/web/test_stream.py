@@ -1,0 +1,110 @@
+"""The SSE stream over real HTTP: entry ids, replay by Last-Event-ID (across a server restart), transient news,
+keep-alive comments, and how fast an announcement leaves the server."""
+
+from __future__ import annotations
+
+import time
+
+from companion.rules import Action
+
+
+def entry_ids(stream, count):
+    return [int(stream.until("entry")["id"]) for _ in range(count)]
+
+
+def test_every_announcement_carries_its_store_entry_id_and_transients_carry_none(served, stream):
+    events = stream(f"/events?after={served.session.store.last_entry_id()}")
+    assert events.until("state")["data"]["phase"]["actor"] == "red"
+    entry = served.session.submit(Action.make("end_turn"), "phone", "red")
+    message = events.until("entry")
+    assert int(message["id"]) == entry.id and message["data"]["events"][0]["text"] == "Red ends the turn."
+    state = events.until("state")
+    assert "id" not in state and state["data"]["phase"]["actor"] == "blue"
+
+
+def test_a_reconnecting_phone_gets_exactly_what_it_missed(served, stream):
+    first = stream("/events?after=0")
+    assert entry_ids(first, 2) == [1, 2]
+    first.close()
+    missed = [served.session.submit(Action.make("end_turn"), "phone", "red").id]
+    missed += [served.session.submit(Action.make("draw", card="action"), "phone", "blue").id]
+    again = stream(last_id=2)
+    assert entry_ids(again, 2) == missed
+    # Nothing else with an id: the next entry is the next new one, not a repeat.
+    later = served.session.submit(Action.make("end_turn"), "phone", "blue").id
+    assert entry_ids(again, 1) == [later]
+
+
+def test_last_event_id_outranks_the_page_s_after_and_a_bad_id_is_refused(served, stream):
+    events = stream("/events?after=0", last_id=1)
+    assert entry_ids(events, 1) == [2]
+    status, answer = served.request("GET", "/events?after=yesterday", token=None)
+    assert status == 400 and "whole numbers" in answer["error"]
+
+
+def test_replay_survives_a_restart_of_the_companion(served, stream):
+    events = stream("/events?after=0")
+    assert entry_ids(events, 2) == [1, 2]
+    served.restart()
+    with_new_server = served.session.submit(Action.make("end_turn"), "phone", "red").id
+    assert entry_ids(stream(last_id=2), 1) == [with_new_server]
+
+
+def test_the_open_question_and_the_mismatch_reach_every_stream_and_every_newcomer(served, stream):
+    events = stream("/events?after=2")
+    served.mismatch()
+    warning = events.until("warning", lambda data: data is not None)["data"]
+    assert warning["sites"] == ["o4s20"] and "Take the piece off orbit 4 space 20" in warning["advice"][0]
+    newcomer = stream("/events?after=2")
+    assert newcomer.until("warning")["data"] == warning  # the latest of each transient, on connect
+    served.put_right()
+    assert events.until("warning", lambda data: data is None)["data"] is None
+    assert served.ambiguous().verdict == "ambiguous"
+    question = events.until("question", lambda data: data is not None)["data"]
+    assert any("orbit 3 space 1" in text for text in question["choices"])
+
+
+def test_an_idle_stream_gets_keep_alive_comments(served, stream):
+    events = stream("/events?after=2")
+    events.until("state")
+    time.sleep(1.0)  # heartbeat 0.3 s in these tests
+    served.session.submit(Action.make("end_turn"), "phone", "red")
+    events.until("entry")
+    assert events.comments >= 2
+
+
+def test_an_announcement_leaves_the_server_within_milliseconds_of_the_commit(served, stream):
+    events = stream("/events?after=2")
+    events.until("state")
+    delays = []
+    for actor, action in (("red", Action.make("end_turn")), ("blue", Action.make("draw", card="action")),
+                          ("blue", Action.make("end_turn"))):
+        entry = served.session.submit(action, "phone", actor)
+        message = events.until("entry")
+        delays.append(time.time() - entry.created)
+        assert int(message["id"]) == entry.id
+    assert max(delays) < 0.1, delays
+
+
+def test_stopping_the_server_ends_every_stream_promptly(served, stream):
+    events = [stream("/events?after=2") for _ in range(3)]
+    for e in events:
+        e.until("state")
+    assert served.get("/healthz")["streams"] == 3
+    started = time.monotonic()
+    served.server.stop()
+    for e in events:
+        try:
+            while True:
+                e.next()
+        except (EOFError, OSError):
+            pass
+    assert time.monotonic() - started < 3.0
+
+
+def test_a_new_game_reaches_the_streams_with_its_own_ids(served, stream):
+    events = stream("/events?after=2")
+    served.post("/api/games", {"game": "trajectory", "players": ["red", "green"]})
+    opening = events.until("entry")
+    assert opening["data"]["game_id"] == 2 and int(opening["id"]) == 3
+    assert events.until("state", lambda data: data["game_id"] == 2)["data"]["players"] == ["red", "green"]
