@@ -10,8 +10,11 @@ STATIC = Path(__file__).parent / "static"
 pages = Blueprint("pages", __name__)
 
 
-def _file(name: str, mimetype: str | None = None, cache: int = 0) -> Response:
-    response = send_from_directory(STATIC, name, mimetype=mimetype, max_age=cache)
+def _file(name: str, mimetype: str | None = None) -> Response:
+    # no-cache: the browser revalidates each file, so an updated companion serves its new page at once (the
+    # service worker keeps its own copy for when the companion is away).
+    response = send_from_directory(STATIC, name, mimetype=mimetype, max_age=0)
+    response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response
 
@@ -23,10 +26,7 @@ def index() -> Response:
 
 @pages.get("/sw.js")
 def service_worker() -> Response:
-    # Served from the root so that its scope covers the whole page; never cached, so an update takes at once.
-    response = _file("sw.js", "text/javascript")
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    return _file("sw.js", "text/javascript")  # from the root, so that its scope covers the whole page
 
 
 @pages.get("/manifest.webmanifest")

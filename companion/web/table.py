@@ -120,6 +120,9 @@ class Table:
             loop = self._make_loop(session)
             self.session, self.loop = session, loop
             self._attach(session, loop)
+            # The game's opening note was committed by Session.start, before anyone listened: announce it now.
+            for entry in store.entries(session.record.id):
+                self.hub.announce(entry.id, entry_json(entry))
             for listener in list(self._games):
                 listener(session, loop)
         self._publish_state()

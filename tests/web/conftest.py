@@ -150,9 +150,9 @@ class Stream:
         self.response = self.connection.getresponse()
         self.comments = 0
 
-    def next(self) -> dict[str, Any]:
+    def next(self, deadline: float | None = None) -> dict[str, Any]:
         message: dict[str, Any] = {}
-        while True:
+        while deadline is None or time.monotonic() < deadline:
             line = self.response.readline()
             if not line:
                 raise EOFError("the stream ended")
@@ -166,11 +166,12 @@ class Stream:
                 continue
             name, _, value = line.partition(": ")
             message[name] = json.loads(value) if name == "data" else value
+        raise TimeoutError("only keep-alive comments until the deadline")
 
     def until(self, event: str, test: Any = lambda data: True, within: float = 5.0) -> dict[str, Any]:
         deadline = time.monotonic() + within
         while time.monotonic() < deadline:
-            message = self.next()
+            message = self.next(deadline)
             if message.get("event") == event and test(message.get("data")):
                 return message
         raise TimeoutError(f"no {event} event within {within} s")

@@ -27,13 +27,17 @@ export class BoardMap {
   draw(board) {
     const svg = this.svg;
     svg.replaceChildren();
-    svg.setAttribute("viewBox", `0 0 ${board.width} ${board.height}`);
     this.sites = new Map(board.sites.map((s) => [s.id, s]));
     let nearest = Infinity;
     for (const a of board.sites) for (const b of board.sites) {
       if (a !== b) nearest = Math.min(nearest, Math.hypot(a.x - b.x, a.y - b.y));
     }
     this.r = Math.max(4, Math.min(nearest * 0.42, board.width / 30));
+    // The board's sites plus a margin, so that the outermost sites and their highlights are never cut off.
+    const xs = board.sites.map((s) => s.x), ys = board.sites.map((s) => s.y), pad = this.r * 1.6;
+    const x0 = Math.min(0, Math.min(...xs) - pad), y0 = Math.min(0, Math.min(...ys) - pad);
+    const x1 = Math.max(board.width, Math.max(...xs) + pad), y1 = Math.max(board.height, Math.max(...ys) + pad);
+    svg.setAttribute("viewBox", `${x0} ${y0} ${x1 - x0} ${y1 - y0}`);
     const links = el("g", { class: "links" }, svg);
     for (const link of board.links) {
       const a = this.sites.get(link.a), b = this.sites.get(link.b);
