@@ -66,7 +66,7 @@ def test_demo_plays_a_whole_game_on_the_simulated_board():
     result = companion("demo", "--terminal", "--speed", "0", "--players", "2", "--seed", "4")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert "on a simulated board (virtual grid)" in lines[0]
+    assert "on a simulated board (virtual grid, the rendered camera)" in lines[0]
     assert "Red draws" in result.stdout and "Everything orbits" in result.stdout
     assert lines[-2].startswith("Result: ")
     assert lines[-1].endswith("wrong moves accepted 0.")

@@ -30,6 +30,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--host", default="0.0.0.0", help="address to serve the phone page on (default 0.0.0.0)")
     parser.add_argument("--port", type=int, default=8080, help="port of the phone page (default 8080)")
     parser.add_argument("--terminal", action="store_true", help="no phone page: print the game and exit at its end")
+    parser.add_argument(
+        "--no-camera", dest="camera", action="store_false", help="the grid alone (default: the rendered camera too, "
+        "for games with a piece registry)"
+    )
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="NAME=VALUE",
+        help="a game option, e.g. --option mode=supremacy (VALUE is read as JSON when it can be)",
+    )  # fmt: skip
     parser.set_defaults(run=_run)
 
 
@@ -50,11 +58,13 @@ def _run(args: argparse.Namespace) -> int:
         mess=0.2,
         illegal=0.05,
         pace=1 / args.speed if args.speed else 0.0,
+        camera=None if args.camera else False,
+        options=_options(args.option),
     )
     session = twin.session
     print(
-        f"{session.game.title}: {args.players} scripted players on a simulated board ({args.grid} grid), "
-        f"seed {args.seed}. Log: {session.store.path}"
+        f"{session.game.title}: {args.players} scripted players on a simulated board ({args.grid} grid, "
+        f"{'the rendered camera' if twin.camera else 'no camera'}), seed {args.seed}. Log: {session.store.path}"
     )
     session.subscribe(_print_entry)
     twin.loop.on_warning = _print_warning
@@ -64,6 +74,23 @@ def _run(args: argparse.Namespace) -> int:
             stats = twin.play()
         return _report(twin, stats)
     return _serve(twin, args)
+
+
+def _options(pairs: list[str]) -> dict[str, Any]:
+    import json
+
+    from companion.errors import UserError
+
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise UserError(f"demo: --option {pair!r}: expected NAME=VALUE")
+        try:
+            options[name] = json.loads(value)
+        except json.JSONDecodeError:
+            options[name] = value
+    return options
 
 
 def _print_entry(entry: Any) -> None:
@@ -153,29 +180,25 @@ def _serve(twin: Any, args: argparse.Namespace) -> int:
 def _sensors(twin: Any, grid: str) -> dict[str, Any]:
     link = twin.link
     state = "not started" if link is None else ("synced" if link.synced else "lost")
-    return {"grid": f"{grid} grid: {state}", "camera": "rendered by the twin (calibration view only)"}
+    status = twin.senses.status()
+    camera = "the twin's rendered camera" if status["camera"] == "up" else f"none ({status['camera']})"
+    return {"grid": f"{grid} grid: {state}", "camera": camera, "mode": status["mode"]}
 
 
 def twin_camera(game: str, seed: int, session: Any) -> Any:
-    """The twin's rendered camera for the calibration view: the current layout, read by the real vision pipeline."""
+    """The calibration view's feed: the twin's rendered camera on the current layout, read by the real vision (a
+    camera and a pipeline of its own, so the view never disturbs the twin's)."""
     from companion.boards import default_board
-    from companion.sensing.pieces import default_registry
-    from companion.sensing.vision import Vision
-    from companion.sim.render import Renderer
-    from companion.sim.render_camera import overhead_camera, sim_profile
-    from companion.sim.render_scene import layout_scene
+    from companion.sensing.pieces import default_registry, has_registry
+    from companion.sim.twin_camera import TwinCamera
     from companion.web.calibration import CameraFeed
 
-    try:
-        registry = default_registry(game)
-    except (KeyError, FileNotFoundError, ValueError):
+    if not has_registry(game):
         return None  # no piece registry for this game yet: the page says there is no camera
-    board = default_board(game)
-    camera = overhead_camera(board.width, board.height, 1280, 720)
-    renderer = Renderer(board, registry.dictionary, registry.sticker_mm)
+    camera = TwinCamera(default_board(game), default_registry(game), seed)
 
     def frame() -> Any:
         current = session()
-        return renderer.render(layout_scene(board, registry, camera, current.game.layout(current.state), seed)).image
+        return camera.render(current.game.layout(current.state))[0]
 
-    return CameraFeed(frame, Vision(board, registry, sim_profile(camera, board.name)))
+    return CameraFeed(frame, camera.vision)

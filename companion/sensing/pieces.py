@@ -62,6 +62,11 @@ class Registry:
         return tuple(e for e in self.entries if e.sticker is None)
 
 
+def has_registry(game: str) -> bool:
+    """True if the companion ships a piece registry (stickers for the camera) for this game."""
+    return resources.files("companion.sensing").joinpath(f"pieces_{game}.json").is_file()
+
+
 def default_registry(game: str) -> Registry:
     """The registry shipped for a game's box of pieces."""
     resource = resources.files("companion.sensing").joinpath(f"pieces_{game}.json")

@@ -153,23 +153,3 @@ def random_hand(board: Board, rng: np.random.Generator) -> Hand:
         base = palm_centre + (k - 1.5) * 20 * across + 40 * direction
         fingers.append(quad(base, base + (45 + 10 * (k in (1, 2))) * direction, 17.0))
     return Hand((arm, palm, *fingers), float(rng.uniform(50, 90)))
-
-
-def layout_scene(
-    board: Board, registry: Registry, camera: SimCamera, layout: dict[str, tuple[str, ...]], seed: int = 0
-) -> Scene:
-    """A game's layout on the table as the twin's camera sees it: the bottom piece of each stack stands on its site,
-    the others dock on it. Pieces the registry has no (or no more) entries for are left out."""
-    rng = np.random.default_rng(seed)
-    spare: dict[str, list[PieceEntry]] = {}
-    for entry in registry.entries:
-        spare.setdefault(entry.piece, []).append(entry)
-    placed: list[Placed] = []
-    for site_id, pieces in sorted(layout.items()):
-        site = board.site(site_id)
-        entries = [spare[piece].pop(0) for piece in pieces if spare.get(piece)]
-        if entries:
-            base = Placed(entries[0], site.x, site.y, float(rng.uniform(0, 2 * math.pi)), 0.0, site.id, 0)
-            placed.append(base)
-            placed.extend(docked(base, entries[1:], rng))
-    return Scene(board, camera, tuple(placed), NORMAL, None, seed)

@@ -11,7 +11,7 @@ from typing import Any
 from companion.boards import default_board
 from companion.errors import UserError
 from companion.rules import load, names
-from companion.sensing.pieces import default_registry
+from companion.sensing.pieces import default_registry, has_registry
 from companion.sim.simavr_grid import GridProcess, build, simavr_grid, virtual_grid
 from companion.sim.twin import Twin, switch_map
 from companion.sim.twin_camera import TwinCamera
@@ -51,11 +51,11 @@ def make_twin(
     pace: float = 0.0,
     resume: bool = False,
     wire: bool = False,
-    camera: bool = False,
+    camera: bool | None = False,
     options: Mapping[str, Any] | None = None,
 ) -> Twin:
     """A twin around a new game, or (with `resume`) around the unfinished game in `db` if it holds one; with
-    `camera`, the rendered camera watches the table too (for games with a piece registry)."""
+    `camera`, the rendered camera watches the table too (None: if the game has a piece registry)."""
     if game not in names():
         raise UserError(f"unknown game {game!r} (known: {', '.join(names())})")
     engine = load(game)
@@ -66,7 +66,8 @@ def make_twin(
     session = Session.resume(store) if resume else None
     if session is None:
         session = Session.start(store, game, list(COLOURS[:players]), dict(options or {}), seed)
-    board = default_board(session.record.game)
+    game = session.record.game
+    board = default_board(game)
     size = grid_size(len(board.sites))
     return Twin(
         session,
@@ -78,5 +79,9 @@ def make_twin(
         site_name=lambda site: board.site(site).name,
         pace=pace,
         wire=work / "ttyGRID" if wire else None,
-        camera=TwinCamera(board, default_registry(session.record.game), seed) if camera else None,
+        camera=TwinCamera(board, default_registry(game), seed) if _camera(camera, game) else None,
     )
+
+
+def _camera(wanted: bool | None, game: str) -> bool:
+    return has_registry(game) if wanted is None else wanted

@@ -43,47 +43,42 @@ class TwinCamera:
         self._sites = {site.id for site in board.sites}
         cv2.setNumThreads(1)  # leave the other core to the table's loop
 
-    def covers(self, layout: Layout) -> bool:
-        """True if the registry has a physical piece for every piece the layout can hold at once."""
-        return _entries(layout, self.registry) is not None
-
-    def look(self, layout: Layout, now: float) -> CameraView:
-        """One frame of the board as `layout` has it, taken at `now`, through the real vision."""
+    def render(self, layout: Layout) -> tuple[np.ndarray, frozenset[str]]:
+        """The camera's picture of the board as `layout` has it, and the sites it cannot show whole: stacks taller
+        than a base and two riders, and pieces the box (the registry) has no physical piece for."""
         entries = _entries(layout, self.registry)
-        if entries is None:
-            raise ValueError("the piece registry has no physical piece for some piece of the layout")
         placed: list[Placed] = []
-        deep = set()  # stacks taller than a base and two riders: the camera cannot see the lower riders
+        hidden = set()
         for site_id, pieces in layout.items():
             if not pieces or site_id not in self._sites:
+                continue
+            chosen = entries.get(site_id, ())
+            if len(chosen) < len(pieces) or len(pieces) > 3:
+                hidden.add(site_id)
+            if not chosen:
                 continue
             site = self.board.site(site_id)
             dx, dy = self.rng.uniform(-2.5, 2.5, 2)
             angle = float(self.rng.uniform(0, 2 * math.pi))
-            base = Placed(entries[site_id][0], site.x + dx, site.y + dy, angle, 0.0, site_id, 0)
+            base = Placed(chosen[0], site.x + dx, site.y + dy, angle, 0.0, site_id, 0)
             placed.append(base)
-            placed.extend(docked(base, list(entries[site_id][1:3]), self.rng))
-            if len(pieces) > 3:
-                deep.add(site_id)
+            placed.extend(docked(base, list(chosen[1:3]), self.rng))
         scene = Scene(self.board, self.camera, tuple(placed), self.conditions, None, int(self.rng.integers(1 << 30)))
-        report = self.vision.process(self.renderer.render(scene).image, now)
+        return self.renderer.render(scene).image, frozenset(hidden)
+
+    def look(self, layout: Layout, now: float) -> CameraView:
+        """One frame of the board as `layout` has it, taken at `now`, through the real vision."""
+        image, hidden = self.render(layout)
+        report = self.vision.process(image, now)
         self.frames += 1
         view = camera_view(report, self.registry)
-        return replace(view, unreliable=view.unreliable | deep)
+        return replace(view, unreliable=view.unreliable | hidden)
 
 
-def _entries(layout: Layout, registry: Registry) -> dict[str, tuple[PieceEntry, ...]] | None:
-    """A distinct physical piece for each piece of the layout, per site bottom to top; None if the box runs out."""
+def _entries(layout: Layout, registry: Registry) -> dict[str, tuple[PieceEntry, ...]]:
+    """A distinct physical piece for each piece of the layout, per site bottom to top, while the box has one."""
     free: dict[str, list[PieceEntry]] = {}
     for entry in registry.entries:
         if entry.sticker is not None:
             free.setdefault(entry.piece, []).append(entry)
-    out = {}
-    for site, pieces in layout.items():
-        chosen = []
-        for piece in pieces:
-            if not free.get(piece):
-                return None
-            chosen.append(free[piece].pop())
-        out[site] = tuple(chosen)
-    return out
+    return {site: tuple(free[p].pop() for p in pieces if free.get(p)) for site, pieces in layout.items()}
