@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,6 +30,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from companion.table.config import TableConfig, load_config
     from companion.table.live import LiveTable
+    from companion.web.serve import serve
 
     config = load_config(args.config) if args.config else TableConfig()
     config = config.with_overrides(
@@ -37,7 +39,7 @@ def _run(args: argparse.Namespace) -> int:
         camera_profile=args.camera_profile, registry=args.registry, host=args.host, port=args.port,
     )  # fmt: skip
     table = LiveTable(config)
-    table.session.subscribe(lambda entry: [print(f"  {event['text']}", flush=True) for event in entry.events])
+    table.session.subscribe(_print_entry)
     print(table.describe(), flush=True)
     for note in table.notes:
         print(f"  Note: {note}.", flush=True)
@@ -45,11 +47,42 @@ def _run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     table.start()
-    print(f"Refereeing with: {table.senses.mode()}. Ctrl-C stops; the game is kept in {config.db}.", flush=True)
+    print(f"Refereeing with: {table.senses.mode()}. The game is kept in {config.db}.", flush=True)
     try:
-        stop.wait()
-    except KeyboardInterrupt:
-        pass
+        serve(_web_table(table), config.host, config.port, until=stop)
     finally:
         table.stop()
     return 0
+
+
+def _print_entry(entry: Any) -> None:
+    for event in entry.events:
+        print(f"  {event['text']}", flush=True)
+
+
+def _web_table(live: Any) -> Any:
+    """The phone page's view of the live table: its game, its loop, its senses and its camera."""
+    from companion.sensing.vision import Vision
+    from companion.web.calibration import CameraFeed
+    from companion.web.errors import BadInput
+    from companion.web.table import Table
+
+    def make_loop(session: Any) -> Any:
+        session.subscribe(_print_entry)
+        return live.use(session)
+
+    def latest() -> Any:
+        if live.latest_image is None:
+            raise BadInput("the camera has not delivered a frame yet", 503)
+        return live.latest_image
+
+    camera = None
+    if live.vision is not None:
+        vision, registry = live.vision
+        camera = CameraFeed(latest, Vision(live.board, registry, vision.profile))  # a pose of its own for the view
+    table = Table(
+        live.session, live.loop, make_loop=make_loop, sensors=live.senses.status, board=lambda game: live.board,
+        camera=camera, grid_map=live.grid_map(),
+    )  # fmt: skip
+    live.senses.on_change = lambda: table.publish_sensors()
+    return table

@@ -54,8 +54,21 @@ class LiveTable:
             session, self.observer, grid=self.switch_sites is not None, camera=self.camera_sites is not None
         )
         self.link = None
+        self.latest_image = None  # the camera's last frame, for the calibration view
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+
+    def use(self, session: Session) -> TableLoop | None:
+        """Referee another game at this table (one a phone started): its loop, on the same senses."""
+        self.session = session
+        self.senses.session = session
+        if self.observer is not None:
+            self.loop = TableLoop(session, self.observer, lambda site: self.board.site(site).name)
+        return self.loop
+
+    def grid_map(self) -> dict[str, tuple[int, int]] | None:
+        """Site -> switch, as the grid profile maps them (None: no grid)."""
+        return None if self.switch_sites is None else {site: switch for switch, site in self.switch_sites.items()}
 
     def describe(self) -> str:
         """One line for the terminal: the game and what referees the board."""
@@ -97,7 +110,7 @@ class LiveTable:
             now = time.monotonic()
             if self.link is not None and self.link.synced:
                 self.observer.reed(self.link.occupancy(), now)
-            self.loop.tick(now)
+            self.loop.tick(now)  # a new game from a phone replaces self.loop; the next look uses it
 
     def _watch_camera(self) -> None:
         from companion.sensing.camera import open_source
@@ -122,6 +135,7 @@ class LiveTable:
                 if failures >= CAMERA_GONE_AFTER:
                     self.senses.camera(True)
                 failures = 0
+                self.latest_image = frame.image
                 self.observer.camera(camera_view(vision.process(frame.image, time.monotonic()), registry))
         finally:
             if source is not None:

@@ -8,6 +8,7 @@ alone, or moves declared on the phones).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Literal
 
 from companion.rules import Event
@@ -42,6 +43,7 @@ class Senses:
             "camera": "up" if camera else "absent",
         }
         self._lock = threading.Lock()
+        self.on_change: Callable[[], None] = lambda: None  # after each change is announced (the page's status)
 
     def grid(self, up: bool) -> None:
         self._report("grid", up)
@@ -61,6 +63,7 @@ class Senses:
         mode = self.mode()
         text = _BACK[sense] if up else _LOST[sense, mode]
         self.session.note(Event(f"{sense}-{'back' if up else 'lost'}", text, {"mode": mode}))
+        self.on_change()
 
     def status(self) -> dict[str, str]:
         with self._lock:

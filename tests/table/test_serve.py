@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import queue
+import re
 import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 import pytest
 
@@ -25,7 +28,7 @@ class Served:
     """A `companion serve` process whose output lines can be waited for."""
 
     def __init__(self, *args: str) -> None:
-        command = [sys.executable, "-m", "companion", "serve", *args]
+        command = [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", "0", *args]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -78,9 +81,18 @@ def test_serve_with_the_grid_alone_referees_a_move_and_resumes_the_game(tmp_path
     try:
         served.wait_for("resumed game")
         served.wait_for("Refereeing with: grid alone")
+        page = re.search(r"http://127\.0\.0\.1:\d+/", served.wait_for("Watch only")).group(0)
+        with urllib.request.urlopen(page + "healthz", timeout=5) as answer:
+            health = json.load(answer)
+        assert health["sensors"]["mode"] == "grid alone" and health["sensors"]["grid"] == "up"
+        stream = urllib.request.urlopen(page + "events", timeout=10)  # a phone listening
         grid.set_all(closed(after))
         text = " ".join(e.text for e in session.game.apply(session.state, action)[1])
         served.wait_for(text.split(".")[0])
+        told = b""
+        while text.split(".")[0].encode() not in told:
+            told += stream.readline()  # the announcement reaches the phone too
+        stream.close()
     finally:
         served.stop()
         grid.stop()
