@@ -15,6 +15,7 @@ BENCHES = {
     "fuzz": "companion.bench.fuzz",
     "referee": "companion.bench.referee",
     "kill": "companion.bench.kill",
+    "latency": "companion.bench.latency",
     "web": "companion.bench.web",
 }
 
