@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from companion.boards import Board, default_board, load_board
 from companion.errors import UserError
+from companion.rules import Event
 from companion.table.config import TableConfig
 from companion.table.loop import TableLoop
 from companion.table.observe import Observer, camera_view
@@ -38,7 +39,7 @@ class LiveTable:
         if session is None:
             session = Session.start(self.store, config.game, list(config.players), config.options, config.seed)
         self.session = session
-        game = session.record.game
+        self.game = game = session.record.game
         self.board = load_board(Path(config.board)) if config.board else default_board(game)
         self.notes: list[str] = []  # why a configured sense is left out, for the terminal and the health check
         self.switch_sites = _switch_sites(config, self.board, self.notes)
@@ -59,11 +60,17 @@ class LiveTable:
         self._threads: list[threading.Thread] = []
 
     def use(self, session: Session) -> TableLoop | None:
-        """Referee another game at this table (one a phone started): its loop, on the same senses."""
+        """Referee another game at this table (one a phone started): its loop, on the same senses. The senses are
+        calibrated for this table's board, so a game played on another board is declared on the phones."""
         self.session = session
         self.senses.session = session
-        if self.observer is not None:
+        self.loop = None
+        if self.observer is not None and session.record.game == self.game:
             self.loop = TableLoop(session, self.observer, lambda site: self.board.site(site).name)
+        elif self.observer is not None:
+            text = (f"This table's sensors are set up for the {self.board.name} board, so {session.game.title}'s moves "
+                    "are declared on a phone.")  # fmt: skip
+            session.note(Event("senses-unused", text, {"board": self.board.name}))
         return self.loop
 
     def grid_map(self) -> dict[str, tuple[int, int]] | None:
@@ -87,7 +94,7 @@ class LiveTable:
                 self.senses.grid(False)
         if self.camera_sites is not None:
             self._spawn(self._watch_camera)
-        if self.loop is not None:
+        if self.observer is not None:
             self._spawn(self._look)
         return self
 
@@ -105,12 +112,14 @@ class LiveTable:
         self._threads.append(thread)
 
     def _look(self) -> None:
-        assert self.loop is not None and self.observer is not None
+        assert self.observer is not None
         while not self._stop.wait(TICK):
             now = time.monotonic()
             if self.link is not None and self.link.synced:
                 self.observer.reed(self.link.occupancy(), now)
-            self.loop.tick(now)  # a new game from a phone replaces self.loop; the next look uses it
+            loop = self.loop  # a new game from a phone replaces it; the next look uses the new one
+            if loop is not None:
+                loop.tick(now)
 
     def _watch_camera(self) -> None:
         from companion.sensing.camera import open_source

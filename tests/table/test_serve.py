@@ -151,3 +151,20 @@ def test_a_broken_grid_profile_is_one_line(tmp_path, capsys):
     (tmp_path / "grid.json").write_text("{")
     assert main(["serve", "--db", str(tmp_path / "x.db"), "--grid-profile", str(tmp_path / "grid.json")]) == 2
     assert "grid.json: not JSON" in capsys.readouterr().err
+
+
+def test_a_new_game_on_another_board_is_declared_on_the_phones(tmp_path):
+    from companion.table.config import TableConfig
+    from companion.table.live import LiveTable
+
+    board = default_board("trajectory")
+    save_profile(GridProfile(board.name, 8, 8, switch_map(board, 8, 8)), tmp_path / "grid.json")
+    config = TableConfig(db=str(tmp_path / "t.db"), serial="/dev/null", grid_profile=str(tmp_path / "grid.json"))
+    live = LiveTable(config)
+    same = live.use(Session.start(live.store, "trajectory", ["red", "green"], {}, 2))
+    assert same is not None and live.loop is same
+    other = Session.start(live.store, "dakalio", ["red", "green"], {}, 2)
+    assert live.use(other) is None
+    told = [e.events[0]["type"] for e in other.store.entries(other.record.id)]
+    assert "senses-unused" in told
+    live.store.close()
