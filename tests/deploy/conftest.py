@@ -28,7 +28,7 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "orre
 SUDO = [] if os.geteuid() == 0 else ["sudo", "-n"]
 CHROOT_ENV = ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", "LANG=C.UTF-8",
               "DEBIAN_FRONTEND=noninteractive"]
-# `companion serve`'s health endpoint: DebianRoot.health runs by itself once the installed companion has `serve`.
+# `companion serve`'s health endpoint (docs/web.md).
 HEALTH_PATH = "/healthz"
 # Paths whose contents the kernel, apt's caches or the test itself make: not part of what the installer changed.
 VOLATILE = ("proc", "sys", "dev", "run", "tmp", "src", "wheels", "var/cache", "var/log", "var/lib/apt/lists")
