@@ -6,7 +6,7 @@ sizes are options; the default (orbits on rings 2 to 8 of a radius-8 map) gives 
 grid. A hex of ring k is `r{k}s{i}`, i counting clockwise from the ring's top corner; the star is `sun`.
 
 A planet map is an M8 tile: hexes `CCRR`, columns 0-8, rows 0-6, flat-topped, odd columns half a hex lower. The
-terrain comes from the planet's data file (companion/rules/orbital_battle/data/); `edge` marks the half-hexes.
+terrain comes from the planet's data file (companion/boards/orbital_battle_data/); `edge` marks the half-hexes.
 """
 
 from __future__ import annotations
@@ -188,7 +188,7 @@ def board_for(spec: str) -> Board:
     """ "orbital_battle": the default solar system; "orbital_battle:planetN": planet N's default map."""
     if spec == "orbital_battle":
         return build()
-    from companion.rules.orbital_battle.maps import load_map  # the terrain files ship with the rules
+    from companion.boards.orbital_battle_maps import load_map  # imports this module: load it when it is needed
 
     planet = spec.split(":", 1)[1].removeprefix("planet")
     if planet not in tuple("12345678"):

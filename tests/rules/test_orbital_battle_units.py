@@ -5,10 +5,10 @@ import json
 import pytest
 
 from companion.boards import default_board, load_board
-from companion.boards.files import save_board
+from companion.boards.files import BoardFileError, save_board
 from companion.boards.orbital_battle import planet_distance, planet_neighbours, sites_in
+from companion.boards.orbital_battle_maps import load_map, parse_map
 from companion.rules import Action, IllegalAction, SetupError, load
-from companion.rules.orbital_battle.maps import load_map, parse_map
 from companion.rules.orbital_battle.units import KINDS
 
 GAME = load("orbital_battle")
@@ -47,7 +47,7 @@ def test_every_map_draws_loads_and_round_trips(tmp_path):
 def test_a_terrain_file_of_the_tables_own_replaces_the_default(tmp_path):
     from importlib import resources
 
-    data = json.loads(resources.files("companion.rules.orbital_battle").joinpath("data/planet1.json").read_text())
+    data = json.loads(resources.files("companion.boards.orbital_battle_data").joinpath("planet1.json").read_text())
     data["rows"][0] = "WWWWWWWW#"
     path = tmp_path / "mine.json"
     path.write_text(json.dumps(data))
@@ -77,7 +77,7 @@ def test_bad_options_are_setup_errors(options, message):
 
 
 def test_parse_map_names_the_bad_place():
-    with pytest.raises(SetupError, match=r"mine.json: rows\[0\]\[0\]: 'x'"):
+    with pytest.raises(BoardFileError, match=r"mine.json: rows\[0\]\[0\]: 'x'"):
         parse_map({"rows": ["x" * 9] * 7, "starports": [], "resources": [], "armory": "0403"}, "1", "mine.json")
 
 

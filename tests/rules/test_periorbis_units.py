@@ -6,7 +6,7 @@ import pytest
 
 from companion.boards import default_board
 from companion.rules import Action, SetupError, load
-from companion.rules.periorbis.datafiles import DEFAULTS, DataError
+from companion.rules.periorbis.datafiles import DataError, default_path
 from companion.rules.periorbis.datafiles import load as load_data
 from companion.sim.table_setup import grid_size, make_twin
 
@@ -25,7 +25,7 @@ def test_default_data_matches_the_rulebook():
 
 
 def _folder(tmp_path, name, change):
-    data = json.loads((DEFAULTS / name).read_text())
+    data = json.loads(default_path(name).read_text())
     change(data)
     (tmp_path / name).write_text(json.dumps(data))
     return str(tmp_path)

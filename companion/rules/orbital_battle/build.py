@@ -9,7 +9,6 @@ from companion.boards.orbital_battle import planet_neighbours
 from companion.rules.engine import Action, Event, IllegalAction
 from companion.rules.orbital_battle.control import controlled
 from companion.rules.orbital_battle.geo import can_enter, near, planet_map, solid
-from companion.rules.orbital_battle.maps import BUILDABLE
 from companion.rules.orbital_battle.state import (
     State,
     Unit,
@@ -23,6 +22,9 @@ from companion.rules.orbital_battle.state import (
 )
 from companion.rules.orbital_battle.text import KIND_NAMES, name, place, who
 from companion.rules.orbital_battle.units import KINDS
+
+# The terrains a new building may stand on.
+BUILDABLE = frozenset({"grass", "desert", "forest", "road"})
 
 Result = tuple[State, list[Event]]
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from companion.boards.files import BoardFileError
 from companion.boards.orbital_battle import SUN, planet_neighbours, solar_distance, solar_neighbours
-from companion.rules.orbital_battle.maps import PlanetMap, load_map
+from companion.boards.orbital_battle_maps import PlanetMap, load_map
+from companion.rules.engine import SetupError
 from companion.rules.orbital_battle.state import PLANETS, State, Unit, occupied, planet_site
 from companion.rules.orbital_battle.units import HEAVY
 
@@ -18,8 +20,11 @@ def distance(state: State, a: str, b: str) -> int:
 
 
 def planet_map(state: State, planet: str) -> PlanetMap:
-    files = state.options.planet_files or {}
-    return load_map(planet, files.get(planet))
+    path = (state.options.planet_files or {}).get(planet)
+    try:
+        return load_map(planet, path)
+    except BoardFileError as error:  # only the table's own file can be wrong: the defaults are tested
+        raise SetupError(f"options.planet_files.{planet}: {error}") from None
 
 
 def planet_in(state: State, site: str) -> str | None:

@@ -38,7 +38,7 @@ class Options:
     # and the number of rings on the map; 3r(r+1)+1 hexes must fit the 16 x 16 reed grid (radius 8 at most).
     rings: tuple[int, ...] = DEFAULT_RINGS
     radius: int = DEFAULT_RADIUS
-    # Planet number -> a terrain file of the table's own (format of companion/rules/orbital_battle/data/).
+    # Planet number -> a terrain file of the table's own (format of companion/boards/orbital_battle_data/).
     planet_files: dict[str, str] | None = None
     start_points: int = START_POINTS
     # Turns after which the game ends without a six-planet win (0: play on until someone holds six planets).

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from companion import codec
+from companion.boards.periorbis import ASTEROIDS_FILE
 from companion.jsonfile import read_json
 from companion.rules.engine import SetupError
 
@@ -128,8 +129,13 @@ class _ShipsFile:
     decks: tuple[tuple[ShipCard, ...], ...]
 
 
+def default_path(name: str) -> Path:
+    """Where the shipped file of that name is: the asteroids live with the board, which is drawn from them."""
+    return ASTEROIDS_FILE if name == "asteroids.json" else DEFAULTS / name
+
+
 def _read(folder: Path | None, name: str, kind: type) -> tuple[Any, str]:
-    path = folder / name if folder is not None and (folder / name).exists() else DEFAULTS / name
+    path = folder / name if folder is not None and (folder / name).exists() else default_path(name)
     raw = read_json(path, DataError)
     try:
         return codec.from_json(kind, raw, name.removesuffix(".json")), str(path)

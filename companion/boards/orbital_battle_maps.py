@@ -13,8 +13,8 @@ from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 
+from companion.boards.files import BoardFileError
 from companion.boards.orbital_battle import COLUMNS, ROWS, all_hexes, hex_id, planet_neighbours
-from companion.rules.engine import SetupError
 
 LEGEND = {
     ".": "grass",
@@ -28,7 +28,6 @@ LEGEND = {
     "B": "bridge",
     "#": "edge",
 }
-BUILDABLE = frozenset({"grass", "desert", "forest", "road"})
 
 
 @dataclass(frozen=True)
@@ -83,9 +82,9 @@ class PlanetMap:
 
 
 def parse_map(data: object, planet: str, source: str) -> PlanetMap:
-    """A PlanetMap from a terrain file's JSON, as a SetupError naming the file and the place when it does not fit."""
-    def fail(why: str) -> SetupError:
-        return SetupError(f"{source}: {why}")
+    """A PlanetMap from a terrain file's JSON; a BoardFileError names the file and the place that does not fit."""
+    def fail(why: str) -> BoardFileError:
+        return BoardFileError(f"{source}: {why}")
 
     if not isinstance(data, dict):
         raise fail("expected an object with rows, starports, resources and armory")
@@ -118,11 +117,11 @@ def parse_map(data: object, planet: str, source: str) -> PlanetMap:
 def load_map(planet: str, path: str | None = None) -> PlanetMap:
     """A planet's terrain: the table's file when given, else the default shipped with the companion."""
     if path is None:
-        resource = resources.files("companion.rules.orbital_battle").joinpath(f"data/planet{planet}.json")
+        resource = resources.files("companion.boards.orbital_battle_data").joinpath(f"planet{planet}.json")
         return parse_map(json.loads(resource.read_text()), planet, f"planet{planet}.json")
     try:
         text = Path(path).read_text(encoding="utf-8")
         data = json.loads(text)
     except (OSError, ValueError) as error:
-        raise SetupError(f"options.planet_files.{planet}: {path}: {error}") from None
+        raise BoardFileError(f"{path}: {error}") from None
     return parse_map(data, planet, path)
