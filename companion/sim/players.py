@@ -1,19 +1,26 @@
 """Scripted players for the twin and the benchmarks: they pick among the legal actions at random.
 
 The choice is uniform over the kinds of action first, then over the actions of that kind, so a turn mixes flying,
-trading and building instead of drowning in the many ways to hand over fuel one token at a time.
+trading and building instead of drowning in the many ways to hand over fuel one token at a time. Where random play
+would not finish a game in any reasonable time (ORBIT, a race whose goal chance alone rarely reaches), the twin's
+players seek the goal and pick at random now and then (`scripted_action`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from companion.rules import Action, Event, Game
+from companion.sim import orbit_player
 
 GIVING_UP = {"resign", "concede"}
+Chooser = Callable[[Game, Any, random.Random], Action]
+# Games whose scripted players play to win; every other game's play at random.
+GOAL_SEEKING: dict[str, Chooser] = {"orbit": orbit_player.choose}
+WANDER = 0.08  # how often a goal-seeking player picks at random instead, so that odd choices keep coming up
 
 
 def random_action(game: Game, state: Any, rng: random.Random) -> Action:
@@ -26,6 +33,14 @@ def random_action(game: Game, state: Any, rng: random.Random) -> Action:
     kinds = sorted(by_type.keys() - GIVING_UP) or sorted(by_type)
     kind = rng.choice(kinds)
     return rng.choice(by_type[kind])
+
+
+def scripted_action(game: Game, state: Any, rng: random.Random) -> Action:
+    """The twin's player: goal-seeking for the games that have one, random otherwise (and now and then)."""
+    seek = GOAL_SEEKING.get(game.name)
+    if seek is None or rng.random() < WANDER:
+        return random_action(game, state, rng)
+    return seek(game, state, rng)
 
 
 @dataclass(frozen=True)

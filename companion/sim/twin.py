@@ -20,7 +20,7 @@ from companion.boards import Board
 from companion.rules import Action
 from companion.rules.engine import Layout
 from companion.sensing.reed import ReedLink
-from companion.sim.players import random_action
+from companion.sim.players import scripted_action
 from companion.sim.simavr_grid import GridProcess
 from companion.sim.twin_camera import TwinCamera
 from companion.sim.wire import FaultyWire
@@ -161,7 +161,7 @@ class Twin:
         game, state = self.session.game, self.session.state
         if game.outcome(state) is not None:
             return False
-        action = random_action(game, state, self.rng)
+        action = scripted_action(game, state, self.rng)
         before = game.layout(state)
         result = game.apply(state, action)[0]
         after = game.layout(result)
