@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -18,3 +19,13 @@ def read_json(path: str | Path, error: type[Exception]) -> Any:
         raise error(f"{path}: not a text file") from None
     except json.JSONDecodeError as problem:
         raise error(f"{path}: not valid JSON (line {problem.lineno}, column {problem.colno}: {problem.msg})") from None
+
+
+def write_json(path: str | Path, data: Any) -> None:
+    """Write `data` as JSON all at once: into a temporary file beside `path`, then renamed over it, so a reader (or
+    a power cut) sees the old file or the new one, never half of one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    os.replace(temporary, path)

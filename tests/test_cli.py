@@ -75,3 +75,34 @@ def test_demo_plays_a_whole_game_on_the_simulated_board():
 def test_demo_rejects_a_bad_game():
     result = companion("demo", "--game", "chess")
     assert result.returncode == 2 and "unknown game 'chess'" in result.stderr
+
+
+def test_scenario_record_keeps_a_whole_game_that_then_passes(tmp_path):
+    path = tmp_path / "game.json"
+    result = companion("scenario", "record", "orbit", "--players", "red,green", "--option", "mode=dual", "--seed", "4",
+                       "-o", str(path))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"{path}: ") and "visited every planet" in result.stdout
+    data = json.loads(path.read_text())
+    assert data["options"] == {"mode": "dual"} and data["steps"][-1]["expect"]["outcome"]["result"] == "won"
+    assert sum("phase" in step.get("expect", {}) for step in data["steps"]) > 10  # each turn's hand-over is pinned
+    assert companion("scenario", "run", str(path)).stdout.splitlines()[-1] == "1 passed, 0 failed"
+    # A game that went otherwise fails where it first differs: the first turn handed over to somebody else.
+    first = next(i for i, step in enumerate(data["steps"]) if "phase" in step.get("expect", {}))
+    data["steps"][first]["expect"]["phase"]["actor"] = "nobody"
+    path.write_text(json.dumps(data))
+    failed = companion("scenario", "run", str(path))
+    assert failed.returncode == 1 and f"steps[{first}]: phase.actor" in failed.stdout
+
+
+def test_scenario_record_refuses_bad_requests_and_writes_nothing(tmp_path):
+    path = tmp_path / "game.json"
+    for args, message in [
+        (("orbit", "--players", "red,green", "--option", "mode"), "scenario record: --option 'mode': expected NAME="),
+        (("chess", "--players", "red,green"), "unknown game 'chess'"),
+        (("orbit", "--players", "red,green", "--option", "mode=solo"), "mode"),
+        (("orbit", "--players", "red,green", "--max-actions", "20"), "did not end within 20 actions; nothing written"),
+    ]:
+        result = companion("scenario", "record", *args, "-o", str(path))
+        assert result.returncode == 2 and message in result.stderr and len(result.stderr.splitlines()) == 1
+        assert not path.exists()

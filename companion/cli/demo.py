@@ -42,6 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from companion.cli.options import game_options
     from companion.errors import UserError
     from companion.sim.table_setup import make_twin
 
@@ -59,7 +60,7 @@ def _run(args: argparse.Namespace) -> int:
         illegal=0.05,
         pace=1 / args.speed if args.speed else 0.0,
         camera=None if args.camera else False,
-        options=_options(args.option),
+        options=game_options(args.option, "demo"),
     )
     session = twin.session
     print(
@@ -74,23 +75,6 @@ def _run(args: argparse.Namespace) -> int:
             stats = twin.play()
         return _report(twin, stats)
     return _serve(twin, args)
-
-
-def _options(pairs: list[str]) -> dict[str, Any]:
-    import json
-
-    from companion.errors import UserError
-
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name:
-            raise UserError(f"demo: --option {pair!r}: expected NAME=VALUE")
-        try:
-            options[name] = json.loads(value)
-        except json.JSONDecodeError:
-            options[name] = value
-    return options
 
 
 def _print_entry(entry: Any) -> None:
