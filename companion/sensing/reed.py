@@ -215,7 +215,10 @@ class ReedLink:
                 self._serial = None
                 with contextlib.suppress(serial.SerialException, OSError):
                     link.close()
-                self._set_link(False)
+                if self._stop.is_set():
+                    self._connected = self._synced = False  # closed on purpose: nothing was lost, nobody is told
+                else:
+                    self._set_link(False)
 
     def _session(self, link: serial.Serial) -> bool:
         """Reads frames until the link fails; True if the handshake succeeded."""

@@ -46,3 +46,12 @@ def test_link_over_the_virtual_grid(vgrid):
         _wait(lambda: link.counters.resets == 1 and link.synced)
         assert link.occupancy() == {(2, 2), (7, 7)}
         assert link.counters.crc_errors == link.counters.bad_frames == 0
+
+
+def test_the_link_tells_of_a_lost_grid_but_not_of_its_own_stop(vgrid):
+    told = []
+    link = ReedLink(vgrid.port, on_link=told.append).start()
+    vgrid.go()
+    assert link.wait_synced(3)
+    link.stop()
+    assert told == [True] and not link.connected and not link.synced
