@@ -92,3 +92,37 @@ def test_every_legal_action_is_accepted(game):
         for action in GAME.legal_actions(move.state):
             GAME.apply(move.state, action)
             assert Action.from_json(action.to_json()) == action
+
+
+@SETTINGS
+@given(st.integers(0, 2**32), st.integers(2, 6))
+def test_a_table_drawing_its_own_cards_plays_whole_games(seed, players):
+    start = GAME.setup(COLOURS[:players], {"length": "short", "cards": "table"}, seed)
+    moves = list(playout(GAME, start, seed))
+    assert GAME.outcome(moves[-1].state) is not None
+    befores = [start, *(m.state for m in moves[:-1])]
+    for before, move in zip(befores, moves, strict=True):
+        assert (move.action.type == "reveal") == bool(before.owed)  # a draw owed comes before anything else
+    revealed = [m.action.get("ship") or m.action.get("card") for m in moves if m.action.type == "reveal"]
+    assert len(revealed) == len(set(revealed)) > 0  # no card comes up twice
+
+
+@SETTINGS
+@given(st.integers(0, 2**32), st.integers(2, 6))
+def test_revealing_the_cards_the_companion_would_draw_plays_the_same_game(seed, players):
+    """The same game twice: the companion drawing, and a table revealing the very cards the companion drew."""
+    companion = GAME.setup(COLOURS[:players], {"length": "short"}, seed)
+    moves = list(playout(GAME, companion, seed))
+    cards = [ship.card for ship in companion.ships]
+    for move in moves:
+        for event in move.events:
+            cards += [event.data["ship"]] if event.type == "ship-arrives" else event.data.get("cards", [])
+    table = GAME.setup(COLOURS[:players], {"length": "short", "cards": "table"}, seed)
+    for action in [None, *(m.action for m in moves)]:
+        while table.owed:
+            key = "ship" if table.owed[0] == "ship" else "card"
+            table = GAME.apply(table, Action.make("reveal", **{key: cards.pop(0)}))[0]
+        if action is not None:
+            table = GAME.apply(table, action)[0]
+    assert cards == []
+    assert GAME.ledger(table) == GAME.ledger(moves[-1].state) and GAME.outcome(table) == GAME.outcome(moves[-1].state)

@@ -11,6 +11,7 @@ from companion.rules.engine import (
     Event,
     Game,
     Handler,
+    IllegalAction,
     Layout,
     Ledger,
     Outcome,
@@ -19,7 +20,7 @@ from companion.rules.engine import (
     handler_for,
 )
 from companion.rules.engine import read_options as _read_options
-from companion.rules.periorbis import agents, engineering, labour, transport, turns
+from companion.rules.periorbis import agents, draws, engineering, labour, transport, turns
 from companion.rules.periorbis.datafiles import ORES, load
 from companion.rules.periorbis.state import (
     DEVELOP_COST,
@@ -34,7 +35,7 @@ from companion.rules.periorbis.state import (
     wage_bill,
     wages_due,
 )
-from companion.rules.periorbis.text import who
+from companion.rules.periorbis.text import plural, who
 from companion.rules.rng import Rng
 
 HANDLERS: dict[str, Handler] = {
@@ -54,6 +55,7 @@ HANDLERS: dict[str, Handler] = {
     "mine": labour.mine,
     "end_turn": turns.end_turn,
     "bureaucracy": turns.bureaucracy,
+    "reveal": draws.reveal,
 }
 # Actions that add cargo to an open Transport Cargo action; anything else closes it.
 CARGO = frozenset({"carry", "ship_ore"})
@@ -81,6 +83,10 @@ class Periorbis(Game[State]):
     def phase(self, state: State) -> Phase:
         if state.stage == "over":
             return Phase("over", None, f"The game is over: {state.reason}.", round=state.turn)
+        if state.owed:
+            left = plural(len(state.owed), "card")
+            prompt = f"Draw {draws.A_CARD[state.owed[0]]} and say which it is ({left} to draw)."
+            return Phase("draw", None, prompt, "reveal", state.turn)
         if state.stage == "bureaucracy":
             prompt = (
                 "Bureaucracy: ships that are full enough leave, new ships and employees arrive, the turn marker moves."
@@ -106,6 +112,8 @@ class Periorbis(Game[State]):
 
     def _apply(self, state: State, action: Action) -> tuple[State, list[Event]]:
         handler = handler_for(HANDLERS, self.title, action)
+        if state.owed and action.type != "reveal":
+            raise IllegalAction(f"first say which {draws.NOUNS[state.owed[0]]} the table drew")
         if action.type not in CARGO and state.active is not None and state.active.captain is not None:
             state = replace(state, active=replace(state.active, captain=None, carried=0))
         return handler(state, action)
@@ -173,6 +181,7 @@ class Periorbis(Game[State]):
             "acting_order": list(acting_order(state)),
             "employee_cards_left": sum(len(d) for d in state.employee_decks),
             "ship_cards_left": sum(len(d) for d in state.ship_decks),
+            "cards_to_draw": list(state.owed),
         }
         return {"players": players, "table": table}
 
@@ -185,6 +194,12 @@ class Periorbis(Game[State]):
 def _candidates(state: State) -> Iterator[Action]:
     """Every action worth checking, each kind with each argument the state makes possible."""
     make = Action.make
+    if state.owed:
+        decks = state.ship_decks if state.owed[0] == "ship" else state.employee_decks
+        key = "ship" if state.owed[0] == "ship" else "card"
+        for value in next(deck for deck in decks if deck):
+            yield make("reveal", **{key: value})
+        return
     if state.stage == "bureaucracy":
         yield make("bureaucracy")
         return

@@ -30,6 +30,9 @@ class Options:
     length: Literal["full", "short"] = "full"
     # A folder with the table's own data files (any of asteroids, orbit, employees, ships, setup .json).
     data: str | None = None
+    # Who draws the trading ship and employee cards: the companion (from its shuffled decks), or the table, which
+    # then says which card came up.
+    cards: Literal["companion", "table"] = "companion"
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,7 @@ class State:
     employee_decks: tuple[tuple[int, ...], ...]
     rng: Rng
     active: Turn | None = None
+    owed: tuple[str, ...] = ()  # cards the table has still to draw and reveal, in order ("ship", "employee")
     winners: tuple[str, ...] = ()
     reason: str = ""
 

@@ -6,14 +6,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from companion.rules.engine import Action, Event, IllegalAction
-from companion.rules.periorbis import order
+from companion.rules.periorbis import draws, order
 from companion.rules.periorbis.datafiles import load
 from companion.rules.periorbis.staff import whole
 from companion.rules.periorbis.state import (
     HIRE_MULTIPLIERS,
-    POOL_FIRST_DRAW,
-    POOL_OVER_PLAYERS,
-    SHIPS_IN_PLAY,
     Books,
     Employee,
     Offer,
@@ -66,7 +63,7 @@ def new_game(players: Sequence[str], options: Options, rng: Rng) -> State:
         employee_decks=tuple(employee_decks),
         rng=rng,
     )
-    state, _ = _fill_ships(state)
+    state, _ = draws.fill_ships(state)
     return replace(state, active=Turn(acting_order(state)[0]))
 
 
@@ -187,9 +184,9 @@ def bureaucracy(state: State, action: Action) -> tuple[State, list[Event]]:
     state = replace(state, ships=tuple(staying))
     if final:
         return finish(state, events)
-    state, drawn = _fill_ships(state)
+    state, drawn = draws.fill_ships(state)
     events += drawn
-    state, drawn = _fill_pool(state)
+    state, drawn = draws.fill_pool(state)
     events += drawn
     if state.turn >= 2:
         state, changed = order.update(state)
@@ -197,37 +194,6 @@ def bureaucracy(state: State, action: Action) -> tuple[State, list[Event]]:
     state = replace(state, turn=state.turn + 1, stage="hire", seat=0)
     events.append(Event("turn", f"The turn marker moves to turn {state.turn}; hire employees.", {"turn": state.turn}))
     return state, events
-
-
-def _fill_ships(state: State) -> tuple[State, list[Event]]:
-    wanted = SHIPS_IN_PLAY[len(state.players)]
-    decks = list(state.ship_decks)
-    ships = list(state.ships)
-    events = []
-    while len(ships) < wanted:
-        level = next((i for i, deck in enumerate(decks) if deck), None)
-        if level is None:
-            break
-        ship_id, decks[level] = decks[level][0], decks[level][1:]
-        ships.append(Ship(ship_id, (None,) * len(data(state).ships[ship_id].rows)))
-        events.append(Event("ship-arrives", f"Trading ship {ship_id} (level {level + 1}) arrives.", {"ship": ship_id}))
-    return replace(state, ships=tuple(ships), ship_decks=tuple(decks)), events
-
-
-def _fill_pool(state: State) -> tuple[State, list[Event]]:
-    players = len(state.players)
-    decks = list(state.employee_decks)
-    pool = list(state.pool)
-    drawn: list[int] = []
-    while len(drawn) < POOL_FIRST_DRAW[players] or len(pool) < players + POOL_OVER_PLAYERS:
-        deck = next((i for i, d in enumerate(decks) if d), None)
-        if deck is None:
-            break
-        number, decks[deck] = decks[deck][0], decks[deck][1:]
-        pool.append(Offer(number))
-        drawn.append(number)
-    text = f"New employee cards in the pool: {', '.join(map(str, drawn)) or 'none (the decks are empty)'}."
-    return replace(state, pool=tuple(pool), employee_decks=tuple(decks)), [Event("pool", text, {"cards": drawn})]
 
 
 def final_key(state: State, player: str) -> tuple[int, int, int, int]:
