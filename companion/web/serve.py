@@ -4,8 +4,10 @@ Ctrl-C. `companion demo` uses it for the twin's table and `companion serve` for 
 from __future__ import annotations
 
 import socket
+import ssl
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -71,6 +73,30 @@ def start_server(
     return server
 
 
+class Renewal:
+    """While serving: the server certificate made again when the machine gains an address it does not cover (the
+    hotspot comes up, the Pi joins another network) and presented from the next handshake on. The CA stays, so
+    phones that trust the table go on trusting it."""
+
+    def __init__(self, tls: Tls, server: WebServer, out: TextIO | None = None, every: float = 60.0) -> None:
+        self.folder, self.server, self.out, self.every = Folder(tls.dir), server, out, every
+        self._next = time.monotonic() + every
+
+    def tick(self, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        if now < self._next:
+            return
+        self._next = now + self.every
+        try:
+            note = ensure(self.folder, local_names())
+            if note:
+                self.server.reload_certificate()
+        except (UserError, OSError, ssl.SSLError) as error:
+            note = f"kept the certificate in use: {error}"  # the next tick tries again
+        if note and self.out is not None:
+            print(f"https: {note}", file=self.out, flush=True)
+
+
 def page_host(bound: str) -> str:
     """The address a phone on the same network uses: this machine's LAN address when bound to every interface."""
     if bound not in ("0.0.0.0", "::", ""):
@@ -111,10 +137,12 @@ def serve(
     """Serve the table in the foreground until Ctrl-C (or `until` is set), then stop every stream and the server."""
     server = start_server(table, host, port, tls=tls, out=out)
     announce(server, table, out, qr)
+    renewal = None if tls is None else Renewal(tls, server, out)
     stop = until or threading.Event()
     try:
         while not stop.wait(0.5):
-            pass
+            if renewal is not None:
+                renewal.tick()
     except KeyboardInterrupt:
         print("Stopping.", file=out, flush=True)
     finally:

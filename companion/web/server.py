@@ -65,6 +65,7 @@ class WebServer:
         hub.max_streams = max(1, threads - 8)  # threads left over for the page, the API and the health check
         self._server = self._cheroot(app, host, port, threads)
         self._secure: Server | None = None
+        self._https = https
         if https is not None:
             self._secure = self._cheroot(app, host, https.port, threads, _SecureServer)
             self._secure.ssl_adapter = _Adapter(str(https.cert), str(https.key))
@@ -87,6 +88,15 @@ class WebServer:
     @property
     def https_port(self) -> int | None:
         return None if self._secure is None else int(self._secure.bind_addr[1])
+
+    def reload_certificate(self) -> None:
+        """Present the certificate files as they are now (made again for a new address) from the next handshake on;
+        the context is replaced whole, so no handshake ever sees half of a change."""
+        if self._secure is None or self._https is None:
+            return
+        context = ssl.create_default_context(purpose=ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(str(self._https.cert), str(self._https.key))
+        self._secure.ssl_adapter.context = context
 
     def start(self) -> WebServer:
         """Bind (port 0 picks a free one) and serve in background threads."""

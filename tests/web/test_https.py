@@ -8,11 +8,13 @@ import json
 import socket
 import ssl
 import statistics
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives import serialization
 
 from companion.errors import UserError
 from companion.rules import Action
@@ -21,8 +23,8 @@ from companion.table.session import Session
 from companion.table.store import Store
 from companion.web import server as web_server
 from companion.web.hostnames import Names, host_name, local_names
-from companion.web.serve import Tls, tls_settings
-from companion.web.tableca import Folder, init
+from companion.web.serve import Renewal, Tls, tls_settings
+from companion.web.tableca import Folder, init, issue, load_authority, write_atomically
 
 from .conftest import OPTIONS, TOKEN, Stream, free_port, serve
 from .test_openapi import check
@@ -252,3 +254,29 @@ def test_serve_with_tls_from_the_command_line_prints_both_addresses(tmp_path, ta
     assert missing.returncode == 2
     assert missing.stderr == (f"companion: {tmp_path}/none/ca.crt: missing; make the table's CA with "
                               f"`companion tls init --dir {tmp_path}/none`\n")  # fmt: skip
+
+
+def test_an_address_gained_while_serving_gets_a_certificate_without_a_restart(secure, table_ca, capsys):
+    """The hotspot comes up after the companion: the certificate in use does not name its address until the renewal
+    makes a new one from the same CA, and the next handshake presents it."""
+    port, context = secure.server.https_port, trusting(table_ca)
+    narrow = issue(load_authority(table_ca), Names(("orrery.local",)))  # as if made before 127.0.0.1 existed
+    write_atomically(table_ca.server_cert, narrow.cert.public_bytes(serialization.Encoding.PEM), 0o644)
+    write_atomically(table_ca.server_key, narrow.key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()), 0o600)
+    secure.server.reload_certificate()
+    with pytest.raises(ssl.SSLCertVerificationError, match="IP address mismatch"):
+        request(port, "/healthz", context, host="127.0.0.1")
+    ca = table_ca.ca_cert.read_bytes()
+    renewal = Renewal(Tls(table_ca.path, port), secure.server, out=sys.stdout, every=60)
+    renewal.tick(time.monotonic())  # not yet: it looks once a minute
+    with pytest.raises(ssl.SSLCertVerificationError):
+        request(port, "/healthz", context, host="127.0.0.1")
+    renewal.tick(time.monotonic() + 61)
+    assert request(port, "/healthz", context, host="127.0.0.1")[0] == 200
+    assert table_ca.ca_cert.read_bytes() == ca
+    assert "https: wrote " in capsys.readouterr().out
+    table_ca.ca_key.unlink()  # a CA file gone while serving: said once a minute, the certificate in use stays
+    renewal.tick(time.monotonic() + 200)
+    assert "https: kept the certificate in use: " in capsys.readouterr().out
+    assert request(port, "/healthz", context, host="127.0.0.1")[0] == 200
