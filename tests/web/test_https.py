@@ -280,3 +280,31 @@ def test_an_address_gained_while_serving_gets_a_certificate_without_a_restart(se
     renewal.tick(time.monotonic() + 200)
     assert "https: kept the certificate in use: " in capsys.readouterr().out
     assert request(port, "/healthz", context, host="127.0.0.1")[0] == 200
+
+
+def test_the_demo_makes_a_ca_in_its_work_folder_and_serves_https(tmp_path):
+    import re
+    import signal
+    import subprocess
+
+    http_port, https_port = free_port(), free_port()
+    argv = [sys.executable, "-m", "companion", "demo", "--host", "127.0.0.1", "--port", str(http_port), "--speed",
+            "1", "--tls-dir", "--tls-port", str(https_port)]  # fmt: skip
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               cwd=Path(__file__).resolve().parents[2])  # fmt: skip
+    try:
+        assert process.stdout is not None
+        lines = []
+        while not any(line.startswith("Phones that trust the table:") for line in lines):
+            line = process.stdout.readline()
+            assert line, "".join(lines)
+            lines.append(line)
+        made = next(re.match(r"https: wrote (\S+)/ca.crt \(Orrery table ", line) for line in lines
+                    if line.startswith("https: wrote"))  # fmt: skip
+        assert made is not None and made.group(1).endswith("/tls"), lines
+        folder = Folder(Path(made.group(1)))
+        status, _, body = request(https_port, "/healthz", trusting(folder))
+        assert status == 200 and json.loads(body)["https_port"] == https_port
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=20)
