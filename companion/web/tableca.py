@@ -49,10 +49,14 @@ def utcnow() -> dt.datetime:
 
 
 @dataclass(frozen=True)
-class Authority:
+class Issued:
+    """A certificate and its private key."""
+
     cert: x509.Certificate
     key: Key
 
+
+class Authority(Issued):
     @property
     def name(self) -> str:
         return str(self.cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value)
@@ -76,11 +80,7 @@ class Authority:
         )
 
 
-@dataclass(frozen=True)
-class Server:
-    cert: x509.Certificate
-    key: Key
-
+class Server(Issued):
     @property
     def names(self) -> Names:
         alt = self.cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
@@ -91,30 +91,13 @@ class Server:
         return self.cert.not_valid_after_utc
 
 
-@dataclass(frozen=True)
 class Folder:
     """The four files of a table's TLS folder."""
 
-    path: Path
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "path", Path(self.path))
-
-    @property
-    def ca_cert(self) -> Path:
-        return self.path / CA_CERT
-
-    @property
-    def ca_key(self) -> Path:
-        return self.path / CA_KEY
-
-    @property
-    def server_cert(self) -> Path:
-        return self.path / SERVER_CERT
-
-    @property
-    def server_key(self) -> Path:
-        return self.path / SERVER_KEY
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.ca_cert, self.ca_key = self.path / CA_CERT, self.path / CA_KEY
+        self.server_cert, self.server_key = self.path / SERVER_CERT, self.path / SERVER_KEY
 
 
 # Making certificates.

@@ -3,12 +3,15 @@ the Flask app under cheroot on a free port of 127.0.0.1."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import socket
 import ssl
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -129,17 +132,26 @@ def serve(store: Store, session: Session, port: int = 0, tls: Tls | None = None)
     return Served(table, server, observer, store)
 
 
-@pytest.fixture
-def served(tmp_path):
+@contextlib.contextmanager
+def new_table(folder: Path, tls: Tls | None = None) -> Iterator[Served]:
+    """A two-player Trajectory in `folder`, Red having drawn, served until the block ends (with https on `tls`)."""
     from companion.rules import Action
 
-    store = Store(tmp_path / "table.db")
+    store = Store(folder / "table.db")
     session = Session.start(store, "trajectory", ["red", "blue"], OPTIONS, 1)
     session.submit(Action.make("draw", card="action"), "phone", "red")
-    table = serve(store, session)
-    yield table
-    table.server.stop()
-    store.close()
+    table = serve(store, session, tls=tls)
+    try:
+        yield table
+    finally:
+        table.server.stop()
+        store.close()
+
+
+@pytest.fixture
+def served(tmp_path):
+    with new_table(tmp_path) as table:
+        yield table
 
 
 class Stream:

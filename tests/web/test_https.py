@@ -19,14 +19,12 @@ from cryptography.hazmat.primitives import serialization
 from companion.errors import UserError
 from companion.rules import Action
 from companion.table.config import load_config
-from companion.table.session import Session
-from companion.table.store import Store
 from companion.web import server as web_server
 from companion.web.hostnames import Names, host_name, local_names
 from companion.web.serve import Renewal, Tls, tls_settings
 from companion.web.tableca import Folder, init, issue, load_authority, write_atomically
 
-from .conftest import OPTIONS, TOKEN, Stream, free_port, serve
+from .conftest import TOKEN, Stream, free_port, new_table
 from .test_openapi import check
 
 
@@ -39,13 +37,8 @@ def table_ca(tmp_path) -> Folder:
 
 @pytest.fixture
 def secure(tmp_path, table_ca):
-    store = Store(tmp_path / "table.db")
-    session = Session.start(store, "trajectory", ["red", "blue"], OPTIONS, 1)
-    session.submit(Action.make("draw", card="action"), "phone", "red")
-    served = serve(store, session, tls=Tls(table_ca.path, free_port()))
-    yield served
-    served.server.stop()
-    store.close()
+    with new_table(tmp_path, Tls(table_ca.path, free_port())) as served:
+        yield served
 
 
 def trusting(folder: Folder) -> ssl.SSLContext:
@@ -195,19 +188,13 @@ def test_without_tls_there_is_no_https_port_and_no_ca(served):
                                                "no CA to trust"}  # fmt: skip
 
 
-def test_serving_re_issues_a_certificate_that_misses_an_address_and_keeps_the_ca(tmp_path, capsys):
+def test_serving_re_issues_a_certificate_that_misses_an_address_and_keeps_the_ca(tmp_path):
     folder = Folder(tmp_path / "tls")
     init(folder, Names(("orrery.local",)), "orrery")  # made elsewhere: 127.0.0.1 is not in it
     ca = folder.ca_cert.read_bytes()
-    store = Store(tmp_path / "table.db")
-    session = Session.start(store, "trajectory", ["red", "blue"], OPTIONS, 1)
-    served = serve(store, session, tls=Tls(folder.path, free_port()))
-    try:
+    with new_table(tmp_path, Tls(folder.path, free_port())) as served:
         status, _, _ = request(served.server.https_port, "/healthz", trusting(folder), host="127.0.0.1")
         assert status == 200 and folder.ca_cert.read_bytes() == ca
-    finally:
-        served.server.stop()
-        store.close()
 
 
 def test_the_tls_options_are_checked_before_anything_starts(tmp_path, table_ca):
