@@ -147,7 +147,7 @@ def issue(authority: Authority, names: Names, now: dt.datetime | None = None) ->
     ski = authority.cert.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value
     cert = (
         x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, str(names).split(", ")[0])]))
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, str((*names.dns, *names.ips)[0]))]))
         .issuer_name(authority.cert.subject)
         .public_key(public)
         .serial_number(x509.random_serial_number())
