@@ -8,12 +8,15 @@
 #                    the running host name), so that it can run in a chroot or while building an image
 #   --wheels DIR     install the Python packages from this directory of wheels only (no internet needed)
 #   --hostname NAME  the name phones use, http://NAME.local (default orrery; --hostname "" keeps the current one)
+# It also makes the table's own certificate authority for https (in /var/lib/orrery/tls) once: phones trust it, so
+# no later run replaces it; an uninstall keeps it and only --purge removes it.
 # Every step checks before it changes anything; a run that changes nothing ends with "orrery: unchanged".
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 PREFIX=/opt/orrery
 STATE=/var/lib/orrery
+TLS=$STATE/tls
 CONFIG=/etc/default/orrery
 UNIT=/etc/systemd/system/orrery.service
 AVAHI=/etc/avahi/services/orrery.service
@@ -164,6 +167,10 @@ settings() {
 # Settings of the Orrery companion service; `sudo systemctl restart orrery` after a change.
 # deploy/install.sh writes this file once and leaves it alone afterwards.
 ORRERY_PORT=80
+# https for phones that trust the table's certificate authority (its certificate: http://orrery.local/ca.crt);
+# ORRERY_TLS_DIR=none serves plain http only.
+ORRERY_TLS_PORT=443
+ORRERY_TLS_DIR=/var/lib/orrery/tls
 # The grid's port: /dev/orrery-grid is the name the udev rule gives the Arduino; "auto" finds it by its USB id.
 ORRERY_SERIAL=/dev/orrery-grid
 # The camera: a USB webcam's index (0), "picamera" for the Pi camera, or "none".
@@ -173,10 +180,23 @@ ORRERY_ARGS=
 EOF
 }
 
+# config_port [NAME DEFAULT]: a port from the settings (ORRERY_PORT, 80 unless told otherwise).
 config_port() {
-  local port
-  port=$(sed -n 's/^ORRERY_PORT=\([0-9]\+\)$/\1/p' "$CONFIG" | tail -1)
-  echo "${port:-80}"
+  local name=${1:-ORRERY_PORT} port
+  port=$(sed -n "s/^$name=\([0-9]\+\)\$/\1/p" "$CONFIG" | tail -1)
+  echo "${port:-${2:-80}}"
+}
+
+# The table's certificate authority and the server certificate it signs, made as the service user where missing.
+# An existing CA is never replaced: every phone that trusts the table trusts it. The service makes the server
+# certificate again by itself when the machine's addresses change.
+table_certificate() {
+  local out line
+  out=$(runuser -u "$SERVICE_USER" -- "$PREFIX/bin/companion" tls init --dir "$TLS" \
+    --hostname "${hostname:-$(cat /etc/hostname)}")
+  while IFS= read -r line; do
+    case "$line" in wrote*) did "$line" ;; esac
+  done <<< "$out"
 }
 
 system_files() {
@@ -243,16 +263,22 @@ install_all() {
   service_user
   state_dir
   companion_venv
+  table_certificate
   settings
   system_files
   host_name
   enable_service
-  local url port
-  url="http://${hostname:-$(cat /etc/hostname)}.local"
+  local name url port secure
+  name="${hostname:-$(cat /etc/hostname)}.local"
+  url="http://$name"
   port=$(config_port)
   [ "$port" = 80 ] || url+=":$port"
+  secure="https://$name"
+  port=$(config_port ORRERY_TLS_PORT 443)
+  [ "$port" = 443 ] || secure+=":$port"
   summary
   echo "The page: $url/ (logs: journalctl -u orrery)"
+  echo "Phones that trust the table: $secure/ (the table's certificate: $url/ca.crt)"
 }
 
 uninstall_all() {
@@ -268,7 +294,8 @@ uninstall_all() {
     remove "$STATE" "$CONFIG"
     if id "$SERVICE_USER" > /dev/null 2>&1; then userdel "$SERVICE_USER"; did "removed user $SERVICE_USER"; fi
   elif [ -d "$STATE" ]; then
-    echo "  kept $STATE (games, profiles, Wi-Fi) and $CONFIG; --purge removes them"
+    echo "  kept $STATE (games, profiles, Wi-Fi, the certificate authority phones trust) and $CONFIG;" \
+      "--purge removes them"
   fi
   if [ "$hardware" -eq 1 ] && have_systemctl; then
     systemctl daemon-reload

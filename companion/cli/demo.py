@@ -29,6 +29,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--db", help="SQLite file for the game's log (default: a temporary one)")
     parser.add_argument("--host", default="0.0.0.0", help="address to serve the phone page on (default 0.0.0.0)")
     parser.add_argument("--port", type=int, default=8080, help="port of the phone page (default 8080)")
+    parser.add_argument(
+        "--tls-dir", nargs="?", const="", metavar="DIR",
+        help="serve https too, with the table's CA in DIR, made there if missing (no DIR: in the demo's work folder)",
+    )  # fmt: skip
+    parser.add_argument("--tls-port", type=int, default=8443, help="the https port (default 8443)")
     parser.add_argument("--terminal", action="store_true", help="no phone page: print the game and exit at its end")
     parser.add_argument(
         "--no-camera", dest="camera", action="store_false", help="the grid alone (default: the rendered camera too, "
@@ -151,7 +156,7 @@ def _serve(twin: Any, args: argparse.Namespace) -> int:
     player = threading.Thread(target=play, name="twin", daemon=True)
     player.start()
     try:
-        serve(table, args.host, args.port)
+        serve(table, args.host, args.port, tls=_tls(args, twin))
     finally:
         stop.set()
         wake.set()
@@ -159,6 +164,22 @@ def _serve(twin: Any, args: argparse.Namespace) -> int:
     if failures:
         raise failures[0]
     return 0 if twin.stats.wrong_accepted == 0 else 1
+
+
+def _tls(args: argparse.Namespace, twin: Any) -> Any:
+    """--tls-dir: the CA and certificate there (in the work folder without a DIR), made when missing."""
+    from pathlib import Path
+
+    from companion.web.hostnames import host_name, local_names
+    from companion.web.serve import tls_settings
+    from companion.web.tableca import Folder, init
+
+    if args.tls_dir is None:
+        return None
+    folder = Folder(Path(args.tls_dir) if args.tls_dir else Path(twin.session.store.path).parent / "tls")
+    for line in init(folder, local_names(), host_name()):
+        print(f"https: {line}", flush=True)
+    return tls_settings(str(folder.path), args.tls_port, args.port)
 
 
 def _sensors(twin: Any, grid: str) -> dict[str, Any]:

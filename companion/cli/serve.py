@@ -21,6 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--registry", help="a piece registry file (default: the game's own)")
     parser.add_argument("--host", help="the address to serve the phones on (default 0.0.0.0)")
     parser.add_argument("--port", type=int, help="the port to serve the phones on (default 8080)")
+    parser.add_argument("--tls-dir", help='serve https too, with the table\'s CA from `companion tls init --dir DIR` '
+                        '(default "none": http only)')
+    parser.add_argument("--tls-port", type=int, help="the https port (default 8443)")
     parser.set_defaults(run=_run)
 
 
@@ -30,14 +33,16 @@ def _run(args: argparse.Namespace) -> int:
 
     from companion.table.config import TableConfig, load_config
     from companion.table.live import LiveTable
-    from companion.web.serve import serve
+    from companion.web.serve import serve, tls_settings
 
     config = load_config(args.config) if args.config else TableConfig()
     config = config.with_overrides(
         game=args.game, players=tuple(args.players.split(",")) if args.players else None, seed=args.seed,
         db=args.db, board=args.board, serial=args.serial, grid_profile=args.grid_profile, camera=args.camera,
         camera_profile=args.camera_profile, registry=args.registry, host=args.host, port=args.port,
+        tls_dir=args.tls_dir, tls_port=args.tls_port,
     )  # fmt: skip
+    tls = tls_settings(config.tls_dir, config.tls_port, config.port)
     table = LiveTable(config)
     table.session.subscribe(_print_entry)
     print(table.describe(), flush=True)
@@ -49,7 +54,7 @@ def _run(args: argparse.Namespace) -> int:
     table.start()
     print(f"Refereeing with: {table.senses.mode()}. The game is kept in {config.db}.", flush=True)
     try:
-        serve(_web_table(table), config.host, config.port, until=stop)
+        serve(_web_table(table), config.host, config.port, until=stop, tls=tls)
     finally:
         table.stop()
     return 0

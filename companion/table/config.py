@@ -20,6 +20,8 @@ Example (every key optional):
     [web]
     host = "0.0.0.0"
     port = 8080
+    tls_dir = "/var/lib/orrery/tls"     # https too, with the table's CA (`companion tls init`); "none": http only
+    tls_port = 8443
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from companion.errors import UserError
 
 SECTIONS = {"grid": {"serial": "serial", "profile": "grid_profile"},
             "camera": {"source": "camera", "profile": "camera_profile", "registry": "registry"},
-            "web": {"host": "host", "port": "port"}}  # fmt: skip
+            "web": {"host": "host", "port": "port", "tls_dir": "tls_dir", "tls_port": "tls_port"}}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,8 @@ class TableConfig:
     registry: str | None = None
     host: str = "0.0.0.0"
     port: int = 8080
+    tls_dir: str | None = None
+    tls_port: int = 8443
     settle: float = 0.3
 
     def with_overrides(self, **values: Any) -> TableConfig:

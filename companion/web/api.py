@@ -17,6 +17,7 @@ from companion.web.inputs import board_inputs, phone_inputs
 from companion.web.join import join_url, qr_svg
 from companion.web.options import option_fields
 from companion.web.table import entry_json
+from companion.web.trust import https_port, plain_base
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -39,7 +40,7 @@ def _done(entry: Any) -> Response:
 
 @api.get("/state")
 def state() -> Response:
-    return jsonify(table().state())
+    return jsonify({**table().state(), "https_port": https_port()})
 
 
 @api.get("/log")
@@ -153,7 +154,7 @@ def qr() -> Response:
     watch = request.args.get("watch", "false") == "true"
     if not watch:
         check_token()
-    url = join_url(request.host_url, None if watch else table().token)
+    url = join_url(plain_base(request), None if watch else table().token)
     return jsonify(url=url, svg=qr_svg(url), watch=watch)
 
 

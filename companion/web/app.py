@@ -11,13 +11,15 @@ from companion.web.events import events
 from companion.web.health import health
 from companion.web.pages import pages
 from companion.web.table import Table
+from companion.web.trust import ORIGINS_KEY, Origins, trust
 
 
-def create_app(table: Table, settings: WebSettings | None = None) -> Flask:
+def create_app(table: Table, settings: WebSettings | None = None, origins: Origins | None = None) -> Flask:
     app = Flask(__name__, static_folder=None)  # pages.py serves the static files with its own headers
     app.config.update(DEBUG=False, PROPAGATE_EXCEPTIONS=False, JSON_SORT_KEYS=False)
     app.extensions[KEY] = Extension(table, settings or WebSettings())
+    app.extensions[ORIGINS_KEY] = origins or Origins()  # the server fills in its ports once it has bound them
     errors.install(app)
-    for blueprint in (pages, api, events, health):
+    for blueprint in (pages, api, events, health, trust):
         app.register_blueprint(blueprint)
     return app

@@ -7,6 +7,7 @@ from importlib.metadata import PackageNotFoundError, version
 from flask import Blueprint, Response, jsonify
 
 from companion.web.context import table
+from companion.web.trust import https_port
 
 health = Blueprint("health", __name__)
 
@@ -30,4 +31,5 @@ def healthz() -> Response:
               "phase": phase.name, "actor": phase.actor},
         sensors=current.sensors(),
         streams=current.hub.streams,
+        https_port=https_port(),
     )

@@ -4,28 +4,97 @@ Ctrl-C. `companion demo` uses it for the twin's table and `companion serve` for 
 from __future__ import annotations
 
 import socket
+import ssl
 import sys
 import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TextIO
 
+from companion.errors import UserError
 from companion.web.app import create_app
 from companion.web.context import WebSettings
+from companion.web.hostnames import local_names
 from companion.web.join import join_url, qr_terminal
-from companion.web.server import WebServer
+from companion.web.server import Https, WebServer
 from companion.web.table import Table
+from companion.web.tableca import Folder, ca_pem, ensure, load_authority
+from companion.web.trust import Origins
+
+
+@dataclass(frozen=True)
+class Tls:
+    """Serve https too, from this folder (`companion tls init`), on this port (0: any free one)."""
+
+    dir: Path
+    port: int = 8443
+
+
+def tls_settings(tls_dir: str | None, tls_port: int, port: int) -> Tls | None:
+    """--tls-dir and --tls-port checked: None for http only ("none" or nothing)."""
+    if tls_dir is None or tls_dir in ("", "none"):
+        return None
+    if not 0 <= tls_port <= 65535:
+        raise UserError(f"--tls-port must be 0 to 65535, not {tls_port}")
+    if tls_port == port and port != 0:
+        raise UserError(f"--tls-port {tls_port} is the http port too: give https a port of its own")
+    load_authority(Folder(tls_dir))  # before the table starts: a missing or broken CA is said at once
+    return Tls(Path(tls_dir), tls_port)
+
+
+def prepare_https(tls: Tls, origins: Origins, out: TextIO | None = None) -> Https:
+    """The folder's server certificate, made again first when it does not cover this machine's names now (the CA
+    stays, so phones that trust the table go on trusting it)."""
+    folder = Folder(tls.dir)
+    note = ensure(folder, local_names())
+    if note and out is not None:
+        print(f"https: {note}", file=out, flush=True)
+    origins.ca_pem = ca_pem(folder)
+    origins.ca_file = load_authority(folder).name.lower().replace(" ", "-") + ".crt"
+    return Https(tls.port, folder.server_cert, folder.server_key)
 
 
 def start_server(
-    table: Table, host: str = "127.0.0.1", port: int = 8080, settings: WebSettings | None = None, threads: int = 48
-) -> WebServer:
-    """The table's app under cheroot, serving in a background thread (port 0: any free port)."""
-    server = WebServer(create_app(table, settings), table.hub, host, port, threads)
+    table: Table, host: str = "127.0.0.1", port: int = 8080, settings: WebSettings | None = None, threads: int = 48,
+    tls: Tls | None = None, out: TextIO | None = None,
+) -> WebServer:  # fmt: skip
+    """The table's app under cheroot, serving in background threads (port 0: any free port); with `tls`, over https
+    on a second port as well."""
+    origins = Origins()
+    https = None if tls is None else prepare_https(tls, origins, out)
+    server = WebServer(create_app(table, settings, origins), table.hub, host, port, threads, https)
     try:
-        return server.start()
+        server.start()
     except OSError as error:
-        from companion.errors import UserError
+        ports = f"{port}" if tls is None else f"{port} and {tls.port}"
+        raise UserError(f"cannot serve on {host}:{ports}: {error.strerror or error}") from None
+    origins.http_port, origins.https_port = server.port, server.https_port
+    return server
 
-        raise UserError(f"cannot serve on {host}:{port}: {error.strerror or error}") from None
+
+class Renewal:
+    """While serving: the server certificate made again when the machine gains an address it does not cover (the
+    hotspot comes up, the Pi joins another network) and presented from the next handshake on. The CA stays, so
+    phones that trust the table go on trusting it."""
+
+    def __init__(self, tls: Tls, server: WebServer, out: TextIO | None = None, every: float = 60.0) -> None:
+        self.folder, self.server, self.out, self.every = Folder(tls.dir), server, out, every
+        self._next = time.monotonic() + every
+
+    def tick(self, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        if now < self._next:
+            return
+        self._next = now + self.every
+        try:
+            note = ensure(self.folder, local_names())
+            if note:
+                self.server.reload_certificate()
+        except (UserError, OSError, ssl.SSLError) as error:
+            note = f"kept the certificate in use: {error}"  # the next tick tries again
+        if note and self.out is not None:
+            print(f"https: {note}", file=self.out, flush=True)
 
 
 def page_host(bound: str) -> str:
@@ -41,13 +110,17 @@ def page_host(bound: str) -> str:
 
 
 def announce(server: WebServer, table: Table, out: TextIO = sys.stdout, qr: bool = True) -> str:
-    """Print the page's address with the token, and its QR code; returns the address."""
-    url = join_url(f"http://{page_host(server.host)}:{server.port}/", table.token)
+    """Print the page's address with the token, and its QR code; returns the address. The QR code is plain http,
+    which any phone opens at once; phones that trust the table's CA are offered the https page by the page."""
+    host = page_host(server.host)
+    url = join_url(f"http://{host}:{server.port}/", table.token)
     print(f"Phones: open {url}" + (" or scan:" if qr else ""), file=out, flush=True)
     if qr:
         print(qr_terminal(url), file=out, flush=True)
-    print(f"Watch only: http://{page_host(server.host)}:{server.port}/   (Ctrl-C stops the companion)", file=out,
-          flush=True)
+    print(f"Watch only: http://{host}:{server.port}/   (Ctrl-C stops the companion)", file=out, flush=True)
+    if server.https_port is not None:
+        print(f"Phones that trust the table: https://{host}:{server.https_port}/ (the CA: "
+              f"http://{host}:{server.port}/ca.crt)", file=out, flush=True)  # fmt: skip
     return url
 
 
@@ -59,14 +132,17 @@ def serve(
     until: threading.Event | None = None,
     out: TextIO = sys.stdout,
     qr: bool = True,
+    tls: Tls | None = None,
 ) -> None:
     """Serve the table in the foreground until Ctrl-C (or `until` is set), then stop every stream and the server."""
-    server = start_server(table, host, port)
+    server = start_server(table, host, port, tls=tls, out=out)
     announce(server, table, out, qr)
+    renewal = None if tls is None else Renewal(tls, server, out)
     stop = until or threading.Event()
     try:
         while not stop.wait(0.5):
-            pass
+            if renewal is not None:
+                renewal.tick()
     except KeyboardInterrupt:
         print("Stopping.", file=out, flush=True)
     finally:

@@ -10,12 +10,14 @@ import hashlib
 import json
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import time
 import tomllib
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -28,8 +30,9 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "orre
 SUDO = [] if os.geteuid() == 0 else ["sudo", "-n"]
 CHROOT_ENV = ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", "LANG=C.UTF-8",
               "DEBIAN_FRONTEND=noninteractive"]
-# `companion serve`'s health endpoint (docs/web.md).
+# `companion serve`'s health endpoint (docs/web.md), and where the installer keeps the table's CA.
 HEALTH_PATH = "/healthz"
+TLS_DIR = "/var/lib/orrery/tls"
 # Paths whose contents the kernel, apt's caches or the test itself make: not part of what the installer changed.
 VOLATILE = ("proc", "sys", "dev", "run", "tmp", "src", "wheels", "var/cache", "var/log", "var/lib/apt/lists")
 
@@ -103,6 +106,18 @@ def wheelhouse() -> Path:
     return wheels
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class Health:
+    http: dict
+    https: dict | None  # /healthz over https, verified against the table's CA; None without a CA in the root
+
+
 class DebianRoot:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -113,15 +128,16 @@ class DebianRoot:
             return _run(command, timeout=timeout)
         return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
 
-    def health(self, timeout: float = 30.0) -> dict:
-        """Runs the installed service's command as its user in the root, on a free port and without a camera or grid,
-        and returns the health endpoint's JSON."""
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+    def health(self, timeout: float = 30.0) -> Health:
+        """Runs the installed service's command as its user in the root, on free ports and without a camera or grid,
+        with https from the installer's CA when there is one, and returns the health endpoint's JSON by both."""
+        port, tls_port = _free_port(), _free_port()
+        ca = self.run("cat", f"{TLS_DIR}/ca.crt", check=False).stdout or None
+        tls = ["--tls-dir", TLS_DIR, "--tls-port", str(tls_port)] if ca else []
         argv = [*SUDO, "chroot", "--userspec=orrery:orrery", str(self.path), "/usr/bin/env", "-i",
                 "HOME=/var/lib/orrery", "/opt/orrery/bin/companion", "serve", "--host", "127.0.0.1",
-                "--port", str(port), "--serial", "auto", "--camera", "none", "--db", "/var/lib/orrery/orrery.db"]
+                "--port", str(port), "--serial", "auto", "--camera", "none", "--db", "/var/lib/orrery/orrery.db",
+                *tls]
         server = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             deadline = time.monotonic() + timeout
@@ -129,10 +145,18 @@ class DebianRoot:
                 url = f"http://127.0.0.1:{port}{HEALTH_PATH}"
                 with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=2) as response:
                     assert response.status == 200
-                    return json.loads(response.read())
+                    http = json.loads(response.read())
+                    break
                 assert server.poll() is None, f"companion serve exited {server.returncode}: {server.stdout.read()}"
                 assert time.monotonic() < deadline, f"no answer from {HEALTH_PATH} within {timeout:g} s"
                 time.sleep(0.3)
+            if not ca:
+                return Health(http, None)
+            # The certificate the server presents must chain to the CA the installer made, for a name phones use.
+            context = ssl.create_default_context(cadata=ca)
+            with urllib.request.urlopen(f"https://localhost:{tls_port}{HEALTH_PATH}", timeout=5,
+                                        context=context) as response:
+                return Health(http, json.loads(response.read()))
         finally:
             server.terminate()
             server.wait(timeout=10)

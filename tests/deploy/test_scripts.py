@@ -55,7 +55,9 @@ def test_the_unit_verifies_and_keeps_its_promises(tmp_path):
                  "AmbientCapabilities=CAP_NET_BIND_SERVICE", "EnvironmentFile=-/etc/default/orrery",
                  "WantedBy=multi-user.target"):
         assert line in unit.splitlines(), line
-    assert "companion serve --host 0.0.0.0 --port ${ORRERY_PORT}" in unit
+    assert "companion serve --host 0.0.0.0 --port ${ORRERY_PORT} --tls-dir ${ORRERY_TLS_DIR} \\\n" \
+           "    --tls-port ${ORRERY_TLS_PORT}" in unit
+    assert "Environment=ORRERY_PORT=80 ORRERY_TLS_PORT=443 ORRERY_TLS_DIR=/var/lib/orrery/tls" in unit
 
 
 def test_the_avahi_file_announces_the_page():

@@ -3,11 +3,15 @@ the Flask app under cheroot on a free port of 127.0.0.1."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import socket
+import ssl
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +23,7 @@ from companion.table.observe import CameraView, Observer
 from companion.table.session import Session
 from companion.table.store import Store
 from companion.web.context import WebSettings
-from companion.web.serve import start_server
+from companion.web.serve import Tls, start_server
 from companion.web.server import WebServer
 from companion.web.table import Table
 
@@ -118,33 +122,46 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def serve(store: Store, session: Session, port: int = 0) -> Served:
+def serve(store: Store, session: Session, port: int = 0, tls: Tls | None = None) -> Served:
     port = port or free_port()
     observer = Observer({switch: site for site, switch in SWITCHES.items()}, None, settle=0.3)
     loop = TableLoop(session, observer, lambda site: BOARD.site(site).name)
     table = Table(session, loop, token=TOKEN, make_loop=lambda s: TableLoop(s, observer))
-    server = start_server(table, "127.0.0.1", port, WebSettings(heartbeat=0.3, retry_ms=300), threads=24)
+    settings = WebSettings(heartbeat=0.3, retry_ms=300)
+    server = start_server(table, "127.0.0.1", port, settings, threads=24, tls=tls)
     return Served(table, server, observer, store)
+
+
+@contextlib.contextmanager
+def new_table(folder: Path, tls: Tls | None = None) -> Iterator[Served]:
+    """A two-player Trajectory in `folder`, Red having drawn, served until the block ends (with https on `tls`)."""
+    from companion.rules import Action
+
+    store = Store(folder / "table.db")
+    session = Session.start(store, "trajectory", ["red", "blue"], OPTIONS, 1)
+    session.submit(Action.make("draw", card="action"), "phone", "red")
+    table = serve(store, session, tls=tls)
+    try:
+        yield table
+    finally:
+        table.server.stop()
+        store.close()
 
 
 @pytest.fixture
 def served(tmp_path):
-    from companion.rules import Action
-
-    store = Store(tmp_path / "table.db")
-    session = Session.start(store, "trajectory", ["red", "blue"], OPTIONS, 1)
-    session.submit(Action.make("draw", card="action"), "phone", "red")
-    table = serve(store, session)
-    yield table
-    table.server.stop()
-    store.close()
+    with new_table(tmp_path) as table:
+        yield table
 
 
 class Stream:
-    """An SSE client over a raw HTTP connection: messages as dicts (event, id, data), comments counted."""
+    """An SSE client over a raw HTTP connection (or https with `context`): messages as dicts (event, id, data),
+    comments counted."""
 
-    def __init__(self, port: int, path: str = "/events", last_id: int | None = None, timeout: float = 5.0) -> None:
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    def __init__(self, port: int, path: str = "/events", last_id: int | None = None, timeout: float = 5.0,
+                 context: ssl.SSLContext | None = None, host: str = "127.0.0.1") -> None:  # fmt: skip
+        self.connection = (http.client.HTTPConnection(host, port, timeout=timeout) if context is None
+                           else http.client.HTTPSConnection(host, port, timeout=timeout, context=context))  # fmt: skip
         headers = {} if last_id is None else {"Last-Event-ID": str(last_id)}
         self.connection.request("GET", path, headers=headers)
         self.response = self.connection.getresponse()

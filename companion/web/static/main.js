@@ -4,6 +4,7 @@ import { get, post, takeTokenFromUrl, token } from "./api.js";
 import { BoardMap, pieceColour } from "./map.js";
 import { speech } from "./speech.js";
 import { openCalibration, openInvite, openJoin, openOverride, openSettings, openSetup } from "./dialogs.js";
+import { startSecure } from "./secure.js";
 
 const $ = (id) => document.getElementById(id);
 const LOG_LIMIT = 300;
@@ -239,12 +240,6 @@ function connect() {
   window.orrery.stream = stream;
 }
 
-async function keepAwake() {
-  // The Wake Lock API needs a secure context (https or localhost); on plain http the screen may dim as usual.
-  if (!("wakeLock" in navigator) || document.visibilityState !== "visible") return;
-  try { await navigator.wakeLock.request("screen"); } catch { /* refused (battery saver): nothing to do */ }
-}
-
 async function start() {
   app.isPlayer = !!takeTokenFromUrl();
   document.body.classList.toggle("player", app.isPlayer);
@@ -258,9 +253,7 @@ async function start() {
   $("override-open").onclick = () => openOverride(app).catch((error) => complain(error.message));
   $("undo").onclick = () => app.send("/api/undo");
   $("pause").onclick = () => app.send("/api/pause", { paused: app.state.status !== "paused" });
-  document.addEventListener("visibilitychange", keepAwake);
-  keepAwake();
-  if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
+  startSecure();  // the screen kept awake, the service worker, and over plain http the step to trust the table
   const state = await get("/api/state");
   app.lastId = state.last_entry;
   renderState(state);

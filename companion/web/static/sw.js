@@ -1,8 +1,9 @@
 // The page's shell is cached so that it reloads while the companion is away a moment (a restart, a Wi-Fi blip).
 // The API and the stream are never cached: the page shows "reconnecting" and the stream catches up by its ids.
-const CACHE = "orrery-shell-1";
+const CACHE = "orrery-shell-2";
 const SHELL = ["/", "/static/style.css", "/static/main.js", "/static/map.js", "/static/speech.js",
-               "/static/dialogs.js", "/static/api.js", "/static/icon.svg", "/manifest.webmanifest"];
+               "/static/dialogs.js", "/static/api.js", "/static/secure.js", "/static/secure.css", "/static/icon.svg",
+               "/manifest.webmanifest"];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
@@ -17,7 +18,7 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
   if (event.request.method !== "GET" || url.origin !== location.origin) return;
-  if (url.pathname.startsWith("/api/") || url.pathname === "/events" || url.pathname === "/healthz") return;
+  if (url.pathname.startsWith("/api/") || ["/events", "/healthz", "/ca.crt"].includes(url.pathname)) return;
   // Network first, so an updated companion serves its new page; the cache when the network fails.
   const key = url.pathname === "/" ? "/" : event.request;
   event.respondWith(fetch(event.request).then((response) => {
