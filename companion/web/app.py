@@ -8,6 +8,7 @@ from companion.web import errors
 from companion.web.api import api
 from companion.web.context import KEY, Extension, WebSettings
 from companion.web.events import events
+from companion.web.guides import guides
 from companion.web.health import health
 from companion.web.pages import pages
 from companion.web.table import Table
@@ -18,6 +19,6 @@ def create_app(table: Table, settings: WebSettings | None = None) -> Flask:
     app.config.update(DEBUG=False, PROPAGATE_EXCEPTIONS=False, JSON_SORT_KEYS=False)
     app.extensions[KEY] = Extension(table, settings or WebSettings())
     errors.install(app)
-    for blueprint in (pages, api, events, health):
+    for blueprint in (pages, api, guides, events, health):
         app.register_blueprint(blueprint)
     return app
