@@ -1,9 +1,11 @@
-"""Reading a JSON file a person wrote or chose, with one clear line when it cannot be read."""
+"""Reading a JSON file a person wrote or chose, with one clear line when it cannot be read; writing one atomically."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +24,19 @@ def read_json(path: str | Path, error: type[Exception]) -> Any:
 
 
 def write_json(path: str | Path, data: Any) -> None:
-    """Write `data` as JSON all at once: into a temporary file beside `path`, then renamed over it, so a reader (or
-    a power cut) sees the old file or the new one, never half of one."""
+    """Write `data` as indented JSON so that the file is either the old one or the whole new one, never half of
+    it: a temporary file beside it, flushed to disk, then renamed over it (a power cut mid-save loses nothing)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(json.dumps(data, indent=1) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        if path.exists():
+            shutil.copymode(path, temporary)  # keep the mode the owner gave the file (the service's profiles: 640)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

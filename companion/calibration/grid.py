@@ -1,22 +1,29 @@
 """`companion calibrate grid`: which reed switch lies under which board site, recorded by setting a magnet on each
-site in turn, and the profile file that keeps the answer (format: calibration/README.md, "Reed grid profile")."""
+site in turn, and the profile file that keeps the answer (format: calibration/README.md, "Reed grid profile").
+
+The walk itself (`GridRecording`: the site asked, the refusals, skip, back, redo) and the way new switches are told
+apart (`NewSwitches`) are shared with the phone page's walk-through (companion/table/grid_walk.py)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from companion.boards import Board, default_board, load_board
 from companion.errors import UserError
+from companion.jsonfile import write_json
 from companion.sensing.frames import Switch
 
 HELP = "map each reed switch to a board site: set a magnet on each site as it is named"
 KIND = "reed-grid"
 VERSION = 1
+SETTLE = 0.3  # seconds a newly closed switch must stay closed before it counts (a piece may close two at once)
+POLL = 0.01  # seconds between looks at the grid's switches
 
 
 @dataclass(frozen=True)
@@ -40,8 +47,8 @@ class GridProfile:
 
 
 def save_profile(profile: GridProfile, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(profile.to_json(), indent=1) + "\n")
+    """Written atomically: the table may read the file at any moment, and a power cut must not leave half of it."""
+    write_json(path, profile.to_json())
 
 
 def load_profile(path: Path, board: Board) -> GridProfile:
@@ -81,39 +88,160 @@ def load_profile(path: Path, board: Board) -> GridProfile:
     return GridProfile(board.name, data["rows"], data["cols"], parsed)
 
 
+@dataclass(frozen=True)
+class Offer:
+    """What the switches that closed did to the walk: `mapped` moves it on; `taken` and `several` are refused and
+    the same site is asked again."""
+
+    verdict: Literal["mapped", "taken", "several"]
+    site: str
+    text: str
+
+
+class GridRecording:
+    """A walk through a board's sites, one at a time: the site asked now, the switch each site got, and the refusals
+    (a switch another site already has, two switches at once). `companion calibrate grid` drives one from the
+    terminal, the phone page from the table (companion/table/grid_walk.py).
+
+    `keep` is the mapping of sites outside the walk (re-walking a few sites of a profile): their switches stay
+    theirs. Skipping a site leaves it as it is; going back or redoing a site asks it again, and the walk then
+    carries on from where it was."""
+
+    def __init__(
+        self, board: Board, site_ids: Sequence[str], rows: int, cols: int, keep: Mapping[str, Switch] | None = None
+    ) -> None:
+        if not site_ids:
+            raise ValueError("a walk needs at least one site")
+        self.board, self.sites, self.rows, self.cols = board, tuple(site_ids), rows, cols
+        self.mapped: dict[str, Switch] = dict(keep or {})
+        self.index = 0
+        self._resume: int | None = None  # where the walk was before a redo took it elsewhere
+
+    @property
+    def site(self) -> str | None:
+        """The site asked now; None once every site has had its turn."""
+        return self.sites[self.index] if self.index < len(self.sites) else None
+
+    def name(self, site_id: str) -> str:
+        return self.board.site(site_id).name
+
+    def prompt(self) -> str:
+        site = self.site
+        return "Every site has had its turn." if site is None else f"Put a piece on {self.name(site)}."
+
+    def owner(self, switch: Switch) -> str | None:
+        return next((site for site, mapped in self.mapped.items() if mapped == switch), None)
+
+    def offer(self, switches: Collection[Switch]) -> Offer:
+        """The switches that closed (and stayed closed) while the site was asked."""
+        site = self.site
+        if site is None:
+            raise ValueError("every site has had its turn")
+        if not switches:
+            raise ValueError("no switch closed")
+        here = self.name(site)
+        if len(switches) > 1:
+            listed = " and ".join(_switch_words(s) for s in sorted(switches))
+            return Offer("several", site, f"{len(switches)} switches closed at once ({listed}): lift the piece and "
+                         f"set it down on {here} alone, so that one switch closes.")  # fmt: skip
+        (switch,) = switches
+        owner = self.owner(switch)
+        if owner is not None and owner != site:
+            return Offer("taken", site, f"{_switch_words(switch).capitalize()} is already {self.name(owner)}: lift "
+                         f"that piece and put one on {here}.")  # fmt: skip
+        self.mapped[site] = switch
+        self._advance()
+        return Offer("mapped", site, f"{here} is {_switch_words(switch)}.")
+
+    def skip(self) -> None:
+        """Leave the site asked now as it is (unmapped if it never had a switch) and go on."""
+        if self.site is None:
+            raise ValueError("every site has had its turn")
+        self._advance()
+
+    def back(self) -> None:
+        """Ask the site before this one again."""
+        if self.index == 0:
+            raise ValueError("this is the first site")
+        self.index -= 1
+
+    def redo(self, site_id: str) -> None:
+        """Ask this site again; once it is done the walk carries on from where it was."""
+        if site_id not in self.sites:
+            raise ValueError(f"{site_id!r} is not one of this walk's sites")
+        position = self.sites.index(site_id)
+        if position != self.index and self._resume is None:
+            self._resume = self.index
+        self.index = position
+
+    def unmapped(self) -> list[str]:
+        return [site for site in self.sites if site not in self.mapped]
+
+    def profile(self) -> GridProfile:
+        """What was recorded (and kept), in the board's order of sites."""
+        order = {site.id: i for i, site in enumerate(self.board.sites)}
+        sites = {site: self.mapped[site] for site in sorted(self.mapped, key=order.__getitem__)}
+        return GridProfile(self.board.name, self.rows, self.cols, sites)
+
+    def _advance(self) -> None:
+        if self._resume is not None and self._resume != self.index:
+            self.index, self._resume = self._resume, None
+        else:
+            self.index, self._resume = self.index + 1, None
+
+
+class NewSwitches:
+    """The switches that closed since the watch began, handed over once they have stayed closed for `settle`
+    seconds, so that a piece closing two switches is seen as two at once, not as one and then another. A switch
+    closed at the start, or handed over already, counts again only after it has opened."""
+
+    def __init__(self, closed: Collection[Switch], settle: float = SETTLE) -> None:
+        self.settle = settle
+        self._old = frozenset(closed)
+        self._new: frozenset[Switch] = frozenset()
+        self._since = 0.0
+
+    def feed(self, closed: Collection[Switch], now: float) -> frozenset[Switch] | None:
+        """The grid's closed switches at `now`; returns the new ones once they have settled."""
+        closed = frozenset(closed)
+        self._old &= closed
+        new = closed - self._old
+        if new != self._new:
+            self._new, self._since = new, now
+            return None
+        if new and now - self._since >= self.settle:
+            self._old |= new
+            self._new = frozenset()
+            return new
+        return None
+
+
 def record(
-    board: Board,
-    site_ids: Sequence[str],
-    rows: int,
-    cols: int,
-    next_closed: Callable[[float], Switch | None],
+    recording: GridRecording,
+    next_closed: Callable[[float], frozenset[Switch] | None],
     say: Callable[[str], None],
     wait: float,
-) -> tuple[GridProfile, list[str]]:
-    """Names each site, takes the next switch that closes as that site's, refuses a switch already taken; a site
-    with no switch closing within `wait` seconds is left unmapped. Returns the profile and the unmapped sites."""
-    mapped: dict[str, Switch] = {}
-    owner: dict[Switch, str] = {}
-    unmapped: list[str] = []
-    for index, site_id in enumerate(site_ids, 1):
-        site = board.site(site_id)
-        say(f"[{index}/{len(site_ids)}] Set a magnet on {site.name} ({site.id}).")
+) -> GridProfile:
+    """The terminal's walk: names each site, offers what closes; a site with no switch closing within `wait`
+    seconds is skipped (left unmapped)."""
+    while (site := recording.site) is not None:
+        say(f"[{recording.index + 1}/{len(recording.sites)}] {recording.prompt()} ({site})")
         deadline = time.monotonic() + wait
         while True:
-            switch = next_closed(max(0.0, deadline - time.monotonic()))
-            if switch is None:
-                unmapped.append(site_id)
-                say(f"  no switch closed: {site_id} is left unmapped.")
+            switches = next_closed(max(0.0, deadline - time.monotonic()))
+            if switches is None:
+                recording.skip()
+                say(f"  no switch closed: {site} is left unmapped.")
                 break
-            if switch in owner:
-                say(f"  switch row {switch[0]} column {switch[1]} is already {owner[switch]}: "
-                    f"lift that magnet and set one on {site_id}.")
-                continue
-            mapped[site_id] = switch
-            owner[switch] = site_id
-            say(f"  {site_id} = switch row {switch[0]} column {switch[1]}.")
-            break
-    return GridProfile(board.name, rows, cols, mapped), unmapped
+            offer = recording.offer(switches)
+            say(f"  {offer.text}")
+            if offer.verdict == "mapped":
+                break
+    return recording.profile()
+
+
+def _switch_words(switch: Switch) -> str:
+    return f"switch row {switch[0]} column {switch[1]}"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -146,19 +274,20 @@ def run(args: argparse.Namespace) -> int:
         already = sorted(link.occupancy())
         if already:
             print(f"Switches closed now (ignored until they open): {', '.join(f'{r},{c}' for r, c in already)}")
-        while link.next_change(0.05):  # start from now
-            pass
+        watch = NewSwitches(already)
 
-        def next_closed(timeout: float) -> Switch | None:
+        def next_closed(timeout: float) -> frozenset[Switch] | None:
             deadline = time.monotonic() + timeout
             while (left := deadline - time.monotonic()) > 0:
-                change = link.next_change(left)
-                if change is not None and change.closed:
-                    return change.switch
+                found = watch.feed(link.occupancy(), time.monotonic()) if link.synced else None
+                if found:
+                    return found
+                time.sleep(min(POLL, left))
             return None
 
-        profile, unmapped = record(board, site_ids, info.rows, info.cols, next_closed,
-                                   lambda text: print(text, flush=True), args.wait)
+        recording = GridRecording(board, site_ids, info.rows, info.cols)
+        profile = record(recording, next_closed, lambda text: print(text, flush=True), args.wait)
+        unmapped = recording.unmapped()
     if unmapped and not args.allow_unmapped:
         raise UserError(f"calibrate grid: {len(unmapped)} site(s) unmapped ({', '.join(unmapped[:8])}); "
                         "nothing saved (run again, or pass --allow-unmapped)")

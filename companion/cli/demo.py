@@ -129,9 +129,11 @@ def _serve(twin: Any, args: argparse.Namespace) -> int:
         make_loop=new_loop,
         sensors=lambda: _sensors(twin, args.grid),
         camera=twin_camera(args.game, args.seed, lambda: table.session),
-        grid_map=twin.sites,
+        grid=_twin_grid(twin),
     )
     table.on_new_game(on_new_game)
+    twin.calibrating = lambda: _walked_site(table)
+    twin.tap_placed = lambda: _tap_placed(table)
     failures: list[BaseException] = []
 
     def play() -> None:
@@ -139,15 +141,18 @@ def _serve(twin: Any, args: argparse.Namespace) -> int:
             with twin:
                 table.publish_sensors()
                 while not stop.is_set():
-                    while not stop.is_set() and twin.step():
+                    while not stop.is_set() and not games and twin.step():
                         pass
                     if stop.is_set():
                         break
-                    _report(twin, twin.stats)
-                    print("The game is over; start another from a phone (New game), or Ctrl-C to stop.", flush=True)
-                    wake.wait()
+                    if not games:
+                        _report(twin, twin.stats)
+                        print("The game is over; start another from a phone (New game), or Ctrl-C to stop.",
+                              flush=True)  # fmt: skip
+                        while not wake.wait(0.05):
+                            twin.move_calibration_magnet()  # the table may be calibrated meanwhile
                     wake.clear()
-                    if games:
+                    if games:  # a phone started a game: the players set it out (the latest, if several)
                         twin.switch(*games.pop())
                         games.clear()
         except BaseException as error:  # shown when the server stops, not lost in a thread
@@ -180,6 +185,34 @@ def _tls(args: argparse.Namespace, twin: Any) -> Any:
     for line in init(folder, local_names(), host_name()):
         print(f"https: {line}", flush=True)
     return tls_settings(str(folder.path), args.tls_port, args.port)
+
+
+def _twin_grid(twin: Any) -> Any:
+    """The twin's grid as a calibration from the phones sees it: its link, its own profile file, its observer."""
+    from companion.boards import default_board
+    from companion.table.grid_walk import TableGrid
+
+    return TableGrid(default_board(twin.session.record.game), lambda: twin.link, twin.profile, twin.observer,
+                     lambda profile: twin.senses.calibrated("grid", True), settle=twin.observer.settle)  # fmt: skip
+
+
+def _walked_site(table: Any) -> str | None:
+    walk = table.walk
+    return walk.status()["site"] if walk is not None and walk.running else None
+
+
+def _tap_placed(table: Any) -> bool:
+    """The scripted players tap Placed when the setup guide asks for a piece the sensors cannot see."""
+    from companion.table.steps import NotNow
+
+    guide = table.guide
+    if guide is None or not guide.running or guide.status()["how"] != "tap":
+        return False
+    try:
+        table.guide_command("placed")
+    except NotNow:
+        return False  # it ended meanwhile
+    return True
 
 
 def _sensors(twin: Any, grid: str) -> dict[str, Any]:

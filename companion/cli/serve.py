@@ -87,7 +87,7 @@ def _web_table(live: Any) -> Any:
         camera = CameraFeed(latest, Vision(live.board, registry, vision.profile))  # a pose of its own for the view
     table = Table(
         live.session, live.loop, make_loop=make_loop, sensors=live.senses.status, board=lambda game: live.board,
-        camera=camera, grid_map=live.grid_map(),
+        camera=camera, grid=live.table_grid(),
     )  # fmt: skip
     live.senses.on_change = lambda: table.publish_sensors()
     return table

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.boards import default_board
+from companion.calibration.grid import GridProfile, save_profile
 from companion.errors import UserError
 from companion.rules import load, names
 from companion.sensing.pieces import default_registry, has_registry
@@ -69,10 +70,13 @@ def make_twin(
     game = session.record.game
     board = default_board(game)
     size = grid_size(len(board.sites))
+    sites = switch_map(board, size, size)
+    profile = work / "grid.json"  # the twin's own grid profile: a calibration from the phones rewrites it
+    save_profile(GridProfile(board.name, size, size, sites), profile)
     return Twin(
         session,
         grid_process(grid, work, size),
-        switch_map(board, size, size),
+        sites,
         seed=seed,
         mess=mess,
         illegal=illegal,
@@ -80,6 +84,7 @@ def make_twin(
         pace=pace,
         wire=work / "ttyGRID" if wire else None,
         camera=TwinCamera(board, default_registry(game), seed) if _camera(camera, game) else None,
+        profile=profile,
     )
 
 

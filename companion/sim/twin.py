@@ -29,6 +29,7 @@ from companion.table.observe import Observer
 from companion.table.referee import Ruling, board_actions
 from companion.table.senses import Senses
 from companion.table.session import Session
+from companion.table.setup_guide import placement_order
 
 Switch = tuple[int, int]
 
@@ -67,10 +68,13 @@ class Twin:
         pace: float = 0.0,
         wire: Path | None = None,
         camera: TwinCamera | None = None,
+        profile: Path | None = None,
     ) -> None:
         """`wire`: a path for a USB cable between the grid and the host that can be unplugged; `camera`: the
-        rendered camera over the table (None: a table with the grid alone)."""
+        rendered camera over the table (None: a table with the grid alone); `profile`: the grid profile file the
+        table reads (a calibration from the phones writes it)."""
         self.session = session
+        self.profile = profile
         self.grid = grid
         self.sites = dict(sites)
         self.rng = random.Random(seed)
@@ -85,6 +89,11 @@ class Twin:
         self.wire_path = wire
         self.wire: FaultyWire | None = None
         self.timeout = 10.0
+        # The site a calibration walk-through asks for now (None: none runs): the players set a magnet there.
+        self.calibrating: Callable[[], str | None] = lambda: None
+        # A guided setup asking for a tap on a piece the sensors cannot see: a player taps Placed (True if tapped).
+        self.tap_placed: Callable[[], bool] = lambda: False
+        self._magnet: str | None = None
 
     def __enter__(self) -> Twin:
         self.grid.start()
@@ -107,9 +116,33 @@ class Twin:
         self.grid.stop()
 
     def switch(self, session: Session, loop: TableLoop) -> None:
-        """Play a new game at the same table (one a phone started): its session and loop; the board is set up."""
+        """Play a new game at the same table (one a phone started): its session and loop. The players clear the
+        board and set the pieces out one at a time, bottom of each stack first, as the page's guide asks."""
         self.session, self.loop = session, loop
-        self._show(session.game.layout(session.state))
+        self._show({})
+        layout: dict[str, tuple[str, ...]] = {}
+        for step in placement_order(session.game.layout(session.state), list(self.sites)):
+            layout[step.site] = (*layout.get(step.site, ()), step.piece)
+            self._show(layout)
+            time.sleep(self.pace)
+
+    def move_calibration_magnet(self) -> None:
+        """While a walk-through runs, a player moves one magnet to each site it names (lifting a piece that stands
+        there and setting it down again); the game's pieces stay where they are."""
+        site = self.calibrating()
+        if site == self._magnet or (site is not None and site not in self.sites):
+            return
+        layout = self.session.game.layout(self.session.state)
+        if self._magnet is not None and not layout.get(self._magnet):
+            self.grid.open_switch(*self.sites[self._magnet])
+        self._magnet = site
+        if site is None:
+            return
+        time.sleep(max(self.pace, 0.1))
+        if layout.get(site):
+            self.grid.open_switch(*self.sites[site])
+            time.sleep(0.1)
+        self.grid.close_switch(*self.sites[site])
 
     # The physical table.
     def _closed(self, layout: Layout) -> frozenset[Switch]:
@@ -157,7 +190,13 @@ class Twin:
 
     # The players.
     def step(self) -> bool:
-        """One action by the scripted table; False once the game is over."""
+        """One action by the scripted table; False once the game is over. While the table holds its referee back
+        (a calibration, a guided setup) the players wait, or move the calibration magnet."""
+        if self.loop.paused:
+            self.move_calibration_magnet()
+            time.sleep(self.pace if self.tap_placed() else 0.02)
+            return True
+        self.move_calibration_magnet()  # a walk-through just ended: the magnet comes off
         game, state = self.session.game, self.session.state
         if game.outcome(state) is not None:
             return False

@@ -16,6 +16,7 @@ from companion.boards import Board, default_board, load_board
 from companion.errors import UserError
 from companion.rules import Event
 from companion.table.config import TableConfig
+from companion.table.grid_walk import TableGrid
 from companion.table.loop import TableLoop
 from companion.table.observe import Observer, camera_view
 from companion.table.senses import Senses
@@ -23,6 +24,7 @@ from companion.table.session import Session
 from companion.table.store import Store
 
 if TYPE_CHECKING:
+    from companion.calibration.grid import GridProfile
     from companion.sensing.pieces import Registry
     from companion.sensing.vision import Vision
 
@@ -42,14 +44,18 @@ class LiveTable:
         self.game = game = session.record.game
         self.board = load_board(Path(config.board)) if config.board else default_board(game)
         self.notes: list[str] = []  # why a configured sense is left out, for the terminal and the health check
+        # A grid with a place for its profile is opened even before its first calibration, so that the phones can
+        # calibrate it (the profile is then written there); it referees once it is calibrated.
+        self.grid_profile = Path(config.grid_profile) if config.serial != "none" and config.grid_profile else None
         self.switch_sites = _switch_sites(config, self.board, self.notes)
         camera = config.camera != "none" and _calibrated(config.camera_profile, "camera", self.notes)
         self.camera_sites = frozenset(s.id for s in self.board.sites) if camera else None
         self.vision = _vision(config, self.board, game) if self.camera_sites is not None else None
         self.observer: Observer | None = None
         self.loop: TableLoop | None = None
-        if self.switch_sites is not None or self.camera_sites is not None:
-            self.observer = Observer(self.switch_sites, self.camera_sites, settle=config.settle)
+        if self.grid_profile is not None or self.camera_sites is not None:
+            switches = self.switch_sites if self.switch_sites is not None else ({} if self.grid_profile else None)
+            self.observer = Observer(switches, self.camera_sites, settle=config.settle)
             self.loop = TableLoop(session, self.observer, lambda site: self.board.site(site).name)
         self.senses = Senses(
             session, self.observer, grid=self.switch_sites is not None, camera=self.camera_sites is not None
@@ -73,9 +79,16 @@ class LiveTable:
             session.note(Event("senses-unused", text, {"board": self.board.name}))
         return self.loop
 
-    def grid_map(self) -> dict[str, tuple[int, int]] | None:
-        """Site -> switch, as the grid profile maps them (None: no grid)."""
-        return None if self.switch_sites is None else {site: switch for switch, site in self.switch_sites.items()}
+    def table_grid(self) -> TableGrid | None:
+        """The grid as its calibration from the phones needs it (None: no grid at this table)."""
+        if self.grid_profile is None or self.observer is None:
+            return None
+        return TableGrid(self.board, lambda: self.link, self.grid_profile, self.observer, self._grid_calibrated,
+                         settle=self.config.settle)  # fmt: skip
+
+    def _grid_calibrated(self, profile: GridProfile) -> None:
+        self.switch_sites = {switch: site for site, switch in profile.sites.items()}
+        self.senses.calibrated("grid", self.link is not None and self.link.connected)
 
     def describe(self) -> str:
         """One line for the terminal: the game and what referees the board."""
@@ -85,7 +98,7 @@ class LiveTable:
     def start(self, wait: float = 3.0) -> LiveTable:
         """Starts the senses; a grid that has not answered within `wait` seconds is announced as lost (and as
         back whenever it answers)."""
-        if self.switch_sites is not None:
+        if self.grid_profile is not None:
             from companion.sensing.reed import ReedLink
 
             port = None if self.config.serial == "auto" else self.config.serial
@@ -170,7 +183,8 @@ def _calibrated(profile: str | None, sense: str, notes: list[str]) -> bool:
         notes.append(f"the {sense} is left out: it has no profile yet (--{sense}-profile, from `{command}`)")
         return False
     if not Path(profile).exists():
-        notes.append(f"the {sense} is left out: {profile} does not exist yet (make it with `{command}`)")
+        how = "the page's Calibrate view or `companion calibrate grid`" if sense == "grid" else f"`{command}`"
+        notes.append(f"the {sense} is left out: {profile} does not exist yet (make it with {how})")
         return False
     return True
 

@@ -54,12 +54,33 @@ class TableLoop:
         self._questions = 0
         self._last_seen: Observation | None = None
         self._lock = threading.Lock()
+        self._held = False
         self.on_question: Callable[[Question], None] = lambda q: None
         self.on_warning: Callable[[Warning | None], None] = lambda w: None
+
+    @property
+    def paused(self) -> bool:
+        return self._held
+
+    def pause(self) -> None:
+        """Stop judging the board (a calibration or a guided setup is using it: pieces set down then are not moves).
+        An open question or warning is withdrawn: it was about a board that is about to change."""
+        with self._lock:
+            self._held = True
+            self.question = None
+            self._warn(None)
+
+    def resume(self) -> None:
+        """Judge the board again; the first settled board after this is judged whatever it shows."""
+        with self._lock:
+            self._held = False
+            self._last_seen = None
 
     def tick(self, now: float) -> Ruling | None:
         """Look at the board once; returns the referee's ruling when there was a new settled board to judge."""
         with self._lock:
+            if self._held:
+                return None
             observation = self.observer.observation(now)
             if observation is None or (self._last_seen is not None and observation.sites == self._last_seen.sites):
                 return None

@@ -62,15 +62,28 @@ class Observer:
         self._frames: list[CameraView] = []
         self._settled_occupied: dict[str, bool] = {}
         self._lifted: set[str] = set()
-        self._grid_up = switch_sites is not None
+        self._grid_link = switch_sites is not None  # the grid is connected (it may not be calibrated yet)
+        self._grid_up = bool(switch_sites)  # connected and mapped to sites: what it says counts
         self._camera_up = camera_sites is not None
 
     # Senses coming and going (a loose USB cable, an unplugged camera).
     def grid_available(self, up: bool) -> None:
         """While the grid is away nothing it said counts; when it is back its first snapshot is a change."""
         with self._lock:
+            self._grid_link = up
             self._grid_up = up and bool(self.switch_sites)
             self._occupied = {}
+
+    def remap(self, switch_sites: Mapping[Hashable, str]) -> None:
+        """A new grid profile (a calibration from the phones): from now on the switches mean these sites. What the
+        old map said is forgotten; the next report from the grid is read with the new one."""
+        with self._lock:
+            self.switch_sites = dict(switch_sites)
+            self._grid_up = self._grid_link and bool(self.switch_sites)
+            self._occupied = {}
+            self._settled_occupied = {}
+            self._lifted.clear()
+            self._last_change = float("-inf")
 
     def camera_available(self, up: bool) -> None:
         with self._lock:
@@ -80,14 +93,14 @@ class Observer:
     # Feeding.
     def reed(self, closed: frozenset[Hashable], at: float) -> None:
         """The grid's closed switches after a change (or a snapshot) that arrived at `at` (monotonic seconds)."""
-        if not self._grid_up:
-            return
-        occupied = {site: False for site in self.switch_sites.values()}
-        for switch in closed:
-            site = self.switch_sites.get(switch)
-            if site is not None:
-                occupied[site] = True
         with self._lock:
+            if not self._grid_up:
+                return
+            occupied = {site: False for site in self.switch_sites.values()}
+            for switch in closed:
+                site = self.switch_sites.get(switch)
+                if site is not None:
+                    occupied[site] = True
             if occupied != self._occupied:
                 self._last_change = at
                 for site, now in occupied.items():
@@ -106,6 +119,13 @@ class Observer:
         """Sites whose piece is in the air since the board last settled."""
         with self._lock:
             return frozenset(self._lifted)
+
+    def watches(self, site: str) -> tuple[bool, bool]:
+        """Whether the grid (a switch mapped under the site) and the camera read this site now."""
+        with self._lock:
+            grid = self._grid_up and site in self.switch_sites.values()
+            camera = self._camera_up and self.camera_sites is not None and site in self.camera_sites
+            return grid, camera
 
     def grid_quiet(self, now: float) -> bool:
         """True once no switch has changed for the settle window: a camera frame taken from now on may settle it."""
@@ -144,16 +164,27 @@ class Observer:
         """The settled board, site by site, or None while it is not settled. Reading it marks the board settled:
         what is lifted from here on is measured against it."""
         with self._lock:
-            settled = self._settled_at(now)
-            if settled is None:
-                return None
-            readings: dict[str, SiteReading] = {site: SiteReading(occupied=o) for site, o in self._occupied.items()}
-            frame = self._fresh_frame(settled if self._grid_up else float("-inf"))
-            if frame is not None and self._camera_up and self.camera_sites is not None:
-                for site in self.camera_sites - frame.unreliable:
-                    pieces = tuple(frame.stacks.get(site, ()))
-                    occupied = readings.get(site, SiteReading()).occupied
-                    readings[site] = SiteReading(occupied, pieces, partial=site in frame.partial)
-            self._settled_occupied = dict(self._occupied)
-            self._lifted.clear()
-            return Observation(readings, settled)
+            observation = self._peek(now)
+            if observation is not None:
+                self._settled_occupied = dict(self._occupied)
+                self._lifted.clear()
+            return observation
+
+    def peek(self, now: float) -> Observation | None:
+        """The settled board as `observation` gives it, without marking it settled (for a guide that follows the
+        table's hands while the referee is held back)."""
+        with self._lock:
+            return self._peek(now)
+
+    def _peek(self, now: float) -> Observation | None:
+        settled = self._settled_at(now)
+        if settled is None:
+            return None
+        readings: dict[str, SiteReading] = {site: SiteReading(occupied=o) for site, o in self._occupied.items()}
+        frame = self._fresh_frame(settled if self._grid_up else float("-inf"))
+        if frame is not None and self._camera_up and self.camera_sites is not None:
+            for site in self.camera_sites - frame.unreliable:
+                pieces = tuple(frame.stacks.get(site, ()))
+                occupied = readings.get(site, SiteReading()).occupied
+                readings[site] = SiteReading(occupied, pieces, partial=site in frame.partial)
+        return Observation(readings, settled)

@@ -51,6 +51,21 @@ class Senses:
     def camera(self, up: bool) -> None:
         self._report("camera", up)
 
+    def calibrated(self, sense: str, up: bool) -> None:
+        """A new calibration of a sense (made from the phones) is in use; a sense left out for want of one referees
+        from now on (`up`: whether it is connected now)."""
+        with self._lock:
+            first = self._state[sense] == "absent"
+            if first:
+                self._state[sense] = "up" if up else "lost"
+        if first and self.observer is not None:
+            (self.observer.grid_available if sense == "grid" else self.observer.camera_available)(up)
+        mode = self.mode()
+        what = {"grid": "The board's grid", "camera": "The camera"}[sense]
+        text = f"{what} is calibrated{'' if first else ' again'}. Refereeing the board now: {mode}."
+        self.session.note(Event(f"{sense}-calibrated", text, {"mode": mode}))
+        self.on_change()
+
     def _report(self, sense: str, up: bool) -> None:
         with self._lock:
             if self._state[sense] == "absent" or (self._state[sense] == "up") == up:

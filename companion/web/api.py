@@ -9,7 +9,7 @@ from flask import Blueprint, Response, jsonify, request
 from companion.rules import Action, load, names
 from companion.web.boardmap import board_json
 from companion.web.body import field, json_body
-from companion.web.calibration import grid_walkthrough, snapshot_jpeg
+from companion.web.calibration import snapshot_jpeg
 from companion.web.context import table
 from companion.web.errors import BadInput
 from companion.web.guard import check_token, requires_token
@@ -166,8 +166,3 @@ def calibration_snapshot() -> Response:
     response = Response(snapshot_jpeg(feed), mimetype="image/jpeg")
     response.headers["Cache-Control"] = "no-store"
     return response
-
-
-@api.get("/calibration/grid")
-def calibration_grid() -> Response:
-    return jsonify(grid_walkthrough(table().board(), table().grid_map))

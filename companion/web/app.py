@@ -8,6 +8,7 @@ from companion.web import errors
 from companion.web.api import api
 from companion.web.context import KEY, Extension, WebSettings
 from companion.web.events import events
+from companion.web.guides import guides
 from companion.web.health import health
 from companion.web.pages import pages
 from companion.web.table import Table
@@ -20,6 +21,6 @@ def create_app(table: Table, settings: WebSettings | None = None, origins: Origi
     app.extensions[KEY] = Extension(table, settings or WebSettings())
     app.extensions[ORIGINS_KEY] = origins or Origins()  # the server fills in its ports once it has bound them
     errors.install(app)
-    for blueprint in (pages, api, events, health, trust):
+    for blueprint in (pages, api, guides, events, health, trust):
         app.register_blueprint(blueprint)
     return app

@@ -1,16 +1,15 @@
-"""The calibration view: a camera snapshot with what the vision pipeline found drawn on it, and the reed grid's
-calibration walk-through (`companion calibrate grid`) with the switch each site is mapped to now."""
+"""The calibration view's camera snapshot: a frame with what the vision pipeline found drawn on it. (The reed grid's
+walk-through is companion/table/grid_walk.py, served by guides.py.)"""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
-from companion.boards import Board
 from companion.sensing.vision import FrameReport, Vision
 
 GREEN, RED, AMBER, GREY = (90, 210, 90), (60, 60, 235), (40, 190, 250), (170, 170, 170)  # BGR
@@ -64,22 +63,3 @@ def snapshot_jpeg(feed: CameraFeed, width: int = 960) -> bytes:
     if not ok:
         raise RuntimeError("could not encode the snapshot")
     return encoded.tobytes()
-
-
-def grid_walkthrough(board: Board, mapped: Mapping[str, tuple[int, int]] | None) -> dict[str, object]:
-    """The steps `companion calibrate grid` takes the table through, one a site, with today's mapping if known."""
-    steps = []
-    for site in board.sites:
-        step = f"Set a magnet on {site.name} ({site.id})."
-        if mapped and site.id in mapped:
-            row, col = mapped[site.id]
-            step += f" Mapped now to switch row {row} column {col}."
-        elif mapped is not None:
-            step += " Not mapped yet."
-        steps.append(step)
-    intro = (
-        "Run `companion calibrate grid` on the companion with the reed grid plugged in and the board empty. It "
-        "names each site in turn; set a magnet on it and the next switch that closes becomes that site's. A switch "
-        "already taken is refused. The profile it saves is what the table reads the board with."
-    )
-    return {"board": board.name, "intro": intro, "steps": steps, "mapped": None if mapped is None else len(mapped)}

@@ -1,4 +1,5 @@
-"""Errors as the API answers them: a status and one line of JSON, `{"error": "..."}`, and nothing changed."""
+"""Errors as the API answers them: a status and one line of JSON, `{"error": "..."}`, and nothing changed (409 for
+a request that does not fit the table now, such as calibrating a grid the table does not have)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from werkzeug.exceptions import HTTPException
 from companion.codec import CodecError
 from companion.errors import UserError
 from companion.rules import IllegalAction
+from companion.table.steps import NotNow
 
 
 class BadInput(Exception):
@@ -35,6 +37,10 @@ def install(app: Flask) -> None:
     @app.errorhandler(IllegalAction)
     def illegal(error: IllegalAction) -> tuple[Response, int]:
         return error_response(error.reason, 400)
+
+    @app.errorhandler(NotNow)
+    def not_now(error: NotNow) -> tuple[Response, int]:
+        return error_response(str(error), 409)
 
     @app.errorhandler(CodecError)
     @app.errorhandler(UserError)

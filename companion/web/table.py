@@ -14,8 +14,11 @@ from typing import Any
 
 from companion.boards import Board, default_board
 from companion.rules import Action
+from companion.table.grid_walk import GridWalk, TableGrid
 from companion.table.loop import Question, TableLoop, Warning
 from companion.table.session import Session
+from companion.table.setup_guide import SetupGuide
+from companion.table.steps import NotNow
 from companion.table.store import Entry, Store
 from companion.web.calibration import CameraFeed
 from companion.web.hub import Hub
@@ -52,7 +55,7 @@ class Table:
         board: Callable[[str], Board] = default_board,
         hub: Hub | None = None,
         camera: CameraFeed | None = None,
-        grid_map: Mapping[str, tuple[int, int]] | None = None,
+        grid: TableGrid | None = None,
     ) -> None:
         if session.store.path == ":memory:":
             raise ValueError("the web table needs a store in a file: the streams read it on their own connections")
@@ -61,7 +64,9 @@ class Table:
         self.sensors: Sensors = sensors or (lambda: {"grid": "none", "camera": "none"})
         self._board = board
         self.camera = camera  # None: no camera at this table
-        self.grid_map = grid_map  # site -> reed switch, from the grid profile in use (None: no grid)
+        self.grid = grid  # the reed grid, its profile file and the observer that reads it (None: no grid)
+        self.walk: GridWalk | None = None  # the grid's latest calibration walk-through
+        self.guide: SetupGuide | None = None  # the latest guided setup
         self._make_loop = make_loop or (lambda session: None)
         self._lock = threading.RLock()
         self._games: list[Callable[[Session, TableLoop | None], None]] = []
@@ -111,14 +116,24 @@ class Table:
         loop = self.loop
         return loop.override(action, actor) if loop else self.session.submit(action, "override", actor)
 
-    def new_game(self, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int | None) -> Session:
-        """Start a game on the same log (its own connection: the old session may still be writing)."""
+    def new_game(
+        self, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int | None, guide: bool = True
+    ) -> Session:
+        """Start a game on the same log (its own connection: the old session may still be writing); with `guide`,
+        the table is then guided through setting the pieces out (unless the grid is being calibrated)."""
         with self._lock:
             store = Store(self.session.store.path)
             seed = seed if seed is not None else secrets.randbelow(2**31)  # the companion shuffles for the table
             session = Session.start(store, game, players, options, seed)
             loop = self._make_loop(session)
+            walking = self.walk is not None and self.walk.running
+            if loop is not None and (guide or walking):
+                loop.pause()  # before the table listens to it: the pieces about to be set out are not moves
+            replaced = self.guide if self.guide is not None and self.guide.running else None
+            if replaced is not None:
+                replaced.cancel()
             self.session, self.loop = session, loop
+            guiding = self._make_guide() if guide and not walking else None
             self._attach(session, loop)
             # The game's opening note was committed by Session.start, before anyone listened: announce it now.
             for entry in store.entries(session.record.id):
@@ -126,6 +141,10 @@ class Table:
             for listener in list(self._games):
                 listener(session, loop)
         self._publish_state()
+        if guiding is not None:
+            guiding.start()
+        elif replaced is not None:
+            self.hub.transient("setup", replaced.status())
         return session
 
     def use_loop(self, loop: TableLoop | None) -> None:
@@ -133,6 +152,80 @@ class Table:
         with self._lock:
             self.loop = loop
             self._attach(self.session, loop, subscribe=False)
+        self._hold_loop()
+
+    # The guides: the grid's calibration walk-through and the guided setup. The referee is held back while either
+    # runs (pieces set down for them are not moves), and one runs at a time.
+    def grid_status(self) -> dict[str, Any]:
+        """The grid at this table: its size, the profile file, site -> switch as the table reads it, the walk."""
+        grid, walk = self.grid, self.walk
+        if grid is None:
+            return {"board": self.board().name, "grid": False, "rows": None, "cols": None, "profile": None,
+                    "mapped": None, "walk": None}  # fmt: skip
+        rows, cols = grid.size() or (None, None)
+        return {"board": grid.board.name, "grid": True, "rows": rows, "cols": cols, "profile": str(grid.profile),
+                "mapped": {site: list(switch) for site, switch in grid.mapping().items()},
+                "walk": None if walk is None else walk.status()}  # fmt: skip
+
+    def start_walk(self, sites: Sequence[str] | None = None) -> dict[str, Any]:
+        """Start calibrating the grid from the phones: every site of the board, or just `sites` (the others keep
+        their switches)."""
+        with self._lock:
+            if self.grid is None:
+                raise NotNow("there is no reed grid at this table")
+            self._one_at_a_time()
+            walk = GridWalk(self.grid, sites, lambda status: self.hub.transient("calibration", status),
+                            self._hold_loop)  # fmt: skip
+            self.walk = walk
+        self._hold_loop()
+        return walk.start()
+
+    def walk_command(self, do: str, site: str | None = None) -> dict[str, Any]:
+        walk = self.walk
+        if walk is None or not walk.running:
+            raise NotNow("no walk-through is running: start one")
+        return walk.command(do, site)
+
+    def start_guide(self) -> dict[str, Any]:
+        """Guide the table through setting out the layout the rules expect now, one piece at a time."""
+        with self._lock:
+            self._one_at_a_time()
+            guide = self._make_guide()
+        self._hold_loop()
+        return guide.start()
+
+    def _make_guide(self) -> SetupGuide:
+        session, loop = self.session, self.loop
+        self.guide = SetupGuide(session.game.layout(session.state), self.board(), loop.observer if loop else None,
+                                lambda status: self.hub.transient("setup", status), self._hold_loop)  # fmt: skip
+        return self.guide
+
+    def guide_command(self, do: str) -> dict[str, Any]:
+        guide = self.guide
+        if guide is None or not guide.running:
+            raise NotNow("the setup is not being guided now: start the guide first")
+        return guide.command(do)
+
+    def _one_at_a_time(self) -> None:
+        if self.walk is not None and self.walk.running:
+            raise NotNow("the grid's walk-through is running: finish or stop it first")
+        if self.guide is not None and self.guide.running:
+            raise NotNow("the setup is being guided: finish or stop it first")
+
+    def _hold_loop(self) -> None:
+        """Pause the referee while a guide runs, resume it after. Outside the table's lock: the loop may be judging
+        a board and announcing it, which reads the table's state."""
+        with self._lock:
+            loop = self.loop
+            held = any(g is not None and g.running for g in (self.walk, self.guide))
+        if loop is None or loop.paused == held:
+            return
+        if held:
+            loop.pause()
+            self.hub.transient("question", None)
+        else:
+            loop.resume()
+        self._publish_state()
 
     def on_new_game(self, listener: Callable[[Session, TableLoop | None], None]) -> None:
         """Called with the new session and loop when a phone starts a new game (the demo hands them to its twin)."""

@@ -38,7 +38,7 @@ def test_calibration_maps_named_sites_and_refuses_a_duplicate(tmp_path):
                 time.sleep(0.05)
                 grid.close_switch(*switch)
         assert proc.wait(10) == 0, proc.stderr.read()
-    assert any("already o1s0" in line for line in lines)
+    assert any("Switch row 0 column 0 is already orbit 1 space 0" in line for line in lines)
     profile = load_profile(out, default_board("trajectory"))
     # A board with fewer sites than switches: three sites mapped, the other 61 switches unused.
     assert profile.sites == {"o1s0": (0, 0), "o1s1": (5, 1), "o2s0": (7, 7)}

@@ -99,3 +99,27 @@ def test_an_override_is_logged_as_such(session):
     loop = TableLoop(session, observer)
     entry = loop.override(Action.make("move", to="o2s1"), "red")
     assert entry.source == "override" and session.actions[-1] == Action.make("move", to="o2s1")
+
+
+def test_a_paused_loop_judges_nothing_and_judges_the_board_afresh_when_resumed(session):
+    observer = Observer({v: k for k, v in SWITCH.items()}, None, settle=0.3)
+    loop = TableLoop(session, observer, lambda s: BOARD.site(s).name)
+    warnings = []
+    loop.on_warning = warnings.append
+    game = session.game
+    expected = game.layout(session.state)
+    assert settle(loop, observer, {**expected, "o4s20": ("ship-red",)}, 0.0).verdict == "mismatch"
+    loop.pause()  # a calibration begins: the warning is withdrawn, and what is set down is no move
+    assert loop.paused and warnings[-1] is None and loop.warning is None
+    moved = game.layout(game.apply(session.state, Action.make("move", to="o3s1"))[0])
+    assert settle(loop, observer, moved, 3.0) is None
+    assert settle(loop, observer, {**expected, "o4s1": ("magnet",)}, 6.0) is None
+    assert len(session.actions) == 1 and loop.warning is None
+    observer.reed(closed(expected), 9.0)
+    loop.resume()
+    assert loop.tick(10.0).verdict == "unchanged"  # the board as the game has it
+    loop.pause()
+    observer.reed(closed(expected), 11.0)  # the same board, seen while paused
+    loop.resume()
+    assert loop.tick(12.0).verdict == "unchanged"  # judged again all the same: it may differ from before the pause
+    assert len(session.actions) == 1

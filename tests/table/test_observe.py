@@ -106,3 +106,28 @@ def test_camera_view_marks_stacks_without_a_base_as_partial():
     view = camera_view(FrameReport(1.0, True, "", sightings), registry)
     assert view.partial == {"o3s4"}
     assert view.stacks["o2s0"] == (planet.piece, "ship-red")
+
+
+def test_peeking_leaves_the_board_unsettled_and_a_new_map_reads_the_next_report_with_it():
+    observer = Observer(SWITCHES, None, settle=0.3)
+    observer.reed(frozenset({(0, 0)}), at=0.0)
+    observer.observation(1.0)
+    observer.reed(frozenset(), at=2.0)  # a lifted
+    assert observer.peek(3.0).sites["a"].occupied is False
+    assert observer.lifted() == {"a"}  # a peek does not settle it: still lifted
+    assert observer.watches("a") == (True, False) and observer.watches("z") == (False, False)
+    observer.remap({(1, 1): "a", (0, 0): "z"})
+    assert observer.lifted() == frozenset() and observer.peek(4.0) is None  # nothing read with the new map yet
+    observer.reed(frozenset({(1, 1)}), at=5.0)
+    assert {s: r.occupied for s, r in observer.peek(5.5).sites.items()} == {"a": True, "z": False}
+
+
+def test_a_grid_with_no_map_yet_reads_nothing_and_leaves_the_camera_alone_to_settle():
+    observer = Observer({}, SITES, settle=0.3)
+    observer.reed(frozenset({(0, 0)}), at=0.0)
+    assert observer.watches("a") == (False, True)
+    observer.camera(view(1.0, {"a": ("ship",)}))
+    observer.camera(view(1.5, {"a": ("ship",)}))
+    assert observer.observation(1.5).sites["a"].pieces == ("ship",)
+    observer.remap(SWITCHES)
+    assert observer.watches("a") == (True, True)

@@ -69,3 +69,39 @@ def test_with_the_rendered_camera_no_wrong_move_and_a_vanished_camera_is_announc
         notes = [e.events[0]["type"] for e in twin.session.store.entries(twin.session.record.id) if e.kind == "note"]
     assert "camera-lost" in notes
     assert stats.wrong_accepted == 0 and stats.illegal_caught == stats.illegal_tried
+
+
+def test_the_demo_players_follow_the_pages_guides_and_then_play_on(tmp_path):
+    """`companion demo`'s glue: the twin's players move a magnet to each site a walk-through names, set a new game
+    out piece by piece, tap Placed where the sensors cannot see, and then play with nothing wrong accepted."""
+    import time
+
+    from companion.boards import default_board
+    from companion.calibration.grid import load_profile
+    from companion.cli.demo import _tap_placed, _twin_grid, _walked_site
+    from companion.table.loop import TableLoop
+    from companion.web.table import Table
+
+    with make_twin("trajectory", 2, 3, "virtual", str(tmp_path / "t.db"), mess=0, illegal=0, camera=True) as twin:
+        table = Table(twin.session, twin.loop, make_loop=lambda s: TableLoop(s, twin.observer), grid=_twin_grid(twin))
+        twin.calibrating = lambda: _walked_site(table)
+        twin.tap_placed = lambda: _tap_placed(table)
+
+        def until_done(guide) -> None:
+            deadline = time.monotonic() + 30
+            while guide.running:
+                assert time.monotonic() < deadline, guide.status()
+                twin.step()
+
+        table.start_walk(["o1s0", "o2s0", "o3s5"])  # o2s0 holds the home planet: lifted and set down again
+        until_done(table.walk)
+        assert table.walk.state == "saved" and not twin.loop.paused
+        assert load_profile(twin.profile, default_board("trajectory")).sites == twin.sites
+
+        session = table.new_game("trajectory", ["red", "blue"], {}, 5)
+        assert table.guide.running and table.loop.paused
+        twin.switch(session, table.loop)
+        until_done(table.guide)
+        assert table.guide.state == "placed" and table.guide.done == 6 and not table.loop.paused
+        stats = twin.play(25)
+    assert stats.wrong_accepted == 0 and stats.board_moves >= 3

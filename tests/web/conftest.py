@@ -1,5 +1,6 @@
 """A real table served over real HTTP: a session on SQLite, the table loop fed boards as the sensors would see them,
-the Flask app under cheroot on a free port of 127.0.0.1."""
+the Flask app under cheroot on a free port of 127.0.0.1. `grid_served` is a table with its reed grid (`companion
+serve`'s LiveTable on a virtual grid over a pty); `browser` is Debian's Chromium driven by Playwright."""
 
 from __future__ import annotations
 
@@ -32,6 +33,10 @@ SWITCHES = switch_map(BOARD, 8, 8)
 # Planets where the tests expect them; Red has drawn, so Red may fly.
 OPTIONS = {"planets": {"metal": 0, "home": 0, "helium": 0, "ice": 0}, "difficulty": "easy"}
 TOKEN = "test-table-token"
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"  # screenshots of the page
 
 
 @dataclass
@@ -148,6 +153,18 @@ def new_table(folder: Path, tls: Tls | None = None) -> Iterator[Served]:
         store.close()
 
 
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium driven by Playwright (never a browser download)."""
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), "Debian's chromium is missing: it is in .ci/apt-test (./run test installs it)"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield launched
+        launched.close()
+
+
 @pytest.fixture
 def served(tmp_path):
     with new_table(tmp_path) as table:
@@ -208,3 +225,79 @@ def stream(served):
     yield open_stream
     for s in opened:
         s.close()
+
+
+# A real table with its reed grid: `companion serve`'s LiveTable over a virtual grid process on a pty (the firmware's
+# protocol, read by the host's ReedLink thread into the Observer), served as `companion serve` serves it.
+SCRAMBLED = {site.id: (7 - i // 8, (3 * i + 5) % 8) for i, site in enumerate(BOARD.sites)}  # a grid wired otherwise
+
+
+@dataclass
+class GridServed(Served):
+    live: Any = None
+    grid: Any = None
+    profile: Any = None
+    wiring: dict[str, tuple[int, int]] | None = None  # site -> the switch really under it
+
+    def put(self, *sites: str) -> None:
+        """Set a piece down on each of these sites (closing the switch under it)."""
+        for site in sites:
+            self.grid.close_switch(*self.wiring[site])
+
+    def lift(self, *sites: str) -> None:
+        """Take the pieces off these sites, and wait until the grid has said so (a hand takes longer than the
+        firmware's debounce)."""
+        for site in sites:
+            self.grid.open_switch(*self.wiring[site])
+        switches = {self.wiring[site] for site in sites}
+        self.until(lambda: not switches & self.live.link.occupancy(), what="the switches opening")
+
+    def show(self, layout: dict[str, Any]) -> None:
+        """The whole board at once: a switch closed under every site that holds something."""
+        self.grid.set_all({self.wiring[site] for site, pieces in layout.items() if pieces})
+
+    def until(self, test: Any, within: float = 10.0, what: str = "the table") -> Any:
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            value = test()
+            if value:
+                return value
+            time.sleep(0.01)
+        raise TimeoutError(f"{what} did not come within {within} s")
+
+
+@pytest.fixture
+def grid_served(tmp_path):
+    """Start a LiveTable on a virtual grid: `grid_served(wiring, calibrated)`; the grid profile file is
+    tmp_path/grid.json (written from `wiring` when `calibrated`, else absent: the table's first calibration)."""
+    from companion.calibration.grid import GridProfile, save_profile
+    from companion.cli.serve import _web_table
+    from companion.sim.simavr_grid import virtual_grid
+    from companion.table.config import TableConfig
+    from companion.table.live import LiveTable
+
+    started: list[GridServed] = []
+
+    def start(wiring: dict[str, tuple[int, int]], calibrated: bool) -> GridServed:
+        grid = virtual_grid(8, 8).start()
+        grid.go()
+        profile = tmp_path / "grid.json"
+        if calibrated:
+            save_profile(GridProfile(BOARD.name, 8, 8, wiring), profile)
+        config = TableConfig(db=str(tmp_path / "table.db"), players=("red", "blue"), options=OPTIONS,
+                             serial=grid.port, grid_profile=str(profile), settle=0.1)  # fmt: skip
+        live = LiveTable(config).start(wait=10)
+        assert live.link is not None and live.link.wait_synced(10)
+        table = _web_table(live)
+        table.token = TOKEN
+        server = start_server(table, "127.0.0.1", free_port(), WebSettings(heartbeat=0.3, retry_ms=300), threads=24)
+        served = GridServed(table, server, live.observer, live.store, live=live, grid=grid, profile=profile,
+                            wiring=wiring)  # fmt: skip
+        started.append(served)
+        return served
+
+    yield start
+    for served in started:
+        served.server.stop()
+        served.live.stop()
+        served.grid.stop()

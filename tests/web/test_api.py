@@ -57,7 +57,8 @@ def test_without_the_token_a_browser_may_watch_but_not_act(served):
         for path, body in (("/api/act", {"action": {"type": "end_turn"}}), ("/api/undo", {}),
                            ("/api/pause", {"paused": True}), ("/api/choose", {"question": 1, "index": 0}),
                            ("/api/override", {"action": {"type": "move", "to": "o3s1"}}),
-                           ("/api/games", {"game": "trajectory", "players": ["red"]})):
+                           ("/api/games", {"game": "trajectory", "players": ["red"]}),
+                           ("/api/calibration/grid", {"do": "start"}), ("/api/setup", {"do": "start"})):
             status, answer = served.post(path, body, token=token)
             assert status == 403 and message in answer["error"], (path, answer)
     status, answer = served.request("GET", "/api/qr", token=None)
@@ -131,9 +132,10 @@ def test_the_setup_wizard_starts_a_new_game_on_the_same_log(served):
     assert [e["kind"] for e in served.get("/api/log")["entries"]] == ["note"]
 
 
-def test_the_calibration_view_has_the_grid_walk_through(served):
-    walk = served.get("/api/calibration/grid")
-    assert walk["board"] == "trajectory" and len(walk["steps"]) == 60
-    assert walk["steps"][0].startswith("Set a magnet on orbit 1 space 0 (o1s0).")
+def test_the_calibration_view_says_when_a_table_has_no_grid_and_no_camera(served):
+    assert served.get("/api/calibration/grid") == {"board": "trajectory", "grid": False, "rows": None, "cols": None,
+                                                   "profile": None, "mapped": None, "walk": None}  # fmt: skip
+    status, answer = served.post("/api/calibration/grid", {"do": "start"})
+    assert status == 409 and answer == {"error": "there is no reed grid at this table"}
     status, answer = served.request("GET", "/api/calibration/snapshot.jpg")
     assert status == 404 and answer == {"error": "no camera is connected to this table"}

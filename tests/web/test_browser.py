@@ -4,27 +4,13 @@ move, a mismatch, reconnecting, a spectator, and screenshots at phone and tablet
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
 from companion.rules import Action
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"
-TOKEN = "test-table-token"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    assert Path(CHROMIUM).exists(), "Debian's chromium is missing: it is in .ci/apt-test (./run test installs it)"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield launched
-        launched.close()
+from .conftest import ARTIFACTS, TOKEN
 
 
 @pytest.fixture

@@ -10,11 +10,16 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from companion.boards import default_board
 from companion.cli.demo import twin_camera
+from companion.sensing.reed import ReedLink
+from companion.sim.simavr_grid import virtual_grid
+from companion.table.grid_walk import TableGrid
 from companion.web.app import create_app
 
 SPEC = json.loads((Path(__file__).resolve().parents[2] / "docs" / "openapi.json").read_text())
 TOKEN = "test-table-token"
+BOARD = default_board("trajectory")
 
 
 def spec_routes() -> set[tuple[str, str]]:
@@ -70,7 +75,7 @@ def call(served):
     return request
 
 
-def test_real_answers_match_the_schemas_for_every_operation(served, call):
+def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_path):
     call("/", "/")
     call("/sw.js", "/sw.js")
     call("/manifest.webmanifest", "/manifest.webmanifest")
@@ -113,6 +118,32 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call):
     call("/api/choose", "/api/choose", "POST", {"question": question["id"], "index": 0, "actor": "blue"})
     call("/api/choose", "/api/choose", "POST", {"question": question["id"], "index": 0}, expect=400)
     call("/api/choose", "/api/choose", "POST", {"question": 1, "index": 0}, token=None, expect=403)
+    # The guides: a table with no grid, then one with a grid (a virtual grid on a pty, read by the real link).
+    grid_path, setup_path = "/api/calibration/grid", "/api/setup"
+    call(grid_path, grid_path, "POST", {"do": "start"}, expect=409)
+    call(grid_path, grid_path, "POST", {"do": "fly"}, expect=400)
+    call(grid_path, grid_path, "POST", {"do": "start"}, token=None, expect=403)
+    call(setup_path, setup_path)  # none yet: null
+    with virtual_grid(8, 8) as grid:
+        grid.go()
+        link = ReedLink(grid.port).start()
+        assert link.wait_synced(10)
+        served.table.grid = TableGrid(BOARD, lambda: link, tmp_path / "grid.json", served.observer)
+        call(grid_path, grid_path)
+        call(grid_path, grid_path, "POST", {"do": "start", "sites": ["o1s0", "o1s1"]})
+        call(grid_path, grid_path)  # with its walk
+        call(grid_path, grid_path, "POST", {"do": "skip"})
+        call(grid_path, grid_path, "POST", {"do": "skip"})  # every site had its turn: review
+        call(grid_path, grid_path, "POST", {"do": "stop"})
+        link.stop()
+    call(setup_path, setup_path, "POST", {"do": "start"})
+    call(setup_path, setup_path, "POST", {"do": "start"}, expect=409)
+    call(setup_path, setup_path)
+    call(setup_path, setup_path, "POST", {"do": "placed"})
+    call(setup_path, setup_path, "POST", {"do": "back"})
+    call(setup_path, setup_path, "POST", {"do": "back"}, expect=400)
+    call(setup_path, setup_path, "POST", {"do": "stop"}, token=None, expect=403)
+    call(setup_path, setup_path, "POST", {"do": "stop"})
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": ["red"]}, expect=201)
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": []}, expect=400)
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": ["red"]}, token=None, expect=403)

@@ -151,22 +151,42 @@ export async function openOverride(app) {
   if (!inputs.board.length) list.textContent = "No board move is legal now.";
 }
 
-export async function openCalibration() {
+export async function openCalibration(app) {
   $("calibration").showModal();
   const refresh = () => { $("snapshot").src = `/api/calibration/snapshot.jpg?at=${Date.now()}`; };
   $("snapshot-again").onclick = refresh;
-  $("snapshot").onerror = () => { $("snapshot-note").textContent = "No camera is connected to this table."; };
-  $("snapshot").onload = () => { $("snapshot-note").textContent = "Boxes: fiducials and pieces the camera found."; };
+  $("snapshot").onerror = () => {
+    $("snapshot").hidden = true;
+    $("snapshot-note").textContent = "No camera is connected to this table.";
+  };
+  $("snapshot").onload = () => {
+    $("snapshot").hidden = false;
+    $("snapshot-note").textContent = "Boxes: fiducials and pieces the camera found.";
+  };
   refresh();
-  const walk = await get("/api/calibration/grid");
-  $("grid-walk").innerHTML = "";
-  const intro = document.createElement("p");
-  intro.textContent = walk.intro;
-  const steps = document.createElement("ol");
-  for (const step of walk.steps) {
+  const grid = await get("/api/calibration/grid");
+  const mapped = grid.mapped ? Object.keys(grid.mapped).length : 0;
+  const sites = app.map.sites;
+  $("grid-note").textContent = !grid.grid ? "There is no reed grid at this table."
+    : `${mapped} of ${sites.size} sites have a switch. The walk-through names each site in turn: put a piece on ` +
+      "it and the switch that closes becomes that site's. Pieces set down meanwhile are not moves.";
+  $("grid-file").textContent = grid.grid ? `Profile: ${grid.profile}` : "";
+  $("grid-start").hidden = !grid.grid || !!(grid.walk && ["walking", "review"].includes(grid.walk.state));
+  $("grid-start").onclick = async () => {
+    if (await app.send("/api/calibration/grid", { do: "start" })) $("calibration").close();
+  };
+  $("grid-sites").hidden = !grid.grid;
+  // Each site's switch, and a button to walk that site alone (every other site keeps its switch).
+  $("grid-list").replaceChildren(...[...sites.values()].map((site) => {
+    const switchOf = grid.mapped && grid.mapped[site.id];
     const li = document.createElement("li");
-    li.textContent = step;
-    steps.appendChild(li);
-  }
-  $("grid-walk").append(intro, steps);
+    li.textContent = `${site.name}: ${switchOf ? `switch row ${switchOf[0]} column ${switchOf[1]}` : "no switch yet"} `;
+    const redo = Object.assign(document.createElement("button"), { type: "button", textContent: "Redo", className: "player-only small" });
+    redo.dataset.site = site.id;
+    redo.onclick = async () => {
+      if (await app.send("/api/calibration/grid", { do: "start", sites: [site.id] })) $("calibration").close();
+    };
+    li.appendChild(redo);
+    return li;
+  }));
 }

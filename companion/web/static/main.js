@@ -5,6 +5,7 @@ import { BoardMap, pieceColour } from "./map.js";
 import { speech } from "./speech.js";
 import { openCalibration, openInvite, openJoin, openOverride, openSettings, openSetup } from "./dialogs.js";
 import { startSecure } from "./secure.js";
+import { Guides } from "./guide.js";
 
 const $ = (id) => document.getElementById(id);
 const LOG_LIMIT = 300;
@@ -34,7 +35,15 @@ const app = {
     }
   },
   actorName() { return this.state && this.state.players.includes(this.seat.name) ? this.seat.name : null; },
+  redrawMap() {
+    if (!this.state) return;
+    const view = this.guides.mapView(this.state.layout);
+    this.map.update(view.layout, this.warning ? this.warning.sites : [], view.target, view.wrong);
+  },
+  renderPlaceList() { renderPlaceList(); },
 };
+app.guides = new Guides(app);
+app.map.onSite = (site) => app.guides.tapSite(site);
 // For the browser tests and anyone curious: when each announcement reached the page.
 window.orrery = { app, announced: {} };
 
@@ -72,7 +81,7 @@ function renderState(state) {
   $("pause").textContent = state.status === "paused" ? "Resume" : "Pause";
   renderWarning(state.warning);
   renderQuestion(state.question);
-  app.map.update(state.layout, app.warning ? app.warning.sites : []);
+  app.redrawMap();
   renderLedger(state.ledger, phase.actor);
   if (app.isPlayer) refreshInputs();
 }
@@ -80,20 +89,26 @@ function renderState(state) {
 async function startGame(state) {
   app.gameId = state.game_id;
   app.map.draw(await get("/api/board"));
-  app.map.update(state.layout, app.warning ? app.warning.sites : []);
+  app.redrawMap();
   const log = await get(`/api/log?game=${state.game_id}`);
   $("log").replaceChildren();
   for (const entry of log.entries) addEntry(entry, false);
-  // The first state of a game: tell where every piece goes, until the table has made a move.
-  const place = $("place");
-  place.replaceChildren();
-  for (const [site, pieces] of Object.entries(state.layout)) {
-    const li = document.createElement("li");
-    li.textContent = `${pieces.join(", ")}: ${site}`;
-    place.appendChild(li);
-  }
-  place.hidden = log.entries.length > 1;
+  app.opening = log.entries.length <= 1;  // no move yet: the page lists where every piece goes
+  renderPlaceList();
   if (app.isPlayer && app.seat.name && !state.players.includes(app.seat.name)) openJoin(app);
+}
+
+// Where every piece goes, before the first move; while the setup is guided, in the guide's order with the pieces
+// placed so far ticked off.
+function renderPlaceList() {
+  const place = $("place"), guide = app.guides.active(), setup = guide && guide.kind === "setup" ? guide.data : null;
+  const name = (site) => (app.map.sites.get(site) || { name: site }).name;
+  const rows = setup ? setup.order.map(([piece, site], i) => [`${piece} → ${name(site)}`, i < setup.placed ? "done"
+    : i === setup.placed ? "current" : ""])
+    : Object.entries(app.state ? app.state.layout : {}).map(([site, pieces]) => [`${pieces.join(", ")} → ${name(site)}`, ""]);
+  place.replaceChildren(...rows.map(([text, style]) => Object.assign(document.createElement("li"), { textContent: text, className: style })));
+  place.hidden = !setup && (!app.opening || !!guide);
+  $("guide-start").hidden = !!guide || !app.opening;
 }
 
 function renderLedger(ledger, actor) {
@@ -135,7 +150,7 @@ function renderWarning(warning) {
     speech.say(warning.text);
     $("live").textContent = warning.text;
   }
-  if (app.map.circles) app.map.update(app.state ? app.state.layout : {}, warning ? warning.sites : []);
+  if (app.map.circles) app.redrawMap();
 }
 
 function renderQuestion(question) {
@@ -228,7 +243,9 @@ function connect() {
     const entry = JSON.parse(message.data);
     if (entry.id <= app.lastId) return;
     app.lastId = entry.id;
-    if (entry.game_id === app.gameId) addEntry(entry, true);
+    if (entry.game_id !== app.gameId) return;
+    addEntry(entry, true);
+    if (entry.kind === "action" && app.opening) { app.opening = false; renderPlaceList(); }
   });
   stream.addEventListener("state", (message) => renderState(JSON.parse(message.data)));
   stream.addEventListener("question", (message) => renderQuestion(JSON.parse(message.data)));
@@ -237,6 +254,9 @@ function connect() {
     renderWarning(warning);
   });
   stream.addEventListener("sensors", (message) => { link.title = JSON.stringify(JSON.parse(message.data)); });
+  for (const kind of ["calibration", "setup"]) {
+    stream.addEventListener(kind, (message) => app.guides.update(kind, JSON.parse(message.data)));
+  }
   window.orrery.stream = stream;
 }
 
@@ -251,6 +271,7 @@ async function start() {
     button.onclick = () => open(app).catch((error) => complain(error.message));
   }
   $("override-open").onclick = () => openOverride(app).catch((error) => complain(error.message));
+  $("guide-start").onclick = () => app.send("/api/setup", { do: "start" });
   $("undo").onclick = () => app.send("/api/undo");
   $("pause").onclick = () => app.send("/api/pause", { paused: app.state.status !== "paused" });
   startSecure();  // the screen kept awake, the service worker, and over plain http the step to trust the table

@@ -1,5 +1,5 @@
-// The live SVG map, drawn from the board data: sites and links once, then the pieces, the last move and the
-// sites a mismatch asks to put right on every state.
+// The live SVG map, drawn from the board data: sites and links once, then the pieces, the last move, the sites a
+// mismatch asks to put right and the site a guide asks for on every state. A tap on a site calls onSite(id).
 const NS = "http://www.w3.org/2000/svg";
 const COLOURS = { red: "#ef476f", green: "#06d6a0", blue: "#4d8bff", yellow: "#ffd166", orange: "#f78c40",
   purple: "#b57cf2", white: "#f2f2f2", black: "#555", grey: "#999", silver: "#c0c0c0", teal: "#2ec4b6" };
@@ -22,7 +22,16 @@ export function pieceColour(piece) {
 }
 
 export class BoardMap {
-  constructor(svg) { this.svg = svg; this.sites = new Map(); this.previous = null; }
+  constructor(svg) {
+    this.svg = svg;
+    this.sites = new Map();
+    this.previous = null;
+    this.onSite = () => {};
+    svg.addEventListener("click", (event) => {
+      const site = event.target.closest("[data-site]");
+      if (site) this.onSite(site.dataset.site);
+    });
+  }
 
   draw(board) {
     const svg = this.svg;
@@ -55,8 +64,9 @@ export class BoardMap {
     this.previous = null;
   }
 
-  // layout: {site: [piece, ...]} bottom to top; mismatch: site ids to put right.
-  update(layout, mismatch = []) {
+  // layout: {site: [piece, ...]} bottom to top; mismatch: site ids to put right; target: the site a guide asks
+  // for; wrong: sites a guide says a piece is wrongly on.
+  update(layout, mismatch = [], target = null, wrong = []) {
     if (!this.circles) return;
     const moved = new Set();
     if (this.previous) {
@@ -68,7 +78,8 @@ export class BoardMap {
     this.previous = layout;
     for (const [id, circle] of this.circles) {
       circle.classList.toggle("moved", (this.moved || new Set()).has(id));
-      circle.classList.toggle("mismatch", mismatch.includes(id));
+      circle.classList.toggle("mismatch", mismatch.includes(id) || wrong.includes(id));
+      circle.classList.toggle("target", id === target);
     }
     this.pieces.replaceChildren();
     const r = this.r * 0.62;

@@ -1,0 +1,253 @@
+"""The guided setup: after a new game the table is walked through the layout the rules expect, one piece at a time,
+bottom of each stack first (planets and stations before the ships on them).
+
+A piece counts as placed when the sensors see it there: the grid's switch closing under the bottom of a stack, or
+the camera seeing the piece (the only sense that can see a piece set on one already there). Where neither can tell,
+a phone taps "placed". A piece set down on a site where nothing goes yet is named with where the piece asked for
+belongs. The referee is held back meanwhile (web/table.py); once every piece is placed it judges the board as usual.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from companion.boards import Board
+from companion.table.observation import Observation
+from companion.table.observe import Observer
+from companion.table.steps import NotNow, Ticker
+
+POLL = 0.05  # seconds between looks at the board
+COLOURS = frozenset({"red", "green", "blue", "yellow", "orange", "purple", "white", "black", "brown", "gray", "grey",
+                     "silver", "teal", "pink"})
+
+Status = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Placement:
+    piece: str
+    site: str
+    level: int  # its place in the stack, 0 at the bottom
+
+
+def piece_words(piece: str) -> str:
+    """A piece id in words. Ids name the kind first ("planet-red" -> "red planet", "station-energy" -> "energy
+    station"), unless they start with a colour ("red-dakalio") or end in a number ("planet-1") or in "marker"."""
+    parts = piece.split("-")
+    if len(parts) == 2 and parts[0] not in COLOURS and not parts[1].isdigit() and parts[1] != "marker":
+        return f"{parts[1]} {parts[0]}"
+    return " ".join(parts)
+
+
+def _kind(piece: str) -> str:
+    parts = piece.split("-")
+    return parts[1] if parts[0] in COLOURS and len(parts) > 1 else parts[0]
+
+
+def placement_order(layout: Mapping[str, Sequence[str]], sites: Sequence[str]) -> list[Placement]:
+    """Every piece of the layout, the bottom of every stack before anything on top of it; within one level, one
+    kind of piece after another (all the planets, then all the stations), each in the board's order of `sites`."""
+    position = {site: i for i, site in enumerate(sites)}
+    placements = [Placement(piece, site, level) for site, stack in layout.items() for level, piece in enumerate(stack)]
+    return sorted(placements, key=lambda p: (p.level, _kind(p.piece), position.get(p.site, len(position)), p.site))
+
+
+class SetupGuide:
+    """One guided setup. `observer` is the table's (None: phones alone, every step a tap); a thread follows the
+    settled board while it runs. Every change goes to `on_change`, the end (all placed, or stopped) to `on_end`."""
+
+    def __init__(
+        self,
+        layout: Mapping[str, Sequence[str]],
+        board: Board,
+        observer: Observer | None,
+        on_change: Callable[[Status], None],
+        on_end: Callable[[], None],
+        every: float = POLL,
+    ) -> None:
+        self.board = board
+        self.layout = {site: tuple(stack) for site, stack in layout.items()}
+        self.order = placement_order(layout, [site.id for site in board.sites])
+        self.observer = observer
+        self.done = 0
+        self.state = "placing"  # then "placed" or "stopped"
+        self.wrong: tuple[str, ...] = ()
+        self.message: str | None = None
+        self._last: Observation | None = None  # the last settled board seen
+        self._many = Counter(piece for stack in self.layout.values() for piece in stack)
+        self._lock = threading.Lock()
+        self._on_change, self._on_end = on_change, on_end
+        self._ticker = Ticker(self._look, every, "setup-guide") if observer is not None else None
+        if not self.order:
+            self._finish()
+
+    def start(self) -> Status:
+        """Tell the first step and start following the board."""
+        status = self.status()
+        self._on_change(status)
+        if self.running and self._ticker is not None:
+            self._ticker.start()
+        return status
+
+    def cancel(self) -> None:
+        """End it at once, telling no one (a new game replaces it; the table tells the phones)."""
+        with self._lock:
+            self.state = "stopped"
+            self.wrong, self.message = (), "A new game has begun."
+        if self._ticker is not None:
+            self._ticker.stop(wait=False)  # its next look sees the guide has ended
+
+    @property
+    def running(self) -> bool:
+        return self.state == "placing"
+
+    def status(self) -> Status:
+        with self._lock:
+            return self._status()
+
+    def command(self, do: str) -> Status:
+        """placed (the piece asked for is on its site: a tap), back (ask the one before again) or stop."""
+        with self._lock:
+            if not self.running:
+                raise NotNow("the setup is not being guided now: start the guide first")
+            if do == "placed":
+                self.done += 1
+            elif do == "back":
+                if self.done == 0:
+                    raise ValueError("this is the first piece")
+                self.done -= 1
+            elif do != "stop":
+                raise ValueError(f"do: expected placed, back or stop, not {do!r}")
+            self.wrong, self.message = (), None
+            if do == "stop":
+                self.state = "stopped"
+                self.message = "The guide has stopped. The companion checks the board now."
+            elif self.done == len(self.order):
+                self._finish()
+            status, ended = self._status(), not self.running
+        self._tell(status, ended)
+        return status
+
+    # Following the board.
+    def _look(self) -> bool:
+        assert self.observer is not None
+        observation = self.observer.peek(time.monotonic())
+        with self._lock:
+            if not self.running:
+                return False
+            if observation is None:
+                return True
+            before = (self.done, self.wrong, self.message, self._how())
+            self._last = observation
+            while self.done < len(self.order) and self._seen(self.done, observation):
+                self.done += 1
+            if self.done == len(self.order):
+                self._finish()
+            else:
+                self._check_wrong(observation)
+            changed = (self.done, self.wrong, self.message, self._how()) != before
+            status, ended = (self._status() if changed else None), not self.running
+        if status is not None:
+            self._tell(status, ended)
+        return not ended
+
+    def _seen(self, index: int, observation: Observation) -> bool:
+        step = self.order[index]
+        reading = observation.reading(step.site)
+        if reading.pieces is not None:  # the camera sees this site: the piece itself must be there
+            wanted = sum(1 for p in self.order[: index + 1] if (p.site, p.piece) == (step.site, step.piece))
+            return Counter(reading.pieces)[step.piece] >= wanted
+        if step.level == 0 and reading.occupied is not None:
+            return reading.occupied
+        return False  # a piece on another: only a tap says so
+
+    def _check_wrong(self, observation: Observation) -> None:
+        expected = {p.site for p in self.order[: self.done + 1]}
+        wrong = tuple(site for site, reading in sorted(observation.sites.items())
+                      if site not in expected and (reading.occupied or reading.pieces))  # fmt: skip
+        self.wrong = wrong
+        if not wrong:
+            self.message = None
+            return
+        step = self.order[self.done]
+        what, goes = self._words(step), self._name(step.site)
+        seen_on = next((s for s in wrong if step.piece in (observation.reading(s).pieces or ())), None)
+        first = seen_on or wrong[0]
+        later = next((p for p in self.order[self.done + 1 :] if p.site == first), None)
+        if seen_on is not None:
+            text = f"Wrong site: {what} is on {self._name(seen_on)}; it belongs on {goes}."
+        elif later is not None:
+            text = f"Wrong site for now: {self._name(first)} is for {self._words(later)}, later. {what.capitalize()} " \
+                   f"belongs on {goes}."  # fmt: skip
+        else:
+            text = f"Wrong site: nothing goes on {self._name(first)}. {what.capitalize()} belongs on {goes}."
+        others = [self._name(s) for s in wrong if s != first]
+        if others:
+            text += f" Take the pieces off {', '.join(others)} too."
+        self.message = text
+
+    def _finish(self) -> None:
+        self.state = "placed"
+        self.wrong = ()
+        self.message = f"Every piece is placed ({len(self.order)} of {len(self.order)}). The companion checks the " \
+                       "board now."  # fmt: skip
+
+    # Words.
+    def _name(self, site: str) -> str:
+        return self.board.site(site).name if self.board.has_site(site) else site
+
+    def _words(self, step: Placement) -> str:
+        return self._the(step.piece)
+
+    def _the(self, piece: str) -> str:
+        """ "the red planet", or "a portal station" when the layout has several alike."""
+        return f"{'a' if self._many[piece] > 1 else 'the'} {piece_words(piece)}"
+
+    def _how(self) -> str | None:
+        """How the piece asked for counts as placed: "sensors" when they can see it arrive, else "tap"."""
+        if not self.running or self.done >= len(self.order):
+            return None
+        step = self.order[self.done]
+        if self.observer is None:
+            return "tap"
+        grid, camera = self.observer.watches(step.site)
+        # The camera may be blind at this site (a stack too tall to vouch for): then it cannot see the piece either.
+        blind = self._last is not None and self._last.reading(step.site).pieces is None
+        return "sensors" if (camera and not blind) or (grid and step.level == 0) else "tap"
+
+    def _status(self) -> Status:
+        total = len(self.order)
+        step = self.order[self.done] if self.running and self.done < total else None
+        text = self.message or ""
+        how = self._how()
+        if step is not None:
+            below = self.layout[step.site][step.level - 1] if step.level else None
+            on_top = f", on {self._the(below)}" if below else ""
+            text = f"Put {self._words(step)} on {self._name(step.site)}{on_top}" + (
+                ", then tap Placed." if how == "tap" else ".")
+        return {
+            "state": self.state,
+            "placed": self.done,
+            "total": total,
+            "count": f"{self.done} of {total} placed",
+            "piece": None if step is None else step.piece,
+            "site": None if step is None else step.site,
+            "name": None if step is None else self._name(step.site),
+            "text": text,
+            "how": how,
+            "wrong": list(self.wrong),
+            "message": self.message,
+            "order": [[p.piece, p.site] for p in self.order],
+        }
+
+    def _tell(self, status: Status, ended: bool) -> None:
+        self._on_change(status)
+        if ended:
+            if self._ticker is not None:
+                self._ticker.stop()
+            self._on_end()

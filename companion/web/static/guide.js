@@ -1,0 +1,118 @@
+// The two guides share one panel above the map: the reed grid's calibration walk-through ("calibration" on the
+// stream) and the guided setup of a new game ("setup"). Every phone shows the same step; a player's phone also gets
+// the buttons. The map highlights the site asked for and any site a piece is wrongly on.
+import { speech } from "./speech.js";
+
+const $ = (id) => document.getElementById(id);
+const HIDE_AFTER = 8000;  // ms a finished guide's last word stays up
+
+export class Guides {
+  constructor(app) {
+    this.app = app;
+    this.latest = { calibration: null, setup: null };
+    this.seenRunning = { calibration: false, setup: false };
+    this.spoken = "";
+  }
+
+  // The guide running now, as {kind, data}, or null.
+  active() {
+    const walk = this.latest.calibration, setup = this.latest.setup;
+    if (walk && (walk.state === "walking" || walk.state === "review")) return { kind: "calibration", data: walk };
+    if (setup && setup.state === "placing") return { kind: "setup", data: setup };
+    return null;
+  }
+
+  // Where the map highlights and, during the setup, the pieces placed so far.
+  mapView(layout) {
+    const guide = this.active();
+    if (!guide) return { layout, target: null, wrong: [] };
+    const data = guide.data;
+    if (guide.kind === "calibration") return { layout, target: data.site, wrong: [] };
+    const placed = {};
+    for (const [piece, site] of data.order.slice(0, data.placed)) (placed[site] ||= []).push(piece);
+    return { layout: placed, target: data.site, wrong: data.wrong };
+  }
+
+  update(kind, data) {
+    const before = this.latest[kind];
+    this.latest[kind] = data;
+    const running = data && (data.state === "walking" || data.state === "review" || data.state === "placing");
+    // A finished guide is shown only to a phone that saw it run (a reconnecting stream repeats the last word).
+    const ended = data && !running && this.seenRunning[kind] && before && before.state !== data.state;
+    this.seenRunning[kind] = !!running;
+    if (running) this.show(kind, data);
+    else if (ended) this.finish(data);
+    else if (!this.active()) $("guide").hidden = true;
+    this.app.redrawMap();
+    this.app.renderPlaceList();
+  }
+
+  show(kind, data) {
+    clearTimeout(this.hideTimer);
+    $("guide").hidden = false;
+    $("guide").dataset.kind = kind;
+    $("guide").classList.toggle("refused", !!(data.refused || (data.wrong && data.wrong.length)));
+    $("guide-title").textContent = kind === "calibration" ? "Calibrating the grid" : "Setting out the pieces";
+    $("guide-count").textContent = kind === "calibration"
+      ? `site ${data.step} of ${data.total} · ${data.mapped} mapped`
+      : data.count;
+    $("guide-text").textContent = kind === "calibration" && data.grid === "lost"
+      ? "The grid is not answering: check its USB cable." : data.text;
+    $("guide-message").textContent = data.message || "";
+    $("guide-message").hidden = !data.message;
+    this.buttons(kind === "calibration" ? walkButtons(data) : setupButtons(data), kind);
+    this.say(data.message && (data.refused || (data.wrong && data.wrong.length)) ? data.message : data.text,
+             data.refused || (data.wrong && data.wrong.length));
+  }
+
+  finish(data) {
+    $("guide").hidden = false;
+    $("guide").classList.remove("refused");
+    $("guide-count").textContent = "";
+    $("guide-text").textContent = data.message || data.text;
+    $("guide-message").hidden = true;
+    this.buttons([["OK", "ok", "accent"]]);
+    this.say(data.message || data.text, false);
+    this.hideTimer = setTimeout(() => { if (!this.active()) $("guide").hidden = true; }, HIDE_AFTER);
+  }
+
+  buttons(list, kind) {
+    $("guide-buttons").replaceChildren(...list.map(([label, doing, style]) => {
+      const button = document.createElement("button");
+      button.textContent = label;
+      button.className = style || "";
+      button.dataset.do = doing;
+      button.onclick = () => (doing === "ok" ? ($("guide").hidden = true) : this.send(kind, { do: doing }));
+      return button;
+    }));
+  }
+
+  // A tap on a site of the map during the walk-through asks that site again.
+  tapSite(site) {
+    const guide = this.active();
+    if (guide && guide.kind === "calibration" && this.app.isPlayer) this.send("calibration", { do: "redo", site });
+  }
+
+  send(kind, body) {
+    return this.app.send(kind === "calibration" ? "/api/calibration/grid" : "/api/setup", body);
+  }
+
+  say(text, urgent) {
+    if (!text || text === this.spoken) return;
+    this.spoken = text;
+    speech.say(text);
+    $("live").textContent = text;
+    if (urgent && this.app.vibrateOn && navigator.vibrate) navigator.vibrate([180, 90, 180]);
+  }
+}
+
+function walkButtons(walk) {
+  if (walk.state === "review") {
+    return [[walk.unmapped.length ? "Save without them" : "Save", "save", "accent"], ["Back", "back"], ["Stop", "stop"]];
+  }
+  return [["Skip", "skip"], ["Back", "back"], ["Stop", "stop"]];
+}
+
+function setupButtons(setup) {
+  return [["Placed", "placed", setup.how === "tap" ? "accent" : ""], ["Back", "back"], ["Stop guiding", "stop"]];
+}
