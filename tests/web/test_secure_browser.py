@@ -16,8 +16,7 @@ from companion.web.hostnames import Names, host_name, local_names
 from companion.web.serve import Tls
 from companion.web.tableca import Folder, init
 
-from .conftest import TOKEN, free_port, new_table
-from .test_browser import CHROMIUM, FLAGS
+from .conftest import CHROMIUM, FLAGS, TOKEN, free_port, new_table
 
 HOST = "orrery.test"
 
