@@ -15,6 +15,7 @@ import numpy as np
 from companion.boards.model import Board
 from companion.sensing.pieces import PieceEntry, Registry
 from companion.sim.render_camera import NORMAL, Conditions, SimCamera, jittered
+from companion.table.observation import same_piece
 
 DOCK_ALONG_MM = 16.0  # docked pieces sit towards the base's top side, away from its sticker
 DOCK_ACROSS_MM = 14.0
@@ -135,7 +136,7 @@ def layout_scene(
     layout: Mapping[str, tuple[str, ...]],
     rng: np.random.Generator,
     conditions: Conditions = NORMAL,
-    physical: Callable[[str], str] = lambda name: name,
+    physical: Callable[[str], str] = same_piece,
 ) -> tuple[Scene, frozenset[str]]:
     """A game's layout set out on the table, and the sites the scene cannot show whole.
 
