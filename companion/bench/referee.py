@@ -84,16 +84,16 @@ def _judge_all(game, state, sites: list[str], timings: dict[str, list[float]], r
     moves = board_actions(game, state)
     for _, after in moves[:8]:
         for label, camera in (("reed", False), ("reed+camera", True)):
-            seen = _observe(after, sites, camera)
+            seen = _observe(game, after, sites, camera)
             started = time.perf_counter()
             ruling = judge(game, state, seen)
             timings[label].append(time.perf_counter() - started)
-            wrong += not _right(game, state, ruling, seen, _observe(before, sites, camera))
+            wrong += not _right(game, state, ruling, seen, _observe(game, before, sites, camera))
     legal = {_occupied(after) for _, after in moves}
     misplaced = _misplaced(before, sites, legal, rng)
     if misplaced is not None:
         started = time.perf_counter()
-        ruling = judge(game, state, _observe(misplaced, sites, False))
+        ruling = judge(game, state, _observe(game, misplaced, sites, False))
         timings["mismatch"].append(time.perf_counter() - started)
         wrong += ruling.verdict != "mismatch"
     return wrong
@@ -114,15 +114,17 @@ def _right(game, state, ruling, seen, unmoved) -> bool:
         return True
     if ruling.verdict != "explained":
         return False
-    return not disagreements(game.layout(game.apply(state, ruling.actions[0])[0]), seen, seen.known_sites())
+    after = game.layout(game.apply(state, ruling.actions[0])[0])
+    return not disagreements(after, seen, seen.known_sites(), game.physical_piece)
 
 
-def _observe(layout, sites: list[str], camera: bool):
+def _observe(game, layout, sites: list[str], camera: bool):
+    """The settled board as the grid (and a camera that sees every piece, named as in the box) would read it."""
     from companion.table.observation import Observation, SiteReading
 
     readings = {}
     for site in sites:
-        pieces = tuple(layout.get(site, ()))
+        pieces = tuple(game.physical_piece(p) for p in layout.get(site, ()))
         readings[site] = SiteReading(bool(pieces), pieces if camera else None)
     return Observation(readings)
 

@@ -3,6 +3,10 @@
 Figures per resolution and conditions: per-piece identification error, the share of frames with every piece right,
 position error (mm) of the pieces found, and time per frame on one thread. Baseline in the same run: plain marker
 detection (OpenCV defaults, whole frame, piece dictionary) on the same frames, without the rest of the pipeline.
+Trajectory's scenes are random (pieces scattered over the sites, stacks, a few off any site); ORBIT's are boards from
+real games (companion/sim/game_layouts.py: four players, partners, dual spaceships, every module on the back side),
+ships stacked on planets and stations included, and for them the bench also counts the sites whose reading (what
+the referee gets: exact, or partial on a stack's top) contradicts the board.
 Goals (normal conditions): under 0.1% per-piece error, 99% all-correct frames, under 25 ms per 720p frame.
 """
 
@@ -11,11 +15,17 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
 
 HELP = "camera pipeline on rendered scenes: identification error, all-correct frames, position error, ms per frame"
+TRAJECTORY_SCENES = "scenes per row, Trajectory board, 20 pieces a scene (3 stacks, 2 off-site)"
+ORBIT_SCENES = ("boards per row from ORBIT games (four players, partners, dual spaceships, every module), ships "
+                "stacked on planets and stations")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", default="trajectory", help="trajectory (random scenes) or orbit (boards from games)")
     parser.add_argument("--scenes", type=int, default=200, help="scenes per resolution and conditions (default 200)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sizes", default="1280x720,1920x1080", help="frame sizes (default 1280x720,1920x1080)")
@@ -24,26 +34,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="share of scenes with a hand over the board (default 0)")
 
 
+@dataclass
+class Tally:
+    """One row: counts (pieces, errors, withheld, unflagged, frames_right, sites_wrong), positions and times."""
+
+    count: Counter[str] = field(default_factory=Counter)
+    position: list[float] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+    base_times: list[float] = field(default_factory=list)
+
+
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from companion.bench.stats import percentile, summary
-    from companion.boards import default_board
     from companion.errors import UserError
-    from companion.sensing.pieces import default_registry
-    from companion.sensing.vision import Vision
-    from companion.sim.render import Renderer
-    from companion.sim.render_camera import CONDITIONS, overhead_camera, sim_profile
-    from companion.sim.render_scene import random_scene
-    from companion.sim.render_truth import visible
+    from companion.sensing.pieces import default_registry, has_registry
+    from companion.sim.render_camera import CONDITIONS
 
     cv2.setNumThreads(1)  # one-core figures
-    board = default_board("trajectory")
-    registry = default_registry("trajectory")
-    renderer = Renderer(board, registry.dictionary, registry.sticker_mm)
-    baseline = cv2.aruco.ArucoDetector(
-        cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, registry.dictionary)), cv2.aruco.DetectorParameters()
-    )
+    if args.game not in ("trajectory", "orbit") or not has_registry(args.game):
+        raise UserError(f"bench vision: --game must be trajectory or orbit, not {args.game!r}")
+    if args.scenes < 1:
+        raise UserError("bench vision: --scenes must be 1 or more")
+    registry = default_registry(args.game)
     sizes = []
     for size in args.sizes.split(","):
         try:
@@ -54,58 +67,135 @@ def run(args: argparse.Namespace) -> int:
     for name in args.conditions.split(","):
         if name not in CONDITIONS:
             raise UserError(f"bench vision: unknown conditions {name!r} (known: {', '.join(CONDITIONS)})")
-    print(f"{args.scenes} rendered scenes per row, Trajectory board, 20 pieces a scene (3 stacks, 2 off-site), "
-          f"stickers {registry.dictionary} {registry.sticker_mm:g} mm, one thread")
+    scenes, what = (_orbit_scenes, ORBIT_SCENES) if args.game == "orbit" else (_trajectory_scenes, TRAJECTORY_SCENES)
+    baseline = cv2.aruco.ArucoDetector(
+        cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, registry.dictionary)), cv2.aruco.DetectorParameters()
+    )
+    print(f"{args.scenes} rendered {what}, stickers {registry.dictionary} {registry.sticker_mm:g} mm, one thread")
     for w, h in sizes:
-        camera = overhead_camera(board.width, board.height, w, h)
         for name in args.conditions.split(","):
-            vision = Vision(board, registry, sim_profile(camera, board.name))
-            pieces = errors = withheld = frames_right = unflagged = 0
-            position, times, base_times = [], [], []
-            for index in range(args.scenes):
-                seed = args.seed + index
-                hand = args.hands > 0 and (index % max(1, round(1 / args.hands)) == 0)
-                scene = random_scene(board, registry, camera, seed, CONDITIONS[name], hand=hand)
-                rendered = renderer.render(scene)
-                gray = cv2.cvtColor(rendered.image, cv2.COLOR_BGR2GRAY)
-                t0 = time.perf_counter()
-                baseline.detectMarkers(gray)
-                t1 = time.perf_counter()
-                report = vision.process(rendered.image, float(index))
-                t2 = time.perf_counter()
-                base_times.append(t1 - t0)
-                times.append(t2 - t1)
-                seen = {s.entry: s for s in report.sightings}
-                in_view = visible(scene, rendered, registry.sticker_mm)
-                unreliable = report.unreliable_sites() if report.reliable else {s.id for s in board.sites}
-                frame_errors = 0
-                for piece in scene.pieces:
-                    sighting = seen.pop(piece.entry.id, None)
-                    if not in_view.get(piece.entry.id, False):
-                        if sighting is None and piece.site is not None and piece.site not in unreliable:
-                            unflagged += 1  # hidden, and the frame did not say so
-                        continue
-                    pieces += 1
-                    if sighting is None:
-                        if piece.site is not None and piece.site in unreliable:
-                            withheld += 1
-                        else:
-                            frame_errors += 1
-                    elif sighting.site != piece.site:
-                        frame_errors += 1
-                    else:
-                        position.append(math.hypot(sighting.x - piece.x, sighting.y - piece.y))
-                frame_errors += len(seen)  # sightings of pieces that are not there
-                errors += frame_errors
-                frames_right += frame_errors == 0 and report.reliable
-            position.sort()
-            print(f"{w}x{h} {name}:")
-            print(f"  per-piece error   {100 * errors / max(1, pieces):.3f}% ({errors} of {pieces} visible pieces; "
-                  f"{withheld} withheld as unreliable, {unflagged} hidden pieces not flagged)")
-            print(f"  all-correct frames {100 * frames_right / args.scenes:.1f}% ({frames_right} of {args.scenes})")
-            if position:
-                print(f"  position error    median {percentile(position, 0.5):.2f} mm, "
-                      f"p95 {percentile(position, 0.95):.2f} mm, max {position[-1]:.2f} mm")
-            print(f"  pipeline          {summary(times, 1e3, 'ms')}")
-            print(f"  baseline: plain detectMarkers, defaults, whole frame  {summary(base_times, 1e3, 'ms')}")
+            tally = Tally()
+            for index, (scene, vision, renderer, layout) in enumerate(
+                scenes(args, registry, (w, h), CONDITIONS[name])
+            ):
+                _measure(index, scene, vision, renderer, layout, baseline, tally)
+            _print(f"{w}x{h} {name}", tally, args.scenes, args.game == "orbit")
     return 0
+
+
+def _trajectory_scenes(args: argparse.Namespace, registry, size, conditions):
+    from companion.boards import default_board
+    from companion.sensing.vision import Vision
+    from companion.sim.render import Renderer
+    from companion.sim.render_camera import overhead_camera, sim_profile
+    from companion.sim.render_scene import random_scene
+
+    board = default_board("trajectory")
+    camera = overhead_camera(board.width, board.height, *size)
+    vision = Vision(board, registry, sim_profile(camera, board.name))
+    renderer = Renderer(board, registry.dictionary, registry.sticker_mm)
+    for index in range(args.scenes):
+        hand = args.hands > 0 and (index % max(1, round(1 / args.hands)) == 0)
+        scene = random_scene(board, registry, camera, args.seed + index, conditions, hand=hand)
+        yield scene, vision, renderer, None
+
+
+def _orbit_scenes(args: argparse.Namespace, registry, size, conditions):
+    import numpy as np
+
+    from companion.rules import load
+    from companion.sensing.vision import Vision
+    from companion.sim.game_layouts import ORBIT_TABLES, board_layouts
+    from companion.sim.render import Renderer
+    from companion.sim.render_camera import overhead_camera, sim_profile
+    from companion.sim.render_scene import layout_scene, random_hand
+    from companion.sim.table_setup import game_board
+
+    physical = load("orbit").physical_piece
+    rng = np.random.default_rng(args.seed)
+    sides: dict[str, tuple] = {}
+    for index, (table, layout) in enumerate(board_layouts("orbit", ORBIT_TABLES, args.scenes, args.seed)):
+        side = str(table.options.get("board", "front"))
+        if side not in sides:
+            board = game_board("orbit", table.options)
+            camera = overhead_camera(board.width, board.height, *size)
+            sides[side] = (camera, Vision(board, registry, sim_profile(camera, board.name)),
+                           Renderer(board, registry.dictionary, registry.sticker_mm))
+        camera, vision, renderer = sides[side]
+        scene, _ = layout_scene(renderer.board, registry, camera, layout, rng, conditions, physical)
+        if args.hands > 0 and index % max(1, round(1 / args.hands)) == 0:
+            scene = replace(scene, hand=random_hand(renderer.board, rng))
+        yield scene, vision, renderer, layout
+
+
+def _measure(index: int, scene, vision, renderer, layout, baseline, tally: Tally) -> None:
+    import cv2
+
+    from companion.rules import load
+    from companion.sim.render_truth import covered, visible
+    from companion.table.observation import Observation, SiteReading
+    from companion.table.observe import camera_view
+
+    registry, board = vision.registry, vision.board
+    rendered = renderer.render(scene)
+    gray = cv2.cvtColor(rendered.image, cv2.COLOR_BGR2GRAY)
+    t0 = time.perf_counter()
+    baseline.detectMarkers(gray)
+    t1 = time.perf_counter()
+    report = vision.process(rendered.image, float(index))
+    t2 = time.perf_counter()
+    tally.base_times.append(t1 - t0)
+    tally.times.append(t2 - t1)
+    seen = {s.entry: s for s in report.sightings}
+    in_view = visible(scene, rendered, registry.sticker_mm)
+    unreliable = report.unreliable_sites() if report.reliable else {s.id for s in board.sites}
+    frame_errors = 0
+    for piece in scene.pieces:
+        if piece.entry.sticker is None:
+            continue
+        sighting = seen.pop(piece.entry.id, None)
+        if not in_view.get(piece.entry.id, False):
+            if sighting is not None and sighting.site != piece.site:
+                frame_errors += 1  # a hidden piece read, and put on the wrong site
+            elif sighting is None and piece.site is not None and piece.site not in unreliable and not covered(
+                    scene, piece, registry.sticker_mm):
+                tally.count["unflagged"] += 1  # hidden (not under a piece: partial readings allow for that), unsaid
+            continue
+        tally.count["pieces"] += 1
+        if sighting is None:
+            if piece.site is not None and piece.site in unreliable:
+                tally.count["withheld"] += 1
+            else:
+                frame_errors += 1
+        elif sighting.site != piece.site:
+            frame_errors += 1
+        else:
+            tally.position.append(math.hypot(sighting.x - piece.x, sighting.y - piece.y))
+    frame_errors += len(seen)  # sightings of pieces that are not there
+    if layout is not None and report.reliable:
+        view = camera_view(report, registry)
+        shown = Observation(camera_pieces=view.pieces)
+        physical = load(board.name).physical_piece
+        for site in {s.id for s in board.sites} - view.unreliable:
+            reading = SiteReading(None, tuple(view.stacks.get(site, ())), partial=site in view.partial)
+            expected = tuple(layout.get(site, ()))
+            tally.count["sites_wrong"] += not reading.agrees_with(expected, shown.shown(expected, physical))
+    tally.count["errors"] += frame_errors
+    tally.count["frames_right"] += frame_errors == 0 and report.reliable
+
+
+def _print(label: str, tally: Tally, scenes: int, readings: bool) -> None:
+    from companion.bench.stats import percentile, summary
+
+    position, c = sorted(tally.position), tally.count
+    print(f"{label}:")
+    print(f"  per-piece error   {100 * c['errors'] / max(1, c['pieces']):.3f}% ({c['errors']} of {c['pieces']} "
+          f"visible pieces; {c['withheld']} withheld as unreliable, {c['unflagged']} hidden pieces not flagged)")
+    print(f"  all-correct frames {100 * c['frames_right'] / scenes:.1f}% ({c['frames_right']} of {scenes})")
+    if readings:
+        print(f"  site readings     {c['sites_wrong']} contradict the board (exact, or partial on a stack's top)")
+    if position:
+        print(f"  position error    median {percentile(position, 0.5):.2f} mm, "
+              f"p95 {percentile(position, 0.95):.2f} mm, max {position[-1]:.2f} mm")
+    print(f"  pipeline          {summary(tally.times, 1e3, 'ms')}")
+    print(f"  baseline: plain detectMarkers, defaults, whole frame  {summary(tally.base_times, 1e3, 'ms')}")

@@ -39,6 +39,7 @@ def load_layout(path: str | Path, board: Board, registry: Registry) -> dict[str,
         raise UserError(f"{path}: layout must be a JSON object of site id -> piece entry id")
     sites = {s.id for s in board.sites}
     entries = {e.id: e for e in registry.entries}
+    kinds = registry.colour_kinds()
     for site, entry_id in data.items():
         if site not in sites:
             raise UserError(f"{path}: {site}: board {board.name!r} has no such site")
@@ -46,6 +47,10 @@ def load_layout(path: str | Path, board: Board, registry: Registry) -> dict[str,
             raise UserError(f"{path}: {site}: {entry_id!r} is not an entry of the piece registry")
         if entries[entry_id].sticker is not None:
             raise UserError(f"{path}: {site}: {entry_id!r} carries a sticker; lay out pieces without stickers")
+        others = sorted(kinds[entries[entry_id].colour] - {entries[entry_id].piece})
+        if others:
+            raise UserError(f"{path}: {site}: {entry_id!r} is {entries[entry_id].colour}, as {', '.join(others)} "
+                            "are: colour cannot tell them apart")
     return {str(k): str(v) for k, v in data.items()}
 
 

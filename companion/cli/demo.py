@@ -128,7 +128,7 @@ def _serve(twin: Any, args: argparse.Namespace) -> int:
         twin.loop,
         make_loop=new_loop,
         sensors=lambda: _sensors(twin, args.grid),
-        camera=twin_camera(args.game, args.seed, lambda: table.session),
+        camera=twin_camera(twin.session.record.game, args.seed, lambda: table.session, twin.session.record.options),
         grid=_twin_grid(twin),
     )
     table.on_new_game(on_new_game)
@@ -223,17 +223,16 @@ def _sensors(twin: Any, grid: str) -> dict[str, Any]:
     return {"grid": f"{grid} grid: {state}", "camera": camera, "mode": status["mode"]}
 
 
-def twin_camera(game: str, seed: int, session: Any) -> Any:
+def twin_camera(game: str, seed: int, session: Any, options: Any = None) -> Any:
     """The calibration view's feed: the twin's rendered camera on the current layout, read by the real vision (a
     camera and a pipeline of its own, so the view never disturbs the twin's)."""
-    from companion.boards import default_board
-    from companion.sensing.pieces import default_registry, has_registry
-    from companion.sim.twin_camera import TwinCamera
+    from companion.sensing.pieces import has_registry
+    from companion.sim import table_setup
     from companion.web.calibration import CameraFeed
 
     if not has_registry(game):
         return None  # no piece registry for this game yet: the page says there is no camera
-    camera = TwinCamera(default_board(game), default_registry(game), seed)
+    camera = table_setup.twin_camera(game, table_setup.game_board(game, options), seed)
 
     def frame() -> Any:
         current = session()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from companion.printables.shapes import INK, WHITE, Drawing, Line, Rect, Shape, Text, marker_shapes
+from companion.printables.shapes import INK, WHITE, Circle, Drawing, Line, Rect, Shape, Text, marker_shapes
 from companion.sensing.pieces import Registry
 
 A4 = (210.0, 297.0)
@@ -11,26 +11,32 @@ LABEL_MM = 7.0  # room under each sticker for its name
 
 
 def sticker_sheet(registry: Registry) -> Drawing:
-    """Stickers on an A4 sheet: each tag with a one-cell white margin and cut lines, its entry id below it."""
+    """Stickers on an A4 sheet: each tag with a one-cell white margin and cut lines (a circle for a piece whose
+    registry entry asks for a round label, `label_mm`), its entry id below it."""
     width, height = A4
     tag = registry.sticker_mm
     quiet = tag / 6  # one cell of a 16h5 tag (4 bits + 2 border cells)
-    cell_w, cell_h = tag + 2 * quiet + 8, tag + 2 * quiet + LABEL_MM + 4
+    marked = [e for e in registry.entries if e.sticker is not None]
+    widest = max([tag + 2 * quiet] + [e.label_mm for e in marked])
+    cell_w, cell_h = widest + 8, widest + LABEL_MM + 4
     per_row = int((width - 2 * MARGIN_MM) // cell_w)
     shapes: list[Shape] = [Rect(0, 0, width, height, WHITE)]
     shapes.append(Text(MARGIN_MM, height - 8, 4, f"Orrery piece stickers ({registry.game}): {registry.dictionary}, "
                                                 f"{tag:g} mm. Print at 100% scale."))
-    marked = [e for e in registry.entries if e.sticker is not None]
     for index, entry in enumerate(marked):
         col, row = index % per_row, index // per_row
         cx = MARGIN_MM + col * cell_w + cell_w / 2
-        cy = height - 16 - row * cell_h - (tag / 2 + quiet)
-        if cy - tag < MARGIN_MM:
+        cy = height - 16 - row * cell_h - widest / 2
+        if cy - widest / 2 - LABEL_MM < MARGIN_MM:
             raise ValueError("the registry has more stickers than fit on one A4 sheet")
         shapes.extend(marker_shapes(registry.dictionary, entry.sticker, cx, cy, tag, quiet))
         half = tag / 2 + quiet
-        for x1, y1, x2, y2 in ((-half, -half, half, -half), (half, -half, half, half), (half, half, -half, half),
-                               (-half, half, -half, -half)):
-            shapes.append(Line(cx + x1, cy + y1, cx + x2, cy + y2, INK, 0.1))  # cut line
+        if entry.label_mm:
+            half = entry.label_mm / 2
+            shapes.append(Circle(cx, cy, half, INK, 0.1))  # the round label's cut line (it trims the margin's corners)
+        else:
+            for x1, y1, x2, y2 in ((-half, -half, half, -half), (half, -half, half, half), (half, half, -half, half),
+                                   (-half, half, -half, -half)):
+                shapes.append(Line(cx + x1, cy + y1, cx + x2, cy + y2, INK, 0.1))  # cut line
         shapes.append(Text(cx - half, cy - half - 4, 2.6, f"{entry.id} #{entry.sticker}"))
     return Drawing(width, height, tuple(shapes))

@@ -187,6 +187,11 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def outcome(self, state: S) -> Outcome | None: ...
 
+    def physical_piece(self, name: str) -> str:
+        """The piece in the box that a layout name stands for, as a camera tells pieces apart: the name itself,
+        unless the game names a piece by the part it plays (ORBIT's `ship-blue-red` is Red's blue spaceship)."""
+        return name
+
     def check(self, state: S, action: Action) -> None:
         """Raise IllegalAction with a reason a player understands unless `action` is legal now."""
         if self.outcome(state) is not None:

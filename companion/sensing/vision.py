@@ -6,7 +6,10 @@
 2. Piece stickers (AprilTag 16h5 by default) are decoded and looked up in the piece registry; pieces without
    stickers are found by the profile's colour ranges (vision_colour.py), with a lower confidence.
 3. Each sticker's corners are traced back to the plane at the top of its piece (height correction), which gives the
-   piece's centre; pieces standing on a base (a ship docked on a planet) are traced at the stacked height.
+   piece's centre; pieces standing on a base (a ship docked on a planet) are traced at the stacked height. Where
+   riders stand on the middle of what carries them, hiding it (the registry's stacking "on top": ORBIT), a piece may
+   top a stack the camera cannot see into: it is traced at the height, up to the tallest stack's, that puts it on a
+   site.
 4. Pieces go to the nearest site within a tolerance; areas hidden by a hand, out of view or around a hidden corner
    marker are reported as unreliable, never guessed.
 """
@@ -78,6 +81,7 @@ class FrameReport:
     reprojection_px: float | None = None
     stickers_rejected: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+    identifies: frozenset[str] | None = None  # the piece names this camera tells apart (None: every piece)
 
     def unreliable_sites(self) -> set[str]:
         return {s for region in self.unreliable for s in region.sites}
@@ -151,7 +155,8 @@ class Vision:
         self._occlusion = OcclusionFinder(board, 2 * max(e.radius for e in registry.entries))
         self._tolerance = _site_tolerance(board)
         self._site_xy = np.array([(s.x, s.y) for s in board.sites])
-        self._tallest = max(e.height for e in registry.entries) * 2
+        self._tallest = registry.tallest
+        self.identifies = registry.identifiable(profile.colours)
         # How far from a piece's centre its sticker (with its white margin) can reach; a piece on a site has its
         # centre within the site tolerance, one off every site stands on the board.
         self._sticker_reach = max(
@@ -196,7 +201,7 @@ class Vision:
         clock.lap("pose")
         if problem:
             return FrameReport(time, False, problem, moved=moved, markers=seen, reprojection_px=reprojection,
-                               unreliable=(self._whole_board(problem),))
+                               unreliable=(self._whole_board(problem),), identifies=self.identifies)
         assert pose is not None
         sightings, rejected = self._find_pieces(gray, pose, time)
         clock.lap("stickers")
@@ -212,7 +217,7 @@ class Vision:
             s if s.site not in hidden else _replace_confidence(s, s.confidence * 0.8) for s in sightings
         )
         return FrameReport(time, True, "", sightings, tuple(regions), moved, seen, reprojection, rejected,
-                           clock.laps)
+                           clock.laps, self.identifies)
 
     # -- the board
     def _find_corners(self, gray: np.ndarray) -> dict:
@@ -327,6 +332,10 @@ class Vision:
                     traced[i] = t
                     centres[i] = self._piece_centre(entry, t)
                     break
+        if self.registry.stacking == "on top":
+            for i, (entry, corners_px) in enumerate(found):
+                if not entry.is_base and i not in carrier:
+                    traced[i], centres[i] = self._on_a_stack(entry, corners_px, pose)
         counts: dict[int, int] = {}
         for entry, _ in found:
             counts[entry.sticker] = counts.get(entry.sticker, 0) + 1
@@ -431,6 +440,23 @@ class Vision:
                 out.append(Sighting(entry.piece, entry.id, None, site, 0, float(x), float(y), float(confidence),
                                     time))
         return tuple(out)
+
+    def _on_a_stack(self, entry: PieceEntry, corners_px: np.ndarray,
+                    pose: Pose) -> tuple[np.ndarray, tuple[tuple[float, float], float]]:
+        """A piece that may top a stack whose lower pieces are hidden under it: of the heights it may stand at (on
+        the board, up to the top of the tallest stack), the one that puts it nearest a site; on the board when none
+        does. Its traced position slides towards the camera's nadir as the height grows, by about 17 mm at ORBIT's
+        board edge for a planet and three ships, while sites lie 31 mm or more apart: one site fits best."""
+        low, high = entry.height, max(entry.height, self._tallest)
+        at_low = self._piece_centre(entry, pose.to_board(corners_px, low, self.matrix, self.dist))[0]
+        at_high = self._piece_centre(entry, pose.to_board(corners_px, high, self.matrix, self.dist))[0]
+        start, slide = np.array(at_low), np.subtract(at_high, at_low)
+        along = np.clip((self._site_xy - start) @ slide / max(float(slide @ slide), 1e-9), 0.0, 1.0)
+        gaps = np.linalg.norm(self._site_xy - (start + along[:, None] * slide), axis=1)
+        best = int(np.argmin(gaps))
+        height = low + float(along[best]) * (high - low) if gaps[best] <= self._tolerance else low
+        traced = pose.to_board(corners_px, height, self.matrix, self.dist)
+        return traced, self._piece_centre(entry, traced)
 
     @staticmethod
     def _piece_centre(entry: PieceEntry, traced: np.ndarray) -> tuple[tuple[float, float], float]:

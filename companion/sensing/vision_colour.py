@@ -76,12 +76,9 @@ class ColourFinder:
 
     def __init__(self, board: Board, registry: Registry, profile: CameraProfile) -> None:
         self.board = board
-        self.groups: dict[str, list[PieceEntry]] = {}
-        for entry in registry.unmarked():
-            if entry.colour in profile.colours:
-                self.groups.setdefault(entry.colour, []).append(entry)
+        # A colour several kinds share (ORBIT's station tiles) cannot say which piece a blob is: not looked for.
+        self.groups: dict[str, list[PieceEntry]] = registry.by_colour(profile.colours)
         self.ranges = {c: profile.colours[c] for c in self.groups}
-        self.missing = sorted({e.colour for e in registry.unmarked()} - set(self.groups))
         # One warp per piece height: a piece's top is found where it really is, not displaced by parallax.
         self.heights = {c: float(np.median([e.height for e in group])) for c, group in self.groups.items()}
 

@@ -19,7 +19,7 @@ def resolve_board(spec: str) -> Board:
             raise UserError(f"{spec}: {error}") from None
     try:
         return default_board(spec)
-    except KeyError:
+    except (KeyError, ValueError):  # no such game, or no such board of it ("orbit:side")
         raise UserError(f"--board: no board called {spec!r} (give a game with a default board, or a board file)") \
             from None
 

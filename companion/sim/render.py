@@ -25,7 +25,10 @@ PALETTE = {  # BGR of each registry colour name
     "red": (40, 40, 200), "green": (60, 160, 50), "blue": (190, 90, 30), "yellow": (40, 210, 230),
     "orange": (30, 130, 240), "purple": (150, 50, 130), "grey": (120, 120, 120), "teal": (150, 140, 40),
     "amber": (40, 160, 220), "white": (225, 225, 215), "black": (45, 40, 40), "silver": (185, 185, 180),
+    "brown": (40, 75, 125), "gray": (135, 135, 130), "pink": (175, 90, 235), "light-grey": (200, 200, 195),
+    "dark-grey": (85, 80, 80),
 }
+LABEL = (245, 245, 245)  # the white of a sticker's label
 
 
 @dataclass(frozen=True)
@@ -153,7 +156,12 @@ class Renderer:
             pts = [centre + u * ax + v * ay for u, v in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
             return self._px(cam, k, np.array([(p[0], p[1], z) for p in pts]))
 
-        cv2.fillConvexPoly(image, quad(-half, -half, half, half), (245, 245, 245), cv2.LINE_AA, 4)
+        if piece.entry.label_mm:  # a round label, wider than the tag's own margin
+            turn = np.linspace(0, 2 * math.pi, 48, endpoint=False)
+            rim = centre + piece.entry.label_mm / 2 * np.column_stack([np.cos(turn), np.sin(turn)])
+            cv2.fillConvexPoly(image, self._px(cam, k, np.column_stack([rim, np.full(len(rim), z)])), LABEL,
+                               cv2.LINE_AA, 4)
+        cv2.fillConvexPoly(image, quad(-half, -half, half, half), LABEL, cv2.LINE_AA, 4)
         sticker = piece.entry.sticker
         if sticker not in self._cells:
             self._cells[sticker] = marker_cells(self.dictionary, sticker)

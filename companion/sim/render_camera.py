@@ -12,6 +12,8 @@ from companion.sensing.vision_profile import BoardPose, CameraProfile
 
 HEIGHT_MM = 900.0  # lens above the board
 MARGIN_MM = 30.0  # table visible beyond the board's top and bottom edges
+FRAME_SIZES = ((1280, 720), (1920, 1080))  # what webcams and the Pi camera deliver, smallest first
+MIN_STICKER_PX = 18.0  # below about this, stickers are missed often (measured: 16h5 at 17 px, 20% missed, harsh)
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,16 @@ def overhead_camera(board_width: float, board_height: float, width: int = 1920, 
         width, height, f, f, (width - 1) / 2, (height - 1) / 2, (-0.08, 0.03, 0.0, 0.0, 0.0),
         tuple(rvec.ravel()), tuple(tvec.ravel()),
     )
+
+
+def frame_size(board_height: float, sticker_mm: float) -> tuple[int, int]:
+    """The smallest common frame size at which the overhead camera, the board filling the frame's height, sees a
+    sticker at least MIN_STICKER_PX wide (Trajectory's 18 mm stickers: 720p; ORBIT's 14 mm on its 700 mm board:
+    1080p); the largest when none does."""
+    for width, height in FRAME_SIZES:
+        if sticker_mm * height / (board_height + 2 * MARGIN_MM) >= MIN_STICKER_PX:
+            return width, height
+    return FRAME_SIZES[-1]
 
 
 def jittered(camera: SimCamera, rng: np.random.Generator, shift_mm: float = 6.0, angle_deg: float = 1.5) -> SimCamera:

@@ -1,8 +1,13 @@
-"""Scenes for the rendered camera: where each piece stands, stacks, a hand over the board; random but seeded."""
+"""Scenes for the rendered camera: where each piece stands, stacks, a hand over the board; random but seeded.
+
+A scene is either random (`random_scene`: pieces scattered over the sites, for the camera's own tests and bench) or
+a game's layout set out on the table (`layout_scene`: what the twin's camera photographs).
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,9 +15,12 @@ import numpy as np
 from companion.boards.model import Board
 from companion.sensing.pieces import PieceEntry, Registry
 from companion.sim.render_camera import NORMAL, Conditions, SimCamera, jittered
+from companion.table.observation import same_piece
 
 DOCK_ALONG_MM = 16.0  # docked pieces sit towards the base's top side, away from its sticker
 DOCK_ACROSS_MM = 14.0
+ON_TOP_SLOP_MM = 1.5  # how far off the middle a hand sets a piece on top of another
+SITE_SLOP_MM = 2.5  # how far off its site a hand sets a piece
 
 
 @dataclass(frozen=True)
@@ -51,8 +59,16 @@ def local_axes(angle: float) -> tuple[np.ndarray, np.ndarray]:
     return np.array([math.cos(angle), math.sin(angle)]), np.array([-math.sin(angle), math.cos(angle)])
 
 
-def docked(base: Placed, pieces: list[PieceEntry], rng: np.random.Generator) -> list[Placed]:
-    """Pieces standing on a base, clear of the base's sticker."""
+def docked(base: Placed, pieces: list[PieceEntry], rng: np.random.Generator, stacking: str = "beside") -> list[Placed]:
+    """Pieces standing on a base: clear of the base's sticker, side by side ("beside"), or on its middle, one on
+    another ("on top"; see pieces.STACKING)."""
+    if stacking == "on top":
+        out, z = [], base.z0 + base.entry.height
+        for entry in pieces:
+            dx, dy = rng.uniform(-ON_TOP_SLOP_MM, ON_TOP_SLOP_MM, 2)
+            out.append(Placed(entry, base.x + dx, base.y + dy, float(rng.uniform(0, 2 * math.pi)), z, base.site, 1))
+            z += entry.height
+        return out
     ax, ay = local_axes(base.angle)
     centre = np.array([base.x, base.y])
     across = [0.0] if len(pieces) == 1 else [-DOCK_ACROSS_MM, DOCK_ACROSS_MM]
@@ -95,7 +111,7 @@ def random_scene(
         base = Placed(base_entry, site.x, site.y, float(rng.uniform(0, 2 * math.pi)), 0.0, site.id, 0)
         riders = [others.pop() for _ in range(int(rng.integers(1, 3)))]
         placed.append(base)
-        placed.extend(docked(base, riders, rng))
+        placed.extend(docked(base, riders, rng, registry.stacking))
     pool = bases[stacks:] + others
     rng.shuffle(pool)
     singles = max(0, pieces - len(placed) - off_site)
@@ -111,6 +127,52 @@ def random_scene(
             placed.append(Placed(entry, spot[0], spot[1], float(rng.uniform(0, 2 * math.pi))))
     cam = jittered(camera, rng) if jitter else camera
     return Scene(board, cam, tuple(placed), conditions, random_hand(board, rng) if hand else None, seed)
+
+
+def layout_scene(
+    board: Board,
+    registry: Registry,
+    camera: SimCamera,
+    layout: Mapping[str, tuple[str, ...]],
+    rng: np.random.Generator,
+    conditions: Conditions = NORMAL,
+    physical: Callable[[str], str] = same_piece,
+) -> tuple[Scene, frozenset[str]]:
+    """A game's layout set out on the table, and the sites the scene cannot show whole.
+
+    Each piece is a distinct physical piece of the registry's box (pieces of one kind are interchangeable; `physical`
+    turns a layout name into the box's, Game.physical_piece), set on its site with a little slop and a random turn;
+    a stack's bottom piece carries the others. Sites the scene cannot show whole: pieces the box has none of, and
+    more riders than dock beside a base (two)."""
+    box = _box_pieces(layout, registry, physical)
+    sites = {site.id for site in board.sites}
+    on_top = registry.stacking == "on top"
+    placed: list[Placed] = []
+    hidden = set()
+    for site_id, pieces in layout.items():
+        if not pieces or site_id not in sites:
+            continue
+        chosen = box.get(site_id, ())
+        if len(chosen) < len(pieces) or (not on_top and len(pieces) > 3):
+            hidden.add(site_id)
+        if not chosen:
+            continue
+        site = board.site(site_id)
+        dx, dy = rng.uniform(-SITE_SLOP_MM, SITE_SLOP_MM, 2)
+        base = Placed(chosen[0], site.x + dx, site.y + dy, float(rng.uniform(0, 2 * math.pi)), 0.0, site_id, 0)
+        placed.append(base)
+        placed.extend(docked(base, list(chosen[1:] if on_top else chosen[1:3]), rng, registry.stacking))
+    scene = Scene(board, camera, tuple(placed), conditions, None, int(rng.integers(1 << 30)))
+    return scene, frozenset(hidden)
+
+
+def _box_pieces(layout: Mapping[str, tuple[str, ...]], registry: Registry,
+                physical: Callable[[str], str]) -> dict[str, tuple[PieceEntry, ...]]:
+    """A distinct physical piece for each piece of the layout, per site bottom to top, while the box has one."""
+    free: dict[str, list[PieceEntry]] = {}
+    for entry in registry.entries:
+        free.setdefault(entry.piece, []).append(entry)
+    return {site: tuple(free[p].pop() for p in map(physical, pieces) if free.get(p)) for site, pieces in layout.items()}
 
 
 def _free_spot(board: Board, placed: list[Placed], entry: PieceEntry, rng: np.random.Generator) -> tuple | None:

@@ -1,6 +1,8 @@
-"""What a rendered frame truly shows: which pieces' stickers are in view and not under the hand."""
+"""What a rendered frame truly shows: which pieces' stickers are in view, not under the hand nor under a piece."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -19,6 +21,17 @@ def sticker_corners(piece: Placed, sticker_mm: float) -> np.ndarray:
     return np.array([(*(centre + u * ax + v * ay), z) for u, v in ((-h, h), (h, h), (h, -h), (-h, -h))])
 
 
+def covered(scene: Scene, piece: Placed, sticker_mm: float) -> bool:
+    """True when a piece standing on this one hides the middle of its sticker (ORBIT's ship on a planet)."""
+    centre = sticker_corners(piece, sticker_mm)[:, :2].mean(axis=0)
+    top = piece.z0 + piece.entry.height
+    return any(
+        other.z0 >= top - 0.5 and math.dist((other.x, other.y), centre) < other.entry.radius * math.cos(
+            math.pi / other.entry.sides)
+        for other in scene.pieces if other is not piece
+    )
+
+
 def visible(scene: Scene, rendered: Rendered, sticker_mm: float) -> dict[str, bool]:
     """Entry id -> whether the camera can see the piece's whole sticker."""
     cam = scene.camera
@@ -28,6 +41,7 @@ def visible(scene: Scene, rendered: Rendered, sticker_mm: float) -> dict[str, bo
             continue
         px = cam.project(sticker_corners(piece, sticker_mm))
         inside = bool(np.all((px >= EDGE_PX) & (px < np.array([cam.width, cam.height]) - EDGE_PX)))
+        inside = inside and not covered(scene, piece, sticker_mm)
         if inside and rendered.hand_mask is not None:
             xs = np.clip(px[:, 0].round().astype(int), 0, cam.width - 1)
             ys = np.clip(px[:, 1].round().astype(int), 0, cam.height - 1)

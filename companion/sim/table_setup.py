@@ -8,11 +8,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from companion.boards import default_board
+from companion.boards import Board, default_board
 from companion.calibration.grid import GridProfile, save_profile
 from companion.errors import UserError
 from companion.rules import load, names
 from companion.sensing.pieces import default_registry, has_registry
+from companion.sensing.vision_setup import resolve_board
 from companion.sim.simavr_grid import GridProcess, build, simavr_grid, virtual_grid
 from companion.sim.twin import Twin, switch_map
 from companion.sim.twin_camera import TwinCamera
@@ -68,7 +69,7 @@ def make_twin(
     if session is None:
         session = Session.start(store, game, list(COLOURS[:players]), dict(options or {}), seed)
     game = session.record.game
-    board = default_board(game)
+    board = game_board(game, session.record.options)
     size = grid_size(len(board.sites))
     sites = switch_map(board, size, size)
     profile = work / "grid.json"  # the twin's own grid profile: a calibration from the phones rewrites it
@@ -83,9 +84,23 @@ def make_twin(
         site_name=lambda site: board.site(site).name,
         pace=pace,
         wire=work / "ttyGRID" if wire else None,
-        camera=TwinCamera(board, default_registry(game), seed) if _camera(camera, game) else None,
+        camera=twin_camera(game, board, seed) if _camera(camera, game) else None,
         profile=profile,
     )
+
+
+def game_board(game: str, options: Mapping[str, Any] | None = None) -> Board:
+    """The board a game's options put on the table: ORBIT's `board` option names a side ("back") or a board file;
+    every other game plays on its default board."""
+    spec = str((options or {}).get("board") or "")
+    if not spec:
+        return default_board(game)
+    return resolve_board(spec if spec.endswith(".json") or Path(spec).is_file() else f"{game}:{spec}")
+
+
+def twin_camera(game: str, board: Board, seed: int) -> TwinCamera:
+    """The rendered camera over a game's board, with the game's piece registry."""
+    return TwinCamera(board, default_registry(game), seed, physical=load(game).physical_piece)
 
 
 def _camera(wanted: bool | None, game: str) -> bool:

@@ -1,13 +1,14 @@
 """The twin's camera: the physical board rendered as the camera over the table would see it, read by the real vision.
 
-Each piece of the layout is matched to a physical piece of the game's registry (pieces of one kind are
-interchangeable), set on its site with a little slop and a random turn; a stack's bottom piece is the base the others
-dock on. The frame goes through the same Vision the hardware uses, and what comes out is what the observer gets.
+Each piece of the layout is matched to a physical piece of the game's registry (render_scene.layout_scene: pieces of
+one kind are interchangeable), set on its site with a little slop and a random turn; a stack's bottom piece carries
+the others. The frame goes through the same Vision the hardware uses, and what comes out is what the observer gets.
+The frame is as large as the game's stickers need (render_camera.frame_size: 720p for Trajectory, 1080p for ORBIT).
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 from dataclasses import replace
 
 import cv2
@@ -15,11 +16,12 @@ import numpy as np
 
 from companion.boards import Board
 from companion.rules.engine import Layout
-from companion.sensing.pieces import PieceEntry, Registry
+from companion.sensing.pieces import Registry
 from companion.sensing.vision import Vision
 from companion.sim.render import Renderer
-from companion.sim.render_camera import NORMAL, Conditions, overhead_camera, sim_profile
-from companion.sim.render_scene import Placed, Scene, docked
+from companion.sim.render_camera import NORMAL, Conditions, frame_size, overhead_camera, sim_profile
+from companion.sim.render_scene import layout_scene
+from companion.table.observation import same_piece
 from companion.table.observe import CameraView, camera_view
 
 
@@ -29,42 +31,30 @@ class TwinCamera:
         board: Board,
         registry: Registry,
         seed: int = 1,
-        size: tuple[int, int] = (1280, 720),
+        size: tuple[int, int] | None = None,
         conditions: Conditions = NORMAL,
+        physical: Callable[[str], str] = same_piece,
     ) -> None:
+        """`size`: the frame's (default: frame_size for the board and the stickers); `physical`: the piece in the box
+        a layout name stands for (Game.physical_piece)."""
         self.board = board
         self.registry = registry
-        self.camera = overhead_camera(board.width, board.height, *size)
+        self.camera = overhead_camera(board.width, board.height, *(size or frame_size(board.height,
+                                                                                       registry.sticker_mm)))
         self.renderer = Renderer(board, registry.dictionary, registry.sticker_mm)
         self.vision = Vision(board, registry, sim_profile(self.camera, board.name))
         self.conditions = conditions
+        self.physical = physical
         self.rng = np.random.default_rng(seed)
         self.frames = 0
-        self._sites = {site.id for site in board.sites}
         cv2.setNumThreads(1)  # leave the other core to the table's loop
 
     def render(self, layout: Layout) -> tuple[np.ndarray, frozenset[str]]:
-        """The camera's picture of the board as `layout` has it, and the sites it cannot show whole: stacks taller
-        than a base and two riders, and pieces the box (the registry) has no physical piece for."""
-        entries = _entries(layout, self.registry)
-        placed: list[Placed] = []
-        hidden = set()
-        for site_id, pieces in layout.items():
-            if not pieces or site_id not in self._sites:
-                continue
-            chosen = entries.get(site_id, ())
-            if len(chosen) < len(pieces) or len(pieces) > 3:
-                hidden.add(site_id)
-            if not chosen:
-                continue
-            site = self.board.site(site_id)
-            dx, dy = self.rng.uniform(-2.5, 2.5, 2)
-            angle = float(self.rng.uniform(0, 2 * math.pi))
-            base = Placed(chosen[0], site.x + dx, site.y + dy, angle, 0.0, site_id, 0)
-            placed.append(base)
-            placed.extend(docked(base, list(chosen[1:3]), self.rng))
-        scene = Scene(self.board, self.camera, tuple(placed), self.conditions, None, int(self.rng.integers(1 << 30)))
-        return self.renderer.render(scene).image, frozenset(hidden)
+        """The camera's picture of the board as `layout` has it, and the sites it cannot show whole (pieces the box,
+        the registry, has none of; more riders than dock beside a base)."""
+        scene, hidden = layout_scene(self.board, self.registry, self.camera, layout, self.rng, self.conditions,
+                                     self.physical)
+        return self.renderer.render(scene).image, hidden
 
     def look(self, layout: Layout, now: float) -> CameraView:
         """One frame of the board as `layout` has it, taken at `now`, through the real vision."""
@@ -73,12 +63,3 @@ class TwinCamera:
         self.frames += 1
         view = camera_view(report, self.registry)
         return replace(view, unreliable=view.unreliable | hidden)
-
-
-def _entries(layout: Layout, registry: Registry) -> dict[str, tuple[PieceEntry, ...]]:
-    """A distinct physical piece for each piece of the layout, per site bottom to top, while the box has one."""
-    free: dict[str, list[PieceEntry]] = {}
-    for entry in registry.entries:
-        if entry.sticker is not None:
-            free.setdefault(entry.piece, []).append(entry)
-    return {site: tuple(free[p].pop() for p in pieces if free.get(p)) for site, pieces in layout.items()}

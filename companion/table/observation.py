@@ -2,12 +2,24 @@
 
 The reed grid knows whether a site is occupied; the camera knows which pieces stand there (bottom to top as far as
 it can see). Either may be silent for a site: no switch under it, or the camera blind there (a hand, a glare).
+
+The camera names the pieces in the box (the blue spaceship, `ship-blue`) and sees only the kinds its registry gives
+a sticker or a calibrated colour; a game's layout may name a piece by the part it plays (ORBIT's second spaceship
+in a dual game, `ship-blue-red`) and lists pieces the camera never looks for (ORBIT's station tiles). So the
+camera's reading is compared with the expected pieces as the camera can show them (`Observation.shown`); the grid's
+with every piece.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+
+def same_piece(name: str) -> str:
+    """A layout name that is the physical piece's own name (every game's but where Game.physical_piece says)."""
+    return name
 
 
 @dataclass(frozen=True)
@@ -17,8 +29,9 @@ class SiteReading:
     confidence: float = 1.0  # the camera's confidence in `pieces`
     partial: bool = False  # `pieces` may leave out pieces hidden under those seen
 
-    def agrees_with(self, expected: tuple[str, ...]) -> bool:
-        """True when nothing known about this site contradicts the pieces expected on it.
+    def agrees_with(self, expected: tuple[str, ...], shown: tuple[str, ...] | None = None) -> bool:
+        """True when nothing known about this site contradicts the pieces expected on it; `shown` is what of them
+        the camera can show (default: all of them, as named).
 
         A partial reading (the lowest piece seen is not a base, so a piece could hide under it) only says that what
         was seen is there; the top of a stack is always in view, so it sees something wherever something stands."""
@@ -26,9 +39,10 @@ class SiteReading:
             return False
         if self.pieces is None:
             return True
+        shown = expected if shown is None else shown
         if not self.partial:
-            return sorted(self.pieces) == sorted(expected)
-        return bool(self.pieces) == bool(expected) and not Counter(self.pieces) - Counter(expected)
+            return sorted(self.pieces) == sorted(shown)
+        return bool(self.pieces) == bool(shown) and not Counter(self.pieces) - Counter(shown)
 
 
 @dataclass(frozen=True)
@@ -37,6 +51,17 @@ class Observation:
 
     sites: dict[str, SiteReading] = field(default_factory=dict)
     time: float = 0.0
+    camera_pieces: frozenset[str] | None = None  # the piece names the camera tells apart (None: every piece)
+
+    def shown(self, expected: tuple[str, ...], physical: Callable[[str], str] = same_piece) -> tuple[str, ...]:
+        """The expected pieces as the camera can show them: each named as the physical piece `physical` says it is,
+        without those the camera does not tell apart."""
+        names = (physical(piece) for piece in expected)
+        return tuple(p for p in names if self.camera_pieces is None or p in self.camera_pieces)
+
+    def agrees(self, site: str, expected: tuple[str, ...], physical: Callable[[str], str] = same_piece) -> bool:
+        """True when the site's reading does not contradict `expected` (layout names, bottom to top)."""
+        return self.reading(site).agrees_with(expected, self.shown(expected, physical))
 
     def reading(self, site: str) -> SiteReading:
         return self.sites.get(site, SiteReading())

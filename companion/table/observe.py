@@ -27,6 +27,7 @@ class CameraView:
     unreliable: frozenset[str]
     reliable: bool = True  # False: nothing in the frame may be used (no board pose, a moved camera)
     partial: frozenset[str] = frozenset()  # sites where a piece may hide under the ones seen
+    pieces: frozenset[str] | None = None  # the piece names the camera tells apart (None: every piece)
 
 
 def camera_view(report: FrameReport, registry: Registry) -> CameraView:
@@ -37,7 +38,8 @@ def camera_view(report: FrameReport, registry: Registry) -> CameraView:
         if sighting.site is not None:
             lowest[sighting.site] = sighting.entry
     partial = frozenset(site for site, entry in lowest.items() if not registry.entry(entry).is_base)
-    return CameraView(report.time, report.stacks(), frozenset(report.unreliable_sites()), report.reliable, partial)
+    return CameraView(report.time, report.stacks(), frozenset(report.unreliable_sites()), report.reliable, partial,
+                      report.identifies)
 
 
 class Observer:
@@ -182,9 +184,11 @@ class Observer:
             return None
         readings: dict[str, SiteReading] = {site: SiteReading(occupied=o) for site, o in self._occupied.items()}
         frame = self._fresh_frame(settled if self._grid_up else float("-inf"))
+        pieces = None
         if frame is not None and self._camera_up and self.camera_sites is not None:
+            pieces = frame.pieces
             for site in self.camera_sites - frame.unreliable:
-                pieces = tuple(frame.stacks.get(site, ()))
+                stack = tuple(frame.stacks.get(site, ()))
                 occupied = readings.get(site, SiteReading()).occupied
-                readings[site] = SiteReading(occupied, pieces, partial=site in frame.partial)
-        return Observation(readings, settled)
+                readings[site] = SiteReading(occupied, stack, partial=site in frame.partial)
+        return Observation(readings, settled, pieces)

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from companion.rules import Action, Game
 from companion.rules.engine import Layout
-from companion.table.observation import Observation
+from companion.table.observation import Observation, same_piece
 
 Verdict = Literal["unchanged", "explained", "ambiguous", "mismatch"]
 
@@ -38,9 +38,12 @@ class Ruling:
     fixes: tuple[Fix, ...] = ()  # mismatch: how to make the board match the game again
 
 
-def disagreements(layout: Layout, observation: Observation, sites: Iterable[str]) -> list[str]:
-    """The sites among `sites` whose readings contradict `layout`."""
-    return [s for s in sites if not observation.reading(s).agrees_with(tuple(layout.get(s, ())))]
+def disagreements(
+    layout: Layout, observation: Observation, sites: Iterable[str], physical: Callable[[str], str] = same_piece
+) -> list[str]:
+    """The sites among `sites` whose readings contradict `layout`; `physical` names the piece in the box a layout
+    name stands for (Game.physical_piece)."""
+    return [s for s in sites if not observation.agrees(s, tuple(layout.get(s, ())), physical)]
 
 
 def board_actions(game: Game, state: Any) -> list[tuple[Action, Layout]]:
@@ -61,35 +64,38 @@ def judge(game: Game, state: Any, observation: Observation, name: Any = None) ->
     name = name or (lambda site: site)
     layout = game.layout(state)
     sites = observation.known_sites()
-    if not disagreements(layout, observation, sites):
+    physical = game.physical_piece
+    if not disagreements(layout, observation, sites, physical):
         return Ruling("unchanged")
     # One candidate per distinct game state: actions that leave the same state (a piece entering by either of two
     # lines to the same spot) are the same move; actions that leave the same board but different books are not.
     outcomes: dict[Any, Action] = {}
     for action, after in board_actions(game, state):
-        if not disagreements(after, observation, sites):
+        if not disagreements(after, observation, sites, physical):
             key = json.dumps(game.state_to_json(game.apply(state, action)[0]), sort_keys=True)
             outcomes.setdefault(key, action)
     if len(outcomes) == 1:
         return Ruling("explained", tuple(outcomes.values()))
     if outcomes:
         return Ruling("ambiguous", tuple(outcomes.values()))
-    return Ruling("mismatch", fixes=tuple(_fixes(layout, observation, sites, name)))
+    return Ruling("mismatch", fixes=tuple(_fixes(layout, observation, sites, name, physical)))
 
 
-def _fixes(layout: Layout, observation: Observation, sites: Iterable[str], name: Any) -> list[Fix]:
+def _fixes(layout: Layout, observation: Observation, sites: Iterable[str], name: Any,
+           physical: Callable[[str], str] = same_piece) -> list[Fix]:
     fixes = []
-    for site in sorted(disagreements(layout, observation, sites)):
+    for site in sorted(disagreements(layout, observation, sites, physical)):
         reading = observation.reading(site)
         expected = tuple(layout.get(site, ()))
+        shown = observation.shown(expected, physical)
         where = name(site)
         seen = reading.pieces
         # What the camera saw that should not be there, and what it should have seen (a partial reading may hide
         # pieces under those it saw, so only an empty one says a piece is missing).
-        extra = list((Counter(seen) - Counter(expected)).elements()) if seen is not None else []
+        extra = list((Counter(seen) - Counter(shown)).elements()) if seen is not None else []
         missing = []
         if seen is not None and not (reading.partial and seen):
-            missing = list((Counter(expected) - Counter(seen)).elements())
+            missing = list((Counter(shown) - Counter(seen)).elements())
         if extra or missing:
             parts = [f"take {', '.join(extra)} off {where}"] if extra else []
             parts += [f"put {', '.join(missing)} on {where}"] if missing else []

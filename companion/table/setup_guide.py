@@ -2,8 +2,9 @@
 bottom of each stack first (planets and stations before the ships on them).
 
 A piece counts as placed when the sensors see it there: the grid's switch closing under the bottom of a stack, or
-the camera seeing the piece (the only sense that can see a piece set on one already there). Where neither can tell,
-a phone taps "placed". A piece set down on a site where nothing goes yet is named with where the piece asked for
+the camera seeing the piece (the only sense that can see a piece set on one already there), if it is a kind the
+camera tells apart (ORBIT's camera knows planets and ships, not station tiles). Where neither can tell, a phone taps
+"placed". A piece set down on a site where nothing goes yet is named with where the piece asked for
 belongs. The referee is held back meanwhile (web/table.py); once every piece is placed it judges the board as usual.
 """
 
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.boards import Board
-from companion.table.observation import Observation
+from companion.table.observation import Observation, same_piece
 from companion.table.observe import Observer
 from companion.table.steps import NotNow, Ticker
 
@@ -69,8 +70,12 @@ class SetupGuide:
         on_change: Callable[[Status], None],
         on_end: Callable[[], None],
         every: float = POLL,
+        physical: Callable[[str], str] = same_piece,
     ) -> None:
+        """`physical`: the piece in the box a layout name stands for (Game.physical_piece); a piece named otherwise
+        than the camera names it is left to the grid or a tap."""
         self.board = board
+        self.physical = physical
         self.layout = {site: tuple(stack) for site, stack in layout.items()}
         self.order = placement_order(layout, [site.id for site in board.sites])
         self.observer = observer
@@ -159,12 +164,17 @@ class SetupGuide:
     def _seen(self, index: int, observation: Observation) -> bool:
         step = self.order[index]
         reading = observation.reading(step.site)
-        if reading.pieces is not None:  # the camera sees this site: the piece itself must be there
+        if reading.pieces is not None and self._camera_knows(step.piece, observation):
+            # The camera sees this site and this kind of piece: the piece itself must be there.
             wanted = sum(1 for p in self.order[: index + 1] if (p.site, p.piece) == (step.site, step.piece))
-            return Counter(reading.pieces)[step.piece] >= wanted
+            return Counter(reading.pieces)[self.physical(step.piece)] >= wanted
         if step.level == 0 and reading.occupied is not None:
             return reading.occupied
         return False  # a piece on another: only a tap says so
+
+    def _camera_knows(self, piece: str, observation: Observation) -> bool:
+        kinds = observation.camera_pieces
+        return kinds is None or self.physical(piece) in kinds
 
     def _check_wrong(self, observation: Observation) -> None:
         expected = {p.site for p in self.order[: self.done + 1]}
@@ -176,7 +186,7 @@ class SetupGuide:
             return
         step = self.order[self.done]
         what, goes = self._words(step), self._name(step.site)
-        seen_on = next((s for s in wrong if step.piece in (observation.reading(s).pieces or ())), None)
+        seen_on = next((s for s in wrong if self.physical(step.piece) in (observation.reading(s).pieces or ())), None)
         first = seen_on or wrong[0]
         later = next((p for p in self.order[self.done + 1 :] if p.site == first), None)
         if seen_on is not None:
@@ -216,8 +226,9 @@ class SetupGuide:
         if self.observer is None:
             return "tap"
         grid, camera = self.observer.watches(step.site)
-        # The camera may be blind at this site (a stack too tall to vouch for): then it cannot see the piece either.
-        blind = self._last is not None and self._last.reading(step.site).pieces is None
+        # The camera may be blind at this site (a stack too tall to vouch for), or not know this kind of piece.
+        blind = self._last is not None and (
+            self._last.reading(step.site).pieces is None or not self._camera_knows(step.piece, self._last))
         return "sensors" if (camera and not blind) or (grid and step.level == 0) else "tap"
 
     def _status(self) -> Status:

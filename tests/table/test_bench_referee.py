@@ -20,7 +20,7 @@ def test_the_check_refuses_a_ruling_that_ignores_a_visible_move():
     states = (move.state for move in playout(game, game.setup(["red", "green"], {}, 3), 3))
     state, (action, after) = next((s, m[0]) for s in states if (m := board_actions(game, s)))
     sites = sorted(set(game.layout(state)) | set(after))
-    seen, unmoved = referee._observe(after, sites, True), referee._observe(game.layout(state), sites, True)
+    seen, unmoved = referee._observe(game, after, sites, True), referee._observe(game, game.layout(state), sites, True)
     assert seen != unmoved
     assert not referee._right(game, state, Ruling("unchanged"), seen, unmoved)
     assert not referee._right(game, state, Ruling("mismatch"), seen, unmoved)

@@ -131,3 +131,24 @@ def test_a_grid_with_no_map_yet_reads_nothing_and_leaves_the_camera_alone_to_set
     assert observer.observation(1.5).sites["a"].pieces == ("ship",)
     observer.remap(SWITCHES)
     assert observer.watches("a") == (True, True)
+
+
+def test_the_settled_board_says_which_pieces_the_camera_tells_apart():
+    """ORBIT's camera knows planets and ships, not station tiles: the observation carries that to the referee."""
+    from companion.sensing.pieces import default_registry
+    from companion.sensing.vision import FrameReport
+    from companion.table.observe import camera_view
+
+    registry = default_registry("orbit")
+    report = FrameReport(5.6, True, "", (), identifies=registry.identifiable(()))
+    observer = Observer(SWITCHES, SITES, settle=0.3)
+    observer.reed(frozenset({(0, 1)}), at=5.0)
+    observer.camera(camera_view(report, registry))
+    observation = observer.observation(5.7)
+    assert observation is not None and "ship-blue" in observation.camera_pieces
+    assert "station-hand" not in observation.camera_pieces and "nebula" not in observation.camera_pieces
+    assert observation.agrees("b", ("station-hand",))  # felt by the grid, not looked for by the camera
+    assert not observation.agrees("b", ("planet-red",))  # a planet the camera would have seen
+    grid_alone = Observer(SWITCHES, None, settle=0.3)
+    grid_alone.reed(frozenset({(0, 1)}), at=5.0)
+    assert grid_alone.observation(5.7).camera_pieces is None

@@ -97,3 +97,64 @@ def test_advice_when_the_grid_and_the_camera_disagree_or_a_piece_is_doubled():
     fixes = {fix.site: fix.advice for fix in _fixes(layout, seen, ["a", "b"], lambda site: f"site {site}")}
     assert fixes["a"] == "Take infestor-ice off site a."
     assert fixes["b"] == "Check site b: the grid and the camera disagree there."
+
+
+ORBIT = load("orbit")
+ORBIT_SITES = [s.id for s in default_board("orbit").sites]
+STICKERED = frozenset(f"{kind}-{c}" for kind in ("planet", "ship")
+                      for c in ("red", "orange", "yellow", "green", "blue", "purple", "brown", "gray"))
+
+
+def orbit_grid(layout):
+    return Observation({site: SiteReading(bool(layout.get(site))) for site in ORBIT_SITES})
+
+
+def orbit_camera(layout):
+    """What ORBIT's camera reads with the grid: each stack's top ship (partial: it hides what is under it), else
+    the planet; only pieces with stickers, named as the box names them."""
+    readings = {}
+    for site in ORBIT_SITES:
+        stack = [ORBIT.physical_piece(p) for p in layout.get(site, ())]
+        seen = [p for p in stack if p in STICKERED]
+        ships = [p for p in seen if p.startswith("ship-")]
+        readings[site] = SiteReading(bool(stack), tuple(ships[-1:] or seen), partial=bool(ships))
+    return Observation(readings, camera_pieces=STICKERED)
+
+
+def docking_flight():
+    """A dual game's state where Red's second (blue) ship can fly onto a planet, and that flight."""
+    start = ORBIT.setup(["red", "green"], {"mode": "dual"}, 3)
+    for card in ORBIT.legal_actions(start):
+        played = ORBIT.apply(start, card)[0]
+        for action in ORBIT.legal_actions(played):
+            if action.type == "fly" and action["ship"] == "blue" and ORBIT.layout(played).get(action["to"]):
+                return played, action
+    raise AssertionError("no card lets the blue ship fly onto a planet")
+
+
+def test_orbit_the_camera_tells_which_ship_docked_where_the_grid_cannot():
+    """Red's second ship (blue, `ship-blue-red` in the layout) flies from its planet onto another: both sites keep a
+    piece, so the grid feels nothing at all; the camera, seeing the blue ship on the other planet, settles it."""
+    state, action = docking_flight()
+    seen = ORBIT.layout(ORBIT.apply(state, action)[0])
+    assert "ship-blue-red" in seen[action["to"]]
+    assert judge(ORBIT, state, orbit_grid(seen)).verdict == "unchanged"
+    assert judge(ORBIT, state, orbit_camera(seen)).actions == (action,)
+
+    class NamedByRole(type(ORBIT)):
+        def physical_piece(self, name: str) -> str:
+            return name  # the layout's names compared as they are: the blue ship seen is not `ship-blue-red`
+
+    assert judge(NamedByRole(), state, orbit_camera(seen)).verdict == "mismatch"
+
+
+def test_pieces_the_camera_does_not_tell_apart_are_left_to_the_grid():
+    seen = Observation(
+        {"a": SiteReading(True, ()), "b": SiteReading(True, ("ship-red",), partial=True)},
+        camera_pieces=frozenset({"ship-red", "planet-red"}),
+    )
+    assert seen.agrees("a", ("nebula",)) and seen.agrees("b", ("station-hand", "ship-red"))
+    assert not seen.agrees("a", ("planet-red",))  # a planet it would have seen
+    assert not seen.agrees("a", ())  # the grid feels a piece
+    assert not Observation(dict(seen.sites)).agrees("a", ("nebula",))  # a camera that knows every piece sees none
+    assert seen.shown(("station-hand", "planet-red", "ship-blue-red"), ORBIT.physical_piece) == ("planet-red",)

@@ -154,3 +154,41 @@ def test_with_the_phones_alone_each_piece_is_a_tap_and_back_goes_one_back():
 def test_an_empty_layout_needs_no_guide():
     guide = SetupGuide({}, BOARD, None, lambda status: None, lambda: None)
     assert not guide.running and guide.start()["count"] == "0 of 0 placed"
+
+
+def _until(guide, test, within=3.0):
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline and not test(guide.status()):
+        time.sleep(0.01)
+    return guide.status()
+
+
+def test_orbit_tiles_the_camera_does_not_know_are_felt_and_a_dual_ship_is_seen_as_the_box_names_it():
+    """ORBIT's camera knows planets and ships by their stickers, not station tiles: a tile counts once the grid
+    feels it, the ship on it once the camera sees it; Red's second ship (`ship-blue-red`) is the blue ship it sees."""
+    from companion.sensing.pieces import default_registry
+
+    orbit = load("orbit")
+    board = default_board("orbit")
+    switches = switch_map(board, 16, 16)
+    layout = {"r2s4": ("station-hand", "ship-red"), "r1s0": ("planet-red", "ship-blue-red")}
+    known = default_registry("orbit").identifiable(())
+    for physical, last_how in ((orbit.physical_piece, "sensors"), (None, "tap")):
+        observer = Observer({switch: site for site, switch in switches.items()}, frozenset(switches), settle=0.05)
+        news: list[dict] = []
+        extra = {"physical": physical} if physical else {}
+        guide = SetupGuide(layout, board, observer, news.append, lambda: None, every=0.01, **extra)
+        guide.start()
+        observer.reed(frozenset(switches[s] for s in layout), time.monotonic())
+        time.sleep(0.06)
+        observer.camera(CameraView(time.monotonic(), {"r1s0": ("planet-red",)}, frozenset(), pieces=known))
+        status = _until(guide, lambda s: s["placed"] == 2)  # the tiles and planets at the bottom: felt
+        assert status["placed"] == 2 and status["piece"] == "ship-blue-red" and status["how"] == last_how
+        seen = {"r1s0": ("ship-blue",), "r2s4": ("ship-red",)}
+        observer.camera(CameraView(time.monotonic(), seen, frozenset(), {"r1s0", "r2s4"}, pieces=known))
+        status = _until(guide, lambda s: s["state"] == "placed", within=0.5)
+        if physical:
+            assert status["state"] == "placed"
+        else:  # named by its owner as well, it is not what the camera names: a tap says it
+            assert status["placed"] == 2 and status["how"] == "tap"
+        guide.cancel()

@@ -118,6 +118,21 @@ def test_print_stickers_and_charuco(tmp_path, registry):
     assert 'width="250mm" height="190mm"' in (tmp_path / "c.svg").read_text()
 
 
+def test_print_orbit_stickers_with_round_labels_for_the_planets(tmp_path, capsys):
+    from companion.sensing.pieces import default_registry
+
+    registry = default_registry("orbit")
+    assert main(["print", "stickers", "--game", "orbit", "--out", str(tmp_path / "o.svg")]) == 0
+    text = (tmp_path / "o.svg").read_text()
+    marked = [e for e in registry.entries if e.sticker is not None]
+    assert len(marked) == 16 and all(f"{e.id} #{e.sticker}" in text for e in marked)
+    assert "station-hand-1" not in text and "nebula-1" not in text  # no stickers for tiles and chips
+    assert text.count('r="13.000" fill="none"') == 8  # a 26 mm round label's cut line for each planet
+    assert "DICT_APRILTAG_16h5, 14 mm" in text
+    assert main(["print", "stickers", "--game", "chess"]) == 2
+    assert "no default piece registry for game 'chess'" in capsys.readouterr().err
+
+
 def test_saved_profile_round_trips(tmp_path, camera):
     profile = sim_profile(camera, "trajectory")
     save_profile(profile, tmp_path / "p.json")

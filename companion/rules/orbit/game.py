@@ -142,6 +142,11 @@ class Orbit(Game[State]):
             stacks.setdefault(ship.site, []).append(piece(state, colour))
         return {site: tuple(pieces) for site, pieces in stacks.items()}
 
+    def physical_piece(self, name: str) -> str:
+        """A dual game's second spaceship is named for its owner too (`ship-blue-red`); the piece is the blue ship."""
+        kind, _, rest = name.partition("-")
+        return f"ship-{rest.partition('-')[0]}" if kind == "ship" else name
+
     def ledger(self, state: State) -> Ledger:
         players = {}
         for name, person in state.people.items():
