@@ -197,7 +197,8 @@ class Table:
     def _make_guide(self) -> SetupGuide:
         session, loop = self.session, self.loop
         self.guide = SetupGuide(session.game.layout(session.state), self.board(), loop.observer if loop else None,
-                                lambda status: self.hub.transient("setup", status), self._hold_loop)  # fmt: skip
+                                lambda status: self.hub.transient("setup", status), self._hold_loop,
+                                physical=session.game.physical_piece)  # fmt: skip
         return self.guide
 
     def guide_command(self, do: str) -> dict[str, Any]:
