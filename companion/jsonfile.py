@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from companion.atomic import write_atomically
 
 
 def read_json(path: str | Path, error: type[Exception]) -> Any:
@@ -24,19 +23,5 @@ def read_json(path: str | Path, error: type[Exception]) -> Any:
 
 
 def write_json(path: str | Path, data: Any) -> None:
-    """Write `data` as indented JSON so that the file is either the old one or the whole new one, never half of
-    it: a temporary file beside it, flushed to disk, then renamed over it (a power cut mid-save loses nothing)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(json.dumps(data, indent=1) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
-        if path.exists():
-            shutil.copymode(path, temporary)  # keep the mode the owner gave the file (the service's profiles: 640)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """Write `data` as indented JSON, all at once (companion.atomic), keeping the mode of the file it replaces."""
+    write_atomically(path, (json.dumps(data, indent=1) + "\n").encode("utf-8"))

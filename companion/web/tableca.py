@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import ipaddress
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from companion.atomic import write_atomically
 from companion.errors import UserError
 from companion.web.hostnames import NO_NAMES, Names, dns_name
 
@@ -176,22 +176,12 @@ def _key_pem(key: Key) -> bytes:
                              serialization.NoEncryption())  # fmt: skip
 
 
-def write_atomically(path: Path, data: bytes, mode: int) -> None:
-    """Write a temporary file beside `path` with `mode` from the start, then rename it over `path`: a reader sees the
-    old file or the new one, never half of one, and a key is never readable by others even for a moment."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+def write_file(path: Path, data: bytes, mode: int) -> None:
+    """A certificate or key written all at once with its mode from the start; a failure is one line naming it."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-        with os.fdopen(fd, "wb") as out:
-            os.fchmod(out.fileno(), mode)  # the umask may have taken bits away
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)  # the keys' folder is the service's alone
+        write_atomically(path, data, mode)
     except OSError as error:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
         raise UserError(f"{path}: cannot write it ({error.strerror or error})") from None
 
 
@@ -259,8 +249,8 @@ def load_server(folder: Folder, authority: Authority) -> Server:
 
 
 def _save_server(folder: Folder, server: Server) -> None:
-    write_atomically(folder.server_key, _key_pem(server.key), 0o600)  # the key first: a cert never waits for it
-    write_atomically(folder.server_cert, _pem(server.cert), 0o644)
+    write_file(folder.server_key, _key_pem(server.key), 0o600)  # the key first: a cert never waits for it
+    write_file(folder.server_cert, _pem(server.cert), 0o644)
 
 
 def _until(cert: x509.Certificate) -> str:
@@ -282,8 +272,8 @@ def init(folder: Folder, names: Names, hostname: str, extra: Names = NO_NAMES, n
         lines.append(f"kept {folder.ca_cert} ({authority.name}, until {_until(authority.cert)})")
     else:
         authority = make_authority(hostname, extra, now())
-        write_atomically(folder.ca_key, _key_pem(authority.key), 0o600)
-        write_atomically(folder.ca_cert, _pem(authority.cert), 0o644)
+        write_file(folder.ca_key, _key_pem(authority.key), 0o600)
+        write_file(folder.ca_cert, _pem(authority.cert), 0o644)
         lines.append(f"wrote {folder.ca_cert} ({authority.name}, until {_until(authority.cert)}) and its key")
     if folder.server_cert.exists() or folder.server_key.exists():
         server = load_server(folder, authority)

@@ -22,7 +22,7 @@ from companion.table.config import load_config
 from companion.web import server as web_server
 from companion.web.hostnames import Names, host_name, local_names
 from companion.web.serve import Renewal, Tls, tls_settings
-from companion.web.tableca import Folder, init, issue, load_authority, write_atomically
+from companion.web.tableca import Folder, init, issue, load_authority, write_file
 
 from .conftest import TOKEN, Stream, free_port, new_table
 from .test_openapi import check
@@ -248,8 +248,8 @@ def test_an_address_gained_while_serving_gets_a_certificate_without_a_restart(se
     makes a new one from the same CA, and the next handshake presents it."""
     port, context = secure.server.https_port, trusting(table_ca)
     narrow = issue(load_authority(table_ca), Names(("orrery.local",)))  # as if made before 127.0.0.1 existed
-    write_atomically(table_ca.server_cert, narrow.cert.public_bytes(serialization.Encoding.PEM), 0o644)
-    write_atomically(table_ca.server_key, narrow.key.private_bytes(
+    write_file(table_ca.server_cert, narrow.cert.public_bytes(serialization.Encoding.PEM), 0o644)
+    write_file(table_ca.server_key, narrow.key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()), 0o600)
     secure.server.reload_certificate()
     with pytest.raises(ssl.SSLCertVerificationError, match="IP address mismatch"):

@@ -8,6 +8,7 @@ is a card still in the deck being drawn from.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 
 from companion.rules.engine import Action, Event, IllegalAction
@@ -25,6 +26,7 @@ from companion.rules.periorbis.text import plural
 Result = tuple[State, list[Event]]
 NOUNS = {"ship": "trading ship card", "employee": "employee card"}
 A_CARD = {"ship": "a trading ship card", "employee": "an employee card"}
+ARGUMENT = {"ship": "ship", "employee": "card"}  # what a `reveal` names the card by
 
 
 def fill_ships(state: State) -> Result:
@@ -59,12 +61,20 @@ def _fill(state: State, kind: str, count: int) -> Result:
     return state, arrived
 
 
+def reveals(state: State) -> Iterator[Action]:
+    """Every card the table may say it drew now: those left in the deck the owed card comes from."""
+    if state.owed:
+        kind = state.owed[0]
+        for value in next(deck for deck in _decks(state, kind) if deck):
+            yield Action.make("reveal", **{ARGUMENT[kind]: value})
+
+
 def reveal(state: State, action: Action) -> Result:
     """The table says which card it drew: `ship` (a trading ship card's id) or `card` (an employee card's number)."""
     if not state.owed:
         raise IllegalAction("no card is waiting to be drawn")
     kind = state.owed[0]
-    wanted, given = ("ship", "card") if kind == "ship" else ("card", "ship")
+    wanted, given = ARGUMENT[kind], ARGUMENT["employee" if kind == "ship" else "ship"]
     if action.get(given) is not None or action.get(wanted) is None:
         raise IllegalAction(f"the table draws {NOUNS[kind]} now: say which with {wanted!r}")
     decks = _decks(state, kind)

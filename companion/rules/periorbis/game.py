@@ -195,10 +195,7 @@ def _candidates(state: State) -> Iterator[Action]:
     """Every action worth checking, each kind with each argument the state makes possible."""
     make = Action.make
     if state.owed:
-        decks = state.ship_decks if state.owed[0] == "ship" else state.employee_decks
-        key = "ship" if state.owed[0] == "ship" else "card"
-        for value in next(deck for deck in decks if deck):
-            yield make("reveal", **{key: value})
+        yield from draws.reveals(state)
         return
     if state.stage == "bureaucracy":
         yield make("bureaucracy")
