@@ -125,5 +125,5 @@ def test_legal_actions_offer_every_partial_refuel_as_well_as_a_full_mat():
     ship = state.ships["red"]
     state = replace(state, ships={"red": replace(ship, hold=replace(ship.hold, fuel=3))})
     refuels = {a.get("amount") for a in GAME.legal_actions(state) if a.type == "refuel"}
-    assert refuels == {None, 1, 2, 3, 4}  # None fills the mat: the 5 free slots
+    assert refuels == {1, 2, 3, 4, 5}  # 5 fills the mat
     assert GAME.apply(state, Action.make("refuel", amount=2))[0].ships["red"].hold.fuel == 5

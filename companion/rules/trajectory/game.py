@@ -263,8 +263,8 @@ def _candidates(state: State) -> Iterator[Action]:
         for other, other_ship in state.ships.items():
             if other_ship.site == ship.site:
                 yield make("refit", ship=other, **{"class": outfit})
-    yield make("refuel")  # to a full mat; a partial refuel names its amount
-    for amount in range(1, free_slots(ship, state.options)):
+    # Every amount, a full mat included, named: a phone offers partial refuels, and each choice reads as its amount.
+    for amount in range(1, free_slots(ship, state.options) + 1):
         yield make("refuel", amount=amount)
     for count in range(1, 7):
         yield make("load", count=count)
