@@ -172,7 +172,7 @@ def concede(state: State, action: Action) -> Result:
     if state.stage == "over":
         raise IllegalAction("the game is over")
     ship = state.turn.ship if state.turn else None
-    text = f"{who(ship)} concedes for the table: the game is lost." if ship else "The table concedes: the game is lost."
+    text = f"{who(ship)} concedes for the table." if ship else "The table concedes."
     return finish(state, "lost", "the players gave up"), [Event("conceded", text, {"ship": ship})]
 
 
