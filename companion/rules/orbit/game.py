@@ -21,7 +21,7 @@ from companion.rules.engine import (
 from companion.rules.engine import read_options as _read_options
 from companion.rules.orbit import flight, partners, planets, turns
 from companion.rules.orbit.arrival import jump_targets, visit
-from companion.rules.orbit.common import OFFER_NAMES
+from companion.rules.orbit.common import OFFER_ACTIONS, OFFER_NAMES
 from companion.rules.orbit.data import load_deck
 from companion.rules.orbit.setup import exchange_tiles, people_and_ships, place_planets, place_stations, seat_colours
 from companion.rules.orbit.space import distances, space, straight_lines
@@ -32,6 +32,7 @@ from companion.rules.orbit.state import (
     Options,
     State,
     energy_in_play,
+    partner_of,
     ships_of,
 )
 from companion.rules.orbit.text import who
@@ -49,6 +50,7 @@ HANDLERS: dict[str, Handler] = {
     "start_jump": flight.start_jump,
     "start_cannon": flight.start_cannon,
     "steer": planets.steer,
+    "activate": flight.activate,
     "decline": flight.decline,
     "engine": flight.engine,
     "nebula": planets.nebula,
@@ -112,7 +114,7 @@ class Orbit(Game[State]):
             return Phase("turn", turn.player, prompt, "steer", state.turns)
         if turn.offers:
             kind = turn.offers[0].kind
-            prompt = f"{name}: use the {OFFER_NAMES[kind]} ({kind}) or decline it."
+            prompt = f"{name}: use the {OFFER_NAMES[kind]} ({OFFER_ACTIONS[kind]}) or decline it."
             return Phase("turn", turn.player, prompt, "offer", state.turns)
         if turn.card is None:
             return Phase("turn", turn.player, f"{name}: play a card.", "play", state.turns)
@@ -196,17 +198,19 @@ def _candidates(state: State) -> Iterator[Action]:
         return colour if len(mine) > 1 else None
 
     if turn.steer:
-        for heading in sp.orbit[state.planets[turn.steer].site]:
+        for heading in planets.steer_ways(state):
             yield make("steer", heading=heading)
         return
     if turn.offers:
         offer = turn.offers[0]
         site = state.ships[offer.ship].site
-        targets = (
-            jump_targets(state, site, offer.elsewhere) if offer.kind == "jump" else straight_lines(spec, site, blocked)
-        )
-        for to in targets:
-            yield make(offer.kind, to=to)
+        if offer.kind == "station":
+            yield make("activate")
+        else:
+            targets = jump_targets(state, site, offer.elsewhere) if offer.kind == "jump" else straight_lines(
+                spec, site, blocked)
+            for to in targets:
+                yield make(offer.kind, to=to)
         yield make("decline")
         return
     if turn.card is None:
@@ -260,6 +264,7 @@ def _feature_actions(state: State, mine: tuple[str, ...], ship: Callable[[str], 
             for site, steps in distances(spec, state.ships[colour].site, blocked).items():
                 if 0 < steps <= reach:
                     yield make("fly", to=site, ship=ship(colour))
+                    yield from _shares(state, make("fly", to=site, ship=ship(colour)), steps - fly)
     if state.people[turn.player].engine:
         for colour in mine:
             for site in straight_lines(spec, state.ships[colour].site, blocked):
@@ -268,6 +273,19 @@ def _feature_actions(state: State, mine: tuple[str, ...], ship: Callable[[str], 
         for site in sp.colour_of:
             yield make("nebula", site=site)
 
+
+
+def _shares(state: State, plain: Action, cubes: int) -> Iterator[Action]:
+    """A partnership flight's other ways to split the cubes between the partners (the plain action burns the
+    player's own first): whose cubes go is the active player's choice, which the board cannot show."""
+    assert state.turn is not None
+    name = state.turn.player
+    if cubes < 1 or partner_of(state, name) is None:
+        return
+    default = flight.energy_split(state, name, cubes)[1]
+    for share in range(cubes + 1):
+        if share != default:
+            yield Action.make(plain.type, **dict(plain.args), partner_energy=share)
 
 
 GAME = Orbit()
