@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from companion.boards.orbital_battle import sites_in
+from companion.codec import MaxLength, Maybe, text, whole
 from companion.rules.engine import (
     Action,
     Event,
@@ -53,6 +54,24 @@ HANDLERS: dict[str, Handler] = {
     "withdraw": combat.retreat,
     "retreat": combat.retreat,
 }
+# Each action's arguments (engine.Game.actions): units by id (`red-army-3`), sites by name, dice 1 to 6.
+NAME = text()
+DICE = Maybe(tuple[whole(1, 6), whole(1, 6)])
+ARGS: dict[str, dict[str, Any]] = {
+    "roll": {"dice": DICE},
+    "home": {"planet": NAME},
+    "done": {},
+    "orbit": {"shove": Maybe(NAME)},
+    "buy": {"kind": NAME, "at": NAME},
+    "scrap": {"unit": NAME},
+    "load": {"transport": NAME, "unit": NAME},
+    "unload": {"transport": NAME, "unit": NAME, "at": NAME},
+    "fly": {"unit": NAME, "to": NAME},
+    "march": {"unit": NAME, "to": NAME},
+    "attack": {"target": NAME, "with": Annotated[tuple[NAME, ...], MaxLength(32)], "dice": DICE},
+    "withdraw": {"unit": Maybe(NAME), "to": NAME},
+    "retreat": {"unit": Maybe(NAME), "to": NAME},
+}
 DICE = tuple((a, d) for a in range(1, 7) for d in range(1, 7))
 PROMPTS = {
     "orbit": "Move planet {n} one hex clockwise along its orbit (push any ship in its way ahead of it).",
@@ -73,6 +92,7 @@ class OrbitalBattle(Game[State]):
     max_players = 2
     state_type = State
     board_moves = frozenset({"orbit", "fly", "withdraw"})
+    actions = ARGS
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)

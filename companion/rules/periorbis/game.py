@@ -6,6 +6,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from companion.codec import Maybe, text, whole
 from companion.rules.engine import (
     Action,
     Event,
@@ -57,6 +58,30 @@ HANDLERS: dict[str, Handler] = {
     "bureaucracy": turns.bureaucracy,
     "reveal": draws.reveal,
 }
+# Each action's arguments (engine.Game.actions): employees by HQ slot, counts as bounded whole numbers.
+NAME = text()
+EMPLOYEE = whole(1, 7)
+COUNT = whole(1, 99)
+CARD = whole(0, 9999)
+ARGS: dict[str, dict[str, Any]] = {
+    "hire": {"card": CARD, "slot": whole(1, 7)},
+    "pass": {},
+    "build": {"employee": EMPLOYEE, "asteroid": NAME},
+    "develop": {"employee": EMPLOYEE, "slot": whole(1, 7)},
+    "upgrade_fleet": {"employee": EMPLOYEE},
+    "upgrade_drive": {"employee": EMPLOYEE},
+    "sign": {"employee": EMPLOYEE, "ship": NAME, "row": whole(1, 9)},
+    "sell_ore": {"employee": EMPLOYEE, "crates": COUNT},
+    "transport": {"employee": EMPLOYEE},
+    "carry": {"employee": EMPLOYEE, "to": NAME},
+    "ship_ore": {"from": NAME, "to": NAME, "crates": COUNT},
+    "research": {"employee": EMPLOYEE},
+    "sell_research": {"employee": EMPLOYEE, "data": COUNT},
+    "mine": {"employee": EMPLOYEE, "ore": NAME},
+    "end_turn": {},
+    "bureaucracy": {},
+    "reveal": {"ship": Maybe(NAME), "card": Maybe(CARD)},
+}
 # Actions that add cargo to an open Transport Cargo action; anything else closes it.
 CARGO = frozenset({"carry", "ship_ore"})
 
@@ -70,6 +95,7 @@ class Periorbis(Game[State]):
     # The sensed board is the orbit track (the turn marker) and the asteroid bases (employee discs): an employee
     # carried to or from a base, and the bureaucracy moving the turn marker. All else is declared on a phone.
     board_moves = frozenset({"carry", "bureaucracy"})
+    actions = ARGS
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from companion.boards import trajectory as geometry
+from companion.codec import Maybe, text, whole
 from companion.rules.engine import (
     Action,
     Event,
@@ -31,6 +32,7 @@ from companion.rules.trajectory.state import (
     OUTFITS,
     PLANET_ORBIT,
     PLANETS,
+    RESOURCES,
     Hold,
     Options,
     Pile,
@@ -66,6 +68,30 @@ HANDLERS: dict[str, Handler] = {
     "destroy": specials.destroy,
     "boost": specials.boost,
 }
+# Each action's arguments (engine.Game.actions): amounts are bounded whole numbers, names short strings.
+NAME = text()
+AMOUNT = Maybe(whole(1))
+ARGS: dict[str, dict[str, Any]] = {
+    "draw": {"card": Maybe(Literal["action", "infestor"]), "infestor": Maybe(NAME)},
+    "move_infestors": {},
+    "end_turn": {},
+    "orbit": {},
+    "move": {"to": NAME},
+    "outfit": {"class": NAME},
+    "refit": {"ship": Maybe(NAME), "class": NAME},
+    "refuel": {"amount": AMOUNT},
+    "load": {"count": AMOUNT},
+    "deliver": {},
+    "transfer": {"from": NAME, "to": NAME, **{good: AMOUNT for good in (*GOODS, "cards")}},
+    "dump": {good: AMOUNT for good in (*RESOURCES, "provisions")},
+    "search": {"spin": Maybe(NAME)},
+    "extract": {},
+    "build": {"station": NAME},
+    "upgrade": {"station": NAME},
+    "disassemble": {},
+    "destroy": {"infestor": NAME},
+    "boost": {"to": NAME},
+}
 
 
 class Trajectory(Game[State]):
@@ -75,6 +101,7 @@ class Trajectory(Game[State]):
     max_players = 6
     state_type = State
     board_moves = frozenset({"move", "boost", "move_infestors", "orbit"})
+    actions = ARGS
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)
