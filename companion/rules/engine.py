@@ -222,7 +222,6 @@ class Game(ABC, Generic[S]):
         """Raise IllegalAction with a reason a player understands unless `action` is legal now."""
         if self.outcome(state) is not None:
             raise IllegalAction("the game is over")
-        self.decode_action(action.to_json())  # actions made in code meet the schema too
         self._check(state, action)
 
     def is_legal(self, state: S, action: Action) -> bool:
