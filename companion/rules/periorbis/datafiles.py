@@ -83,8 +83,8 @@ class ShipCard:
 
 @dataclass(frozen=True)
 class Setup:
-    credits: int = 30
-    start_team: tuple[int, ...] = (0, 0, 0)  # card numbers from employees.json "start", in HQ slots 1, 2, ...
+    credits: int = 40
+    start_team: tuple[int, ...] = (0, -1, -2)  # card numbers from employees.json "start", in HQ slots 1, 2, ...
     hq_open: int = 5  # HQ slots open at the start; slots 6 and 7 are developed
     fleet: int = 3
     fleet_max: int = 8

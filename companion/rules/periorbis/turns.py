@@ -132,6 +132,11 @@ def end_turn(state: State, action: Action) -> tuple[State, list[Event]]:
     player = state.active.player
     due = wages_due(state)
     books = state.books[player]
+    if books.credits < due:
+        raise IllegalAction(
+            f"{who(player)} owes {due} credits of wages and has {books.credits}: sell research data or ore with an "
+            "employee who has not acted, then end the turn"
+        )
     state = with_books(state, player, replace(books, credits=books.credits - due))
     text = f"{who(player)} pays {due} credits of wages for {plural(len(state.active.acted), 'employee')}."
     events = [Event("wages", text, {"player": player, "wages": due})]
@@ -168,11 +173,18 @@ def score(state: State, ship: Ship) -> tuple[State, list[Event]]:
     return state, events
 
 
-def bureaucracy(state: State, action: Action) -> tuple[State, list[Event]]:
+def _ships_leave(state: State, action: Action, final: bool) -> tuple[State, list[Event]]:
+    """Ships that are full enough leave (every ship, after the last turn) and their contracts are scored."""
     if state.stage != "bureaucracy":
         raise IllegalAction(f"the bureaucracy comes after every player's actions; it is the {state.stage} phase now")
+    last = state.turn >= turns(state)
+    if last and not final:
+        raise IllegalAction(
+            f"turn {state.turn} is the last: the turn marker stays, and the game is scored (score) on a phone"
+        )
+    if final and not last:
+        raise IllegalAction(f"the game is scored after turn {turns(state)}; this bureaucracy moves the turn marker")
     events: list[Event] = []
-    final = state.turn >= turns(state)
     staying = []
     for ship in state.ships:
         if final or ship.crates >= ship_card(state, ship).minimum:
@@ -181,9 +193,18 @@ def bureaucracy(state: State, action: Action) -> tuple[State, list[Event]]:
             events += scored
         else:
             staying.append(ship)
-    state = replace(state, ships=tuple(staying))
-    if final:
-        return finish(state, events)
+    return replace(state, ships=tuple(staying)), events
+
+
+def score_game(state: State, action: Action) -> tuple[State, list[Event]]:
+    """The last turn's bureaucracy: every ship still in orbit is scored, full or not, and the game ends. Nothing
+    moves on the board, so the table declares it on a phone."""
+    state, events = _ships_leave(state, action, final=True)
+    return finish(state, events)
+
+
+def bureaucracy(state: State, action: Action) -> tuple[State, list[Event]]:
+    state, events = _ships_leave(state, action, final=False)
     state, drawn = draws.fill_ships(state)
     events += drawn
     state, drawn = draws.fill_pool(state)
