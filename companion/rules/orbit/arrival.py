@@ -21,7 +21,7 @@ from companion.rules.orbit.state import (
     with_ship,
     with_turn,
 )
-from companion.rules.orbit.text import STATION_NAMES, planet_name, ship_name, where, who
+from companion.rules.orbit.text import STATION_NAMES, planet_name, plural, ship_name, where, who
 
 UPGRADES = {"hand": ("hand size", HAND_MAX), "energy": ("energy capacity", CAPACITY_MAX)}
 
@@ -109,7 +109,8 @@ def arrive(state: State, colour: str, events: list[Event]) -> State:
             )
     elif tile == "fuel":
         state, gain = fill_energy(state, name)
-        events.append(Event("fuel-depot", f"The fuel depot fills {who(name)}'s energy: take {gain} cubes.", {}))
+        text = f"The fuel depot fills {who(name)}'s energy: take {plural(gain, 'cube')}."
+        events.append(Event("fuel-depot", text, {}))
     elif tile in ("portal", "cannon"):
         kind = "jump" if tile == "portal" else "cannon"
         state = with_turn(state, offers=(*state.turn.offers, Offer(kind, colour, elsewhere=kind == "jump")))

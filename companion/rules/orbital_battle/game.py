@@ -35,7 +35,7 @@ from companion.rules.orbital_battle.state import (
     phase_name,
     unit,
 )
-from companion.rules.orbital_battle.text import who
+from companion.rules.orbital_battle.text import plural, who
 from companion.rules.orbital_battle.units import KINDS, STRUCTURES, TRANSPORT_CAPACITY
 from companion.rules.rng import Rng
 
@@ -123,8 +123,9 @@ class OrbitalBattle(Game[State]):
         if state.stage == "home":
             return Phase("setup", player, f"{who(player or '')}: pick a vacant planet as your home world.", "home")
         if state.stage == "deploy":
+            points = plural(state.points[player or ""], "build point")
             return Phase("setup", player, f"{who(player or '')}: buy your starting forces (on and around your home "
-                         f"world) with your {state.points[player or '']} build points, then say done.", "deploy")
+                         f"world) with your {points}, then say done.", "deploy")
         name = phase_name(state)
         prompt = PROMPTS[name].format(n=state.orbit_next, p=who(player or ""))
         return Phase(name, player, prompt, "orbit" if name == "orbit" else "act", state.turn)

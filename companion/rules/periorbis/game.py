@@ -37,7 +37,7 @@ from companion.rules.periorbis.state import (
     wage_bill,
     wages_due,
 )
-from companion.rules.periorbis.text import plural, who
+from companion.rules.periorbis.text import money, plural, who
 from companion.rules.rng import Rng
 
 HANDLERS: dict[str, Handler] = {
@@ -153,7 +153,7 @@ class Periorbis(Game[State]):
         if action.type in CARGO and not can_still_pay(state):
             assert state.active is not None
             raise IllegalAction(
-                f"{who(state.active.player)} could not then pay the {wages_due(state)} credits of wages due at the end "
+                f"{who(state.active.player)} could not then pay the {money(wages_due(state))} of wages due at the end "
                 "of the turn: sell research or ore first"
             )
         return state, events

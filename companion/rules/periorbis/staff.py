@@ -17,7 +17,7 @@ from companion.rules.periorbis.state import (
     wages_due,
     with_books,
 )
-from companion.rules.periorbis.text import employee, place, who
+from companion.rules.periorbis.text import employee, money, place, who
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ def done(state: State, who_acted: Acting, books: Books) -> State:
     if not can_still_pay(state):
         due = wages_due(state)
         raise IllegalAction(
-            f"{employee(who_acted.slot)} cannot act: {who(who_acted.player)} would owe {due} credits of wages at the "
+            f"{employee(who_acted.slot)} cannot act: {who(who_acted.player)} would owe {money(due)} of wages at the "
             f"end of the turn, would have {books.credits}, and could not sell enough research or ore to pay them"
         )
     return state
@@ -110,5 +110,5 @@ def done(state: State, who_acted: Acting, books: Books) -> State:
 
 def pay(books: Books, credits: int, what: str, player: str) -> Books:
     if books.credits < credits:
-        raise IllegalAction(f"{who(player)} needs {credits} credits for {what}; {who(player)} has {books.credits}")
+        raise IllegalAction(f"{who(player)} needs {money(credits)} for {what}; {who(player)} has {books.credits}")
     return replace(books, credits=books.credits - credits)

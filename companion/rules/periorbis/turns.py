@@ -29,7 +29,7 @@ from companion.rules.periorbis.state import (
     wages_due,
     with_books,
 )
-from companion.rules.periorbis.text import employee, plural, vp, who
+from companion.rules.periorbis.text import ROLE_NAMES, a, employee, money, plural, vp, who
 from companion.rules.rng import Rng
 
 
@@ -93,14 +93,15 @@ def hire(state: State, action: Action) -> tuple[State, list[Event]]:
         raise IllegalAction(f"{employee(slot)} is on a mining base and cannot be replaced")
     price = hire_price(state, offer)
     if books.credits < price:
-        raise IllegalAction(f"{who(player)} needs {price} credits to hire card {offer.card}; has {books.credits}")
+        raise IllegalAction(f"{who(player)} needs {money(price)} to hire card {offer.card}; has {books.credits}")
     books = replace(
         books, credits=books.credits - price, employees={**books.employees, str(slot): Employee(offer.card)}
     )
     state = replace(with_books(state, player, books), pool=tuple(o for o in state.pool if o is not offer))
     role = card(state, offer.card).role
     replaced = " (the employee there leaves the game)" if old is not None else ""
-    text = f"{who(player)} hires card {offer.card}, a {role}, into HQ slot {slot} for {price} credits{replaced}."
+    hired = a(ROLE_NAMES[role])
+    text = f"{who(player)} hires card {offer.card}, {hired}, into HQ slot {slot} for {money(price)}{replaced}."
     state, events = _next_hirer(state)
     return state, [Event("hire", text, {"player": player, "card": offer.card, "slot": slot, "price": price}), *events]
 
@@ -134,11 +135,11 @@ def end_turn(state: State, action: Action) -> tuple[State, list[Event]]:
     books = state.books[player]
     if books.credits < due:
         raise IllegalAction(
-            f"{who(player)} owes {due} credits of wages and has {books.credits}: sell research data or ore with an "
+            f"{who(player)} owes {money(due)} of wages and has {books.credits}: sell research data or ore with an "
             "employee who has not acted, then end the turn"
         )
     state = with_books(state, player, replace(books, credits=books.credits - due))
-    text = f"{who(player)} pays {due} credits of wages for {plural(len(state.active.acted), 'employee')}."
+    text = f"{who(player)} pays {money(due)} of wages for {plural(len(state.active.acted), 'employee')}."
     events = [Event("wages", text, {"player": player, "wages": due})]
     if state.seat + 1 < len(state.players):
         seat = state.seat + 1
@@ -166,7 +167,7 @@ def score(state: State, ship: Ship) -> tuple[State, list[Event]]:
         )
         text = (
             f"{who(contract.player)} supplied {plural(contract.crates, 'crate')} on row {row + 1} of ship {ship.card}: "
-            f"{credits} credits, {vp(gained)} gained and {lost} lost."
+            f"{money(credits)}, {vp(gained)} gained and {lost} lost."
         )
         data_ = {"player": contract.player, "ship": ship.card, "row": row + 1, "credits": credits, "vp": gained - lost}
         events.append(Event("contract", text, data_))
@@ -226,7 +227,7 @@ def finish(state: State, events: list[Event]) -> tuple[State, list[Event]]:
     best = max(final_key(state, p) for p in state.players)
     winners = tuple(p for p in state.players if final_key(state, p) == best)
     names = " and ".join(who(p) for p in winners)
-    reason = f"{names} {'wins' if len(winners) == 1 else 'share the win'} with {vp(best[0])} and {best[1]} credits"
+    reason = f"{names} {'wins' if len(winners) == 1 else 'share the win'} with {vp(best[0])} and {money(best[1])}"
     state = replace(state, stage="over", winners=winners, reason=reason)
     events.append(Event("game-over", f"The game is over: {reason}.", {"winners": list(winners)}))
     return state, events
