@@ -102,3 +102,18 @@ def test_there_are_enough_periorbis_scenarios():
 
     folder = Path(__file__).parents[1] / "scenarios" / "periorbis"
     assert len(list(folder.glob("*.json"))) >= 40
+
+
+def test_the_last_turn_is_scored_by_a_declared_action_the_table_reaches(tmp_path):
+    """The last bureaucracy moves no piece (the turn marker stays on the last turn), so the board cannot show it:
+    it is `score`, declared on a phone, and a short game played through the twin's table ends scored."""
+    state = GAME.setup(["red", "green"], {"length": "short"}, 3)
+    state = GAME.state_from_json({**GAME.state_to_json(state), "turn": 6, "stage": "bureaucracy", "active": None})
+    assert [a.type for a in GAME.legal_actions(state)] == ["score"] and "score" not in GAME.board_moves
+    assert GAME.phase(state).step == "score"
+    scored, _ = GAME.apply(state, Action.make("score"))
+    assert GAME.layout(scored) == GAME.layout(state) and GAME.outcome(scored) is not None
+    with make_twin("periorbis", 2, 4, "virtual", str(tmp_path / "t.db"), 0.0, 0.0, options={"length": "short"}) as twin:
+        stats = twin.play(3000)
+        assert twin.session.game.outcome(twin.session.state) is not None
+    assert stats.wrong_accepted == 0
