@@ -51,6 +51,7 @@ def test_a_table_replaces_a_data_file_with_its_own(tmp_path):
         ("asteroids.json", lambda d: d["asteroids"][0].update(slots=[]), "asteroids.asteroids[0].slots: needs"),
         ("employees.json", lambda d: d["decks"][0][0].update(wage=0), "employees.decks[0][0].wage: must be at least"),
         ("employees.json", lambda d: d["decks"][0][1].update(number=1), "employees.decks[0][1].number: card 1 is used"),
+        ("employees.json", lambda d: d["decks"][1][0].update(number=10**5), "employees.decks[1][0].number: must be 0"),
         ("ships.json", lambda d: d["decks"][0][0].update(minimum=40), "ships.decks[0][0].minimum: must be 1 to"),
         ("ships.json", lambda d: d["decks"][0][0].pop("price"), "ships.decks[0][0]: missing field 'price'"),
     ],

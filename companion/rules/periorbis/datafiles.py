@@ -24,6 +24,11 @@ ORES = ("black", "grey", "white")
 Role = Literal["basic", "agent", "captain", "engineer", "scientist", "miner"]
 
 
+# Deck cards are numbered 0 to this (the hire and reveal actions read a card number within it); start cards may be
+# numbered below 0, so that they rank under every deck card in the tie-breaks.
+TOP_CARD_NUMBER = 9999
+
+
 class DataError(SetupError):
     """A data file that cannot be used; the message names the file and the field."""
 
@@ -237,6 +242,8 @@ def _check_employees(file: _EmployeesFile, setup: Setup, source: str, setup_sour
             where = f"employees.{label}[{i}]"
             _need(card.number not in cards, source, f"{where}.number", f"card {card.number} is used twice")
             _need(card.wage >= 1, source, f"{where}.wage", "must be at least 1")
+            if label != "start":
+                _need(0 <= card.number <= TOP_CARD_NUMBER, source, f"{where}.number", f"must be 0 to {TOP_CARD_NUMBER}")
             _need(min(vars(card.skills).values()) >= 0, source, f"{where}.skills", "no skill below 0")
             _need(
                 card.skills.captain >= 1 and card.skills.sell >= 1 and card.skills.research >= 1,

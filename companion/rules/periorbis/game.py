@@ -22,7 +22,7 @@ from companion.rules.engine import (
 )
 from companion.rules.engine import read_options as _read_options
 from companion.rules.periorbis import agents, draws, engineering, labour, transport, turns
-from companion.rules.periorbis.datafiles import ORES, load
+from companion.rules.periorbis.datafiles import ORES, TOP_CARD_NUMBER, load
 from companion.rules.periorbis.staff import can_still_pay
 from companion.rules.periorbis.state import (
     DEVELOP_COST,
@@ -64,7 +64,7 @@ HANDLERS: dict[str, Handler] = {
 NAME = text()
 EMPLOYEE = whole(1, 7)
 COUNT = whole(1, 99)
-CARD = whole(0, 9999)
+CARD = whole(0, TOP_CARD_NUMBER)
 ARGS: dict[str, dict[str, Any]] = {
     "hire": {"card": CARD, "slot": whole(1, 7)},
     "pass": {},
