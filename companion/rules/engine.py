@@ -203,7 +203,7 @@ class Game(ABC, Generic[S]):
 
     def decode_action(self, data: Any) -> Action:
         """An action from its JSON form, its arguments checked against the game's schema; ActionError (one line,
-        naming the argument) for anything else. An unknown type is let through for `check` to refuse by name."""
+        naming the argument) for anything else, an unknown type included."""
         if not isinstance(data, Mapping):
             raise ActionError(f"action: expected an object, got {type(data).__name__}")
         kind = data.get("type")
@@ -211,7 +211,8 @@ class Game(ABC, Generic[S]):
             raise ActionError("action: missing its 'type' (a string such as \"move\")")
         fields = self.actions.get(kind)
         if fields is None:
-            return Action(kind)
+            shown = repr(kind if len(kind) <= 40 else kind[:37] + "...")
+            raise ActionError(f"{self.title} has no action {shown} (actions: {', '.join(self.actions)})")
         args = {k: v for k, v in data.items() if k != "type"}
         try:
             return Action.make(kind, **codec.decode_fields(fields, args, kind))

@@ -149,3 +149,5 @@ def test_the_develop_slot_that_once_broke_a_saved_game():
         game.decode_action({"type": "research", "employee": 1, "colour": "x" * 10**6})
     with pytest.raises(ActionError, match=r"missing 'employee'"):
         game.decode_action({"type": "research"})
+    with pytest.raises(ActionError, match=r"Periorbis has no action 'xxxxxxxxxx.*\.\.\.' \(actions: hire, pass"):
+        game.decode_action({"type": "x" * 10**6})
