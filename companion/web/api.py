@@ -31,7 +31,7 @@ def _actor(data: dict[str, Any]) -> str | None:
 
 
 def _action(data: dict[str, Any]) -> Action:
-    return Action.from_json(field(data, "action", dict))
+    return table().session.game.decode_action(field(data, "action", dict))
 
 
 def _done(entry: Any) -> Response:

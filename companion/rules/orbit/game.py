@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import Annotated, Any
 
+from companion.codec import MaxLength, Maybe, text, whole
 from companion.rules.engine import (
     Action,
     Event,
@@ -61,6 +62,32 @@ HANDLERS: dict[str, Handler] = {
     "nav_energy": partners.nav_energy,
     "end_turn": turns.end_turn,
 }
+# Each action's arguments (engine.Game.actions); `ship` names one of a dual player's two spaceships.
+NAME = text()
+SHIP = Maybe(NAME)
+ARGS: dict[str, dict[str, Any]] = {
+    "play": {"card": NAME},
+    "advance": {"planet": NAME, "wild": Maybe(bool), "route": Maybe(Annotated[tuple[NAME, ...], MaxLength(20)])},
+    "reverse": {"planet": NAME, "heading": NAME},
+    "energy": {},
+    "max_energy": {},
+    "fly": {"to": NAME, "ship": SHIP, "partner_energy": Maybe(whole(0, 99))},
+    "jump": {"to": NAME},
+    "cannon": {"to": NAME},
+    "start_jump": {"to": NAME, "ship": SHIP},
+    "start_cannon": {"to": NAME, "ship": SHIP},
+    "steer": {"heading": NAME},
+    "activate": {},
+    "decline": {},
+    "engine": {"to": NAME, "ship": SHIP},
+    "nebula": {"site": NAME},
+    "friendship": {"ship": SHIP},
+    "exchange": {"ship": SHIP},
+    "nav_swap": {},
+    "nav_jump": {"to": NAME, "ship": SHIP},
+    "nav_energy": {},
+    "end_turn": {},
+}
 
 
 def piece(state: State, colour: str) -> str:
@@ -78,6 +105,7 @@ class Orbit(Game[State]):
     # Moves whose board outcome tells them apart. Tiles, tokens, the engine and the start position's portal or
     # cannon can leave the same board as a flight would, so they are declared on a phone.
     board_moves = frozenset({"advance", "fly", "jump", "cannon", "nebula"})
+    actions = ARGS
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from companion.boards import trajectory as geometry
+from companion.codec import Maybe, text, whole
 from companion.rules.engine import (
     Action,
     Event,
@@ -32,6 +33,7 @@ from companion.rules.trajectory.state import (
     OUTFITS,
     PLANET_ORBIT,
     PLANETS,
+    RESOURCES,
     SEARCH_FINDS,
     Hold,
     Options,
@@ -71,6 +73,31 @@ HANDLERS: dict[str, Handler] = {
     "destroy": specials.destroy,
     "boost": specials.boost,
 }
+# Each action's arguments (engine.Game.actions): amounts are bounded whole numbers, names short strings.
+NAME = text()
+AMOUNT = Maybe(whole(1))
+ARGS: dict[str, dict[str, Any]] = {
+    "draw": {"card": Maybe(Literal["action", "infestor"]), "infestor": Maybe(NAME)},
+    "move_infestors": {},
+    "end_turn": {},
+    "concede": {},
+    "orbit": {},
+    "move": {"to": NAME},
+    "outfit": {"class": NAME},
+    "refit": {"ship": Maybe(NAME), "class": NAME},
+    "refuel": {"amount": AMOUNT},
+    "load": {"count": AMOUNT},
+    "deliver": {},
+    "transfer": {"from": NAME, "to": NAME, **{good: AMOUNT for good in (*GOODS, "cards")}},
+    "dump": {good: AMOUNT for good in (*RESOURCES, "provisions")},
+    "search": {"spin": Maybe(NAME)},
+    "extract": {},
+    "build": {"station": NAME},
+    "upgrade": {"station": NAME},
+    "disassemble": {},
+    "destroy": {"infestor": NAME},
+    "boost": {"to": NAME},
+}
 
 
 class Trajectory(Game[State]):
@@ -87,6 +114,7 @@ class Trajectory(Game[State]):
         if isinstance(data, dict):
             data = {key: value for key, value in data.items() if key not in self._RETIRED}
         return super().state_from_json(data)
+    actions = ARGS
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)
