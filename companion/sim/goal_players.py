@@ -35,11 +35,16 @@ def _actor(game: Game, state: Any) -> str:
     return game.phase(state).actor or ""
 
 
+LOOKAHEAD = ("move", "enter", "dakalio", "next_game")
+
+
 # Dakalio: look one action ahead; a win first, then a capture, then taking Dakalio; else what keeps ships safe.
 def dakalio(game: Game, state: Any, rng: random.Random) -> Action:
     me = _actor(game, state)
 
     def score(action: Action) -> float:
+        if action.type not in LOOKAHEAD:
+            return 0.0  # setting out portals and asteroids: anywhere will do
         after, events = game.apply(state, action)
         kinds = {e.type for e in events}
         outcome = game.outcome(after)
