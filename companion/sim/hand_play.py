@@ -67,6 +67,15 @@ def chancy(game: Game, state: Any, action: Action) -> bool:
     return False
 
 
+def undoes(site: str, expected: tuple[str, ...], frame: Frame, before: Layout, foot: Footprint) -> bool:
+    """Is advice that `site` should hold `expected` a call to put back what the hand's move has already done there
+    (a site of the move's footprint, changed by the hand, and `expected` is how it was before the move)?"""
+    if site not in foot.sites or site in frame.knocked:
+        return False
+    was = tuple(before.get(site, ()))
+    return tuple(frame.layout.get(site, ())) != was and expected == was
+
+
 class HandTable:
     """A twin played by the scripted players with natural hands."""
 
@@ -81,6 +90,7 @@ class HandTable:
         self._doing: Action | None = None
         self._advised = False  # the table has already advised undoing the action in hand
         self.tapped: Counter[str] = Counter()  # action types settled on a phone although they change the board
+        self.unseen: Counter[str] = Counter()  # board moves that change nothing the sensors see: a phone says them
 
     # What the sensors could tell apart: the grid's occupied sites, and with the camera the pieces on each.
     def _seen(self, game: Game, layout: Layout) -> Any:
@@ -127,6 +137,8 @@ class HandTable:
         if seen_before == seen_after:
             # Nothing the sensors can see changes: the phone says it, the hands then set out any off-board change.
             self.stats.declared += 1
+            if not declared:
+                self.unseen[action.type] += 1
             self._tap(action, result, board=False)
             if after != before:
                 self.twin.show(after)
@@ -165,7 +177,7 @@ class HandTable:
         if ruling.verdict not in ("unchanged", "explained", "ambiguous", "mismatch"):
             self.stats.in_progress += 1  # a board in the middle of a move: nothing booked, nothing to undo
         elif ruling.verdict == "mismatch":
-            undoing = [fix.advice for fix in ruling.fixes if self._undoes(fix, frame, before, foot)]
+            undoing = [f.advice for f in ruling.fixes if undoes(f.site, tuple(f.expected), frame, before, foot)]
             if undoing and not self._advised:
                 self._advised = True
                 self.stats.undo_advice += 1
@@ -180,15 +192,6 @@ class HandTable:
     def _found(self, text: str) -> None:
         game = self.twin.session.game
         self.findings.append(f"{game.name} {self._doing}: {text}")
-
-    def _undoes(self, fix: Any, frame: Frame, before: Layout, foot: Footprint) -> bool:
-        """Does this advice tell to put back a site the hand's legal move has already changed, as it was before?"""
-        site = fix.site
-        if site not in foot.sites or site in frame.knocked:
-            return False
-        now = tuple(frame.layout.get(site, ()))
-        was = tuple(before.get(site, ()))
-        return now != was and tuple(fix.expected) == was
 
     def _tap(self, action: Action, result: Any, board: bool) -> None:
         """A player settles the action on a phone: the table's question if it asks one that offers it, else the

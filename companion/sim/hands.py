@@ -124,7 +124,11 @@ def plan(
     stacks: dict[tuple[str, str], list[str]] = {}
     for piece, origin, target in foot.moved:
         stacks.setdefault((origin, target), []).append(piece)
-    moves = [("move", (tuple(pieces), origin, target)) for (origin, target), pieces in stacks.items()]
+    # ... set down bottom first, as they stand after the move.
+    moves = [
+        ("move", (tuple(sorted(pieces, key=list(after.get(target, ())).index)), origin, target))
+        for (origin, target), pieces in stacks.items()
+    ]
     removes = [("remove", r) for r in foot.removed]
     adds = [("add", a) for a in foot.added]
     if order == "remove then place":

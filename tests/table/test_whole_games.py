@@ -12,9 +12,9 @@ from companion.sim.hands import Habits
 from companion.sim.table_setup import make_twin
 
 GAMES = [
-    ("orbit", 2, {"mode": "dual"}, 2),
+    ("orbit", 2, {}, 1),
     ("dakalio", 2, {"mode": "simple"}, 2),
-    ("orbital_battle", 2, {"turn_limit": 2}, 1),
+    ("orbital_battle", 2, {"turn_limit": 1}, 1),
     ("trajectory", 2, {}, 1),
     ("periorbis", 2, {"length": "short"}, 1),
 ]
@@ -47,4 +47,4 @@ def test_a_whole_game_is_played_at_the_table_to_its_end(tmp_path, game, players,
             played.append(Action.from_json(entry.action))
     replayed, _ = session.game.replay(session.record.players, options, seed, played)
     assert session.game.state_to_json(replayed) == session.game.state_to_json(session.state)
-    print(f"{game}: {vars(stats)}; tapped although on the board: {dict(table.tapped)}")
+    print(f"{game}: {vars(stats)}; tapped although on the board: {dict(table.tapped)}; unseen: {dict(table.unseen)}")
