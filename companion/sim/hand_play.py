@@ -45,6 +45,8 @@ class HandStats:
     board_taps: int = 0  # ... on actions that change the board
     declared: int = 0  # actions a phone must declare whatever the table senses (no board change, or chance)
     in_progress: int = 0  # rulings of a kind the instrument does not know (a board in the middle of a move)
+    illegal_tried: int = 0  # a piece set on a site no rule allows, then put back
+    illegal_caught: int = 0  # ... that the table warned about
 
     def add(self, other: HandStats) -> None:
         for key, value in vars(other).items():
@@ -79,8 +81,10 @@ def undoes(site: str, expected: tuple[str, ...], frame: Frame, before: Layout, f
 class HandTable:
     """A twin played by the scripted players with natural hands."""
 
-    def __init__(self, twin: Twin, seed: int, habits: Habits | None = None) -> None:
+    def __init__(self, twin: Twin, seed: int, habits: Habits | None = None, illegal: float = 0.05) -> None:
+        """`illegal`: the chance that a player first sets a piece where no rule allows, then puts it right."""
         self.twin = twin
+        self.illegal = illegal
         self.rng = random.Random(seed * 7919 + 1)
         self.habits = habits or Habits()
         self.stats = HandStats()
@@ -150,6 +154,8 @@ class HandTable:
         self.stats.tellable += tellable
         order = self.rng.choices(ORDERS, ORDER_WEIGHTS)[0]
         frames = plan(before, after, order, self.rng, self.habits, sorted(self.sites))
+        if self.rng.random() < self.illegal:
+            self.try_illegal(before)
         count = len(session.actions)
         taps_before = self.stats.taps
         if tap_first:
@@ -164,6 +170,16 @@ class HandTable:
             self._tap(action, result, board=True)
         if tellable and self.stats.taps == taps_before:
             self.stats.tellable_untapped += 1
+
+    def _try_illegal(self, before: Layout) -> None:
+        twin = self.twin
+        tried, caught, wrong = twin.stats.illegal_tried, twin.stats.illegal_caught, twin.stats.wrong_accepted
+        twin.try_illegal(before)
+        self.stats.illegal_tried += twin.stats.illegal_tried - tried
+        self.stats.illegal_caught += twin.stats.illegal_caught - caught
+        if twin.stats.wrong_accepted > wrong:
+            self.stats.wrong_bookings += 1
+            self._found("wrong booking: an illegal placement was accepted")
 
     def _frame(self, frame: Frame, before: Layout, foot: Footprint, count: int, result: Any) -> None:
         twin, session = self.twin, self.twin.session
@@ -206,7 +222,8 @@ class HandTable:
         if question is not None:
             wanted = game.state_to_json(result)
             for index, choice in enumerate(question.choices):
-                if game.state_to_json(game.apply(state, choice)[0]) == wanted:
+                # A question left open from an earlier board may offer what is no longer legal: not this one.
+                if game.is_legal(state, choice) and game.state_to_json(game.apply(state, choice)[0]) == wanted:
                     loop.choose(question.id, index, None)
                     return
         session.submit(action, "phone", game.phase(state).actor)

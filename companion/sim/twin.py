@@ -218,7 +218,7 @@ class Twin:
     def _board_move(self, action: Action, result: Any, before: Layout, after: Layout) -> None:
         self.stats.board_moves += 1
         if self.rng.random() < self.illegal:
-            self._try_illegal(before)
+            self.try_illegal(before)
         if self.rng.random() < self.mess:
             self.stats.messy += 1
             self.flash(self._detour(before, after), 0.04)
@@ -245,7 +245,7 @@ class Twin:
             passing[self.rng.choice(empty)] = ("hand",)
         return passing
 
-    def _try_illegal(self, before: Layout) -> None:
+    def try_illegal(self, before: Layout) -> None:
         """Put a piece of the active player's on a site no rule allows, wait for the warning, put it back."""
         game, state = self.session.game, self.session.state
         actor = game.phase(state).actor
