@@ -155,7 +155,7 @@ class HandTable:
         order = self.rng.choices(ORDERS, ORDER_WEIGHTS)[0]
         frames = plan(before, after, order, self.rng, self.habits, sorted(self.sites))
         if self.rng.random() < self.illegal:
-            self.try_illegal(before)
+            self._illegal_first(before)
         count = len(session.actions)
         taps_before = self.stats.taps
         if tap_first:
@@ -166,12 +166,10 @@ class HandTable:
         if session.state != result:
             # The board shows the whole move and the table has not booked it: a phone settles it.
             self._tap(action, result, board=True)
-        elif declared and not tap_first and len(session.actions) == count:
-            self._tap(action, result, board=True)
         if tellable and self.stats.taps == taps_before:
             self.stats.tellable_untapped += 1
 
-    def _try_illegal(self, before: Layout) -> None:
+    def _illegal_first(self, before: Layout) -> None:
         twin = self.twin
         tried, caught, wrong = twin.stats.illegal_tried, twin.stats.illegal_caught, twin.stats.wrong_accepted
         twin.try_illegal(before)
