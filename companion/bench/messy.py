@@ -117,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
                 totals.add(table.play(args.max_actions))
             findings += table.findings
         print(row(bench.label, totals, time.monotonic() - started))
+        # Wrong bookings first: they are the failures that must never happen.
+        findings.sort(key=lambda line: "wrong booking" not in line)
         for line in findings[: args.findings]:
             print(f"    {line[:200]}")
         failed += totals.wrong_bookings
