@@ -42,7 +42,7 @@ def total(runs: list[Counter[str]]) -> Counter[str]:
 
 @pytest.mark.parametrize("mode", ["simple", "supremacy"])
 def test_dakalio_players_capture(mode: str) -> None:
-    runs = [play("dakalio", 2, {"mode": mode}, seed, 400)[1] for seed in (1, 2, 3)]
+    runs = [play("dakalio", 2, {"mode": mode}, seed, 400)[1] for seed in (1, 2)]
     assert total(runs)["capture"] > 0
 
 
