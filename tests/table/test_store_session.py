@@ -37,7 +37,23 @@ def _play(session, count, seed=3):
 
 def test_database_is_wal_with_a_versioned_schema(store):
     assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert store.schema_version == 1
+    assert store.schema_version == 2
+    assert len(store.identity) == 16 and store.identity == Store(store.path).identity  # made once, kept
+
+
+def test_a_database_of_the_first_schema_gains_an_identity_and_keeps_its_log(tmp_path):
+
+    from companion.table.store import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    old = sqlite3.connect(path, isolation_level=None)
+    old.executescript(MIGRATIONS[0] + "PRAGMA user_version = 1;")
+    old.execute("INSERT INTO games VALUES (1, 'trajectory', '[\"red\"]', '{}', 1, 'playing', 0)")
+    old.execute("INSERT INTO entries VALUES (1, 1, 'note', NULL, 'companion', NULL, '[]', 0)")
+    old.close()
+    store = Store(path)
+    assert store.schema_version == 2 and len(store.identity) == 16
+    assert [e.id for e in store.entries()] == [1]
 
 
 def test_an_entry_is_committed_before_listeners_hear_of_it(store, tmp_path):
