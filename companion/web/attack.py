@@ -93,7 +93,7 @@ class Guests:
                         continue
                     except OSError:
                         data = b""
-                    if not data:
+                    if not data or trickle:  # closed, or a slow guest answered (refused): it comes back later
                         self._drop(selector, socks, i, due, time.monotonic())
         finally:
             for sock in socks:

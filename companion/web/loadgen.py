@@ -164,7 +164,7 @@ class ReplayResult:
     after_kb: int
 
 
-def _replay_one(port: int, source: str, expected: int, into: list[tuple[int, float]]) -> None:
+def replay_count(port: int, source: str, expected: int, into: list[tuple[int, float]]) -> None:
     """Read a stream from Last-Event-ID 0 until every entry has come (counted in the raw bytes, which is cheap)."""
     started = time.monotonic()
     count = 0
@@ -198,7 +198,7 @@ def run_replay(entries: int, replays: int) -> ReplayResult:
         time.sleep(1.0)
         before = rss_kb(child.pid)
         results: list[tuple[int, float]] = []
-        readers = [threading.Thread(target=_replay_one, args=(port, f"127.0.4.{1 + n}", expected, results),
+        readers = [threading.Thread(target=replay_count, args=(port, f"127.0.4.{1 + n}", expected, results),
                                     daemon=True) for n in range(replays)]  # fmt: skip
         for reader in readers:
             reader.start()

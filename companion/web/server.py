@@ -244,8 +244,9 @@ class WebServer:
         gate, loop = self._gate, asyncio.get_running_loop()
 
         def factory() -> _Connection:
+            # lingering_time=0: the rest of a refused body is not read (aiohttp would wait 10 s for it).
             return _Connection(gate, lowlevel, loop=loop, access_log=None, keepalive_timeout=limits.idle_seconds,
-                               max_line_size=4096, max_field_size=4096)  # fmt: skip
+                               max_line_size=4096, max_field_size=4096, lingering_time=0)  # fmt: skip
 
         for index, sock in enumerate(self._sockets):
             secure = self._context if index == 1 else None

@@ -23,9 +23,13 @@ if TYPE_CHECKING:
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "upgrade"}
 
 
-def refuse(message: str, status: int = 400) -> web.Response:
-    """A one-line JSON error, as the app gives its own (errors.py)."""
-    return web.json_response({"error": message}, status=status)
+def refuse(message: str, status: int = 400, close: bool = False) -> web.Response:
+    """A one-line JSON error, as the app gives its own (errors.py); with `close`, the connection ends after it (the
+    rest of a refused body is not waited for)."""
+    response = web.json_response({"error": message}, status=status)
+    if close:
+        response.force_close()
+    return response
 
 
 async def read_body(request: web.BaseRequest, limits: Limits) -> bytes | web.Response:
@@ -33,7 +37,7 @@ async def read_body(request: web.BaseRequest, limits: Limits) -> bytes | web.Res
     declares its length), or not all there within the deadline."""
     limit = limits.body_bytes
     if request.content_length is not None and request.content_length > limit:
-        return refuse(f"the request body is {request.content_length} bytes; the table takes {limit} at most")
+        return refuse(f"the request body is {request.content_length} bytes; the table takes {limit} at most", 400, True)
     chunks: list[bytes] = []
     size = 0
     try:
@@ -41,10 +45,10 @@ async def read_body(request: web.BaseRequest, limits: Limits) -> bytes | web.Res
             while chunk := await request.content.readany():
                 size += len(chunk)
                 if size > limit:
-                    return refuse(f"the request body is over {limit} bytes, the most the table takes")
+                    return refuse(f"the request body is over {limit} bytes, the most the table takes", close=True)
                 chunks.append(chunk)
     except TimeoutError:
-        return refuse(f"the request body did not arrive within {limits.body_seconds:g} s", 408)
+        return refuse(f"the request body did not arrive within {limits.body_seconds:g} s", 408, close=True)
     return b"".join(chunks)
 
 
