@@ -14,7 +14,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from companion.boards import Board, default_board
-from companion.rules import Action
+from companion.errors import UserError
+from companion.rules import Action, SetupError
+from companion.table.datasets import DataSets
 from companion.table.grid_walk import GridWalk, TableGrid
 from companion.table.loop import Question, TableLoop, Warning
 from companion.table.session import Session
@@ -66,10 +68,12 @@ class Table:
         hub: Hub | None = None,
         camera: CameraFeed | None = None,
         grid: TableGrid | None = None,
+        datasets: DataSets | None = None,
     ) -> None:
         if session.store.path == ":memory:":
             raise ValueError("the web table needs a store in a file: the streams read it on their own connections")
         self.token = token or secrets.token_urlsafe(16)
+        self.datasets = datasets or DataSets(None)  # what a phone may name in a file option (never a path)
         self.log = session.store.identity  # in every announcement's id: a phone's position names its log
         self.hub = hub or Hub()
         self.sensors: Sensors = sensors or (lambda: {"grid": "none", "camera": "none"})
@@ -154,6 +158,10 @@ class Table:
         with self._lock:
             store = Store(self.session.store.path)
             seed = seed if seed is not None else secrets.randbelow(2**31)  # the companion shuffles for the table
+            try:
+                options = self.datasets.resolve(game, options)
+            except SetupError as error:
+                raise UserError(f"cannot start {game}: {error}") from None
             session = Session.start(store, game, players, options, seed)
             loop = self._make_loop(session)
             walking = self.walk is not None and self.walk.running

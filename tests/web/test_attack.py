@@ -12,10 +12,12 @@ import os
 import socket
 import sqlite3
 import time
+from pathlib import Path
 
 import pytest
 
 from companion.rules import Action, Event
+from companion.table.datasets import DataSets
 from companion.table.store import CannotSave
 from companion.web.attack import Guests, phone_check
 from companion.web.server import Limits
@@ -309,3 +311,45 @@ def test_the_attacks_at_once_leave_a_phone_its_page_and_its_moves(served):
     finally:
         for crowd in crowds:
             crowd.stop()
+
+
+@pytest.mark.parametrize("game, options, says", [
+    ("orbit", {"deck": "/etc/passwd"}, "deck: '/etc/passwd' is not a data set this table offers"),
+    ("orbit", {"board": "/dev/zero"}, "board: '/dev/zero' is not a data set this table offers (offered: 'front', "),
+    ("orbital_battle", {"planet_files": {"1": "/dev/zero"}}, "planet_files.1: '/dev/zero' is not a data set"),
+    ("periorbis", {"data": "/tmp"}, "data: '/tmp' is not a data set this table offers"),
+    ("orbital_battle", {"turn_limit": 10**9}, "turn_limit: 1000000000 is out of range (at most 10000)"),
+    ("orbital_battle", {"turn_limit": 2**70}, "the number 11805916207174113034... is too large"),
+])  # fmt: skip
+def test_options_that_name_files_or_huge_numbers_start_nothing(served, game, options, says):
+    before = log_of(served)
+    status, answer = served.post("/api/games", {"game": game, "players": ["red", "blue"], "options": options})
+    assert status == 400 and says in answer["error"] and "\n" not in answer["error"], answer
+    assert served.session.record.game == "trajectory"
+    the_phone_is_served(served, before)
+
+
+def test_a_data_set_the_host_added_is_offered_by_name_and_plays(served, tmp_path):
+    from companion.rules.orbit.data import __file__ as orbit_data
+
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    deck = Path(orbit_data).with_name("deck.json")
+    served.table.datasets.add("orbit", "deck", "club-deck", deck)
+    fields = {f["name"]: f for g in served.get("/api/games")["games"] if g["name"] == "orbit" for f in g["options"]}
+    assert fields["deck"]["kind"] == "choice" and fields["deck"]["choices"] == ["club-deck"]
+    assert fields["board"]["choices"] == ["front", "back"]
+    status, answer = served.post("/api/games", {"game": "orbit", "players": ["red", "blue"],
+                                                "options": {"deck": "club-deck"}})  # fmt: skip
+    assert status == 201 and answer["game"] == "orbit", answer
+
+
+def test_the_host_s_own_settings_are_bounded_too(tmp_path):
+    from companion.errors import UserError
+    from companion.table.session import Session
+    from companion.table.store import Store
+
+    store = Store(tmp_path / "host.db")
+    with pytest.raises(UserError, match=r"^cannot start orbital_battle: turn_limit: 118059162071\.\.\. is out of "
+                                        r"range \(at most 10000\)$"):  # fmt: skip
+        Session.start(store, "orbital_battle", ["red", "blue"], {"turn_limit": 2**70}, 1)
+    assert store.games() == []
