@@ -163,7 +163,8 @@ class WebServer:
         if https is not None:
             self._context = ssl.create_default_context(purpose=ssl.Purpose.CLIENT_AUTH)
             self._context.load_cert_chain(str(https.cert), str(https.key))
-        self._pool = ThreadPoolExecutor(max(1, threads), thread_name_prefix="web-app")
+        self._threads = max(1, threads)
+        self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="web-app")
         self._replay = ThreadPoolExecutor(2, thread_name_prefix="web-replay")  # store pages for the streams
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -208,17 +209,28 @@ class WebServer:
             raise
         self._loop = asyncio.new_event_loop()
         ready = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(ready,), name="web-server", daemon=True)
+        failed: list[BaseException] = []
+        self._thread = threading.Thread(target=self._run, args=(ready, failed), name="web-server", daemon=True)
         self._thread.start()
-        ready.wait(10)
+        ready.wait(30)
+        if failed:
+            self.stop()
+            raise failed[0]
         return self
 
-    def _run(self, ready: threading.Event) -> None:
+    def _run(self, ready: threading.Event, failed: list[BaseException]) -> None:
         loop = self._loop
         assert loop is not None
         asyncio.set_event_loop(loop)
-        loop.run_until_complete(self._open())
-        ready.set()
+        try:
+            loop.run_until_complete(self._open())
+        except BaseException as error:  # said by start(), in the caller's thread
+            failed.append(error)
+            for sock in self._sockets:
+                sock.close()
+            return
+        finally:
+            ready.set()
         loop.run_forever()
         loop.run_until_complete(loop.shutdown_asyncgens())
         loop.close()
@@ -265,11 +277,13 @@ class WebServer:
                 asyncio.run_coroutine_threadsafe(self._close(), loop).result(5)
             loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=5)
+        if not thread.is_alive() and not loop.is_closed():
+            loop.close()  # the thread closes it after serving; not when it failed to start
         self._loop = self._thread = None
         self._servers, self._sockets = [], []
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._replay.shutdown(wait=False, cancel_futures=True)
-        self._pool = ThreadPoolExecutor(self._pool._max_workers, thread_name_prefix="web-app")
+        self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="web-app")  # for a start after a stop
         self._replay = ThreadPoolExecutor(2, thread_name_prefix="web-replay")
 
     async def _close(self) -> None:

@@ -183,3 +183,20 @@ def test_killing_the_process_never_loses_an_announced_action(tmp_path):
         # The resumed game is exactly the last one a phone was told about.
         assert json.dumps(session.game.state_to_json(session.state), sort_keys=True) == last_state
         store.close()
+
+
+def test_a_write_the_disk_refuses_is_cannot_save_until_one_succeeds(tmp_path):
+    from companion.table.store import CannotSave, set_aside_if_damaged
+
+    store = Store(tmp_path / "t.db")
+    heard = []
+    store.watchers.append(heard.append)
+    game = store.create_game("trajectory", ["red"], {}, 1)
+    store._db.execute("PRAGMA query_only = 1")
+    with pytest.raises(CannotSave, match=r"^the table cannot save: moves are paused \(its storage is read-only\)$"):
+        store.append(game.id, "note", None, "companion", None, [])
+    assert store.failure == "its storage is read-only" and list(store.entries()) == []
+    store._db.execute("PRAGMA query_only = 0")
+    store.append(game.id, "note", None, "companion", None, [])
+    assert store.failure is None and heard == ["its storage is read-only", None]
+    assert set_aside_if_damaged(tmp_path / "t.db") is None and set_aside_if_damaged(tmp_path / "none.db") is None

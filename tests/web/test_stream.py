@@ -109,3 +109,11 @@ def test_a_new_game_reaches_the_streams_with_its_own_ids(served, stream):
     opening = events.until("entry")
     assert opening["data"]["game_id"] == 2 and opening["data"]["id"] == 3
     assert events.until("state", lambda data: data["game_id"] == 2)["data"]["players"] == ["red", "green"]
+
+
+def test_a_replayed_entry_is_the_entry_as_it_was_announced(served, stream):
+    live = stream("/events?after=2")
+    entry = served.session.submit(Action.make("end_turn"), "phone", "red")
+    announced = live.until("entry")
+    assert stream(last_id=entry.id - 1).until("entry") == announced  # read from the store as stored, not rebuilt
+    assert stream(last_id=f"{served.session.store.identity}-{entry.id - 1}").until("entry") == announced
