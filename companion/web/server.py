@@ -40,9 +40,8 @@ from companion.web.wsgi import call_app
 class Limits:
     """What one connection, one address and the whole table may hold (the defaults suit a table of phones)."""
 
-    head_seconds: float = 10.0  # a request's line and headers, from its first byte (or the connection) to the end
+    head_seconds: float = 10.0  # a request's line and headers, from the connection or the previous answer
     body_seconds: float = 10.0  # its body
-    idle_seconds: float = 30.0  # a kept-alive connection with no request
     handshake_seconds: float = 5.0  # a TLS handshake
     body_bytes: int = BODY_BYTES  # a request body
     per_address: int = 32  # open connections from one client address
@@ -92,7 +91,7 @@ class _Gate:
 
 class _Connection(RequestHandler):
     """aiohttp's connection, with an address cap and a deadline on every request's head: the head must be complete
-    within `head_seconds` of its first byte (of the connection, for the first request), or the connection is
+    within `head_seconds` of the connection (for the first request) or of the previous answer, or the connection is
     closed. aiohttp reads heads in the loop, so a slow one holds no thread; the deadline frees its socket too."""
 
     def __init__(self, gate: _Gate, *args: Any, **kwargs: Any) -> None:
@@ -132,7 +131,11 @@ class _Connection(RequestHandler):
         self._disarm()
 
     def finished(self) -> None:
+        """The answer is written: the next request's head (perhaps already arriving) has the same deadline, and a
+        connection left idle that long is closed (a browser opens another when it needs one)."""
         self.busy = False
+        self._disarm()
+        self._arm()
 
     def _arm(self) -> None:
         self._deadline = asyncio.get_running_loop().call_later(self._gate.limits.head_seconds, self._too_slow)
@@ -257,7 +260,7 @@ class WebServer:
 
         def factory() -> _Connection:
             # lingering_time=0: the rest of a refused body is not read (aiohttp would wait 10 s for it).
-            return _Connection(gate, lowlevel, loop=loop, access_log=None, keepalive_timeout=limits.idle_seconds,
+            return _Connection(gate, lowlevel, loop=loop, access_log=None, keepalive_timeout=limits.head_seconds,
                                max_line_size=4096, max_field_size=4096, lingering_time=0)  # fmt: skip
 
         for index, sock in enumerate(self._sockets):

@@ -81,6 +81,27 @@ def test_slow_headers_hold_no_thread_and_are_cut_off_at_the_deadline(quick):
     the_phone_is_served(quick, before)
 
 
+def test_a_kept_alive_connection_gets_the_same_deadline_for_its_next_head(quick):
+    with socket.create_connection(("127.0.0.1", quick.port), 5, ("127.0.2.9", 0)) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        sock.settimeout(5)
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+        started = time.monotonic()
+        sock.sendall(b"GET / HTTP/1.1\r\n")
+        with pytest.raises((ConnectionError, OSError)):
+            while time.monotonic() - started < 5:
+                time.sleep(0.3)
+                sock.sendall(b"X-Slow: 1\r\n")
+                sock.setblocking(False)
+                try:
+                    if sock.recv(1) == b"":
+                        raise ConnectionError("closed")
+                except BlockingIOError:
+                    pass
+                sock.setblocking(True)
+        assert time.monotonic() - started < 2.5
+
+
 def test_slow_bodies_are_refused_at_their_deadline_and_hold_nothing(quick):
     before = log_of(quick)
     with Guests(quick.port, "slow-body", 40, subnet=2, every=0.3) as slow:
