@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{title}:")
         print(f"  announced     {len(result.produced)} ({result.rate:.1f}/s)")
         print(f"  delivery      {summary(result.delays, 1e3, 'ms')}")
+        print(f"  server CPU    {100 * result.cpu_seconds / result.seconds:.0f} % of a core while announcing")
         print(f"  lost          {result.lost} of {len(result.produced) * args.clients} deliveries, "
               f"{result.duplicated} duplicated")
         if memory:

@@ -124,14 +124,21 @@ class Hub:
         with self._lock:
             return list(self._latest.values())
 
-    def announce(self, entry_id: int, data: object, log: str = "") -> None:
-        self._fan_out(entry_id, sse.message("entry", data, sse.event_id(log, entry_id)))
+    def announce(self, entry_id: int, data: object, log: str = "", state: object = None) -> None:
+        """An entry, and with `state` the state after it: both reach each stream together, in one write."""
+        messages = [(entry_id, sse.message("entry", data, sse.event_id(log, entry_id)))]
+        if state is not None:
+            messages.append((None, self._keep("state", state)))
+        self._fan_out(messages)
 
     def transient(self, kind: str, data: object) -> None:
+        self._fan_out([(None, self._keep(kind, data))])
+
+    def _keep(self, kind: str, data: object) -> bytes:
         message = sse.message(kind, data)
         with self._lock:
             self._latest[kind] = message
-        self._fan_out(None, message)
+        return message
 
     def close(self) -> None:
         """End every stream (the server is stopping)."""
@@ -141,15 +148,17 @@ class Hub:
         for client in clients:
             client.end()
 
-    def _fan_out(self, entry_id: int | None, message: bytes) -> None:
+    def _fan_out(self, messages: list[tuple[int | None, bytes]]) -> None:
         with self._lock:
             clients = list(self._clients)
-            self.sent += len(clients)
+            self.sent += len(clients) * len(messages)
         woken = []
         for client in clients:
-            put = client.put(entry_id, message)
-            if put is False:
-                client.end()
-            elif put:
-                woken.append(client)
+            for entry_id, message in messages:
+                put = client.put(entry_id, message)
+                if put is False:
+                    client.end()
+                    break
+                if put:
+                    woken.append(client)
         wake(woken)

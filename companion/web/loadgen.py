@@ -74,6 +74,7 @@ class LoadResult:
     seconds: float
     phones: list[Phone]
     rss_kb: list[int]  # the server's resident memory, once a second
+    cpu_seconds: float = 0.0  # the server's processor time while it announced
 
     @property
     def delays(self) -> list[float]:
@@ -91,6 +92,13 @@ class LoadResult:
     @property
     def rate(self) -> float:
         return len(self.produced) / self.seconds if self.seconds else 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """A process's processor time so far (user and system)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_kb(pid: int) -> int:
@@ -132,6 +140,7 @@ def run_load(mode: str, clients: int, seconds: float, rate: float, attack: Attac
             t.start()
         for phone in phones:
             phone.connected.wait(30)
+        cpu = cpu_seconds(child.pid)
         (work / "go").write_text("go\n")
         memory: list[int] = []
         deadline = time.monotonic() + seconds + 60
@@ -139,9 +148,10 @@ def run_load(mode: str, clients: int, seconds: float, rate: float, attack: Attac
             memory.append(rss_kb(child.pid))
             time.sleep(1.0)
         report = json.loads(_wait_for(done, child, 10.0))
+        cpu = cpu_seconds(child.pid) - cpu
         time.sleep(1.0)  # the last messages in flight
         stop.set()
-        return LoadResult(mode, clients, report["ids"], report["seconds"], phones, memory)
+        return LoadResult(mode, clients, report["ids"], report["seconds"], phones, memory, cpu)
     finally:
         for crowd in guests:
             crowd.stop()

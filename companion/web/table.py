@@ -296,8 +296,7 @@ class Table:
 
     def _on_entry(self, entry: Entry) -> None:
         # Called by the session after the commit, in the thread that made the change.
-        self.hub.announce(entry.id, entry_json(entry), self.log)
-        self._publish_state()
+        self.hub.announce(entry.id, entry_json(entry), self.log, state=self.state())
 
     def _on_storage(self, failure: str | None) -> None:
         """The log could not be saved (or can be again): every phone is told at once, as a warning."""
