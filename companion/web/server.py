@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import socket
 import ssl
 import threading
@@ -61,7 +62,7 @@ class Https:
 
 
 def _refusal(message: str) -> bytes:
-    body = ('{"error": "' + message + '"}').encode()
+    body = json.dumps({"error": message}).encode()
     head = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
             "Retry-After: 5\r\nConnection: close\r\n\r\n")  # fmt: skip
     return head.encode() + body
