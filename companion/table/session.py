@@ -50,13 +50,12 @@ class Session:
             state = engine.setup(players, options, seed)
         except (KeyError, SetupError) as error:
             raise UserError(f"cannot start {game}: {error.args[0] if isinstance(error, KeyError) else error}") from None
-        record = store.create_game(game, list(players), dict(options), seed)
         opening = [
             Event(
                 "game-started", f"{engine.title} begins. {engine.phase(state).prompt}", {"players": list(players)}
             ).to_json()
         ]
-        store.append(record.id, "note", None, "companion", None, opening, snapshot=(0, engine.state_to_json(state)))
+        record = store.create_game(game, list(players), dict(options), seed, opening, engine.state_to_json(state))
         return cls(store, record, state, Stack((), ()))
 
     @classmethod

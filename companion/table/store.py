@@ -190,14 +190,22 @@ class Store:
             for watcher in list(self.watchers):
                 watcher(failure)
 
-    def create_game(self, game: str, players: list[str], options: dict[str, Any], seed: int) -> GameRecord:
+    def create_game(
+        self, game: str, players: list[str], options: dict[str, Any], seed: int,
+        opening: list[dict[str, Any]] | None = None, state: Any = None,
+    ) -> GameRecord:  # fmt: skip
+        """A new game, with its opening note (`opening`: the events) and first snapshot (`state`) in the same
+        transaction: a disk that fills up in between leaves no game without its opening."""
         created = self._clock()
         with self._transaction():
             cursor = self._db.execute(
                 "INSERT INTO games (game, players, options, seed, status, created) VALUES (?, ?, ?, ?, 'playing', ?)",
                 (game, json.dumps(players), json.dumps(options, sort_keys=True), seed, created),
             )
-        return GameRecord(int(cursor.lastrowid or 0), game, tuple(players), options, seed, "playing", created)
+            game_id = int(cursor.lastrowid or 0)
+            if opening is not None:
+                self._insert(game_id, "note", None, "companion", None, opening, created, (0, state))
+        return GameRecord(game_id, game, tuple(players), options, seed, "playing", created)
 
     def set_status(self, game_id: int, status: str) -> None:
         with self._transaction():
@@ -229,28 +237,26 @@ class Store:
         """Commit one log entry (and optionally a snapshot and a new status) in one transaction; returns it."""
         created = self._clock()
         with self._transaction():
-            cursor = self._db.execute(
-                "INSERT INTO entries (game_id, kind, action, source, actor, events, created)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    game_id,
-                    kind,
-                    None if action is None else json.dumps(action),
-                    source,
-                    actor,
-                    json.dumps(events),
-                    created,
-                ),
-            )
-            entry_id = int(cursor.lastrowid or 0)
-            if snapshot is not None:
-                self._db.execute(
-                    "INSERT INTO snapshots (game_id, entry_id, actions, state) VALUES (?, ?, ?, ?)",
-                    (game_id, entry_id, snapshot[0], json.dumps(snapshot[1])),
-                )
+            entry_id = self._insert(game_id, kind, action, source, actor, events, created, snapshot)
             if status is not None:
                 self._db.execute("UPDATE games SET status = ? WHERE id = ?", (status, game_id))
         return Entry(entry_id, game_id, kind, action, source, actor, events, created)
+
+    def _insert(
+        self, game_id: int, kind: str, action: dict[str, Any] | None, source: str, actor: str | None,
+        events: list[dict[str, Any]], created: float, snapshot: tuple[int, Any] | None,
+    ) -> int:  # fmt: skip
+        cursor = self._db.execute(
+            "INSERT INTO entries (game_id, kind, action, source, actor, events, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (game_id, kind, None if action is None else json.dumps(action), source, actor, json.dumps(events), created),
+        )
+        entry_id = int(cursor.lastrowid or 0)
+        if snapshot is not None:
+            self._db.execute(
+                "INSERT INTO snapshots (game_id, entry_id, actions, state) VALUES (?, ?, ?, ?)",
+                (game_id, entry_id, snapshot[0], json.dumps(snapshot[1])),
+            )
+        return entry_id
 
     def entries(self, game_id: int | None = None, after: int = 0) -> Iterator[Entry]:
         """Log entries with ids above `after`, of one game or of all, oldest first."""

@@ -131,11 +131,13 @@ def test_one_address_gets_a_bounded_share_of_connections(served):
 def test_a_flood_of_streams_from_one_address_is_capped_and_idle_streams_cost_no_phone_its_stream(served):
     before = log_of(served)
     per_address = served.server.limits.streams_per_address
+    baseline = rss_kb()
     with Guests(served.port, "idle-streams", 100, subnet=3, per_address=4) as idle:
         deadline = time.monotonic() + 10
         while served.table.hub.streams < 100 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert served.table.hub.streams >= 100 and idle.cut == 0
+        assert rss_kb() - baseline < 10 * 1024  # KB: 100 idle streams (both ends of them) take a few MB at most
         the_phone_is_served(served, before)
         # One address asking for more streams than its share: the extra ones get a one-line 503.
         flood = [socket.create_connection(("127.0.0.1", served.port), 5, ("127.0.6.1", 0))
