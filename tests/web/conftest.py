@@ -1,5 +1,5 @@
 """A real table served over real HTTP: a session on SQLite, the table loop fed boards as the sensors would see them,
-the Flask app under cheroot on a free port of 127.0.0.1. `grid_served` is a table with its reed grid (`companion
+the Flask app under aiohttp on a free port of 127.0.0.1. `grid_served` is a table with its reed grid (`companion
 serve`'s LiveTable on a virtual grid over a pty); `browser` is Debian's Chromium driven by Playwright."""
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ class Served:
 
 
 def free_port() -> int:
-    # A fixed port (not 0) so that cheroot sets SO_REUSEADDR and a restart can bind it again at once.
+    # A fixed port (not 0): the server sets SO_REUSEADDR, so a restart can bind it again at once.
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]

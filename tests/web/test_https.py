@@ -1,4 +1,4 @@
-"""The real app over https under cheroot, beside plain http: a Python client that trusts only the table's CA reads
+"""The real app over https under aiohttp, beside plain http: a Python client that trusts only the table's CA reads
 the API, acts, and follows the SSE stream exactly as over http; a client without the CA is refused."""
 
 from __future__ import annotations
