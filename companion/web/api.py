@@ -88,7 +88,7 @@ def games() -> Response:
                 "title": game.title,
                 "min_players": game.min_players,
                 "max_players": game.max_players,
-                "options": option_fields(game),
+                "options": option_fields(game, table().datasets.offered(name)),
             }
         )
     return jsonify(games=listed)

@@ -6,6 +6,7 @@ session's committed entries and the loop's questions and warnings into stream me
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -13,13 +14,16 @@ from contextlib import contextmanager
 from typing import Any
 
 from companion.boards import Board, default_board
-from companion.rules import Action
+from companion.errors import UserError
+from companion.rules import Action, SetupError
+from companion.table.datasets import DataSets
 from companion.table.grid_walk import GridWalk, TableGrid
 from companion.table.loop import Question, TableLoop, Warning
 from companion.table.session import Session
 from companion.table.setup_guide import SetupGuide
 from companion.table.steps import NotNow
 from companion.table.store import Entry, Store
+from companion.web import sse
 from companion.web.calibration import CameraFeed
 from companion.web.hub import Hub
 
@@ -41,6 +45,14 @@ def entry_json(entry: Entry) -> dict[str, Any]:
     }
 
 
+def _stored_entry_json(row: tuple) -> str:
+    """A stored entry as entry_json gives it, assembled from the JSON texts as stored (parsing and writing them
+    again for every replayed entry would cost ten times as much)."""
+    entry_id, game_id, kind, action, source, actor, events, created = row
+    return (f'{{"id":{entry_id},"game_id":{game_id},"kind":{json.dumps(kind)},"action":{action or "null"},'
+            f'"source":{json.dumps(source)},"actor":{json.dumps(actor)},"events":{events},"created":{created!r}}}')
+
+
 class Table:
     """One table: `session` (and its `loop` when sensors watch the board) may be replaced by a new game."""
 
@@ -56,10 +68,13 @@ class Table:
         hub: Hub | None = None,
         camera: CameraFeed | None = None,
         grid: TableGrid | None = None,
+        datasets: DataSets | None = None,
     ) -> None:
         if session.store.path == ":memory:":
             raise ValueError("the web table needs a store in a file: the streams read it on their own connections")
         self.token = token or secrets.token_urlsafe(16)
+        self.datasets = datasets or DataSets(None)  # what a phone may name in a file option (never a path)
+        self.log = session.store.identity  # in every announcement's id: a phone's position names its log
         self.hub = hub or Hub()
         self.sensors: Sensors = sensors or (lambda: {"grid": "none", "camera": "none"})
         self._board = board
@@ -102,6 +117,25 @@ class Table:
         with self.reader() as store:
             return [entry_json(e) for e in store.entries(game_id, after)]
 
+    def log_position(self) -> tuple[str, int]:
+        """This log's identity and its last entry's id."""
+        with self.reader() as store:
+            return self.log, store.last_entry_id()
+
+    def first_entry(self) -> int:
+        """The first entry of the game in play."""
+        with self.reader() as store:
+            return store.first_entry_id(self.session.record.id)
+
+    def replay_page(self, after: int, limit: int) -> tuple[int, int, bytes]:
+        """At most `limit` entries after `after` (of every game) as stream messages in one piece: how many, the
+        last one's id, the messages."""
+        with self.reader() as store:
+            rows = store.page(after, limit)
+        messages = b"".join(sse.raw_message("entry", _stored_entry_json(row), sse.event_id(self.log, row[0]))
+                            for row in rows)  # fmt: skip
+        return len(rows), rows[-1][0] if rows else after, messages
+
     # Acting (the API has checked the token).
     def choose(self, question_id: int, index: int, actor: str | None) -> Entry:
         loop = self.loop
@@ -124,6 +158,10 @@ class Table:
         with self._lock:
             store = Store(self.session.store.path)
             seed = seed if seed is not None else secrets.randbelow(2**31)  # the companion shuffles for the table
+            try:
+                options = self.datasets.resolve(game, options)
+            except SetupError as error:
+                raise UserError(f"cannot start {game}: {error}") from None
             session = Session.start(store, game, players, options, seed)
             loop = self._make_loop(session)
             walking = self.walk is not None and self.walk.running
@@ -137,7 +175,7 @@ class Table:
             self._attach(session, loop)
             # The game's opening note was committed by Session.start, before anyone listened: announce it now.
             for entry in store.entries(session.record.id):
-                self.hub.announce(entry.id, entry_json(entry))
+                self.hub.announce(entry.id, entry_json(entry), self.log)
             for listener in list(self._games):
                 listener(session, loop)
         self._publish_state()
@@ -239,6 +277,7 @@ class Table:
     def _attach(self, session: Session, loop: TableLoop | None, subscribe: bool = True) -> None:
         if subscribe:
             session.subscribe(self._on_entry)
+            session.store.watchers.append(self._on_storage)
         if loop is not None:
             before_q, before_w = loop.on_question, loop.on_warning
 
@@ -257,7 +296,17 @@ class Table:
 
     def _on_entry(self, entry: Entry) -> None:
         # Called by the session after the commit, in the thread that made the change.
-        self.hub.announce(entry.id, entry_json(entry))
+        self.hub.announce(entry.id, entry_json(entry), self.log, state=self.state())
+
+    def _on_storage(self, failure: str | None) -> None:
+        """The log could not be saved (or can be again): every phone is told at once, as a warning."""
+        if failure is None:
+            loop = self.loop
+            self.hub.transient("warning", _warning(loop.warning if loop else None))
+        else:
+            self.hub.transient("warning", {"text": "The table cannot save: moves are paused.",
+                                           "advice": [f"The game's log cannot be written: {failure}. Moves wait "
+                                                      "until it can be; nothing announced is lost."], "sites": []})
         self._publish_state()
 
     def _publish_state(self) -> None:
