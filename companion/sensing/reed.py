@@ -23,6 +23,11 @@ from companion.sensing import frames
 from companion.sensing.frames import Switch
 
 BAUDRATE = 115200
+# Opening the port resets most boards (DTR), and the bootloader then listens for an upload before it starts the
+# sketch: optiboot (Uno, new Nano) about 1 s, ATmegaBOOT (old Nano) about 1.5 s, stk500v2 (Mega) about 1.1 s after
+# the reset, longer while bytes arrive, since it takes them for an upload. So the host says nothing after opening
+# and waits this long for the firmware's unasked hello; it never reopens (which would reset the board again) before.
+BOOT_WAIT = 3.0
 
 # USB ids of the boards the firmware runs on (the Arduino ones) and of the USB-serial chips on Nano boards.
 KNOWN_USB_IDS = {
@@ -221,14 +226,19 @@ class ReedLink:
                     self._set_link(False)
 
     def _session(self, link: serial.Serial) -> bool:
-        """Reads frames until the link fails; True if the handshake succeeded."""
+        """Reads frames until the link fails; True if the handshake succeeded.
+
+        After opening, the board is (usually) in its bootloader: nothing is sent until a valid frame shows the
+        firmware running. A boot hello is taken as it comes; any other frame means the firmware was already running
+        (a board without auto-reset) and is asked with I. Silence after the handshake first waits out a reboot
+        through the bootloader; only silence beyond that closes the port."""
         self._hello = None
         self._synced = False
         self._synced_event.clear()
         self._lost = False
         handshaken = False
-        self._send(frames.encode_command("I"))
-        asked_hello = last_frame = time.monotonic()
+        opened = last_frame = time.monotonic()
+        asked_hello = 0.0
         buffer = b""
         while not self._stop.is_set():
             data = link.read(max(1, link.in_waiting))
@@ -242,16 +252,22 @@ class ReedLink:
                 if len(buffer) > frames.MAX_LINE:  # no line end in sight: garbage
                     buffer = b""
                     self._bad("format")
-            if self._hello is not None and not handshaken:
+            quiet = now - last_frame
+            # The sketch runs while valid frames come; before the first one, or after a silence, the board may be in
+            # its bootloader, which takes every byte for an upload and waits on: say nothing then.
+            running = last_frame > opened and quiet <= self.silence_timeout
+            if self._hello is not None and running and not self._connected:
                 handshaken = True
                 self._set_link(True)
-            if self._hello is None and now - asked_hello > 0.3:
+            if self._hello is None and running and now - asked_hello > 0.3:
                 self._send(frames.encode_command("I"))
                 asked_hello = now
-            if self._hello is not None and not self._synced and now - self._asked_at > 0.25:
+            if self._hello is not None and running and not self._synced and now - self._asked_at > 0.25:
                 self.request_snapshot_now(now)
-            if now - last_frame > self.silence_timeout:
-                raise LinkLost("no frame within the silence timeout")
+            if self._connected and not running:
+                self._set_link(False)  # the consumers hear of it now; the port stays open for a reboot
+            if quiet > (self.silence_timeout if last_frame > opened else 0.0) + BOOT_WAIT:
+                raise LinkLost("no frame from the firmware")
         return handshaken
 
     def request_snapshot_now(self, now: float) -> None:
@@ -266,7 +282,9 @@ class ReedLink:
             frame = frames.parse_frame(line)
         except frames.FrameError as error:
             self._bad(error.kind)
-            return False
+            # A frame cut short by a reset or a dropped byte runs into the next one: take the next one from its start.
+            start = frames.next_frame_start(line)
+            return start is not None and self._handle(line[start:], now)
         self._count(frames=1)
         if isinstance(frame, frames.Hello):
             self._take_hello(frame, now)
