@@ -338,7 +338,7 @@ static void run_command(char *line) {
     add_event(now_cycles() + us_to_cycles(us), r, c, 0, 0, 0);
     reply("");
   } else if (sscanf(line, "chatter %d %d %lu %ld", &r, &c, &us, &n) == 4 && r < nrows && c < ncols && us > 0) {
-    add_event(now_cycles() + us_to_cycles(us), r, c, 2, us_to_cycles(us), n > 0 ? n - 1 : 0);
+    add_event(now_cycles() + us_to_cycles(us), r, c, 2, us_to_cycles(us), n > 0 ? n : 1);
     reply("");
   } else if (sscanf(line, "noise %lu", &us) == 1) {
     cancel_noise();
