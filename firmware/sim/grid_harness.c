@@ -22,6 +22,8 @@
  *   set W0 W1 ...     the whole matrix at once, one hex word of closed columns per row
  *   reset             the reset pin pulled low and released (EXTRF), as DTR or the reset button does
  *   power             power cycle (PORF), as unplugging and plugging the USB cable does
+ *   hang              the sketch stops dead (interrupts off, a jump to itself), as after a fault: the watchdog's test
+ *   where             answers "ok" and the last 32 program counters (bytes, hex)
  *   time              answers "ok <simulated microseconds since power-up>"
  *   resets            answers "ok <resets by DTR> <watchdog resets> <power-ups>"
  *   scans             answers "ok D:G D:G ..." for the scans since the last "scans": D the cycles from driving the
@@ -373,6 +375,20 @@ static void run_command(char *line) {
   } else if (strcmp(line, "resets") == 0) {
     snprintf(text, sizeof text, "%d %d %d", dtr_resets, watchdog_resets, power_ups);
     reply(text);
+  } else if (strcmp(line, "hang") == 0) {
+    /* The sketch stops dead, as after a fault: interrupts off, the CPU in avr-libc's final "rjmp .-2". */
+    uint32_t end = avr->reset_pc ? avr->reset_pc : avr->flashend;
+    uint32_t at = 0;
+    for (uint32_t a = 0; a + 1 < end && !at; a += 2)
+      if (avr->flash[a] == 0xFF && avr->flash[a + 1] == 0xCF) at = a;
+    if (!at) {
+      printf("error no rjmp .-2 in the sketch\n");
+      fflush(stdout);
+      return;
+    }
+    avr->sreg[S_I] = 0;
+    avr->pc = at;
+    reply("");
   } else if (strcmp(line, "where") == 0) {
     printf("ok");
     for (int i = 0; i < 32; i++) printf(" %x", trail[(ntrail + i) & 31]);

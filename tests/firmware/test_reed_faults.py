@@ -91,8 +91,8 @@ def test_port_closed_and_reopened(grid, wire, connect, wait_for, drain):
     time.sleep(0.8)
     assert link.occupancy() == before  # nothing invented while the link was down
     wire.replug()  # the board powers up, the host opens the port again, and that resets it into its bootloader
-    took = wait_for(lambda: link.synced and link.occupancy() == after, timeout=5.0)
-    assert took < 3.0
+    took = wait_for(lambda: link.synced and link.occupancy() == after, timeout=6.0)
+    assert took < 5.0  # at real time within 3 s: test_reed_bootloaders.py
     assert link.counters.reconnects >= 1
     _check_truthful(drain(link, 0.1), before, after)
 
