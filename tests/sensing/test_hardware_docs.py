@@ -27,3 +27,15 @@ def test_the_model_has_a_dead_zone_over_the_glass_and_grows_with_the_magnet():
     assert model.reach(6, 3, 1.18, 15, offset=6.0) > end > model.reach(5, 2, 1.18, 15, offset=6.0)
     assert model.reach(6, 2, 1.30, 15, offset=6.0) >= end
     assert model.reach(6, 2, 1.18, 10, offset=6.0) > end  # a more sensitive reed
+
+
+def test_the_schematics_and_harness_drawing_are_the_scripts_output():
+    spec = importlib.util.spec_from_file_location("schematic", HARDWARE / "tools" / "schematic.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    drawings = module.drawings()
+    for name, svg in drawings.items():
+        assert (HARDWARE / name).read_text() == svg, "regenerate: python3 hardware/tools/schematic.py hardware/"
+    mega = drawings["schematic-mega.svg"]
+    assert ">D22<" in mega and ">A15<" in mega and mega.count("<ellipse") == 256  # one reed per crossing
+    assert drawings["schematic-uno.svg"].count("<polygon") == 64  # one diode per crossing
