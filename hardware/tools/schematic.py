@@ -1,6 +1,7 @@
 """Draws the reed grid's schematic and its wiring harness as SVG, from the pins the firmware uses (pins.h).
 
     python3 hardware/tools/schematic.py hardware/     writes schematic-mega.svg, schematic-uno.svg, harness.svg
+                                                      and the KiCad netlists reed-grid-mega.net, reed-grid-uno.net
 
 The drawings are generated so that they cannot drift from the firmware: tests/sensing/test_hardware_docs.py checks
 that the files in hardware/ are this script's output.
@@ -141,8 +142,52 @@ def harness() -> str:
     return "\n".join(out) + "\n"
 
 
+def kicad_netlist(board: str) -> str:
+    """The same circuit as a KiCad netlist (s-expression, version E), for Pcbnew's File > Import > Netlist: every
+    part with a footprint from KiCad's standard libraries, every net by name. Diodes follow KiCad's convention,
+    pin 1 the cathode (band), to the row line."""
+    rows, cols = board_pins(board)
+    comps, nets = [], []
+
+    def comp(ref: str, value: str, footprint: str) -> None:
+        comps.append(f'    (comp (ref "{ref}") (value "{value}") (footprint "{footprint}"))')
+
+    def net(name: str, nodes: list[tuple[str, int]]) -> None:
+        body = " ".join(f'(node (ref "{ref}") (pin "{pin}"))' for ref, pin in nodes)
+        nets.append(f'    (net (code "{len(nets) + 1}") (name "{name}") {body})')
+
+    header = "Connector_PinHeader_2.54mm:PinHeader_2x{0:02d}_P2.54mm_Vertical"
+    comp("J1", f"rows to {rows[0]}..{rows[-1]}", header.format(len(rows) // 2))
+    comp("J2", f"columns to {cols[0]}..{cols[-1]}", header.format(len(cols) // 2))
+    comp("J3", "5V GND", "Connector_PinHeader_2.54mm:PinHeader_1x02_P2.54mm_Vertical")
+    for c in range(len(cols)):
+        comp(f"R{c + 1}", "4.7k", "Resistor_THT:R_Axial_DIN0207_L6.3mm_D2.5mm_P10.16mm_Horizontal")
+    for r in range(len(rows)):
+        for c in range(len(cols)):
+            n = r * len(cols) + c + 1
+            comp(f"SW{n}", "reed NO 15AT", "Diode_THT:D_DO-35_SOD27_P12.70mm_Horizontal")
+            comp(f"D{n}", "1N4148", "Diode_THT:D_DO-35_SOD27_P7.62mm_Horizontal")
+    for r, pin in enumerate(rows):
+        net(f"ROW{r}_{pin}", [("J1", r + 1)] + [(f"D{r * len(cols) + c + 1}", 1) for c in range(len(cols))])
+    for c, pin in enumerate(cols):
+        net(f"COL{c}_{pin}", [("J2", c + 1), (f"R{c + 1}", 1)]
+            + [(f"SW{r * len(cols) + c + 1}", 1) for r in range(len(rows))])
+    for n in range(1, len(rows) * len(cols) + 1):
+        net(f"Net-(SW{n}-D{n})", [(f"SW{n}", 2), (f"D{n}", 2)])
+    net("+5V", [("J3", 1)] + [(f"R{c + 1}", 2) for c in range(len(cols))])
+    net("GND", [("J3", 2)])
+    return "\n".join([
+        '(export (version "E")',
+        f'  (design (source "reed_grid_{board}") (tool "hardware/tools/schematic.py"))',
+        "  (components", *comps, "  )",
+        "  (nets", *nets, "  )",
+        ")",
+    ]) + "\n"
+
+
 def drawings() -> dict[str, str]:
-    return {"schematic-mega.svg": schematic("mega"), "schematic-uno.svg": schematic("uno"), "harness.svg": harness()}
+    return {"schematic-mega.svg": schematic("mega"), "schematic-uno.svg": schematic("uno"), "harness.svg": harness(),
+            "reed-grid-mega.net": kicad_netlist("mega"), "reed-grid-uno.net": kicad_netlist("uno")}
 
 
 if __name__ == "__main__":

@@ -39,3 +39,6 @@ def test_the_schematics_and_harness_drawing_are_the_scripts_output():
     mega = drawings["schematic-mega.svg"]
     assert ">D22<" in mega and ">A15<" in mega and mega.count("<ellipse") == 256  # one reed per crossing
     assert drawings["schematic-uno.svg"].count("<polygon") == 64  # one diode per crossing
+    netlist = drawings["reed-grid-mega.net"]
+    assert netlist.count('(comp (ref "D') == 256 and netlist.count('(net (code') == 16 + 16 + 256 + 2
+    assert '(name "ROW0_D22") (node (ref "J1") (pin "1")) (node (ref "D1") (pin "1"))' in netlist
