@@ -127,7 +127,7 @@ def scan_times(board: str, build_dir: Path, sim_ms: int = 400) -> list[ScanLoad]
             scans = grid.scans()
             mhz = 16.0
             durations = [cycles / mhz for cycles, _ in scans]
-            missed = sum(round(gap / mhz / TICK_US) - 1 for _, gap in scans if gap)
+            missed = sum(max(0, round(gap / mhz / TICK_US) - 1) for _, gap in scans if gap)
             loads.append(ScanLoad(name, durations, missed, len(scans)))
         grid.noise(0)
         return loads

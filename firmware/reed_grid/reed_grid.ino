@@ -87,10 +87,15 @@ void loop() {
   if (now != last_scan) {  // one pass per millisecond keeps debounce times exact and the loop light
     last_scan = now;
     grid.scan(now, read_row, 0);
+  } else {
+    // A pass either scans or builds a frame, never both: the longest pass is the longer of the two, not their sum,
+    // so a flood of changes does not push the next scan past its tick.
+    grid.service(now);
   }
   while (Serial.available() > 0) grid.receive((uint8_t)Serial.read());
-  grid.service(now);
-  // Never block on the serial port: hand it only as many bytes as it has room for.
+  // Never block on the serial port: hand it only as many bytes as it has room for, and at most 16 a pass (about
+  // 100 us; the port sends 11.5 a millisecond), so that a pass that also built a frame stays inside its tick.
   int room = Serial.availableForWrite();
+  if (room > 16) room = 16;
   while (room-- > 0 && grid.pending_bytes() > 0) Serial.write(grid.pop());
 }
