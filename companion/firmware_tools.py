@@ -147,18 +147,20 @@ def check_handshake(port: str, board: str | None = None, timeout: float = 8.0):
 
 
 def udev_rules() -> str:
-    """deploy/install.sh's rule: the grid's USB ids (the host link's list) get a stable name and the dialout group."""
-    from companion.sensing.reed import KNOWN_USB_IDS
+    """deploy/60-orrery.rules, which deploy/install.sh installs: every USB id of companion.sensing.usb_ids gets the
+    dialout group and the stable name."""
+    from companion.sensing.usb_ids import USB_IDS
 
     lines = [
-        "# Written by deploy/install.sh from companion.sensing.reed.KNOWN_USB_IDS: the reed grid's Arduino as "
+        "# Written by `companion firmware udev-rule` from companion/sensing/usb_ids.py: the reed grid's Arduino as "
         f"{STABLE_PORT}.",
-        "# CH340 and FTDI chips are generic: with two such adapters plugged in, the last one to appear gets the name.",
+        "# Bridge chips (CH340, CP2102, FTDI) are generic: with two such devices plugged in, the last one to appear",
+        "# gets the name. The companion does not rely on it: it finds the grid by probing (`companion grid ports`).",
     ]
-    for (vid, pid), name in sorted(KNOWN_USB_IDS.items()):
-        lines.append(f"# {name}")
+    for entry in sorted(USB_IDS, key=lambda u: (u.vid, u.pid)):
+        lines.append(f"# {entry.name}")
         lines.append(
-            f'SUBSYSTEM=="tty", ATTRS{{idVendor}}=="{vid:04x}", ATTRS{{idProduct}}=="{pid:04x}", '
+            f'SUBSYSTEM=="tty", ATTRS{{idVendor}}=="{entry.vid:04x}", ATTRS{{idProduct}}=="{entry.pid:04x}", '
             f'SYMLINK+="{STABLE_PORT.removeprefix("/dev/")}", GROUP="dialout", MODE="0660"'
         )
     return "\n".join(lines) + "\n"

@@ -1,14 +1,21 @@
-"""`companion bench reed`: the reed grid's latency, with the real firmware in simavr throttled to real time.
+"""`companion bench reed`: the reed grid's scan time and latency, with the real firmware in simavr.
 
-Figures: from a switch closing (and opening) to the host's change event, and the time to take in a burst in which
-every switch of the matrix changes at once. The debounce is printed with them: the firmware holds every change for
-that long on purpose, so the latency reads as "debounce + N ms", N being scan, serial and host time.
+Scan time, counted in the simulated CPU's cycles (exact whatever the machine's load), on the Uno and the Mega behind
+their bootloaders: from driving the first row to releasing the last, and the ticks of the millisecond clock on which
+no scan started because the loop was still busy. Three loads: idle, full chatter (every switch flips every
+millisecond: each scan sees every reading move) and a flood (every switch flips every 25 ms, so each flip is a real
+change the firmware must report). The goal: every scan within 1 ms and none missed, on the Mega at full chatter.
+
+Latency, at real time: from a switch closing (and opening) to the host's change event, and the time to take in a
+burst in which every switch of the matrix changes at once. The debounce is printed with them: the firmware holds
+every change for that long on purpose, so the latency reads as "debounce + N ms", N being scan, serial and host time.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 HELP = "reed grid: switch-to-event latency (p50, p95, max) and a whole-matrix burst, firmware in simavr"
@@ -19,6 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--samples", type=int, default=40, help="switch closings (and openings) to time (default 40)")
     parser.add_argument("--bursts", type=int, default=3, help="whole-matrix bursts to time (default 3)")
     parser.add_argument("--build", type=Path, default=Path("build/firmware"), help="where to build the firmware")
+    parser.add_argument("--scan-only", action="store_true", help="only the scan times, not the latency")
+    parser.add_argument("--scan-ms", type=int, default=400, help="simulated milliseconds per scan load (default 400)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,12 +36,16 @@ def run(args: argparse.Namespace) -> int:
     from companion.sensing.reed import ReedLink
     from companion.sim.simavr_grid import build, simavr_grid
 
-    if args.samples < 1 or args.bursts < 1:
-        raise UserError("bench reed: --samples and --bursts must be at least 1")
+    if args.samples < 1 or args.bursts < 1 or not 50 <= args.scan_ms <= 10_000:
+        raise UserError("bench reed: --samples and --bursts must be at least 1, --scan-ms within 50..10000")
     try:
         build(args.build)
     except (RuntimeError, OSError) as error:
         raise UserError(f"bench reed: cannot build the firmware ({str(error).splitlines()[0]})") from None
+    for board in ("uno", "mega"):
+        print_scan_times(board, scan_times(board, args.build.resolve(), args.scan_ms))
+    if args.scan_only:
+        return 0
     grid = simavr_grid(args.board, args.build.resolve(), realtime=True).start()
     link = ReedLink(grid.port).start()
     try:
@@ -76,6 +89,64 @@ def run(args: argparse.Namespace) -> int:
     print(f"  burst of {len(everything)} changes, first change to last event: {summary(bursts, 1e3, 'ms')}")
     print(f"  link counters: {counters}")
     return 0
+
+
+SCAN_GOAL_US = 1000.0
+TICK_US = 1024.0  # the Arduino millis() clock ticks every 1024 us
+LOADS = (("idle", 0), ("full chatter", 1_000), ("flood every 25 ms", 25_000))
+
+
+@dataclass(frozen=True)
+class ScanLoad:
+    name: str
+    durations_us: list[float]
+    missed_ticks: int
+    scans: int
+
+
+def scan_times(board: str, build_dir: Path, sim_ms: int = 400) -> list[ScanLoad]:
+    """Scan durations under each load, from the harness's cycle counts, with the host link reading the frames."""
+    from companion.errors import UserError
+    from companion.sensing.reed import ReedLink
+    from companion.sim.simavr_grid import simavr_grid
+
+    grid = simavr_grid(board, build_dir).start()
+    link = ReedLink(grid.port).start()
+    try:
+        time.sleep(0.05)
+        grid.go()
+        if not link.wait_synced(15):
+            raise UserError(f"bench reed: the simulated {board} did not answer")
+        loads = []
+        for name, period in LOADS:
+            grid.noise(period)
+            grid.scans()  # from here on
+            until = grid.time_us() + sim_ms * 1000
+            while grid.time_us() < until:
+                time.sleep(0.02)
+            scans = grid.scans()
+            mhz = 16.0
+            durations = [cycles / mhz for cycles, _ in scans]
+            missed = sum(max(0, round(gap / mhz / TICK_US) - 1) for _, gap in scans if gap)
+            loads.append(ScanLoad(name, durations, missed, len(scans)))
+        grid.noise(0)
+        return loads
+    finally:
+        link.stop()
+        grid.stop()
+
+
+def print_scan_times(board: str, loads: list[ScanLoad]) -> None:
+    from companion.bench.stats import summary
+
+    rows, cols = (16, 16) if board == "mega" else (8, 8)
+    print(f"reed grid scan, {board} firmware behind its bootloader in simavr, {rows}x{cols}, cycle counts at 16 MHz; "
+          f"goal every scan <= {SCAN_GOAL_US:.0f} us, no tick missed")
+    for load in loads:
+        worst = max(load.durations_us, default=float("nan"))
+        verdict = "meets the goal" if worst <= SCAN_GOAL_US and load.missed_ticks == 0 else "misses the goal"
+        print(f"  {load.name:<18} scan {summary([d / 1e6 for d in load.durations_us])}; "
+              f"{load.missed_ticks} of {load.scans + load.missed_ticks} ticks without a scan; {verdict}")
 
 
 def _drain(link) -> None:

@@ -14,6 +14,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     what = parser.add_subparsers(dest="printable", required=True, metavar="WHAT")
     board = what.add_parser("board", help="the board overlay with fiducials and site marks")
     board.add_argument("game", metavar="GAME", help="game name or board file")
+    board.add_argument("--tiles", choices=("a4", "letter"),
+                       help="cut into overlapping pages of this paper with alignment marks; --out names them "
+                            "OUT-1.svg, OUT-2.svg, ...")
     stickers = what.add_parser("stickers", help="a sheet of piece stickers with the registry's ids")
     stickers.add_argument("--game", default="trajectory")
     stickers.add_argument("--registry", help="piece registry file (default: the game's)")
@@ -42,6 +45,8 @@ def _run(args: argparse.Namespace) -> int:
         from companion.calibration.charuco import charuco_drawing
 
         drawing = charuco_drawing()
+    if getattr(args, "tiles", None):
+        return _write_tiles(drawing, args.tiles, args.out)
     svg = to_svg(drawing)
     if args.out:
         Path(args.out).write_text(svg)
@@ -49,4 +54,27 @@ def _run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     else:
         sys.stdout.write(svg)
+    return 0
+
+
+def _write_tiles(drawing, paper: str, out: str | None) -> int:
+    from pathlib import Path
+
+    from companion.errors import UserError
+    from companion.printables.shapes import to_svg
+    from companion.printables.tiles import tiles
+
+    if not out:
+        raise UserError("print board --tiles: name the pages with --out (e.g. --out overlay writes overlay-1.svg ...)")
+    base = Path(out).with_suffix("")
+    if not base.parent.is_dir():
+        raise UserError(f"print board --tiles: no directory {base.parent} for the pages")
+    pages = tiles(drawing, paper)
+    for number, (label, page) in enumerate(pages, start=1):
+        path = base.parent / f"{base.name}-{number}.svg"
+        path.write_text(to_svg(page))
+        print(f"{path}: {label}", file=sys.stderr)
+    print(f"{len(pages)} {paper.upper()} pages for a {drawing.width:g} x {drawing.height:g} mm board; print at 100% "
+          f"(no fit-to-page), lay each over its neighbour with the crosses on top of each other, trim along the "
+          f"dashed line, tape", file=sys.stderr)
     return 0

@@ -122,6 +122,15 @@ def parse_frame(line: bytes) -> Frame:
     raise FrameError("format", f"bad {kind!r} frame: {fields[:40]!r}")
 
 
+_FRAME_START = re.compile(rb"[0-9A-F]{2} [HSCKPE] ")
+
+
+def next_frame_start(line: bytes) -> int | None:
+    """Where a frame could start after the first byte of a damaged line (None: nowhere)."""
+    match = _FRAME_START.search(line, 1)
+    return match.start() if match else None
+
+
 def _check_size(rows: int, cols: int) -> None:
     if not (1 <= rows <= 16 and 1 <= cols <= 16):
         raise FrameError("format", f"matrix size {rows}x{cols} is outside 1..16")

@@ -13,28 +13,22 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import serial
 from serial.tools import list_ports
 
 from companion.errors import UserError
-from companion.sensing import frames
+from companion.sensing import frames, usb_ids
 from companion.sensing.frames import Switch
 
 BAUDRATE = 115200
-
-# USB ids of the boards the firmware runs on (the Arduino ones) and of the USB-serial chips on Nano boards.
-KNOWN_USB_IDS = {
-    (0x2341, 0x0042): "Arduino Mega 2560",
-    (0x2341, 0x0010): "Arduino Mega 2560",
-    (0x2A03, 0x0042): "Arduino Mega 2560",
-    (0x2341, 0x0043): "Arduino Uno",
-    (0x2341, 0x0001): "Arduino Uno",
-    (0x1A86, 0x7523): "CH340 USB serial (Nano)",
-    (0x0403, 0x6001): "FTDI USB serial (Nano)",
-}
-
+# Opening the port resets most boards (DTR), and the bootloader then listens for an upload before it starts the
+# sketch: optiboot (Uno, new Nano) about 1 s, ATmegaBOOT (old Nano) about 1.5 s, stk500v2 (Mega) about 1.1 s after
+# the reset, longer while bytes arrive, since it takes them for an upload. So the host says nothing after opening
+# and waits this long for the firmware's unasked hello; it never reopens (which would reset the board again) before.
+BOOT_WAIT = 3.0
 
 @dataclass(frozen=True)
 class SwitchChange:
@@ -64,14 +58,64 @@ class LinkLost(Exception):
     """The port went away or fell silent: close it and open it again."""
 
 
-def find_port(usb_ids: dict[tuple[int, int], str] | None = None) -> str:
-    """The device name of the first serial port whose USB vendor and product id is a known board."""
-    wanted = KNOWN_USB_IDS if usb_ids is None else usb_ids
-    for port in sorted(list_ports.comports(), key=lambda p: p.device):
-        if (port.vid, port.pid) in wanted:
-            return port.device
-    known = ", ".join(f"{vid:04x}:{pid:04x}" for vid, pid in wanted)
-    raise UserError(f"reed grid: no serial port with a known USB id ({known}); name the port instead")
+Comports = Callable[[], list]  # serial.tools.list_ports.comports, or a stand-in listing the same ListPortInfo
+
+
+def candidate_ports(comports: Comports | None = None) -> list[str]:
+    """Serial ports whose USB id is one a grid's Arduino may have (usb_ids.py): Arduino ids first, then bridge chips,
+    each group by device name. Only candidates: a port is a grid once it has spoken the protocol."""
+    ports = [(info, usb_ids.describe(info.vid, info.pid)) for info in (comports or list_ports.comports)()]
+    known = [(entry.bridge, info.device) for info, entry in ports if entry is not None]
+    return [device for _, device in sorted(known)]
+
+
+@dataclass(frozen=True)
+class PortReport:
+    """One serial port as `companion grid ports` shows it: what it is and why it is, or is not, a grid."""
+
+    device: str
+    usb_id: str  # "2341:0042", or "" for a port without one
+    name: str
+    verdict: str
+    hello: frames.Hello | None = None
+
+
+def probe(device: str, wait: float = BOOT_WAIT) -> frames.Hello | None:
+    """Opens a port (which resets a board through DTR) and listens for the firmware: its hello, or None when no
+    valid frame came within `wait`. Nothing is written to a port before it has sent a valid frame."""
+    link = ReedLink(device, backoff=(60.0, 60.0)).start()  # no second opening within the wait
+    try:
+        deadline = time.monotonic() + wait
+        while link.info is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return link.info
+    finally:
+        link.stop()
+
+
+def survey(comports: Comports | None = None, probe_all: bool = False, wait: float = BOOT_WAIT) -> list[PortReport]:
+    """Every serial port with its USB id, and whether it answered like a grid; ports with an unknown USB id are
+    probed only with probe_all (opening a port resets whatever is behind it). The probes run side by side."""
+    infos = sorted((comports or list_ports.comports)(), key=lambda info: info.device)
+    entries = {info.device: usb_ids.describe(info.vid, info.pid) for info in infos}
+    to_probe = [info.device for info in infos if probe_all or entries[info.device] is not None]
+    with ThreadPoolExecutor(max_workers=max(1, len(to_probe))) as pool:
+        hellos = dict(zip(to_probe, pool.map(lambda device: probe(device, wait), to_probe), strict=True))
+    reports = []
+    for info in infos:
+        entry = entries[info.device]
+        usb = f"{info.vid:04x}:{info.pid:04x}" if info.vid is not None and info.pid is not None else ""
+        name = entry.name if entry else (info.description or "serial port")
+        hello = hellos.get(info.device)
+        if info.device not in hellos:
+            verdict = "not probed: its USB id is not an Arduino's or a USB-serial chip's (--all probes it)"
+        elif hello is None:
+            verdict = f"not a grid: no reed-grid frame within {wait:g} s of opening it"
+        else:
+            verdict = (f"reed grid: firmware {hello.firmware}, protocol {hello.protocol}, {hello.rows} x {hello.cols}, "
+                       f"debounce {hello.debounce_ms} ms")
+        reports.append(PortReport(info.device, usb, name, verdict, hello))
+    return reports
 
 
 class ReedLink:
@@ -85,6 +129,7 @@ class ReedLink:
         silence_timeout: float = 1.0,
         backoff: tuple[float, float] = (0.05, 2.0),
         on_link: Callable[[bool], None] | None = None,
+        comports: Comports | None = None,
     ) -> None:
         if debounce_ms is not None and not 0 <= debounce_ms <= 1000:
             raise UserError(f"reed grid: debounce {debounce_ms} ms is outside 0..1000")
@@ -93,6 +138,9 @@ class ReedLink:
         self.silence_timeout = silence_timeout
         self.backoff = backoff
         self.on_link = on_link
+        self.comports = comports  # port=None: the candidates come from here (pyserial's list_ports by default)
+        self._found: str | None = None  # the candidate that last spoke the protocol
+        self._silent: set[str] = set()  # candidates that stayed silent since a grid was last found
         self.changes: queue.Queue[SwitchChange] = queue.Queue()
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -109,6 +157,8 @@ class ReedLink:
         self._last_change = 0.0
         self._pongs: dict[str, float] = {}
         self._connected = False
+        self._handshaken = False
+        self._opened_port = ""
 
     # --- what the rest of the companion reads -------------------------------------------------------------------
 
@@ -121,6 +171,11 @@ class ReedLink:
     def synced(self) -> bool:
         """True while the occupancy is known to match the firmware's (no bad frame or gap since the last snapshot)."""
         return self._synced
+
+    @property
+    def found_port(self) -> str | None:
+        """The port that last spoke the protocol (the named one, or the candidate the link found)."""
+        return self._found
 
     @property
     def connected(self) -> bool:
@@ -200,18 +255,27 @@ class ReedLink:
                 self._stop.wait(delay)
                 delay = min(delay * 2, self.backoff[1])
             first = False
-            try:
-                port = self.port or find_port()
-                link = serial.Serial(port, BAUDRATE, timeout=0.02)
-            except (serial.SerialException, OSError, UserError):
+            port = self.port or self._next_candidate()
+            if port is None:
                 continue
             try:
+                link = serial.Serial(port, BAUDRATE, timeout=0.02)
+            except (serial.SerialException, OSError):
+                self._silent.add(port)
+                continue
+            self._handshaken = False
+            self._opened_port = port
+            try:
                 self._serial = link
-                if self._session(link):
-                    delay = self.backoff[0]  # it worked for a while: the next drop starts the backoff again
+                self._session(link)
             except (serial.SerialException, OSError, LinkLost):
                 pass
             finally:
+                if self._handshaken:
+                    delay = self.backoff[0]  # it worked for a while: the next drop starts the backoff again
+                    self._silent.clear()
+                else:
+                    self._silent.add(port)  # no grid there: the next candidate's turn
                 self._serial = None
                 with contextlib.suppress(serial.SerialException, OSError):
                     link.close()
@@ -220,15 +284,32 @@ class ReedLink:
                 else:
                     self._set_link(False)
 
-    def _session(self, link: serial.Serial) -> bool:
-        """Reads frames until the link fails; True if the handshake succeeded."""
+    def _next_candidate(self) -> str | None:
+        """The port to try next when none was named: the one that last spoke the protocol, else a candidate that has
+        not yet stayed silent this round. Each is opened and listened to, and written to only once it has sent a
+        valid frame, so a CH340 that is not a grid never hears from us."""
+        ports = candidate_ports(self.comports)
+        fresh = [port for port in ports if port not in self._silent]
+        if not fresh:
+            self._silent.clear()
+            fresh = ports
+        if self._found in fresh:
+            return self._found
+        return fresh[0] if fresh else None
+
+    def _session(self, link: serial.Serial) -> None:
+        """Reads frames until the link fails (sets _handshaken when the firmware answered).
+
+        After opening, the board is (usually) in its bootloader: nothing is sent until a valid frame shows the
+        firmware running. A boot hello is taken as it comes; any other frame means the firmware was already running
+        (a board without auto-reset) and is asked with I. Silence after the handshake first waits out a reboot
+        through the bootloader; only silence beyond that closes the port."""
         self._hello = None
         self._synced = False
         self._synced_event.clear()
         self._lost = False
-        handshaken = False
-        self._send(frames.encode_command("I"))
-        asked_hello = last_frame = time.monotonic()
+        opened = last_frame = time.monotonic()
+        asked_hello = 0.0
         buffer = b""
         while not self._stop.is_set():
             data = link.read(max(1, link.in_waiting))
@@ -242,17 +323,23 @@ class ReedLink:
                 if len(buffer) > frames.MAX_LINE:  # no line end in sight: garbage
                     buffer = b""
                     self._bad("format")
-            if self._hello is not None and not handshaken:
-                handshaken = True
+            quiet = now - last_frame
+            # The sketch runs while valid frames come; before the first one, or after a silence, the board may be in
+            # its bootloader, which takes every byte for an upload and waits on: say nothing then.
+            running = last_frame > opened and quiet <= self.silence_timeout
+            if self._hello is not None and running and not self._connected:
+                self._handshaken = True
+                self._found = self._opened_port
                 self._set_link(True)
-            if self._hello is None and now - asked_hello > 0.3:
+            if self._hello is None and running and now - asked_hello > 0.3:
                 self._send(frames.encode_command("I"))
                 asked_hello = now
-            if self._hello is not None and not self._synced and now - self._asked_at > 0.25:
+            if self._hello is not None and running and not self._synced and now - self._asked_at > 0.25:
                 self.request_snapshot_now(now)
-            if now - last_frame > self.silence_timeout:
-                raise LinkLost("no frame within the silence timeout")
-        return handshaken
+            if self._connected and not running:
+                self._set_link(False)  # the consumers hear of it now; the port stays open for a reboot
+            if quiet > (self.silence_timeout if last_frame > opened else 0.0) + BOOT_WAIT:
+                raise LinkLost("no frame from the firmware")
 
     def request_snapshot_now(self, now: float) -> None:
         self._asked_at = now
@@ -266,7 +353,9 @@ class ReedLink:
             frame = frames.parse_frame(line)
         except frames.FrameError as error:
             self._bad(error.kind)
-            return False
+            # A frame cut short by a reset or a dropped byte runs into the next one: take the next one from its start.
+            start = frames.next_frame_start(line)
+            return start is not None and self._handle(line[start:], now)
         self._count(frames=1)
         if isinstance(frame, frames.Hello):
             self._take_hello(frame, now)

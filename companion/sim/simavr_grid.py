@@ -70,7 +70,38 @@ class GridProcess:
         self.command("set " + " ".join(f"{w:X}" for w in words))
 
     def reset(self) -> None:
+        """The reset pin pulled low, as the reset button or the host's DTR does: the bootloader runs first."""
         self.command("reset")
+
+    def power_cycle(self) -> None:
+        """Unplugged and plugged in again: a power-on reset."""
+        self.command("power")
+
+    def resets(self) -> tuple[int, int, int]:
+        """How often the chip was reset by DTR (or its reset pin), by its watchdog, and powered up."""
+        dtr, watchdog, power = (int(n) for n in self.command("resets").split())
+        return dtr, watchdog, power
+
+    def chatter(self, row: int, col: int, period_us: int, toggles: int) -> None:
+        """Toggles a switch every period_us of the grid's own time, `toggles` times."""
+        self.command(f"chatter {row} {col} {period_us} {toggles}")
+
+    def noise(self, period_us: int) -> None:
+        """Flips every switch of the matrix every period_us (0 stops)."""
+        self.command(f"noise {period_us}")
+
+    def stuck(self, row: int, col: int, state: str) -> None:
+        """A switch that stays "closed" (magnetised or welded reed), "open" (cracked glass), or "free" again."""
+        self.command(f"stuck {row} {col} {state}")
+
+    def slow_column(self, col: int, fall_us: float, rise_us: float) -> None:
+        """A column line with capacitance: it reads low fall_us after a closed switch pulls it, and reads high again
+        rise_us after the pull stops (the time its pull-up needs to charge the line)."""
+        self.command(f"rc {col} {round(fall_us)} {round(rise_us)}")
+
+    def scans(self) -> list[tuple[int, int]]:
+        """(cycles one scan took, cycles since the scan before) for each scan since the last call."""
+        return [(int(d), int(g)) for d, g in (item.split(":") for item in self.command("scans").split())]
 
     def time_us(self) -> int:
         return int(self.command("time"))
@@ -122,14 +153,51 @@ def _port_map(board: str) -> dict[int, str]:
     return {int(n): f"{port}{bit}" for port, bit, n in re.findall(r"//\s*P([A-L])\s*(\d)\s*\*\*\s*(\d+)\s*\*\*", text)}
 
 
-def simavr_grid(board: str, build_dir: Path, realtime: bool = False) -> GridProcess:
-    """A (not yet started) harness running the board's firmware from build_dir."""
-    if board not in BOARDS:
-        raise ValueError(f"unknown board {board!r} (known: {', '.join(BOARDS)})")
-    rows, cols = board_pins(board)
-    argv = [str(build_dir / "grid_harness"), "-m", BOARDS[board], "-f", str(build_dir / board / "reed_grid.elf"),
-            "-r", ",".join(rows), "-c", ",".join(cols)] + (["-t"] if realtime else [])
-    return GridProcess(argv, *SIZES[board])
+# Each simulated board: the firmware build it runs and its entry in the Arduino core's boards.txt, which names its
+# bootloader and fuses. "nano-old" is a Nano sold before 2018 (ATmegaBOOT at 57600 baud); newer ones and the Uno carry
+# optiboot, which firmware/Makefile builds from Debian's source (see there why not Debian's prebuilt file).
+SIM_BOARDS = {
+    "mega": ("mega", "mega.menu.cpu.atmega2560"),
+    "uno": ("uno", "uno"),
+    "nano": ("nano", "nano.menu.cpu.atmega328"),
+    "nano-old": ("nano", "nano.menu.cpu.atmega328old"),
+}
+REBUILT_BOOTLOADERS = {"optiboot/optiboot_atmega328.hex": Path("boot") / "optiboot_atmega328.hex"}
+
+
+def board_bootloader(entry: str, build_dir: Path) -> tuple[Path, int]:
+    """A board's bootloader file and high fuse, as boards.txt gives them (the fuse's BOOTSZ bits size the boot
+    section, its BOOTRST bit starts the chip there)."""
+    text = (CORE_ROOT / "boards.txt").read_text()
+
+    def field(name: str) -> str:
+        match = re.search(rf"^{re.escape(entry)}\.bootloader\.{name}=(\S+)", text, re.M)
+        if not match:
+            raise RuntimeError(f"boards.txt: no bootloader.{name} for {entry}")
+        return match[1]
+
+    name = field("file")
+    rebuilt = REBUILT_BOOTLOADERS.get(name)
+    hex_file = build_dir / rebuilt if rebuilt else CORE_ROOT / "bootloaders" / name
+    return hex_file, int(field("high_fuses"), 16)
+
+
+def simavr_grid(board: str, build_dir: Path, realtime: bool = False, bootloader: bool = True,
+                auto_reset: bool = True) -> GridProcess:
+    """A (not yet started) harness running the board's firmware from build_dir behind the board's own bootloader
+    (bootloader=False: the sketch alone, as a programmer would flash it); every opening of its port resets the chip
+    as a board's DTR line does, unless auto_reset is False (the capacitor workaround)."""
+    if board not in SIM_BOARDS:
+        raise ValueError(f"unknown board {board!r} (known: {', '.join(SIM_BOARDS)})")
+    firmware, entry = SIM_BOARDS[board]
+    rows, cols = board_pins(firmware)
+    argv = [str(build_dir / "grid_harness"), "-m", BOARDS[firmware],
+            "-f", str(build_dir / firmware / "reed_grid.elf"), "-r", ",".join(rows), "-c", ",".join(cols)]
+    if bootloader:
+        hex_file, fuse = board_bootloader(entry, build_dir)
+        argv += ["-b", str(hex_file), "-F", f"{fuse:02X}"]
+    argv += (["-t"] if realtime else []) + ([] if auto_reset else ["-n"])
+    return GridProcess(argv, *SIZES[firmware])
 
 
 def virtual_grid(rows: int = 8, cols: int = 8) -> GridProcess:

@@ -7,12 +7,16 @@ the wire is plugged in again, like /dev/serial/by-id after a USB replug.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import pty
 import select
 import threading
 import tty
+from collections.abc import Callable
 from pathlib import Path
+
+_IN_OPEN = 0x20
 
 
 class FaultyWire:
@@ -20,10 +24,18 @@ class FaultyWire:
     unplugs: the host opens `path`, a symlink that moves to a new pty when the wire is plugged in again, like
     /dev/serial/by-id after a USB replug."""
 
-    def __init__(self, upstream: str, path: Path) -> None:
+    def __init__(self, upstream: str, path: Path, on_replug: Callable[[], None] | None = None) -> None:
         self.path = path
+        self.upstream = upstream
+        self.on_replug = on_replug  # the board loses power while unplugged: e.g. the grid's power_cycle
         self.up = os.open(upstream, os.O_RDWR | os.O_NOCTTY)
         tty.setraw(self.up)
+        # DTR: a USB-serial chip pulls DTR low whenever the host opens the port, and the board resets. A pty has no
+        # DTR, so the wire watches its own pty being opened (inotify) and opens the grid's pty again, which the
+        # harness takes as the same reset.
+        self._libc = ctypes.CDLL(None, use_errno=True)
+        self._opens = self._libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        self.opens = 0  # times the host opened the wire
         self.lock = threading.Lock()
         self.plugged = False
         self.corrupt = 0  # bytes still to damage
@@ -47,6 +59,7 @@ class FaultyWire:
         tmp.unlink(missing_ok=True)
         tmp.symlink_to(os.ttyname(self.slave))
         tmp.replace(self.path)
+        self._watch = self._libc.inotify_add_watch(self._opens, os.ttyname(self.slave).encode(), _IN_OPEN)
         self.plugged = True
 
     def unplug(self) -> None:
@@ -55,10 +68,13 @@ class FaultyWire:
             self.path.unlink(missing_ok=True)
             os.close(self.master)
             os.close(self.slave)
+            self._libc.inotify_rm_watch(self._opens, self._watch)
 
     def replug(self) -> None:
         with self.lock:
             self._plug()
+        if self.on_replug:
+            self.on_replug()
 
     def inject(self, data: bytes) -> None:
         with self.lock:
@@ -90,9 +106,11 @@ class FaultyWire:
     def _run(self) -> None:
         while not self._stop.is_set():
             with self.lock:
-                fds = [self.up] + ([self.master] if self.plugged else [])
+                fds = [self.up, self._opens] + ([self.master] if self.plugged else [])
             ready, _, _ = select.select(fds, [], [], 0.01)
             with self.lock:
+                if self._opens in ready:
+                    self._host_opened()
                 if self.up in ready:
                     data = os.read(self.up, 4096)
                     if self.plugged:
@@ -103,9 +121,20 @@ class FaultyWire:
                     with contextlib.suppress(OSError):  # the host closed its side for a moment
                         os.write(self.up, os.read(self.master, 4096))
 
+    def _host_opened(self) -> None:
+        with contextlib.suppress(BlockingIOError):
+            events = os.read(self._opens, 4096)
+            if not self.plugged or not events:
+                return
+            self.opens += 1
+            os.close(self.up)
+            self.up = os.open(self.upstream, os.O_RDWR | os.O_NOCTTY)
+            tty.setraw(self.up)
+
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=2)
         if self.plugged:
             self.unplug()
         os.close(self.up)
+        os.close(self._opens)

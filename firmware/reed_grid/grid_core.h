@@ -19,7 +19,7 @@ const uint16_t MAX_DEBOUNCE_MS = 1000;
 const uint16_t SNAPSHOT_EVERY_MS = 1000;   // unasked snapshots: the host heals within a second
 const uint16_t HEARTBEAT_EVERY_MS = 250;   // frames at least this often, so silence means a dead link
 const uint8_t CHANGES_PER_FRAME = 16;      // keeps a change frame under 90 bytes
-const uint8_t FRAME_MAX = 96;              // longest frame: a 16 x 16 snapshot is 86 bytes
+const uint8_t FRAME_MAX = 96;              // longest frame: a 16 x 16 snapshot is 92 bytes with its "\r\n"
 const uint16_t TX_CAPACITY = 200;          // the core's own send queue, drained into the serial port by the sketch
 const uint8_t COMMAND_MAX = 32;            // longest host command line
 const uint8_t TOKEN_MAX = 8;               // longest ping token
@@ -83,6 +83,7 @@ class Grid {
   // Power-up: everything open, a boot handshake and a snapshot queued.
   void reset(uint32_t now) {
     for (uint8_t r = 0; r < ROWS; r++) raw_[r] = stable_[r] = reported_[r] = 0;
+    for (uint8_t r = 0; r < ROWS; r++) oldest_[r] = (uint16_t)now;
     for (uint16_t i = 0; i < ROWS * COLS; i++) since_[i] = 0;
     debounce_ = DEFAULT_DEBOUNCE_MS;
     seq_ = 0;
@@ -99,20 +100,38 @@ class Grid {
   // for the debounce time; the first pass after reset takes the readings as they are.
   void scan(uint32_t now, RowReader read, void *context) {
     const uint16_t mask = COLS >= 16 ? 0xFFFF : (uint16_t)((1u << COLS) - 1);
-    for (uint8_t r = 0; r < ROWS; r++) {
+    const uint16_t now16 = (uint16_t)now;
+    uint16_t *since = since_;
+    for (uint8_t r = 0; r < ROWS; r++, since += COLS) {
       uint16_t bits = read(r, context) & mask;
       uint16_t moved = bits ^ raw_[r];
-      for (uint8_t c = 0; moved; c++, moved >>= 1)
-        if (moved & 1) since_[r * COLS + c] = (uint16_t)now;
       raw_[r] = bits;
+      if (moved) stamp(since, moved, now16);
       if (initial_scan_) {
         stable_[r] = bits;
         continue;
       }
-      uint16_t differ = bits ^ stable_[r];
-      for (uint8_t c = 0; differ; c++, differ >>= 1)
-        if ((differ & 1) && (uint16_t)((uint16_t)now - since_[r * COLS + c]) >= debounce_)
-          stable_[r] ^= (uint16_t)(1u << c);
+      // A switch whose reading moved in this very scan cannot have held it for the debounce time (unless that is
+      // 0): under chatter that skips the whole second walk.
+      uint16_t differ = (uint16_t)((bits ^ stable_[r]) & (debounce_ ? (uint16_t)~moved : 0xFFFF));
+      if (!differ) {
+        oldest_[r] = now16;  // nothing pending: whatever moves next is newer than this
+        continue;
+      }
+      // oldest_[r] is at most the time of the row's oldest pending reading, so until the debounce time has passed
+      // since then no switch of the row can be due, and the walk over its switches is skipped (a flood of 256
+      // pending changes would otherwise cost every scan 0.4 ms on the Mega).
+      if ((uint16_t)(now16 - oldest_[r]) < debounce_) continue;
+      uint16_t oldest = now16, bit = 1;
+      for (const uint16_t *t = since; differ; t++, differ >>= 1, bit <<= 1) {
+        if (!(differ & 1)) continue;
+        uint16_t age = (uint16_t)(now16 - *t);
+        if (age >= debounce_)
+          stable_[r] ^= bit;
+        else if (age > (uint16_t)(now16 - oldest))
+          oldest = *t;
+      }
+      oldest_[r] = oldest;
     }
     if (initial_scan_) {
       initial_scan_ = false;
@@ -141,12 +160,13 @@ class Grid {
     }
   }
 
-  // Turns whatever is due into frames while the send queue has room for a whole frame; never blocks, never drops:
+  // Turns what is due into a frame when the send queue has room for a whole one; never blocks, never drops:
   // changes are the difference between the debounced state and what the host was told, so a backlog only delays
-  // them and a switch that flickered while waiting is reported by its net state.
+  // them and a switch that flickered while waiting is reported by its net state. One frame per call, so that a
+  // pass of the sketch's loop stays well under the millisecond between two scans.
   void service(uint32_t now) {
     if (initial_scan_) return;  // nothing is known before the first scan
-    while (room() >= FRAME_MAX) {
+    if (room() >= FRAME_MAX) {
       Line line;
       if (want_error_) {
         start(line, 'E');
@@ -190,14 +210,14 @@ class Grid {
         line.hex(now, 8);
         uint8_t n = 0;
         for (uint8_t r = 0; r < ROWS && n < CHANGES_PER_FRAME; r++) {
-          uint16_t differ = stable_[r] ^ reported_[r];
-          for (uint8_t c = 0; c < COLS && n < CHANGES_PER_FRAME; c++) {
-            if (!(differ & (1u << c))) continue;
+          uint16_t differ = stable_[r] ^ reported_[r], bit = 1;
+          for (uint8_t c = 0; differ && n < CHANGES_PER_FRAME; c++, differ >>= 1, bit <<= 1) {
+            if (!(differ & 1)) continue;
             line.put(' ');
             line.hex(r, 1);
             line.hex(c, 1);
-            line.put((stable_[r] >> c) & 1 ? '+' : '-');
-            reported_[r] ^= (uint16_t)(1u << c);
+            line.put(stable_[r] & bit ? '+' : '-');
+            reported_[r] ^= bit;
             n++;
           }
         }
@@ -217,7 +237,7 @@ class Grid {
   uint16_t pending_bytes() const { return count_; }
   uint8_t pop() {
     uint8_t byte = (uint8_t)tx_[head_];
-    head_ = (uint16_t)((head_ + 1) % TX_CAPACITY);
+    if (++head_ == TX_CAPACITY) head_ = 0;  // no "%": the AVR divides in software, some 200 cycles a byte
     count_--;
     return byte;
   }
@@ -229,6 +249,16 @@ class Grid {
   enum Hello { HELLO_NONE, HELLO_BOOT, HELLO_ASK, HELLO_SET };
 
   uint16_t room() const { return (uint16_t)(TX_CAPACITY - count_); }
+
+  // since[c] = now for each set bit c of moved, a byte at a time: the AVR's registers are 8 bits wide, and walking
+  // a pointer spares the index arithmetic.
+  static void stamp(uint16_t *since, uint16_t moved, uint16_t now) {
+    for (uint8_t half = 0; half < 2; half++, since += 8) {
+      uint8_t bits = half ? (uint8_t)(moved >> 8) : (uint8_t)moved;
+      for (uint16_t *t = since; bits; t++, bits >>= 1)
+        if (bits & 1) *t = now;
+    }
+  }
 
   bool pending_changes() const {
     for (uint8_t r = 0; r < ROWS; r++)
@@ -244,14 +274,18 @@ class Grid {
   }
 
   void push(const Line &line) {
+    uint16_t tail = (uint16_t)(head_ + count_);
+    if (tail >= TX_CAPACITY) tail = (uint16_t)(tail - TX_CAPACITY);
     for (uint8_t i = 0; i < line.length(); i++) {
-      tx_[(head_ + count_) % TX_CAPACITY] = line.text()[i];
-      count_++;
+      tx_[tail] = line.text()[i];
+      if (++tail == TX_CAPACITY) tail = 0;
     }
+    count_ = (uint16_t)(count_ + line.length());
   }
 
   uint16_t raw_[ROWS], stable_[ROWS], reported_[ROWS];
   uint16_t since_[ROWS * COLS];  // low 16 bits of the time each switch's reading last changed
+  uint16_t oldest_[ROWS];        // no pending reading of the row is older than this
   uint16_t debounce_;
   uint8_t seq_;
   char tx_[TX_CAPACITY];

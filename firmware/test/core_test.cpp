@@ -65,11 +65,15 @@ static std::string checked(const char *command) {
   return out;
 }
 
-// One millisecond of the firmware's loop: scan the matrix, then send what is due.
+// One millisecond of the firmware's loop: scan the matrix, then the loop's passes until the millisecond ends, each
+// turning at most one due frame into bytes.
 template <class G>
 static void step(G &grid, Matrix &m, uint32_t t) {
   grid.scan(t, read_matrix, &m);
-  grid.service(t);
+  for (uint16_t before = 0xFFFF; grid.pending_bytes() != before;) {
+    before = grid.pending_bytes();
+    grid.service(t);
+  }
 }
 
 // A grid just powered up, its boot handshake and first snapshot already read by the host.
@@ -184,6 +188,7 @@ static void test_commands() {
 
   send(grid, "I\nS\n");
   grid.service(4);
+  grid.service(4);  // one frame per pass of the loop
   lines = drain(grid);
   CHECK(lines.size() == 2 && type_of(lines[0]) == "H" && type_of(lines[1]) == "S");
   CHECK(body(lines[0]).substr(body(lines[0]).size() - 3) == "ask");

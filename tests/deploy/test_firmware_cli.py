@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import subprocess
 import sys
 import tty
@@ -11,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.firmware_tools import avrdude_command
-from companion.sensing.reed import KNOWN_USB_IDS
+from companion.firmware_tools import CORE_ROOT, avrdude_command, udev_rules
+from companion.sensing.usb_ids import USB_IDS
 from companion.sim.simavr_grid import virtual_grid
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,7 +99,23 @@ def test_check_on_a_silent_port_is_a_failed_handshake():
 def test_udev_rule_names_every_usb_id_the_host_link_knows():
     result = companion("firmware", "udev-rule")
     rules = [line for line in result.stdout.splitlines() if line.startswith("SUBSYSTEM")]
-    assert len(rules) == len(KNOWN_USB_IDS)
-    for vid, pid in KNOWN_USB_IDS:
+    assert len(rules) == len(USB_IDS)
+    for vid, pid in ((u.vid, u.pid) for u in USB_IDS):
         assert any(f'ATTRS{{idVendor}}=="{vid:04x}", ATTRS{{idProduct}}=="{pid:04x}"' in rule for rule in rules)
     assert all('SYMLINK+="orrery-grid"' in rule and 'GROUP="dialout"' in rule for rule in rules)
+
+
+def test_the_shipped_udev_rule_is_the_one_generated_from_the_id_list():
+    shipped = Path(__file__).resolve().parents[2] / "deploy" / "60-orrery.rules"
+    assert shipped.read_text() == udev_rules(), "regenerate it: companion firmware udev-rule > deploy/60-orrery.rules"
+
+
+def test_the_id_list_has_every_uno_and_mega_id_of_the_arduino_core():
+    text = (CORE_ROOT / "boards.txt").read_text()
+    ids = set()
+    for board in ("uno", "mega"):
+        vids = dict(re.findall(rf"^{board}\.vid\.(\d+)=0x([0-9A-Fa-f]{{4}})", text, re.M))
+        pids = dict(re.findall(rf"^{board}\.pid\.(\d+)=0x([0-9A-Fa-f]{{4}})", text, re.M))
+        ids |= {(int(vids[n], 16), int(pids[n], 16)) for n in vids}
+    assert len(ids) >= 11
+    assert ids <= {(u.vid, u.pid) for u in USB_IDS}

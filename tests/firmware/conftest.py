@@ -39,7 +39,7 @@ def grid(firmware_build: Path, board: str) -> Iterator[GridProcess]:
 
 @pytest.fixture
 def wire(grid: GridProcess, tmp_path: Path) -> Iterator[FaultyWire]:
-    faulty = FaultyWire(grid.port, tmp_path / "ttyGRID").start()
+    faulty = FaultyWire(grid.port, tmp_path / "ttyGRID", on_replug=grid.power_cycle).start()
     yield faulty
     faulty.stop()
 

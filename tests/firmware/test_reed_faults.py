@@ -73,8 +73,9 @@ def test_firmware_reset_mid_stream(grid, wire, connect, wait_for, drain):
     after = {(1, 1), (2, 2)}
     grid.reset()
     grid.set_all(after)  # pieces moved while the board restarted
-    took = wait_for(lambda: link.counters.resets == 1 and link.synced and link.occupancy() == after)
-    assert took < 1.0
+    # Through the bootloader, which listens for an upload for about a second after a reset before the sketch starts.
+    took = wait_for(lambda: link.counters.resets == 1 and link.synced and link.occupancy() == after, timeout=5.0)
+    assert took < 3.0
     _check_truthful(drain(link, 0.1), before, after)
 
 
@@ -89,9 +90,9 @@ def test_port_closed_and_reopened(grid, wire, connect, wait_for, drain):
     grid.set_all(after)  # changed while unplugged
     time.sleep(0.8)
     assert link.occupancy() == before  # nothing invented while the link was down
-    wire.replug()
-    took = wait_for(lambda: link.synced and link.occupancy() == after)
-    assert took < 1.0
+    wire.replug()  # the board powers up, the host opens the port again, and that resets it into its bootloader
+    took = wait_for(lambda: link.synced and link.occupancy() == after, timeout=6.0)
+    assert took < 5.0  # at real time within 3 s: test_reed_bootloaders.py
     assert link.counters.reconnects >= 1
     _check_truthful(drain(link, 0.1), before, after)
 

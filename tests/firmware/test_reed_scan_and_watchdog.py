@@ -1,0 +1,37 @@
+"""The firmware's own timing and its watchdog, in simavr behind the real bootloaders: a scan every millisecond
+tick under full chatter (the goal `companion bench reed` prints), and a stopped sketch restarted by the watchdog."""
+
+from __future__ import annotations
+
+import time
+
+from companion.bench.reed import SCAN_GOAL_US, scan_times
+from companion.cli import main
+from companion.sensing.reed import ReedLink
+
+
+def test_the_mega_scans_within_a_millisecond_at_full_chatter(firmware_build):
+    loads = {load.name: load for load in scan_times("mega", firmware_build, sim_ms=150)}
+    for name in ("idle", "full chatter"):
+        assert loads[name].scans >= 100
+        assert max(loads[name].durations_us) <= SCAN_GOAL_US, name
+        assert loads[name].missed_ticks == 0, name
+
+
+def test_bench_reed_prints_scan_times_per_board(firmware_build, capsys):
+    assert main(["bench", "reed", "--scan-only", "--scan-ms", "60", "--build", str(firmware_build)]) == 0
+    out = capsys.readouterr().out
+    for board in ("uno", "mega"):
+        assert f"reed grid scan, {board} firmware behind its bootloader" in out
+    assert out.count("full chatter") == 2 and "goal every scan <= 1000 us" in out
+
+
+def test_a_stopped_sketch_is_restarted_by_its_watchdog(grid, wire, connect, wait_for):
+    grid.close_switch(1, 1)
+    link: ReedLink = connect(str(wire.path))
+    grid.command("hang")  # interrupts off, the CPU jumping to itself
+    wait_for(lambda: grid.resets()[1] == 1, timeout=5.0)
+    wait_for(lambda: link.counters.resets == 1 and link.synced, timeout=5.0)
+    assert link.occupancy() == {(1, 1)}
+    time.sleep(0.5)
+    assert grid.resets()[1] == 1  # and it runs on: the loop feeds the watchdog
