@@ -105,6 +105,7 @@ def _report(twin: Any, stats: Any) -> int:
 
 def _serve(twin: Any, args: argparse.Namespace) -> int:
     from companion.table.loop import TableLoop
+    from companion.table.token import token_file
     from companion.web.serve import serve
     from companion.web.table import Table
 
@@ -130,6 +131,7 @@ def _serve(twin: Any, args: argparse.Namespace) -> int:
         sensors=lambda: _sensors(twin, args.grid),
         camera=twin_camera(twin.session.record.game, args.seed, lambda: table.session, twin.session.record.options),
         grid=_twin_grid(twin),
+        token_path=token_file(twin.session.store.path),
     )
     table.on_new_game(on_new_game)
     twin.calibrating = lambda: _walked_site(table)

@@ -13,7 +13,7 @@ from companion.web.calibration import snapshot_jpeg
 from companion.web.context import table
 from companion.web.errors import BadInput
 from companion.web.guard import check_token, requires_token
-from companion.web.inputs import board_inputs, phone_inputs
+from companion.web.inputs import inputs as legal_inputs
 from companion.web.join import join_url, qr_svg
 from companion.web.options import option_fields
 from companion.web.table import entry_json
@@ -28,6 +28,14 @@ def _actor(data: dict[str, Any]) -> str | None:
     if actor is not None and actor not in players:
         raise BadInput(f"actor: {actor!r} has no seat at this table (seats: {', '.join(players)})")
     return actor
+
+
+def _turn(actor: str | None) -> None:
+    """A phone acts for its own seat: on another seat's turn it may not act (the table's own phases are anyone's)."""
+    session = table().session
+    due = session.game.phase(session.state).actor
+    if actor is not None and due is not None and actor != due:
+        raise BadInput(f"it is {due.capitalize()}'s turn: {actor.capitalize()}'s phone cannot act for them", 409)
 
 
 def _action(data: dict[str, Any]) -> Action:
@@ -70,10 +78,15 @@ def board() -> Response:
 
 @api.get("/inputs")
 def inputs() -> Response:
+    """Every legal action now, split into declared inputs (phone) and board moves (board), each with its sentence,
+    the sites it changes and its arguments in words."""
     session = table().session
     game, current = session.game, session.state
+    listed = legal_inputs(game, current, table().words())
     return jsonify(
-        actor=game.phase(current).actor, phone=phone_inputs(game, current), board=board_inputs(game, current)
+        actor=game.phase(current).actor,
+        phone=[item for item in listed if not item["board"]],
+        board=[item for item in listed if item["board"]],
     )
 
 
@@ -113,6 +126,7 @@ def new_game() -> tuple[Response, int]:
 def act() -> Response:
     data = json_body()
     action, actor = _action(data), _actor(data)
+    _turn(actor)
     return _done(table().session.submit(action, "phone", actor))
 
 
@@ -132,6 +146,7 @@ def choose() -> Response:
 def override() -> Response:
     data = json_body()
     action, actor = _action(data), _actor(data)
+    _turn(actor)
     return _done(table().override(action, actor))
 
 
@@ -156,6 +171,15 @@ def qr() -> Response:
         check_token()
     url = join_url(plain_base(request), None if watch else table().token)
     return jsonify(url=url, svg=qr_svg(url), watch=watch)
+
+
+@api.post("/token")
+@requires_token
+def rotate_token() -> Response:
+    """A new table token (the host's button): every other phone must scan the new QR code to act again."""
+    token = table().rotate_token()
+    url = join_url(plain_base(request), token)
+    return jsonify(token=token, url=url, svg=qr_svg(url))
 
 
 @api.get("/calibration/snapshot.jpg")

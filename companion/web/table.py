@@ -10,6 +10,7 @@ import secrets
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from companion.boards import Board, default_board
@@ -20,8 +21,11 @@ from companion.table.session import Session
 from companion.table.setup_guide import SetupGuide
 from companion.table.steps import NotNow
 from companion.table.store import Entry, Store
+from companion.table.token import KeptToken
+from companion.web.books import books
 from companion.web.calibration import CameraFeed
 from companion.web.hub import Hub
+from companion.web.words import Words
 
 LoopFactory = Callable[[Session], TableLoop | None]
 Sensors = Callable[[], dict[str, Any]]
@@ -50,6 +54,7 @@ class Table:
         loop: TableLoop | None = None,
         *,
         token: str | None = None,
+        token_path: Path | None = None,
         make_loop: LoopFactory | None = None,
         sensors: Sensors | None = None,
         board: Callable[[str], Board] = default_board,
@@ -59,7 +64,9 @@ class Table:
     ) -> None:
         if session.store.path == ":memory:":
             raise ValueError("the web table needs a store in a file: the streams read it on their own connections")
-        self.token = token or secrets.token_urlsafe(16)
+        # The token: given (tests), kept in a file of the table's data folder (serve, demo), or made for this run.
+        self._kept = KeptToken(token_path) if token is None and token_path is not None else None
+        self._token = token or secrets.token_urlsafe(16)
         self.hub = hub or Hub()
         self.sensors: Sensors = sensors or (lambda: {"grid": "none", "camera": "none"})
         self._board = board
@@ -69,10 +76,26 @@ class Table:
         self.guide: SetupGuide | None = None  # the latest guided setup
         self._make_loop = make_loop or (lambda session: None)
         self._lock = threading.RLock()
+        self._words: tuple[int, Words] | None = None
         self._games: list[Callable[[Session, TableLoop | None], None]] = []
         self.session = session
         self.loop = loop
         self._attach(session, loop)
+
+    @property
+    def token(self) -> str:
+        return self._kept.value if self._kept is not None else self._token
+
+    @token.setter
+    def token(self, value: str) -> None:
+        self._kept, self._token = None, value
+
+    def rotate_token(self) -> str:
+        """A new token: every phone must scan the new QR code to act again."""
+        if self._kept is not None:
+            return self._kept.rotate()
+        self._token = secrets.token_urlsafe(16)
+        return self._token
 
     # Reading.
     def board(self) -> Board:
@@ -85,9 +108,18 @@ class Table:
         snapshot = session.snapshot()
         snapshot["title"] = session.game.title
         snapshot["players"] = list(session.record.players)
+        snapshot["books"] = books(session.record.game, snapshot["ledger"], self.words())
         snapshot["question"] = _question(loop.question if loop else None)
         snapshot["warning"] = _warning(loop.warning if loop else None)
         return snapshot
+
+    def words(self) -> Words:
+        """The names of the game in play (made once per game: a board takes some milliseconds to build)."""
+        record = self.session.record
+        cached = self._words
+        if cached is None or cached[0] != record.id:
+            cached = self._words = (record.id, Words(self.board(), record.players))
+        return cached[1]
 
     @contextmanager
     def reader(self) -> Iterator[Store]:
