@@ -108,7 +108,9 @@ class Table:
         snapshot = session.snapshot()
         snapshot["title"] = session.game.title
         snapshot["players"] = list(session.record.players)
-        snapshot["books"] = books(session.record.game, snapshot["ledger"], self.words())
+        words = self.words()
+        snapshot["books"] = books(session.record.game, snapshot["ledger"], words)
+        snapshot["names"] = {piece: words.piece(piece) for stack in snapshot["layout"].values() for piece in stack}
         snapshot["question"] = _question(loop.question if loop else None)
         snapshot["warning"] = _warning(loop.warning if loop else None)
         return snapshot

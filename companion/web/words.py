@@ -34,6 +34,8 @@ class Words:
         kind, *rest = piece.split("-")
         owners = [part for part in rest if part in self.seats]
         if kind in KINDS_OWNED_BY_NAME or not owners:
+            if rest and all(part.isdigit() for part in rest):
+                return " ".join([kind, *rest])  # planet-3: planet 3
             return " ".join([*rest, kind]).replace("_", " ")
         owner = owners[-1]
         others = [part for part in rest if part != owner]

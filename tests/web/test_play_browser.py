@@ -1,0 +1,205 @@
+"""Phones alone, every game, in Debian's Chromium: a turn played by taps on the map and the pickers (no sensors, no
+override), at 360 x 740 and 1280 x 800 with no horizontal overflow, every control at least 44 px, no script error,
+and a restart of the companion after which every phone is still joined (the token kept in the table's folder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from companion.table.session import Session
+from companion.table.store import Store
+from companion.table.token import token_file
+from companion.web.context import WebSettings
+from companion.web.serve import start_server
+from companion.web.table import Table
+
+from .conftest import ARTIFACTS, free_port
+
+GAMES = ["trajectory", "orbit", "dakalio", "orbital_battle", "periorbis"]
+SIZES = {"phone": (360, 740), "desktop": (1280, 800)}
+
+
+class PhonesOnly:
+    """A table with no grid and no camera: the phones are its only input. Its token is kept beside the log."""
+
+    def __init__(self, folder: Path, game: str, port: int | None = None) -> None:
+        self.folder, self.game = folder, game
+        self.store = Store(folder / "table.db")
+        session = Session.resume(self.store) or Session.start(self.store, game, ["red", "green"], {}, 7)
+        self.table = Table(session, None, token_path=token_file(self.store.path))
+        self.server = start_server(self.table, "127.0.0.1", port or free_port(), WebSettings(0.3, 300), threads=24)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}"
+
+    def restart(self) -> PhonesOnly:
+        port = self.server.port
+        self.server.stop()
+        self.store.close()
+        return PhonesOnly(self.folder, self.game, port)
+
+    def stop(self) -> None:
+        self.server.stop()
+        self.store.close()
+
+
+@pytest.fixture
+def tables(tmp_path):
+    started: list[PhonesOnly] = []
+
+    def start(game: str) -> PhonesOnly:
+        started.append(PhonesOnly(tmp_path, game))
+        return started[-1]
+
+    yield start
+    for table in started:
+        table.stop()
+
+
+def open_phone(browser: Any, table: PhonesOnly, seat: str, size: str = "phone") -> tuple[Page, list[str]]:
+    width, height = SIZES[size]
+    page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.goto(f"{table.base}/?t={table.table.token}")
+    page.locator(f'#seats input[value="{seat}"]').check()
+    page.click("#join-ok")
+    expect(page.locator("#link")).to_have_text("live", timeout=5000)
+    return page, errors
+
+
+def due(table: PhonesOnly) -> str:
+    session = table.table.session
+    return session.game.phase(session.state).actor or "red"
+
+
+def fits(page: Page, width: int) -> None:
+    """Nothing runs off the side, and every visible control outside the map is at least 44 px each way."""
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    small = page.evaluate("""[...document.querySelectorAll('button, select, input, summary')]
+        .filter((e) => e.offsetParent && !e.closest('dialog') && !e.closest('#map'))
+        .map((e) => [e.textContent.trim().slice(0, 40), e.getBoundingClientRect()])
+        .filter(([, r]) => r.height < 44 || (r.width < 44 && r.width > 0))
+        .map(([t, r]) => `${t} ${Math.round(r.width)}x${Math.round(r.height)}`)""")
+    assert not small, small
+
+
+def tap_a_move(page: Page, table: PhonesOnly) -> dict[str, Any]:
+    """Book one legal move by taps only: a piece on the map and where it goes (or a site to place on) when the
+    game offers one, else through the pickers of the inputs panel. Returns the booked input."""
+    session = table.table.session
+    before = len(session.actions)
+    loads = page.evaluate("window.orrery.app.moves.loads")
+    inputs = page.evaluate("window.orrery.app.moves.items")
+    sites = page.evaluate("[...window.orrery.app.map.sites.keys()]")
+    on_map = [i for i in inputs if not i["chance"] and i["from"] and set(i["from"] + i["to"]) <= set(sites)]
+    placed = [i for i in inputs if not i["chance"] and not i["from"] and i["to"] and set(i["to"]) <= set(sites)]
+    if on_map:
+        item = on_map[0]
+        page.locator(f'#map [data-site="{item["from"][0]}"]').click()
+        expect(page.locator("#pick")).to_be_visible()
+        if item["to"]:
+            expect(page.locator(f'#map .dest[data-site="{item["to"][0]}"]')).to_have_count(1)
+            page.locator(f'#map [data-site="{item["to"][0]}"]').click()
+        page.locator("#pick-list button", has_text=item["label"]).first.click()
+    elif placed:
+        item = placed[0]
+        page.locator(f'#map [data-site="{item["to"][0]}"]').click()
+        page.locator("#pick-list button", has_text=item["label"]).first.click()
+    else:
+        item = pick_in_panel(page, inputs)
+    expect(page.locator("#pick")).to_be_hidden()
+    for _ in range(50):
+        if len(session.actions) > before:
+            break
+        page.wait_for_timeout(50)
+    assert len(session.actions) == before + 1, "the tap booked nothing"
+    assert session.actions[-1].to_json() == item["action"]
+    page.wait_for_function(f"window.orrery.app.moves.loads > {loads}")  # the next state's inputs are in
+    return item
+
+
+def pick_in_panel(page: Page, inputs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The first non-chance input that is not the end of a turn, through its group's button and the pickers."""
+    others = [i for i in inputs if not i["chance"] and not i["type"].startswith(("end", "pass", "done"))]
+    if not others:  # only the end of the turn is left: its big button
+        item = next(i for i in inputs if not i["chance"])
+        page.locator("#primary button", has_text=item["label"]).first.click()
+        return item
+    item = others[0]
+    group = page.locator("#declared button", has_text=item["label"])
+    if group.count():
+        group.first.click()
+        return item
+    page.locator(f'#declared button[data-title="{item["title"]}"]').click()
+    for _ in range(8):  # narrow one argument at a time until the sentence itself is offered
+        book = page.locator("#pick-list button", has_text=item["label"])
+        if book.count() and book.first.is_visible():
+            book.first.click()
+            return item
+        step = next(s for s in item["steps"] if page.locator("#pick-list button", has_text=s[2]).count())
+        choice = page.locator("#pick-list button", has_text=step[2]).first
+        if not choice.is_visible():
+            page.locator("#pick-list summary").first.click()  # a fold of twelve
+        choice.click()
+    raise AssertionError(f"the pickers never offered {item['label']}")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_turn_is_played_by_taps_alone_and_the_page_fits_a_phone(browser, tables, game):
+    table = tables(game)
+    page, errors = open_phone(browser, table, due(table))
+    booked = []
+    for _ in range(3):
+        seat = due(table)
+        if page.evaluate("window.orrery.app.seat.name") != seat:
+            page.evaluate(f"window.orrery.app.setSeat({{name: '{seat}', colour: ''}})")
+        expect(page.locator("#moves")).to_be_visible()
+        fits(page, 360)
+        booked.append(tap_a_move(page, table))
+        entry = table.table.entries()[-1]
+        assert (entry["source"], entry["actor"]) == ("phone", seat)
+    assert any(item["from"] or item["to"] for item in booked) or game == "orbital_battle", booked
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / f"play-{game}-phone.png", full_page=True)
+    assert not errors, errors
+    page.context.close()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_desktop_page_fits_and_a_watcher_cannot_act(browser, tables, game):
+    table = tables(game)
+    page, errors = open_phone(browser, table, due(table), "desktop")
+    fits(page, 1280)
+    page.screenshot(path=ARTIFACTS / f"play-{game}-desktop.png", full_page=True)
+    other = "green" if due(table) == "red" else "red"
+    page.evaluate(f"window.orrery.app.setSeat({{name: '{other}', colour: ''}})")
+    if table.table.session.game.phase(table.table.session.state).actor:
+        expect(page.locator("#not-yours")).to_be_visible()
+        expect(page.locator("#moves")).to_be_hidden()
+    assert not errors, errors
+    page.context.close()
+
+
+def test_every_phone_stays_joined_across_a_restart(browser, tables):
+    table = tables("dakalio")
+    first, errors = open_phone(browser, table, "green")
+    second, _ = open_phone(browser, table, "red")
+    table = table.restart()
+    try:
+        for page in (first, second):
+            expect(page.locator("#link")).to_have_text("live", timeout=8000)
+        tap_a_move(first, table)  # Green's phone acts after the restart with the token it already held
+        expect(second.locator("#log li").first).to_contain_text("Green")
+        # While the companion was down the stream's reconnections failed; no script error came of it.
+        assert not [e for e in errors if not e.startswith("Failed to load resource")], errors
+    finally:
+        table.stop()
+        for page in (first, second):
+            page.context.close()
