@@ -173,6 +173,20 @@ def qr() -> Response:
     return jsonify(url=url, svg=qr_svg(url), watch=watch)
 
 
+@api.post("/seat")
+@requires_token
+def seat() -> Response:
+    """A player's name beside a seat's colour (an empty name takes it away)."""
+    data = json_body()
+    seat_name, name = field(data, "seat", str), field(data, "name", str).strip()
+    if seat_name not in table().session.record.players:
+        raise BadInput(f"seat: {seat_name!r} is not a seat at this table")
+    if len(name) > 24 or any(not ch.isprintable() for ch in name):
+        raise BadInput("name: at most 24 printable characters")
+    table().name_seat(seat_name, name)
+    return jsonify(table().state())
+
+
 @api.post("/token")
 @requires_token
 def rotate_token() -> Response:

@@ -6,6 +6,7 @@ session's committed entries and the loop's questions and warnings into stream me
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -13,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from companion.atomic import write_atomically
 from companion.boards import Board, default_board
 from companion.rules import Action
 from companion.table.grid_walk import GridWalk, TableGrid
@@ -27,6 +29,7 @@ from companion.web.calibration import CameraFeed
 from companion.web.hub import Hub
 from companion.web.words import Words
 
+NAMES_FILE = "seat-names.json"  # beside the table token: the players' names by seat
 LoopFactory = Callable[[Session], TableLoop | None]
 Sensors = Callable[[], dict[str, Any]]
 
@@ -67,6 +70,7 @@ class Table:
         # The token: given (tests), kept in a file of the table's data folder (serve, demo), or made for this run.
         self._kept = KeptToken(token_path) if token is None and token_path is not None else None
         self._token = token or secrets.token_urlsafe(16)
+        self.seat_names: dict[str, str] = _read_names(token_path) if self._kept is not None and token_path else {}
         self.hub = hub or Hub()
         self.sensors: Sensors = sensors or (lambda: {"grid": "none", "camera": "none"})
         self._board = board
@@ -90,6 +94,15 @@ class Table:
     def token(self, value: str) -> None:
         self._kept, self._token = None, value
 
+    def name_seat(self, seat: str, name: str) -> None:
+        """The player's name beside a seat's colour, kept with the token (so across restarts) where there is a file."""
+        with self._lock:
+            names = {**self.seat_names, seat: name} if name else {k: v for k, v in self.seat_names.items() if k != seat}
+            self.seat_names = names
+            if self._kept is not None:
+                write_atomically(self._kept.path.with_name(NAMES_FILE), json.dumps(names).encode())
+        self._publish_state()
+
     def rotate_token(self) -> str:
         """A new token: every phone must scan the new QR code to act again."""
         if self._kept is not None:
@@ -110,6 +123,7 @@ class Table:
         snapshot["players"] = list(session.record.players)
         words = self.words()
         snapshot["books"] = books(session.record.game, snapshot["ledger"], words)
+        snapshot["seat_names"] = {seat: name for seat, name in self.seat_names.items() if seat in snapshot["players"]}
         snapshot["names"] = {piece: words.piece(piece) for stack in snapshot["layout"].values() for piece in stack}
         snapshot["question"] = _question(loop.question if loop else None)
         snapshot["warning"] = _warning(loop.warning if loop else None)
@@ -296,6 +310,14 @@ class Table:
 
     def _publish_state(self) -> None:
         self.hub.transient("state", self.state())
+
+
+def _read_names(token_path: Path) -> dict[str, str]:
+    try:
+        names = json.loads(token_path.with_name(NAMES_FILE).read_text())
+    except (OSError, ValueError):
+        return {}  # none yet, or a damaged file: the players give their names again
+    return {str(k): str(v) for k, v in names.items()} if isinstance(names, dict) else {}
 
 
 def _question(question: Question | None) -> dict[str, Any] | None:

@@ -203,3 +203,30 @@ def test_every_phone_stays_joined_across_a_restart(browser, tables):
         table.stop()
         for page in (first, second):
             page.context.close()
+
+
+def test_names_beside_colours_a_confirmed_undo_and_a_new_table_code(browser, tables):
+    table = tables("trajectory")
+    page, errors = open_phone(browser, table, "red")
+    page.evaluate("window.orrery.app.send('/api/seat', {seat: 'red', name: 'Ann'})")
+    expect(page.locator("#phase-line")).to_contain_text("your turn")
+    expect(page.locator("#ledger .card.own b")).to_have_text("Ann (Red) · you")
+    tap_a_move(page, table)
+    page.click("#undo")
+    expect(page.locator("#confirm")).to_be_visible()
+    page.click("#confirm button[value=no]")
+    assert len(table.table.session.actions) == 1  # nothing undone without a yes
+    page.click("#undo")
+    page.click("#confirm-yes")
+    page.wait_for_function("document.querySelector('#log li.undone') !== null")
+    assert not table.table.session.actions
+    old = table.table.token
+    page.click('button[data-open="invite"]')
+    expect(page.locator("#qr svg")).to_be_visible()  # a phone holding the token shows the join code
+    page.click("#rotate")
+    page.click("#confirm-yes")
+    expect(page.locator("#qr-url")).to_contain_text(table.table.token)
+    assert table.table.token != old and token_file(table.store.path).read_text().strip() == table.table.token
+    assert page.evaluate("localStorage.getItem('orrery.token')") == table.table.token  # this phone acts on
+    assert not errors, errors
+    page.context.close()

@@ -40,7 +40,7 @@ const app = {
   // A seat as players say it: its colour, and the player's name beside it when one was given.
   nameOf(seat) {
     const colour = seat.charAt(0).toUpperCase() + seat.slice(1);
-    const name = this.state && this.state.names_of && this.state.names_of[seat];
+    const name = this.state && this.state.seat_names && this.state.seat_names[seat];
     return name ? `${name} (${colour})` : colour;
   },
   // A yes/no question before a table action (undo, a new game, a new table code).
@@ -61,6 +61,7 @@ const app = {
   },
   renderPlaceList() { renderPlaceList(); },
 };
+app.complain = (text) => complain(text);
 app.guides = new Guides(app);
 app.moves = new Moves(app);
 app.map.onSite = (site) => (app.guides.active() ? app.guides.tapSite(site) : app.moves.tapSite(site));
