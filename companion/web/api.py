@@ -16,7 +16,6 @@ from companion.web.guard import check_token, requires_token
 from companion.web.inputs import inputs as legal_inputs
 from companion.web.join import join_url, qr_svg
 from companion.web.options import option_fields
-from companion.web.table import entry_json
 from companion.web.trust import https_port, plain_base
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -43,7 +42,7 @@ def _action(data: dict[str, Any]) -> Action:
 
 
 def _done(entry: Any) -> Response:
-    return jsonify(entry=entry_json(entry), state=table().state())
+    return jsonify(entry=table().entry_json(entry), state=table().state())
 
 
 @api.get("/state")

@@ -52,7 +52,7 @@ def inputs(game: Game, state: Any, words: Words) -> list[dict[str, Any]]:
             label = f"{words.key(action.type)}: the companion draws, rolls or spins for the table."
         else:
             after, events = game.apply(state, action)
-            label = " ".join(event.text for event in events) or words.key(action.type)
+            label = words.text(" ".join(event.text for event in events)) or words.key(action.type)
             left, arrived, pieces = _changes(before, game.layout(after))
         listed.append(
             {

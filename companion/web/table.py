@@ -80,7 +80,7 @@ class Table:
         self.guide: SetupGuide | None = None  # the latest guided setup
         self._make_loop = make_loop or (lambda session: None)
         self._lock = threading.RLock()
-        self._words: tuple[int, Words] | None = None
+        self._words: dict[int, Words] = {}
         self._games: list[Callable[[Session, TableLoop | None], None]] = []
         self.session = session
         self.loop = loop
@@ -125,17 +125,32 @@ class Table:
         snapshot["books"] = books(session.record.game, snapshot["ledger"], words)
         snapshot["seat_names"] = {seat: name for seat, name in self.seat_names.items() if seat in snapshot["players"]}
         snapshot["names"] = {piece: words.piece(piece) for stack in snapshot["layout"].values() for piece in stack}
-        snapshot["question"] = _question(loop.question if loop else None)
-        snapshot["warning"] = _warning(loop.warning if loop else None)
+        snapshot["phase"] = {**snapshot["phase"], "prompt": words.text(snapshot["phase"]["prompt"])}
+        if snapshot.get("outcome"):
+            snapshot["outcome"] = {**snapshot["outcome"], "reason": words.text(snapshot["outcome"]["reason"])}
+        snapshot["question"] = self._question(loop.question if loop else None)
+        snapshot["warning"] = self._warning(loop.warning if loop else None)
         return snapshot
 
-    def words(self) -> Words:
-        """The names of the game in play (made once per game: a board takes some milliseconds to build)."""
+    def words(self, game_id: int | None = None) -> Words:
+        """The names of the game in play, or of an earlier game of the log (made once per game: a board takes some
+        milliseconds to build)."""
         record = self.session.record
-        cached = self._words
-        if cached is None or cached[0] != record.id:
-            cached = self._words = (record.id, Words(self.board(), record.players))
-        return cached[1]
+        if game_id is not None and game_id != record.id:
+            with self.reader() as store:
+                record = store.game(game_id)
+        if record.id not in self._words:
+            if len(self._words) > 8:
+                self._words.clear()
+            self._words[record.id] = Words(self._board(record.game), record.players)
+        return self._words[record.id]
+
+    def entry_json(self, entry: Entry) -> dict[str, Any]:
+        """A log entry as the phones get it: its sentences in the words of its game."""
+        words = self.words(entry.game_id)
+        shown = entry_json(entry)
+        shown["events"] = [{**event, "text": words.text(event.get("text", ""))} for event in entry.events]
+        return shown
 
     @contextmanager
     def reader(self) -> Iterator[Store]:
@@ -148,7 +163,7 @@ class Table:
 
     def entries(self, after: int = 0, game_id: int | None = None) -> list[dict[str, Any]]:
         with self.reader() as store:
-            return [entry_json(e) for e in store.entries(game_id, after)]
+            return [self.entry_json(e) for e in store.entries(game_id, after)]
 
     # Acting (the API has checked the token).
     def choose(self, question_id: int, index: int, actor: str | None) -> Entry:
@@ -185,7 +200,7 @@ class Table:
             self._attach(session, loop)
             # The game's opening note was committed by Session.start, before anyone listened: announce it now.
             for entry in store.entries(session.record.id):
-                self.hub.announce(entry.id, entry_json(entry))
+                self.hub.announce(entry.id, self.entry_json(entry))
             for listener in list(self._games):
                 listener(session, loop)
         self._publish_state()
@@ -292,21 +307,34 @@ class Table:
 
             def on_question(question: Question) -> None:
                 before_q(question)
-                self.hub.transient("question", _question(question))
+                self.hub.transient("question", self._question(question))
 
             def on_warning(warning: Warning | None) -> None:
                 before_w(warning)
-                self.hub.transient("warning", _warning(warning))
+                self.hub.transient("warning", self._warning(warning))
 
             loop.on_question, loop.on_warning = on_question, on_warning
-        self.hub.transient("question", _question(loop.question if loop else None))
-        self.hub.transient("warning", _warning(loop.warning if loop else None))
+        self.hub.transient("question", self._question(loop.question if loop else None))
+        self.hub.transient("warning", self._warning(loop.warning if loop else None))
         self._publish_state()
 
     def _on_entry(self, entry: Entry) -> None:
         # Called by the session after the commit, in the thread that made the change.
-        self.hub.announce(entry.id, entry_json(entry))
+        self.hub.announce(entry.id, self.entry_json(entry))
         self._publish_state()
+
+    def _question(self, question: Question | None) -> dict[str, Any] | None:
+        if question is None:
+            return None
+        words = self.words()
+        return {"id": question.id, "choices": [words.text(text) for text in question.texts]}
+
+    def _warning(self, warning: Warning | None) -> dict[str, Any] | None:
+        if warning is None:
+            return None
+        words = self.words()
+        return {"text": words.text(warning.text), "advice": [words.text(text) for text in warning.advice],
+                "sites": list(warning.sites)}  # fmt: skip
 
     def _publish_state(self) -> None:
         self.hub.transient("state", self.state())
@@ -320,13 +348,4 @@ def _read_names(token_path: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in names.items()} if isinstance(names, dict) else {}
 
 
-def _question(question: Question | None) -> dict[str, Any] | None:
-    if question is None:
-        return None
-    return {"id": question.id, "choices": list(question.texts)}
 
-
-def _warning(warning: Warning | None) -> dict[str, Any] | None:
-    if warning is None:
-        return None
-    return {"text": warning.text, "advice": list(warning.advice), "sites": list(warning.sites)}

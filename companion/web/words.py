@@ -11,6 +11,9 @@ from companion.boards import Board
 
 KINDS_OWNED_BY_NAME = {"planet", "station", "asteroid", "turn", "infestor"}  # "yellow planet", not "Yellow's planet"
 _SURFACE = re.compile(r"^p(\d+):(\d+)$")  # a planet's surface hex (Orbital Battle), not a site of the board
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9:_-]*[A-Za-z0-9]")
+_CARD = re.compile(r"\bcard c\d+\b")  # ORBIT's cards carry no number in the box: "a card", then its summary
+_PIECE_KINDS = {"ship", "planet", "station", "base", "army", "fleet", "infestor", "marker"}
 
 
 class Words:
@@ -32,6 +35,8 @@ class Words:
     def piece(self, piece: str) -> str:
         """ship-green -> Green's ship; planet-metal -> metal planet; ship-blue-red -> Red's blue ship."""
         kind, *rest = piece.split("-")
+        if kind in self.seats and rest:  # red-army-1: Red's army 1
+            return f"{self.seat(kind)}'s {' '.join(rest)}".replace("_", " ")
         owners = [part for part in rest if part in self.seats]
         if kind in KINDS_OWNED_BY_NAME or not owners:
             if rest and all(part.isdigit() for part in rest):
@@ -40,6 +45,23 @@ class Words:
         owner = owners[-1]
         others = [part for part in rest if part != owner]
         return f"{self.seat(owner)}'s {' '.join([*others, kind])}".replace("_", " ")
+
+    def text(self, text: str) -> str:
+        """A sentence as players read it: a site id that slipped into it becomes the board's name for the site, a
+        piece id the piece in words, a snake_case name plain words."""
+        text = _CARD.sub("a card", text)
+        return _TOKEN.sub(self._token, text)
+
+    def _token(self, match: re.Match[str]) -> str:
+        token = match.group()
+        if token in self.sites or _SURFACE.match(token):
+            return self.site(token)
+        head = token.split("-")[0]
+        if "-" in token and (head in _PIECE_KINDS or head in self.seats) and token.islower():
+            return self.piece(token)
+        if "_" in token and token.islower():
+            return token.replace("_", " ")
+        return token
 
     def key(self, key: str) -> str:
         text = key.replace("_", " ").replace("-", " ").strip()
@@ -59,7 +81,7 @@ class Words:
                 return self.seat(value)
             if value in self.sites or _SURFACE.match(value):
                 return self.site(value)
-            return value.replace("_", " ")
+            return self.text(value)
         return str(value)
 
     def value(self, value: Any) -> str:

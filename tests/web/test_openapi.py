@@ -147,6 +147,9 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call(setup_path, setup_path, "POST", {"do": "back"}, expect=400)
     call(setup_path, setup_path, "POST", {"do": "stop"}, token=None, expect=403)
     call(setup_path, setup_path, "POST", {"do": "stop"})
+    call("/api/seat", "/api/seat", "POST", {"seat": "red", "name": "Ann"})
+    call("/api/seat", "/api/seat", "POST", {"seat": "mauve", "name": "Ann"}, expect=400)
+    call("/api/seat", "/api/seat", "POST", {"seat": "red", "name": "Ann"}, token=None, expect=403)
     call("/api/token", "/api/token", "POST", {}, token=None, expect=403)
     call("/api/token", "/api/token", "POST", {})
     served.table.token = TOKEN
