@@ -140,7 +140,9 @@ def pick_in_panel(page: Page, inputs: list[dict[str, Any]]) -> dict[str, Any]:
     page.locator(f'#declared button[data-title="{item["title"]}"]').click()
     for _ in range(8):  # narrow one argument at a time until the sentence itself is offered
         book = page.locator("#pick-list button", has_text=item["label"])
-        if book.count() and book.first.is_visible():
+        if book.count():
+            if not book.first.is_visible():
+                book.first.locator("xpath=ancestor::details/summary").click()  # its fold of twelve
             book.first.click()
             return item
         step = next(s for s in item["steps"] if page.locator("#pick-list button", has_text=s[2]).count())

@@ -116,7 +116,9 @@ export class BoardMap {
         }).join(" ");
         shape = el("polygon", { points, class: "site hex", "data-site": site.id }, spots);
       } else {
-        shape = el("circle", { cx: site.x, cy: site.y, r: this.r, class: `site ${site.kind}`, "data-site": site.id }, spots);
+        // A crowded board (ORBIT's 217 crossings) draws its sites small, so that its rings read as rings.
+        const r = board.sites.length > 100 ? this.r * 0.6 : this.r;
+        shape = el("circle", { cx: site.x, cy: site.y, r, class: `site ${site.kind}`, "data-site": site.id }, spots);
       }
       el("title", {}, shape).textContent = site.name;
       this.circles.set(site.id, shape);

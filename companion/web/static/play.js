@@ -76,7 +76,11 @@ export class Moves {
     if (!this.mine()) { this.sheet(what, [], "Nothing for you to do here now."); return; }
     if (this.picked && this.picked.site !== site) {
       const going = this.picked.items.filter((item) => item.to.includes(site) || item.from.includes(site));
-      if (going.length) { this.open(`${this.picked.what} → ${name}`, going, true); return; }
+      if (going.length) {
+        this.picked.site === site || this.app.map.choose(this.picked.site, [site]);
+        this.open(`${this.picked.what} → ${name}`, going, true);
+        return;
+      }
     }
     const leaving = this.items.filter((item) => item.from.includes(site) && !item.chance);
     if (leaving.length) {
@@ -129,9 +133,11 @@ export class Moves {
       this.stepper(title, stepName, values, note);
       return;
     }
-    const choose = (v) => button(v.items.length === 1 ? v.items[0].label : `${v.word} (${v.items.length})`,
-      () => this.open(`${title} · ${v.word}`, v.items, v.items.length === 1));
-    this.sheet(`${title}: which ${stepName.toLowerCase()}?`, grouped(values.map(choose), values.map((v) => v.word)), note);
+    const choose = (v) => (v.items.length === 1 ? button(v.items[0].label, () => this.book(v.items[0]))
+      : button(`${v.word} (${v.items.length})`, () => this.open(`${title} · ${v.word}`, v.items)));
+    // Folds are named by their first and last value, unless each value is one action (shown by its sentence).
+    const named = values.every((v) => v.items.length === 1) ? [] : values.map((v) => v.word);
+    this.sheet(`${title}: which ${stepName.toLowerCase()}?`, grouped(values.map(choose), named), note);
   }
 
   // The first argument whose values differ between the actions.
@@ -169,7 +175,8 @@ export class Moves {
     $("pick-note").hidden = !note;
     $("pick-list").replaceChildren(...rows);
     $("pick").hidden = false;
-    $("pick").scrollIntoView({ block: "nearest", behavior: "smooth" });
+    // From the map the sheet opens just below it, the map staying in view; from the panel it is brought to view.
+    if (!this.picked) $("pick").scrollIntoView({ block: "start", behavior: "smooth" });
   }
 
   close() {
@@ -191,7 +198,8 @@ function grouped(buttons, words) {
     const fold = document.createElement("details");
     const summary = document.createElement("summary");
     const last = Math.min(i + MAX_ROWS, buttons.length) - 1;
-    summary.textContent = `${words[i]} … ${words[last]}`;
+    summary.textContent = words[i] === undefined ? `${i + 1} to ${last + 1} of ${buttons.length}`
+      : `${words[i]} … ${words[last]}`;
     const list = document.createElement("div");
     list.className = "choices";
     list.append(...buttons.slice(i, i + MAX_ROWS));
