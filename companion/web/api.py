@@ -7,6 +7,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from companion.rules import Action, load, names
+from companion.table.store import StoreError
 from companion.web.boardmap import board_json
 from companion.web.body import field, json_body
 from companion.web.calibration import snapshot_jpeg
@@ -87,6 +88,30 @@ def inputs() -> Response:
         phone=[item for item in listed if not item["board"]],
         board=[item for item in listed if item["board"]],
     )
+
+
+@api.get("/history")
+def history() -> Response:
+    """The latest games of this table, newest first, each with its result and every seat's books at its end."""
+    return jsonify(games=table().history())
+
+
+@api.get("/export")
+def export() -> Response:
+    """A whole game as JSON (its setup, every log entry, the actions and the final state), as a file to keep."""
+    try:
+        game_id = int(request.args.get("game", table().session.record.id))
+        session = table().past_game(game_id)
+    except ValueError:
+        raise BadInput("game must be a whole number") from None
+    except StoreError:
+        raise BadInput("game: no such game in this table's log", 404) from None
+    try:
+        response = jsonify(session.export())
+    finally:
+        session.store.close()
+    response.headers["Content-Disposition"] = f'attachment; filename="orrery-{session.record.game}-{game_id}.json"'
+    return response
 
 
 @api.get("/games")

@@ -22,7 +22,7 @@ from companion.table.loop import Question, TableLoop, Warning
 from companion.table.session import Session
 from companion.table.setup_guide import SetupGuide
 from companion.table.steps import NotNow
-from companion.table.store import Entry, Store
+from companion.table.store import Entry, Store, StoreError
 from companion.table.token import KeptToken
 from companion.web.books import books
 from companion.web.calibration import CameraFeed
@@ -164,6 +164,38 @@ class Table:
     def entries(self, after: int = 0, game_id: int | None = None) -> list[dict[str, Any]]:
         with self.reader() as store:
             return [self.entry_json(e) for e in store.entries(game_id, after)]
+
+    def past_game(self, game_id: int) -> Session:
+        """A game of this table's log as its log left it (on a connection of its own; StoreError: no such game)."""
+        store = Store(self.session.store.path)
+        try:
+            session = Session.resume(store, game_id)
+        except StoreError:
+            store.close()
+            raise
+        assert session is not None
+        return session
+
+    def history(self, limit: int = 12) -> list[dict[str, Any]]:
+        """The latest games of the log, newest first: who played, how it ended, and each seat's books at the end."""
+        with self.reader() as store:
+            records = store.games()[-limit:][::-1]
+        listed = []
+        for record in records:
+            session = self.past_game(record.id)
+            try:
+                outcome = session.game.outcome(session.state)
+                words = self.words(record.id)
+                listed.append({
+                    "id": record.id, "game": record.game, "title": session.game.title, "players": list(record.players),
+                    "status": record.status, "created": record.created,
+                    "result": words.text(outcome.reason) if outcome else None,
+                    "winners": list(outcome.winners) if outcome else [],
+                    "books": books(record.game, session.game.ledger(session.state), words),
+                })  # fmt: skip
+            finally:
+                session.store.close()
+        return listed
 
     # Acting (the API has checked the token).
     def choose(self, question_id: int, index: int, actor: str | None) -> Entry:

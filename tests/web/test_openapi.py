@@ -88,6 +88,10 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     for path in ("/api/state", "/api/ledger", "/api/board", "/api/inputs", "/api/games", "/api/calibration/grid"):
         call(path, path)
     call("/api/log", "/api/log?after=1")
+    call("/api/history", "/api/history")
+    call("/api/export", "/api/export")
+    call("/api/export", "/api/export?game=x", expect=400)
+    call("/api/export", "/api/export?game=99", expect=404)
     call("/api/log", "/api/log?after=x", expect=400)
     call("/api/qr", "/api/qr")
     call("/api/qr", "/api/qr?watch=true", token=None)

@@ -232,3 +232,30 @@ def test_names_beside_colours_a_confirmed_undo_and_a_new_table_code(browser, tab
     assert page.evaluate("localStorage.getItem('orrery.token')") == table.table.token  # this phone acts on
     assert not errors, errors
     page.context.close()
+
+
+def test_the_end_of_a_game_its_summary_the_past_games_and_the_export(browser, tables):
+    table = tables("dakalio")
+    page, errors = open_phone(browser, table, "green")
+    session = table.table.session
+    while "resign" not in {a.type for a in session.game.legal_actions(session.state)}:  # the asteroids set out
+        session.submit(next(iter(session.game.legal_actions(session.state))), "phone", due(table))
+    resigns = due(table)
+    session.submit(next(a for a in session.game.legal_actions(session.state) if a.type == "resign"), "phone", resigns)
+    winner = "Red" if resigns == "green" else "Green"
+    expect(page.locator("#summary")).to_be_visible()
+    expect(page.locator("#summary-result")).to_have_text(session.game.outcome(session.state).reason)
+    expect(page.locator("#summary-cards .card").first).to_contain_text(f"{winner} · winner")
+    exported = page.evaluate("fetch(document.querySelector('#summary-export').href).then((r) => r.json())")
+    assert exported["game"] == "dakalio" and exported["status"] == "over" and exported["entries"]
+    table.table.new_game("trajectory", ["red", "green"], {}, 3, guide=False)
+    expect(page.locator("#summary")).to_be_hidden()
+    page.locator("#history > summary").click()
+    past = page.locator("#history-list > details")
+    expect(past).to_have_count(2)
+    expect(past.nth(1)).to_contain_text("Dakalio")
+    past.nth(1).locator("summary").click()
+    expect(past.nth(1).locator(".card").first).to_contain_text(f"{winner} · winner")
+    fits(page, 360)
+    assert not errors, errors
+    page.context.close()

@@ -108,6 +108,7 @@ function renderState(state) {
   renderQuestion(state.question);
   app.redrawMap();
   renderLedger(state.books, phase.actor);
+  renderSummary(state);
   if (app.isPlayer) refreshInputs();
 }
 
@@ -148,6 +149,42 @@ function renderLedger(books, actor) {
   const cards = players.map((p) => card(app.nameOf(p.seat), p.rows, p.seat === actor, colourOf(p.seat), p.seat === own));
   if (books.table.length) cards.push(card("Table", books.table, false, "var(--line)", false, "table"));
   $("ledger").replaceChildren(...cards);
+}
+
+// The end of the game: the result, each seat's books at the end (winners first), and the game to keep as a file.
+function renderSummary(state) {
+  $("summary").hidden = !state.outcome;
+  if (!state.outcome) return;
+  $("summary-result").textContent = state.outcome.reason;
+  $("summary-cards").replaceChildren(...finalCards(state.books, state.outcome.winners || []));
+  $("summary-export").href = `/api/export?game=${state.game_id}`;
+}
+
+function finalCards(books, winners) {
+  const players = [...books.players].sort((a, b) => winners.includes(b.seat) - winners.includes(a.seat));
+  return players.map((p) => card(`${app.nameOf(p.seat)}${winners.includes(p.seat) ? " · winner" : ""}`, p.rows,
+    winners.includes(p.seat), colourOf(p.seat), false));
+}
+
+// Past games of this table, newest first, loaded when the list is opened.
+async function renderHistory() {
+  const { games } = await get("/api/history");
+  $("history-list").replaceChildren(...games.map((game) => {
+    const item = document.createElement("details");
+    const summary = document.createElement("summary");
+    const when = new Date(game.created * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+    const seats = game.players.map((seat) => app.nameOf(seat)).join(", ");
+    summary.textContent = `${game.title}, ${when}: ${game.result || (game.status === "over" ? "over" : "not finished")}`;
+    const body = document.createElement("div");
+    body.className = "ledger";
+    body.append(...finalCards(game.books, game.winners));
+    const players = Object.assign(document.createElement("p"), { className: "muted", textContent: `Players: ${seats}` });
+    const keep = Object.assign(document.createElement("a"), { className: "button", href: `/api/export?game=${game.id}`,
+      textContent: "Keep the game (JSON)" });
+    keep.download = "";
+    item.append(summary, players, body, keep);
+    return item;
+  }));
 }
 
 function card(title, rows, active, colour, own, style = "") {
@@ -285,6 +322,7 @@ async function start() {
   };
   $("pause").onclick = () => app.send("/api/pause", { paused: app.state.status !== "paused" });
   $("pick-close").onclick = () => app.moves.close();
+  $("history").ontoggle = () => { if ($("history").open) renderHistory().catch((error) => complain(error.message)); };
   $("labels").onclick = () => {
     app.map.labels = !app.map.labels;
     $("labels").setAttribute("aria-pressed", String(app.map.labels));
