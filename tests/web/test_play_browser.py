@@ -227,6 +227,7 @@ def test_names_beside_colours_a_confirmed_undo_and_a_new_table_code(browser, tab
     expect(page.locator("#qr svg")).to_be_visible()  # a phone holding the token shows the join code
     page.click("#rotate")
     page.click("#confirm-yes")
+    expect(page.locator("#qr-url")).not_to_contain_text(old)
     expect(page.locator("#qr-url")).to_contain_text(table.table.token)
     assert table.table.token != old and token_file(table.store.path).read_text().strip() == table.table.token
     assert page.evaluate("localStorage.getItem('orrery.token')") == table.table.token  # this phone acts on
