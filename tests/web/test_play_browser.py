@@ -4,6 +4,7 @@ and a restart of the companion after which every phone is still joined (the toke
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -132,7 +133,7 @@ def pick_in_panel(page: Page, inputs: list[dict[str, Any]]) -> dict[str, Any]:
         item = next(i for i in inputs if not i["chance"])
         page.locator("#primary button", has_text=item["label"]).first.click()
         return item
-    item = others[0]
+    item = others[-2] if len(others) > 1 else others[0]  # from the end of the list: the pickers narrow to it
     group = page.locator("#declared button", has_text=item["label"])
     if group.count():
         group.first.click()
@@ -145,10 +146,13 @@ def pick_in_panel(page: Page, inputs: list[dict[str, Any]]) -> dict[str, Any]:
                 book.first.locator("xpath=ancestor::details/summary").click()  # its fold of twelve
             book.first.click()
             return item
-        step = next(s for s in item["steps"] if page.locator("#pick-list button", has_text=s[2]).count())
-        choice = page.locator("#pick-list button", has_text=step[2]).first
+        def value(word: str) -> Any:  # a picker's button for one value: "6 (6)", "planet 1 hex 0006 (3)"
+            return page.locator("#pick-list button", has_text=re.compile(rf"^{re.escape(word)} \(\d+\)$"))
+
+        step = next(s for s in item["steps"] if value(s[2]).count())
+        choice = value(step[2]).first
         if not choice.is_visible():
-            page.locator("#pick-list summary").first.click()  # a fold of twelve
+            choice.locator("xpath=ancestor::details/summary").click()  # its fold of twelve
         choice.click()
     raise AssertionError(f"the pickers never offered {item['label']}")
 
@@ -157,8 +161,9 @@ def pick_in_panel(page: Page, inputs: list[dict[str, Any]]) -> dict[str, Any]:
 def test_a_turn_is_played_by_taps_alone_and_the_page_fits_a_phone(browser, tables, game):
     table = tables(game)
     page, errors = open_phone(browser, table, due(table))
-    booked = []
-    for _ in range(3):
+    booked: list[dict[str, Any]] = []
+    while len(booked) < 3 or not any(item["from"] or item["to"] for item in booked):  # until a move on the map
+        assert len(booked) < 8, booked
         seat = due(table)
         if page.evaluate("window.orrery.app.seat.name") != seat:
             page.evaluate(f"window.orrery.app.setSeat({{name: '{seat}', colour: ''}})")
@@ -167,7 +172,7 @@ def test_a_turn_is_played_by_taps_alone_and_the_page_fits_a_phone(browser, table
         booked.append(tap_a_move(page, table))
         entry = table.table.entries()[-1]
         assert (entry["source"], entry["actor"]) == ("phone", seat)
-    assert any(item["from"] or item["to"] for item in booked) or game == "orbital_battle", booked
+    assert any(item["from"] or item["to"] for item in booked), booked  # at least one move on the map
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=ARTIFACTS / f"play-{game}-phone.png", full_page=True)
     assert not errors, errors
