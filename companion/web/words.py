@@ -38,6 +38,8 @@ class Words:
         if kind in self.seats and rest:  # red-army-1: Red's army 1
             return f"{self.seat(kind)}'s {' '.join(rest)}".replace("_", " ")
         owners = [part for part in rest if part in self.seats]
+        if rest and rest[-1] in ("marker", "tile", "token"):  # turn-marker: the turn marker
+            return " ".join(["the", kind, *rest]).replace("_", " ")
         if kind in KINDS_OWNED_BY_NAME or not owners:
             if rest and all(part.isdigit() for part in rest):
                 return " ".join([kind, *rest])  # planet-3: planet 3

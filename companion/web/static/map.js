@@ -123,6 +123,18 @@ export class BoardMap {
       el("title", {}, shape).textContent = site.name;
       this.circles.set(site.id, shape);
     }
+    // Sites in named groups (Periorbis's asteroids: "Ada base slot 1") get the group's name above them.
+    const groups = new Map();
+    for (const site of board.sites) {
+      const word = site.name.split(" ")[0];
+      if (/^[A-Z]/.test(word) && site.name.includes(" ")) groups.set(word, [...(groups.get(word) || []), site]);
+    }
+    for (const [word, members] of groups) {
+      if (members.length < 2) continue;
+      const x = members.reduce((sum, s) => sum + s.x, 0) / members.length;
+      const y = Math.min(...members.map((s) => s.y)) - this.r * 1.6;
+      el("text", { x, y, class: "group-label", "font-size": this.r * 1.8 }, svg).textContent = word;
+    }
     this.pieces = el("g", { class: "pieces" }, svg);
     this.labelLayer = el("g", { class: "labels" }, svg);
     this.previous = null;
