@@ -11,14 +11,67 @@ import dataclasses
 import types
 import typing
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 T = TypeVar("T")
 
 
 class CodecError(ValueError):
     """A value does not fit the shape its field declares; the message starts with the field's path."""
+
+
+@dataclass(frozen=True)
+class Range:
+    """`Annotated[int, Range(0, 9)]`: a whole number from `low` to `high`."""
+
+    low: int
+    high: int
+
+
+@dataclass(frozen=True)
+class MaxLength:
+    """`Annotated[str, MaxLength(64)]` (or a tuple): at most this many characters or items."""
+
+    most: int
+
+
+@dataclass(frozen=True)
+class Maybe:
+    """A field of a `fields` schema that may be left out (or given as null)."""
+
+    kind: Any
+
+
+def whole(low: int = 0, high: int = 999) -> Any:
+    """The type of a bounded whole number: JSON 6.0, "6", true, -1 or 10**30 do not fit."""
+    return Annotated[int, Range(low, high)]
+
+
+def text(most: int = 64) -> Any:
+    """The type of a short string (a name, a site id, a card id)."""
+    return Annotated[str, MaxLength(most)]
+
+
+def decode_fields(fields: Mapping[str, Any], data: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """Named values checked against a schema {name: type or Maybe(type)}: every unknown name refused by name, every
+    name not wrapped in Maybe required, every value decoded as its type. Left-out Maybe fields are not returned."""
+    for key in data:
+        if key not in fields:
+            known = ", ".join(fields) or "none"
+            raise CodecError(f"{path}: unknown argument {_describe(key)} (arguments: {known})")
+    values = {}
+    for name, kind in fields.items():
+        value = data.get(name)
+        if isinstance(kind, Maybe):
+            if value is not None:
+                values[name] = _decode(kind.kind, value, f"{path}.{name}")
+        elif name not in data:
+            raise CodecError(f"{path}: missing {name!r}")
+        else:
+            values[name] = _decode(kind, value, f"{path}.{name}")
+    return values
 
 
 def to_json(value: Any) -> Any:
@@ -45,6 +98,8 @@ def _hints(cls: type) -> dict[str, Any]:
 
 
 def _describe(data: Any) -> str:
+    if isinstance(data, int) and abs(data) >= 10**40:
+        return "a number of more than 40 digits"  # repr of a huge int is slow, or refused past 4300 digits
     text = repr(data)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -55,10 +110,13 @@ def _decode(kind: Any, data: Any, path: str) -> Any:
         return data
     if dataclasses.is_dataclass(kind):
         return _decode_dataclass(kind, data, path)
+    if origin is Annotated:
+        return _decode_annotated(kind, data, path)
     if origin is typing.Union or origin is types.UnionType:
         return _decode_union(kind, data, path)
     if origin is typing.Literal:
-        if data in typing.get_args(kind):
+        # 6.0 == 6 and True == 1 in Python: the type must match too, or a float would be stored for an int
+        if any(type(data) is type(choice) and data == choice for choice in typing.get_args(kind)):
             return data
         choices = ", ".join(str(a) for a in typing.get_args(kind))
         raise CodecError(f"{path}: expected one of {choices}, got {_describe(data)}")
@@ -99,6 +157,18 @@ def _decode_scalar(kind: Any, data: Any, path: str) -> Any:
             return data
         raise CodecError(f"{path}: expected a string, got {_describe(data)}")
     raise TypeError(f"{path}: the codec cannot decode {kind!r}")
+
+
+def _decode_annotated(kind: Any, data: Any, path: str) -> Any:
+    base, *marks = typing.get_args(kind)
+    value = _decode(base, data, path)
+    for mark in marks:
+        if isinstance(mark, Range) and not mark.low <= value <= mark.high:
+            raise CodecError(f"{path}: expected a whole number from {mark.low} to {mark.high}, got {_describe(data)}")
+        if isinstance(mark, MaxLength) and len(value) > mark.most:
+            what = "characters" if isinstance(value, str) else "items"
+            raise CodecError(f"{path}: at most {mark.most} {what}, got {len(value)}")
+    return value
 
 
 def _decode_union(kind: Any, data: Any, path: str) -> Any:

@@ -227,7 +227,7 @@ def run_scenario(scenario: Scenario) -> ScenarioResult:
         texts: list[str] = []
         if step.action is not None:
             try:
-                state, events = game.apply(state, step.action)
+                state, events = game.apply(state, game.decode_action(step.action.to_json()))
             except IllegalAction as error:
                 if step.illegal is None:
                     return ScenarioResult(

@@ -1,9 +1,9 @@
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Annotated, Literal
 
 import pytest
 
-from companion.codec import CodecError, from_json, to_json
+from companion.codec import CodecError, MaxLength, Maybe, decode_fields, from_json, text, to_json, whole
 
 
 @dataclass(frozen=True)
@@ -48,3 +48,38 @@ def test_errors_name_the_path(data, message):
     with pytest.raises(CodecError) as error:
         from_json(Outer, data)
     assert message in str(error.value)
+
+
+def test_literals_match_the_type_as_well_as_the_value():
+    with pytest.raises(CodecError, match=r"expected one of 6, 7, got 6\.0"):
+        from_json(Literal[6, 7], 6.0)
+    with pytest.raises(CodecError, match="expected one of 1, 2, got True"):
+        from_json(Literal[1, 2], True)
+    assert from_json(Literal[6, 7], 6) == 6
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"slot": 6.0}, r"args.slot: expected an integer, got 6.0"),
+        ({"slot": "6"}, r"args.slot: expected an integer, got '6'"),
+        ({"slot": True}, r"args.slot: expected an integer, got True"),
+        ({"slot": -1}, r"args.slot: expected a whole number from 1 to 7, got -1"),
+        ({"slot": 10**30}, r"args.slot: expected a whole number from 1 to 7, got 1000"),
+        ({"slot": 10**50}, r"args.slot: expected a whole number from 1 to 7, got a number of more than 40 digits"),
+        ({}, r"args: missing 'slot'"),
+        ({"slot": 6, "colour": "x"}, r"args: unknown argument 'colour' \(arguments: slot, name, items\)"),
+        ({"slot": 6, "name": "x" * 65}, r"args.name: at most 64 characters, got 65"),
+        ({"slot": 6, "items": ["a"] * 4}, r"args.items: at most 3 items, got 4"),
+    ],
+)
+def test_fields_are_checked_against_their_schema(data, message):
+    fields = {"slot": whole(1, 7), "name": Maybe(text()), "items": Maybe(Annotated[tuple[str, ...], MaxLength(3)])}
+    with pytest.raises(CodecError, match=message):
+        decode_fields(fields, data, "args")
+
+
+def test_left_out_fields_are_left_out():
+    fields = {"slot": whole(1, 7), "name": Maybe(text())}
+    assert decode_fields(fields, {"slot": 7, "name": None}, "args") == {"slot": 7}
+    assert decode_fields(fields, {"slot": 1, "name": "ada"}, "args") == {"slot": 1, "name": "ada"}

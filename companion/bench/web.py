@@ -1,37 +1,44 @@
 """`companion bench web`: the phone page's stream under many phones: delivery latency (commit to arrival) and loss,
-with the server's memory, against a baseline in the same run: bare cheroot streaming the same rate of tiny messages
-(no Flask, no SQLite, no session), which is what the machine and the server alone cost."""
+with the server's memory, against a baseline in the same run: bare aiohttp streaming the same rate of tiny messages
+(no Flask, no SQLite, no session), which is what the machine and the server alone cost. Then the same under attack
+(50 slow requests and 100 idle streams from other addresses meanwhile), and the server's memory while ten phones
+replay a 100,000-entry log at once."""
 
 from __future__ import annotations
 
 import argparse
 
-HELP = "SSE delivery latency and loss for many phones, with the server's memory; baseline: bare cheroot"
+HELP = "SSE delivery latency and loss for many phones, normal and under attack, and memory during replays"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clients", type=int, default=20, help="phones reading the stream (default 20)")
     parser.add_argument("--seconds", type=float, default=300, help="how long to announce (default 300)")
     parser.add_argument("--rate", type=float, default=20, help="announcements a second (default 20)")
+    parser.add_argument("--replay-entries", type=int, default=100_000, help="the replayed log's length (100000)")
+    parser.add_argument("--replays", type=int, default=10, help="phones replaying it at once (default 10)")
 
 
 def run(args: argparse.Namespace) -> int:
     from companion.bench.stats import summary
     from companion.errors import UserError
-    from companion.web.loadgen import run_load
+    from companion.web.loadgen import Attack, run_load, run_replay
 
     if args.clients < 1 or args.seconds <= 0 or args.rate <= 0:
         raise UserError("bench web: --clients, --seconds and --rate must be positive")
     print(f"{args.clients} phones on /events for {args.seconds:g} s at {args.rate:g} announcements a second, "
           "server in its own process, all on 127.0.0.1")
     failed = 0
-    for mode, title in (("bare", "baseline: bare cheroot, tiny messages"),
-                        ("companion", "companion: random legal actions committed, Flask app, hub")):
-        result = run_load(mode, args.clients, args.seconds, args.rate)
+    rows = (("bare", None, "baseline: bare aiohttp, tiny messages"),
+            ("companion", None, "companion: random legal actions committed, Flask app, hub"),
+            ("companion", Attack(), "companion under attack: 50 slow requests and 100 idle streams meanwhile"))
+    for mode, attack, title in rows:
+        result = run_load(mode, args.clients, args.seconds, args.rate, attack)
         memory = result.rss_kb[len(result.rss_kb) // 5:] or result.rss_kb  # after the first fifth: warmed up
         print(f"{title}:")
         print(f"  announced     {len(result.produced)} ({result.rate:.1f}/s)")
         print(f"  delivery      {summary(result.delays, 1e3, 'ms')}")
+        print(f"  server CPU    {100 * result.cpu_seconds / result.seconds:.0f} % of a core while announcing")
         print(f"  lost          {result.lost} of {len(result.produced) * args.clients} deliveries, "
               f"{result.duplicated} duplicated")
         if memory:
@@ -41,4 +48,10 @@ def run(args: argparse.Namespace) -> int:
         if errors:
             print(f"  phone errors  {len(errors)}: {errors[0]}")
         failed += result.lost + result.duplicated + len(errors)
+    replay = run_replay(args.replay_entries, args.replays)
+    print(f"replay: {args.replays} phones replaying a {args.replay_entries}-entry log at once (Last-Event-ID 0)")
+    print(f"  server RSS    {replay.before_kb / 1024:.1f} MB before, {replay.peak_kb / 1024:.1f} MB at most during "
+          f"({(replay.peak_kb - replay.before_kb) / 1024:+.1f} MB), {replay.after_kb / 1024:.1f} MB after")
+    print(f"  replays       {summary(replay.seconds, 1, 's')}; entries received: {sorted(set(replay.received))}")
+    failed += sum(count != replay.expected for count in replay.received)
     return 1 if failed else 0

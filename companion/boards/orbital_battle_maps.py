@@ -57,14 +57,6 @@ class PlanetMap:
         return tuple(h for h in all_hexes() if self.terrain[h] != "edge")
 
     @cached_property
-    def rim(self) -> frozenset[str]:
-        """Hexes on the edge of the planet, where marines may land: beside a half-hex or the map's border."""
-        return frozenset(
-            h for h in self.hexes if len(planet_neighbours(h)) < 6 or any(self.terrain[n] == "edge" for n in
-                                                                          planet_neighbours(h))
-        )
-
-    @cached_property
     def craters(self) -> dict[str, int]:
         """Crater hex -> which crater (touching crater hexes are one crater)."""
         out: dict[str, int] = {}

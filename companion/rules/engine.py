@@ -37,6 +37,11 @@ class IllegalAction(Exception):
         self.reason = reason
 
 
+class ActionError(IllegalAction, codec.CodecError):
+    """An action whose arguments do not fit the game's schema: refused like an illegal action (a player's
+    mistake), and a codec error (the form is wrong, as in a bad file or request)."""
+
+
 class SetupError(ValueError):
     """Players or options that no game can start from; the message names the option and what is wrong."""
 
@@ -158,6 +163,10 @@ class Game(ABC, Generic[S]):
     # included). Every other action is declared on a phone (a card drawn, a station built), and the table then
     # makes the board match the layout that follows.
     board_moves: ClassVar[frozenset[str]]
+    # Each action type -> its arguments: name -> type (codec.whole, codec.text, Literal, tuple...), or
+    # codec.Maybe(type) for one that may be left out. Every action is read through it (decode_action), so a number
+    # is a bounded whole number and no unknown argument reaches the rules or the log.
+    actions: ClassVar[Mapping[str, Mapping[str, Any]]]
 
     @abstractmethod
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> S:
@@ -191,6 +200,24 @@ class Game(ABC, Generic[S]):
         """The piece in the box that a layout name stands for, as a camera tells pieces apart: the name itself,
         unless the game names a piece by the part it plays (ORBIT's `ship-blue-red` is Red's blue spaceship)."""
         return name
+
+    def decode_action(self, data: Any) -> Action:
+        """An action from its JSON form, its arguments checked against the game's schema; ActionError (one line,
+        naming the argument) for anything else, an unknown type included."""
+        if not isinstance(data, Mapping):
+            raise ActionError(f"action: expected an object, got {type(data).__name__}")
+        kind = data.get("type")
+        if not isinstance(kind, str):
+            raise ActionError("action: missing its 'type' (a string such as \"move\")")
+        fields = self.actions.get(kind)
+        if fields is None:
+            shown = repr(kind if len(kind) <= 40 else kind[:37] + "...")
+            raise ActionError(f"{self.title} has no action {shown} (actions: {', '.join(self.actions)})")
+        args = {k: v for k, v in data.items() if k != "type"}
+        try:
+            return Action.make(kind, **codec.decode_fields(fields, args, kind))
+        except codec.CodecError as error:
+            raise ActionError(str(error)) from None
 
     def check(self, state: S, action: Action) -> None:
         """Raise IllegalAction with a reason a player understands unless `action` is legal now."""

@@ -2,8 +2,9 @@
 
 The choice is uniform over the kinds of action first, then over the actions of that kind, so a turn mixes flying,
 trading and building instead of drowning in the many ways to hand over fuel one token at a time. Where random play
-would not finish a game in any reasonable time (ORBIT, a race whose goal chance alone rarely reaches), the twin's
-players seek the goal and pick at random now and then (`scripted_action`).
+would not finish a game in any reasonable time (ORBIT, a race whose goal chance alone rarely reaches), or would
+finish it without ever playing it (no ore mined, no landing, no station), the twin's players seek the goal
+(orbit_player.py, goal_players.py) and pick at random now and then (`scripted_action`).
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.rules import Action, Event, Game
-from companion.sim import orbit_player
+from companion.sim import goal_players, orbit_player
 
 GIVING_UP = {"resign", "concede"}
 Chooser = Callable[[Game, Any, random.Random], Action]
-# Games whose scripted players play to win; every other game's play at random.
-GOAL_SEEKING: dict[str, Chooser] = {"orbit": orbit_player.choose}
+# Games whose scripted players play to win (all five).
+GOAL_SEEKING: dict[str, Chooser] = {"orbit": orbit_player.choose, **goal_players.PLAYERS}
 WANDER = 0.08  # how often a goal-seeking player picks at random instead, so that odd choices keep coming up
 
 

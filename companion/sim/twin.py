@@ -105,7 +105,7 @@ class Twin:
         self.link = ReedLink(port, silence_timeout=2.0, on_link=self.senses.grid).start()
         if not self.link.wait_synced(10.0):
             raise RuntimeError("the grid did not answer the handshake")
-        self._show(self.session.game.layout(self.session.state))
+        self.show(self.session.game.layout(self.session.state))
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -119,11 +119,11 @@ class Twin:
         """Play a new game at the same table (one a phone started): its session and loop. The players clear the
         board and set the pieces out one at a time, bottom of each stack first, as the page's guide asks."""
         self.session, self.loop = session, loop
-        self._show({})
+        self.show({})
         layout: dict[str, tuple[str, ...]] = {}
         for step in placement_order(session.game.layout(session.state), list(self.sites)):
             layout[step.site] = (*layout.get(step.site, ()), step.piece)
-            self._show(layout)
+            self.show(layout)
             time.sleep(self.pace)
 
     def move_calibration_magnet(self) -> None:
@@ -148,7 +148,7 @@ class Twin:
     def _closed(self, layout: Layout) -> frozenset[Switch]:
         return frozenset(self.sites[site] for site, pieces in layout.items() if pieces and site in self.sites)
 
-    def _show(self, layout: Layout) -> Ruling | None:
+    def show(self, layout: Layout) -> Ruling | None:
         """Set the board to `layout` and wait until the table's loop has judged it (if the grid sees a change)."""
         assert self.link is not None
         wanted = self._closed(layout)
@@ -178,7 +178,7 @@ class Twin:
         self.camera = None
         self.senses.camera(False)
 
-    def _flash(self, layout: Layout, seconds: float) -> None:
+    def flash(self, layout: Layout, seconds: float) -> None:
         """A board that lasts less than the settle window: a hand sliding a piece over other sites."""
         self.grid.set_all(self._closed(layout))
         end = time.monotonic() + seconds
@@ -210,7 +210,7 @@ class Twin:
             self.stats.phone_inputs += 1
             self.session.submit(action, "phone", game.phase(state).actor)
             if after != before:
-                self._show(after)
+                self.show(after)
         if self.pace:
             time.sleep(self.pace)
         return True
@@ -218,12 +218,12 @@ class Twin:
     def _board_move(self, action: Action, result: Any, before: Layout, after: Layout) -> None:
         self.stats.board_moves += 1
         if self.rng.random() < self.illegal:
-            self._try_illegal(before)
+            self.try_illegal(before)
         if self.rng.random() < self.mess:
             self.stats.messy += 1
-            self._flash(self._detour(before, after), 0.04)
+            self.flash(self._detour(before, after), 0.04)
         count = len(self.session.actions)
-        ruling = self._show(after)
+        ruling = self.show(after)
         if ruling is not None and ruling.verdict == "ambiguous" and self.loop.question is not None:
             self.stats.taps += 1
             # The choices are one per outcome: the player picks the one that is what they did.
@@ -245,7 +245,7 @@ class Twin:
             passing[self.rng.choice(empty)] = ("hand",)
         return passing
 
-    def _try_illegal(self, before: Layout) -> None:
+    def try_illegal(self, before: Layout) -> None:
         """Put a piece of the active player's on a site no rule allows, wait for the warning, put it back."""
         game, state = self.session.game, self.session.state
         actor = game.phase(state).actor
@@ -265,12 +265,12 @@ class Twin:
             return
         self.stats.illegal_tried += 1
         count = len(self.session.actions)
-        ruling = self._show(wrong)
+        ruling = self.show(wrong)
         if ruling is not None and ruling.verdict == "mismatch":
             self.stats.illegal_caught += 1
         if len(self.session.actions) != count:
             self.stats.wrong_accepted += 1
-        self._show(before)
+        self.show(before)
 
     def play(self, max_actions: int = 10_000) -> TwinStats:
         for _ in range(max_actions):

@@ -7,6 +7,7 @@ every few milliseconds and hands settled boards to the loop. A sense that drops 
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from pathlib import Path
@@ -21,7 +22,7 @@ from companion.table.loop import TableLoop
 from companion.table.observe import Observer, camera_view
 from companion.table.senses import Senses
 from companion.table.session import Session
-from companion.table.store import Store
+from companion.table.store import CannotSave, Store, set_aside_if_damaged
 
 if TYPE_CHECKING:
     from companion.calibration.grid import GridProfile
@@ -35,6 +36,8 @@ CAMERA_GONE_AFTER = 3  # failed reads in a row before the camera counts as vanis
 class LiveTable:
     def __init__(self, config: TableConfig) -> None:
         self.config = config
+        # A damaged database is kept aside and a new log begins: a table nobody is at must come back by itself.
+        damaged = set_aside_if_damaged(config.db)
         self.store = Store(config.db)
         session = Session.resume(self.store)
         self.resumed = session is not None
@@ -43,7 +46,7 @@ class LiveTable:
         self.session = session
         self.game = game = session.record.game
         self.board = load_board(Path(config.board)) if config.board else default_board(game)
-        self.notes: list[str] = []  # why a configured sense is left out, for the terminal and the health check
+        self.notes: list[str] = [damaged] if damaged else []  # for the terminal: a damaged log, a sense left out
         # A grid with a place for its profile is opened even before its first calibration, so that the phones can
         # calibrate it (the profile is then written there); it referees once it is calibrated.
         self.grid_profile = Path(config.grid_profile) if config.serial != "none" and config.grid_profile else None
@@ -132,7 +135,8 @@ class LiveTable:
                 self.observer.reed(self.link.occupancy(), now)
             loop = self.loop  # a new game from a phone replaces it; the next look uses the new one
             if loop is not None:
-                loop.tick(now)
+                with contextlib.suppress(CannotSave):  # the phones are told; the board is judged again later
+                    loop.tick(now)
 
     def _watch_camera(self) -> None:
         from companion.sensing.camera import open_source

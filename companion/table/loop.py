@@ -20,7 +20,7 @@ from companion.table.observation import Observation
 from companion.table.observe import Observer
 from companion.table.referee import Ruling, judge
 from companion.table.session import Session
-from companion.table.store import Entry
+from companion.table.store import CannotSave, Entry
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,11 @@ class TableLoop:
             if game.outcome(state) is not None or self.session.record.status != "playing":
                 return None
             ruling = judge(game, state, observation, self.site_name)
-            self._act(ruling)
+            try:
+                self._act(ruling)
+            except CannotSave:
+                self._last_seen = None  # not kept: the same board is judged again once the table can save
+                raise
             return ruling
 
     def _act(self, ruling: Ruling) -> None:

@@ -7,6 +7,7 @@ alone, or moves declared on the phones).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import Literal
@@ -14,6 +15,7 @@ from typing import Literal
 from companion.rules import Event
 from companion.table.observe import Observer
 from companion.table.session import Session
+from companion.table.store import CannotSave
 
 State = Literal["up", "lost", "absent"]
 
@@ -63,8 +65,7 @@ class Senses:
         mode = self.mode()
         what = {"grid": "The board's grid", "camera": "The camera"}[sense]
         text = f"{what} is calibrated{'' if first else ' again'}. Refereeing the board now: {mode}."
-        self.session.note(Event(f"{sense}-calibrated", text, {"mode": mode}))
-        self.on_change()
+        self._note(Event(f"{sense}-calibrated", text, {"mode": mode}))
 
     def _report(self, sense: str, up: bool) -> None:
         with self._lock:
@@ -77,7 +78,12 @@ class Senses:
             self.observer.camera_available(up)
         mode = self.mode()
         text = _BACK[sense] if up else _LOST[sense, mode]
-        self.session.note(Event(f"{sense}-{'back' if up else 'lost'}", text, {"mode": mode}))
+        self._note(Event(f"{sense}-{'back' if up else 'lost'}", text, {"mode": mode}))
+
+    def _note(self, event: Event) -> None:
+        # Called from a sense's own thread: a log that cannot be saved (the phones are told of it) must not end it.
+        with contextlib.suppress(CannotSave):
+            self.session.note(event)
         self.on_change()
 
     def status(self) -> dict[str, str]:

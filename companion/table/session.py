@@ -13,6 +13,7 @@ from typing import Any
 
 from companion.errors import UserError
 from companion.rules import Action, Event, Game, IllegalAction, SetupError, load
+from companion.table.datasets import check_numbers
 from companion.table.store import Entry, GameRecord, Store
 
 SNAPSHOT_EVERY = 25  # actions between state snapshots: bounds the replay work of a resume
@@ -45,16 +46,16 @@ class Session:
     def start(cls, store: Store, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int) -> Session:
         try:
             engine = load(game)
+            check_numbers(options)
             state = engine.setup(players, options, seed)
         except (KeyError, SetupError) as error:
             raise UserError(f"cannot start {game}: {error.args[0] if isinstance(error, KeyError) else error}") from None
-        record = store.create_game(game, list(players), dict(options), seed)
         opening = [
             Event(
                 "game-started", f"{engine.title} begins. {engine.phase(state).prompt}", {"players": list(players)}
             ).to_json()
         ]
-        store.append(record.id, "note", None, "companion", None, opening, snapshot=(0, engine.state_to_json(state)))
+        record = store.create_game(game, list(players), dict(options), seed, opening, engine.state_to_json(state))
         return cls(store, record, state, Stack((), ()))
 
     @classmethod

@@ -6,6 +6,7 @@ loses nothing a phone has shown. Entry ids grow across all games: they are the e
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import time
@@ -48,11 +49,48 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (game_id, entry_id)
     );
     """,
+    # The log's identity: the streams put it in every announcement's id, so that a phone's position in another log
+    # (the database replaced or reset) is told apart from one in this log.
+    """
+    CREATE TABLE identity (log TEXT NOT NULL);
+    INSERT INTO identity (log) SELECT lower(hex(randomblob(8)));
+    """,
 )
 
 
 class StoreError(UserError):
     """A database the companion cannot use (a newer schema, not a database, unwritable)."""
+
+
+class CannotSave(StoreError):
+    """A write failed (a full disk, a file or file system gone read-only): nothing of it was kept, and nothing may
+    be announced until the table can save again."""
+
+
+def set_aside_if_damaged(path: str | Path, clock: Any = time.time) -> str | None:
+    """`PRAGMA quick_check` on an existing database before the companion uses it. A damaged one is moved aside
+    (with its -wal and -shm files) as PATH.damaged-TIME, never deleted, so the table starts a new log rather than
+    failing at every start; returns the one line that says so (None: healthy, or no file yet)."""
+    database = Path(path)
+    if not database.exists() or database.stat().st_size == 0:
+        return None
+    try:
+        db = sqlite3.connect(database, isolation_level=None)
+        try:
+            rows = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
+        finally:
+            db.close()
+        problem = None if rows == ["ok"] else "; ".join(str(r) for r in rows[:2])
+    except sqlite3.DatabaseError as error:
+        problem = str(error)
+    if problem is None:
+        return None
+    aside = database.with_name(f"{database.name}.damaged-{time.strftime('%Y%m%d-%H%M%S', time.gmtime(clock()))}")
+    for suffix in ("", "-wal", "-shm"):
+        part = Path(f"{database}{suffix}")
+        if part.exists():
+            part.rename(f"{aside}{suffix}")
+    return f"{database}: the database is damaged ({problem}); it was kept as {aside.name} and a new log begins"
 
 
 @dataclass(frozen=True)
@@ -93,6 +131,8 @@ class Store:
     def __init__(self, path: str | Path, clock: Any = time.time) -> None:
         self.path = str(path)
         self._clock = clock
+        self.failure: str | None = None  # why the last write failed; None once one succeeds
+        self.watchers: list[Any] = []  # called with `failure` whenever it changes
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -125,23 +165,47 @@ class Store:
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
-        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK if anything inside fails: an entry is all there or not at all."""
-        self._db.execute("BEGIN IMMEDIATE")
+        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK if anything inside fails: an entry is all there or not at all. A
+        write the disk refuses (full, read-only) is CannotSave, and `failure` says why until a write succeeds."""
         try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.OperationalError as error:
+            if self._db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+            self._failed(_cannot_save(error))
+            raise CannotSave(f"the table cannot save: moves are paused ({self.failure})") from None
+        self._failed(None)
 
-    def create_game(self, game: str, players: list[str], options: dict[str, Any], seed: int) -> GameRecord:
+    def _failed(self, failure: str | None) -> None:
+        if failure != self.failure:
+            self.failure = failure
+            for watcher in list(self.watchers):
+                watcher(failure)
+
+    def create_game(
+        self, game: str, players: list[str], options: dict[str, Any], seed: int,
+        opening: list[dict[str, Any]] | None = None, state: Any = None,
+    ) -> GameRecord:  # fmt: skip
+        """A new game, with its opening note (`opening`: the events) and first snapshot (`state`) in the same
+        transaction: a disk that fills up in between leaves no game without its opening."""
         created = self._clock()
         with self._transaction():
             cursor = self._db.execute(
                 "INSERT INTO games (game, players, options, seed, status, created) VALUES (?, ?, ?, ?, 'playing', ?)",
                 (game, json.dumps(players), json.dumps(options, sort_keys=True), seed, created),
             )
-        return GameRecord(int(cursor.lastrowid or 0), game, tuple(players), options, seed, "playing", created)
+            game_id = int(cursor.lastrowid or 0)
+            if opening is not None:
+                self._insert(game_id, "note", None, "companion", None, opening, created, (0, state))
+        return GameRecord(game_id, game, tuple(players), options, seed, "playing", created)
 
     def set_status(self, game_id: int, status: str) -> None:
         with self._transaction():
@@ -173,28 +237,26 @@ class Store:
         """Commit one log entry (and optionally a snapshot and a new status) in one transaction; returns it."""
         created = self._clock()
         with self._transaction():
-            cursor = self._db.execute(
-                "INSERT INTO entries (game_id, kind, action, source, actor, events, created)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    game_id,
-                    kind,
-                    None if action is None else json.dumps(action),
-                    source,
-                    actor,
-                    json.dumps(events),
-                    created,
-                ),
-            )
-            entry_id = int(cursor.lastrowid or 0)
-            if snapshot is not None:
-                self._db.execute(
-                    "INSERT INTO snapshots (game_id, entry_id, actions, state) VALUES (?, ?, ?, ?)",
-                    (game_id, entry_id, snapshot[0], json.dumps(snapshot[1])),
-                )
+            entry_id = self._insert(game_id, kind, action, source, actor, events, created, snapshot)
             if status is not None:
                 self._db.execute("UPDATE games SET status = ? WHERE id = ?", (status, game_id))
         return Entry(entry_id, game_id, kind, action, source, actor, events, created)
+
+    def _insert(
+        self, game_id: int, kind: str, action: dict[str, Any] | None, source: str, actor: str | None,
+        events: list[dict[str, Any]], created: float, snapshot: tuple[int, Any] | None,
+    ) -> int:  # fmt: skip
+        cursor = self._db.execute(
+            "INSERT INTO entries (game_id, kind, action, source, actor, events, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (game_id, kind, None if action is None else json.dumps(action), source, actor, json.dumps(events), created),
+        )
+        entry_id = int(cursor.lastrowid or 0)
+        if snapshot is not None:
+            self._db.execute(
+                "INSERT INTO snapshots (game_id, entry_id, actions, state) VALUES (?, ?, ?, ?)",
+                (game_id, entry_id, snapshot[0], json.dumps(snapshot[1])),
+            )
+        return entry_id
 
     def entries(self, game_id: int | None = None, after: int = 0) -> Iterator[Entry]:
         """Log entries with ids above `after`, of one game or of all, oldest first."""
@@ -202,17 +264,8 @@ class Store:
             rows = self._db.execute("SELECT * FROM entries WHERE id > ? ORDER BY id", (after,))
         else:
             rows = self._db.execute("SELECT * FROM entries WHERE game_id = ? AND id > ? ORDER BY id", (game_id, after))
-        for row in rows.fetchall():
-            yield Entry(
-                row[0],
-                row[1],
-                row[2],
-                None if row[3] is None else json.loads(row[3]),
-                row[4],
-                row[5],
-                json.loads(row[6]),
-                row[7],
-            )
+        while batch := rows.fetchmany(500):  # a long log is read a batch at a time, never whole
+            yield from (_entry(row) for row in batch)
 
     def snapshots(self, game_id: int) -> list[Snapshot]:
         rows = self._db.execute(
@@ -222,6 +275,36 @@ class Store:
 
     def last_entry_id(self) -> int:
         return self._db.execute("SELECT COALESCE(MAX(id), 0) FROM entries").fetchone()[0]
+
+    def first_entry_id(self, game_id: int) -> int:
+        """The first entry of a game (1 when it has none yet)."""
+        row = self._db.execute("SELECT MIN(id) FROM entries WHERE game_id = ?", (game_id,)).fetchone()
+        return row[0] or 1
+
+    def page(self, after: int, limit: int) -> list[tuple]:
+        """At most `limit` entries (of every game) with ids above `after`, oldest first, as stored: the id, game,
+        kind, the action's JSON text (or None), source, actor, the events' JSON text and the time. A replay's
+        memory is one page, whatever the log's length, and it never parses what it only passes on."""
+        return self._db.execute("SELECT * FROM entries WHERE id > ? ORDER BY id LIMIT ?", (after, limit)).fetchall()
+
+    @property
+    def identity(self) -> str:
+        """This log's identity, made once with the database."""
+        return self._db.execute("SELECT log FROM identity").fetchone()[0]
+
+
+def _cannot_save(error: sqlite3.Error) -> str:
+    text = str(error)
+    if "full" in text:
+        return "its storage is full"
+    if "readonly" in text or "read-only" in text:
+        return "its storage is read-only"
+    return f"the database refused the write: {text}"
+
+
+def _entry(row: tuple) -> Entry:
+    action = None if row[3] is None else json.loads(row[3])
+    return Entry(row[0], row[1], row[2], action, row[4], row[5], json.loads(row[6]), row[7])
 
 
 def _game(row: tuple) -> GameRecord:

@@ -39,7 +39,7 @@ def _turn(actor: str | None) -> None:
 
 
 def _action(data: dict[str, Any]) -> Action:
-    return Action.from_json(field(data, "action", dict))
+    return table().session.game.decode_action(field(data, "action", dict))
 
 
 def _done(entry: Any) -> Response:
@@ -125,7 +125,7 @@ def games() -> Response:
                 "title": game.title,
                 "min_players": game.min_players,
                 "max_players": game.max_players,
-                "options": option_fields(game),
+                "options": option_fields(game, table().datasets.offered(name)),
             }
         )
     return jsonify(games=listed)

@@ -6,8 +6,8 @@ from flask import Flask
 
 from companion.web import errors
 from companion.web.api import api
+from companion.web.body import BODY_BYTES
 from companion.web.context import KEY, Extension, WebSettings
-from companion.web.events import events
 from companion.web.guides import guides
 from companion.web.health import health
 from companion.web.pages import pages
@@ -17,10 +17,10 @@ from companion.web.trust import ORIGINS_KEY, Origins, trust
 
 def create_app(table: Table, settings: WebSettings | None = None, origins: Origins | None = None) -> Flask:
     app = Flask(__name__, static_folder=None)  # pages.py serves the static files with its own headers
-    app.config.update(DEBUG=False, PROPAGATE_EXCEPTIONS=False, JSON_SORT_KEYS=False)
+    app.config.update(DEBUG=False, PROPAGATE_EXCEPTIONS=False, JSON_SORT_KEYS=False, MAX_CONTENT_LENGTH=BODY_BYTES)
     app.extensions[KEY] = Extension(table, settings or WebSettings())
     app.extensions[ORIGINS_KEY] = origins or Origins()  # the server fills in its ports once it has bound them
     errors.install(app)
-    for blueprint in (pages, api, guides, events, health, trust):
+    for blueprint in (pages, api, guides, health, trust):  # /events is the server's own (events.py)
         app.register_blueprint(blueprint)
     return app

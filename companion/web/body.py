@@ -1,7 +1,14 @@
-"""Reading a JSON request body field by field, with a one-line 400 naming the field that is wrong."""
+"""Reading a JSON request body field by field, with a one-line 400 naming the field that is wrong.
+
+The server has already refused a body over its size limit (server.Limits.body_bytes) or one that did not arrive in
+time. Here the JSON itself is bounded: nested at most DEPTH deep, and every number a plain one a phone's JavaScript
+holds exactly (|n| <= 2**53, no NaN or Infinity), so nothing a phone sends can take the parser or a game's
+arithmetic anywhere strange.
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import request
@@ -10,10 +17,62 @@ from companion.web.errors import BadInput
 
 _MISSING = object()
 _TYPES = {str: "a string", int: "a whole number", bool: "true or false", dict: "an object", list: "a list"}
+BODY_BYTES = 8 * 1024  # every body the API takes is a small JSON object (a new game's options are the largest)
+DEPTH = 8  # objects and lists inside one another: the richest body (a new game's options) needs four
+LARGEST = 2**53  # the largest whole number JavaScript holds exactly
+
+
+class _Refused(ValueError):
+    pass
+
+
+def _whole(text: str) -> int:
+    if len(text) > 17 or abs(int(text)) > LARGEST:
+        raise _Refused(f"the number {text[:20]}{'...' if len(text) > 20 else ''} is too large (at most 2**53)")
+    return int(text)
+
+
+def _real(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")) or abs(value) > LARGEST:
+        raise _Refused(f"the number {text[:20]} is too large (at most 2**53)")
+    return value
+
+
+def _constant(name: str) -> Any:
+    raise _Refused(f"{name} is not a number JSON allows")
+
+
+def _depth(value: Any) -> int:
+    """How deep objects and lists nest in a parsed value (without recursion)."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            todo.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def parse_json(data: bytes) -> Any:
+    """JSON text within the limits above, or BadInput saying what is wrong (one line)."""
+    try:
+        value = json.loads(data, parse_int=_whole, parse_float=_real, parse_constant=_constant)
+    except _Refused as error:
+        raise BadInput(f"the request body: {error}") from None
+    except RecursionError:
+        raise BadInput(f"the request body nests too deep (at most {DEPTH} levels)") from None
+    except (ValueError, UnicodeDecodeError):
+        raise BadInput("the request body must be a JSON object (Content-Type: application/json)") from None
+    if _depth(value) > DEPTH:
+        raise BadInput(f"the request body nests too deep (at most {DEPTH} levels)")
+    return value
 
 
 def json_body() -> dict[str, Any]:
-    data = request.get_json(silent=True)
+    if not request.is_json:
+        raise BadInput("the request body must be a JSON object (Content-Type: application/json)")
+    data = parse_json(request.get_data(cache=True))
     if not isinstance(data, dict):
         raise BadInput("the request body must be a JSON object (Content-Type: application/json)")
     return data

@@ -1,61 +1,79 @@
-"""GET /events: the Server-Sent Events stream (see hub.py for what carries an id and what is replayed)."""
+"""GET /events: the Server-Sent Events stream, kept by the server's event loop (see hub.py for what carries an id
+and what is replayed).
+
+A stream costs a few KB while it waits, never a thread. A phone that reconnects is replayed from the store a page
+at a time, each page read on a thread and written before the next is read, so memory stays bounded whatever the
+log's length (the write waits while the phone's socket is full). A position from another log (the table's
+database replaced or reset) gets a fresh start: the game in play from its first entry, after a `reset` message.
+"""
 
 from __future__ import annotations
 
-import queue
-from collections.abc import Iterator
+import asyncio
+from concurrent.futures import Executor
+from typing import TYPE_CHECKING
 
-from flask import Blueprint, Response, request
+from aiohttp import web
 
 from companion.web import sse
-from companion.web.context import settings, table
-from companion.web.errors import BadInput
-from companion.web.hub import CLOSE, Client, TooManyStreams
-from companion.web.table import Table
+from companion.web.hub import TooManyStreams
+from companion.web.wsgi import refuse
 
-events = Blueprint("events", __name__)
+if TYPE_CHECKING:
+    from companion.web.context import WebSettings
+    from companion.web.table import Table
+
+EVENTS_PATH = "/events"
+PAGE = 500  # entries read from the store at a time for a replay
+HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
-@events.get("/events")
-def stream() -> Response:
+def start_after(table: Table, position: sse.Position | None) -> tuple[int | None, bool]:
+    """The entry id to replay after (None: from now on), and whether the phone's position is from another log."""
+    if position is None:
+        return None, False
+    log, last = table.log_position()
+    if (position.log is not None and position.log != log) or position.entry_id > last:
+        return table.first_entry() - 1, True
+    return position.entry_id, False
+
+
+async def stream(request: web.BaseRequest, table: Table, settings: WebSettings, pages: Executor) -> web.StreamResponse:
     # A reconnecting browser sends Last-Event-ID; a page opening its first stream says where its log ends (?after=).
     try:
-        after = sse.parse_last_id(request.headers.get("Last-Event-ID") or request.args.get("after"))
+        position = sse.parse_last_id(request.headers.get("Last-Event-ID") or request.query.get("after"))
     except ValueError:
-        raise BadInput("Last-Event-ID and after must be entry ids (whole numbers)") from None
-    current = table()
+        return refuse("Last-Event-ID and after must be entry ids (whole numbers)")
+    loop = asyncio.get_running_loop()
     try:
-        client = current.hub.join()  # before the replay is read, so nothing committed meanwhile slips between
+        client = table.hub.join(request.remote or "", loop)  # before the replay: nothing committed slips between
     except TooManyStreams as error:
-        raise BadInput(f"{error}; try again shortly", 503) from None
-    options = settings()
-    body = _messages(current, client, after, options.heartbeat, options.retry_ms)
-    return Response(
-        body,
-        mimetype="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"},
-    )
-
-
-def _messages(current: Table, client: Client, after: int | None, heartbeat: float, retry_ms: int) -> Iterator[bytes]:
+        return refuse(f"{error}; try again shortly", 503)
     try:
-        yield sse.retry(retry_ms)
-        last = after or 0  # without an id the stream starts from now: whatever is queued since join() is new
-        if after is not None:
-            for entry in current.entries(after):
-                yield sse.message("entry", entry, entry["id"])
-                last = entry["id"]
-        yield from current.hub.latest()
+        after, fresh = await loop.run_in_executor(pages, start_after, table, position)
+        response = web.StreamResponse(headers=HEADERS)
+        await response.prepare(request)
+        await response.write(sse.retry(settings.retry_ms))
+        last = after or 0  # without a position the stream starts from now: whatever waits since join() is new
+        if fresh:
+            await response.write(sse.message("reset", {"log": table.log_position()[0]}))
+        while after is not None:
+            count, last, messages = await loop.run_in_executor(pages, table.replay_page, after, PAGE)
+            await response.write(messages)  # waits while the phone's socket is full: one page in memory at a time
+            after = last if count == PAGE else None
+        for message in table.hub.latest():
+            await response.write(message)
         while not client.ended:
             try:
-                entry_id, message = client.messages.get(timeout=heartbeat)
-            except queue.Empty:
-                yield sse.comment("keep-alive")
+                async with asyncio.timeout(settings.heartbeat):
+                    await client.ready.wait()
+            except TimeoutError:
+                await response.write(sse.comment("keep-alive"))
                 continue
-            if message == CLOSE:
-                return
-            if entry_id is not None and entry_id <= last:
-                continue  # already sent in the replay
-            yield message
+            # An entry both replayed and live is sent once; what waits goes in one write.
+            waiting = b"".join(message for entry_id, message in client.take() if entry_id is None or entry_id > last)
+            if waiting:
+                await response.write(waiting)
+        return response
     finally:
-        current.hub.leave(client)
+        table.hub.leave(client)

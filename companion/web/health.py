@@ -24,8 +24,10 @@ def healthz() -> Response:
     current = table()
     session = current.session
     phase = session.game.phase(session.state)
+    failure = session.store.failure
     return jsonify(
-        ok=True,
+        ok=failure is None,
+        cannot_save=None if failure is None else f"the table cannot save: moves are paused ({failure})",
         version=companion_version(),
         game={"name": session.record.game, "id": session.record.id, "status": session.record.status,
               "phase": phase.name, "actor": phase.actor},

@@ -1,59 +1,118 @@
 """The fan-out from the table to every open stream.
 
-Two kinds of news. Announcements are store entries: their message carries the entry id as the SSE id, and a
-stream that reconnects is replayed from the store, so nothing committed is ever lost. Everything else (the state
-after an entry, the open question, the mismatch warning, the sensors) is *transient*: it has no SSE id, only the
-latest value of each kind matters, and every stream gets the latest values when it (re)connects.
+Two kinds of news. Announcements are store entries: their message carries the entry's id (with the log's identity)
+as the SSE id, and a stream that reconnects is replayed from the store, so nothing committed is ever lost.
+Everything else (the state after an entry, the open question, the mismatch warning, the sensors) is *transient*:
+it has no SSE id, only the latest value of each kind matters, and every stream gets the latest values when it
+(re)connects.
 
-A stream whose phone reads too slowly is closed rather than buffered without bound: the browser reconnects with its
-Last-Event-ID and catches up from the store, so memory stays flat and still nothing is lost.
+The table announces from its own threads; the streams live on the server's event loop. So a stream's messages wait
+in a small list of its own, and the loop is woken only when that list stops being empty. A stream whose phone reads
+too slowly is closed rather than buffered without bound: the browser reconnects with its Last-Event-ID and catches
+up from the store, so memory stays flat and still nothing is lost.
 """
 
 from __future__ import annotations
 
-import queue
+import asyncio
+import contextlib
 import threading
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 from companion.web import sse
 
-CLOSE = b""  # put in a client's queue to end its stream
+QUEUE = 512  # messages a stream may fall behind before it is closed
 
 
 class TooManyStreams(Exception):
-    """Every stream slot is taken (each open stream holds one server thread)."""
+    """Every stream slot is taken, in all or for this client's address."""
 
 
 @dataclass(eq=False)
 class Client:
     """One open stream: the messages waiting for it, each with the entry id it carries (None: transient)."""
 
-    messages: queue.Queue[tuple[int | None, bytes]] = field(default_factory=lambda: queue.Queue(maxsize=512))
+    address: str = ""
+    loop: asyncio.AbstractEventLoop | None = None
+    ready: asyncio.Event = field(default_factory=asyncio.Event)  # set (by the loop) when messages wait
     ended: bool = False  # set when the hub ends the stream (too slow a reader, or the server stopping)
+    _waiting: deque[tuple[int | None, bytes]] = field(default_factory=deque)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def put(self, entry_id: int | None, message: bytes) -> bool | None:
+        """From any thread. False (and nothing kept) when the stream is that far behind; True when it was waiting
+        for nothing and must be woken (`wake`); None when it has messages waiting still."""
+        with self._lock:
+            if len(self._waiting) >= QUEUE:
+                return False
+            self._waiting.append((entry_id, message))
+            return True if len(self._waiting) == 1 else None
+
+    def take(self) -> list[tuple[int | None, bytes]]:
+        """Everything waiting, oldest first (on the loop)."""
+        with self._lock:
+            taken = list(self._waiting)
+            self._waiting.clear()
+            self.ready.clear()
+        return taken
+
+    def end(self) -> None:
+        with self._lock:
+            self.ended = True
+            self._waiting.clear()
+        wake([self])
+
+
+def wake(clients: list[Client]) -> None:
+    """Wake the streams' loops, once per loop however many streams it keeps: one system call, not one each."""
+    by_loop: dict[asyncio.AbstractEventLoop | None, list[asyncio.Event]] = {}
+    for client in clients:
+        by_loop.setdefault(client.loop, []).append(client.ready)
+    for loop, events in by_loop.items():
+        if loop is None:
+            _set_all(events)
+            continue
+        with contextlib.suppress(RuntimeError):  # a stopped loop: its streams are gone with it
+            loop.call_soon_threadsafe(_set_all, events)
+
+
+def _set_all(events: list[asyncio.Event]) -> None:
+    for event in events:
+        event.set()
 
 
 class Hub:
-    def __init__(self, max_streams: int = 32) -> None:
+    def __init__(self, max_streams: int = 256, per_address: int = 6) -> None:
         self.max_streams = max_streams
+        self.per_address = per_address
         self._clients: set[Client] = set()
+        self._by_address: Counter[str] = Counter()
         self._latest: dict[str, bytes] = {}  # transient kind -> its latest message
         self._lock = threading.Lock()
         self.closed = False
         self.sent = 0  # messages handed to streams, for the health check and the benchmark
 
-    def join(self) -> Client:
+    def join(self, address: str = "", loop: asyncio.AbstractEventLoop | None = None) -> Client:
         with self._lock:
             if self.closed:
                 raise TooManyStreams("the server is shutting down")
             if len(self._clients) >= self.max_streams:
                 raise TooManyStreams(f"all {self.max_streams} stream slots are taken")
-            client = Client()
+            if self._by_address[address] >= self.per_address:
+                raise TooManyStreams(f"{address} already has {self.per_address} live streams open; close a page")
+            client = Client(address, loop)
             self._clients.add(client)
+            self._by_address[address] += 1
             return client
 
     def leave(self, client: Client) -> None:
         with self._lock:
-            self._clients.discard(client)
+            if client in self._clients:
+                self._clients.discard(client)
+                self._by_address[client.address] -= 1
+                if self._by_address[client.address] <= 0:
+                    del self._by_address[client.address]
 
     @property
     def streams(self) -> int:
@@ -65,14 +124,21 @@ class Hub:
         with self._lock:
             return list(self._latest.values())
 
-    def announce(self, entry_id: int, data: object) -> None:
-        self._fan_out(entry_id, sse.message("entry", data, entry_id))
+    def announce(self, entry_id: int, data: object, log: str = "", state: object = None) -> None:
+        """An entry, and with `state` the state after it: both reach each stream together, in one write."""
+        messages = [(entry_id, sse.message("entry", data, sse.event_id(log, entry_id)))]
+        if state is not None:
+            messages.append((None, self._keep("state", state)))
+        self._fan_out(messages)
 
     def transient(self, kind: str, data: object) -> None:
+        self._fan_out([(None, self._keep(kind, data))])
+
+    def _keep(self, kind: str, data: object) -> bytes:
         message = sse.message(kind, data)
         with self._lock:
             self._latest[kind] = message
-        self._fan_out(None, message)
+        return message
 
     def close(self) -> None:
         """End every stream (the server is stopping)."""
@@ -80,25 +146,19 @@ class Hub:
             self.closed = True
             clients = list(self._clients)
         for client in clients:
-            _drop(client)
+            client.end()
 
-    def _fan_out(self, entry_id: int | None, message: bytes) -> None:
+    def _fan_out(self, messages: list[tuple[int | None, bytes]]) -> None:
         with self._lock:
             clients = list(self._clients)
-            self.sent += len(clients)
+            self.sent += len(clients) * len(messages)
+        woken = []
         for client in clients:
-            try:
-                client.messages.put_nowait((entry_id, message))
-            except queue.Full:
-                _drop(client)
-
-
-def _drop(client: Client) -> None:
-    """End a stream: empty its queue and leave only CLOSE in it."""
-    client.ended = True
-    while True:
-        try:
-            client.messages.get_nowait()
-        except queue.Empty:
-            break
-    client.messages.put_nowait((None, CLOSE))
+            for entry_id, message in messages:
+                put = client.put(entry_id, message)
+                if put is False:
+                    client.end()
+                    break
+                if put:
+                    woken.append(client)
+        wake(woken)

@@ -13,6 +13,7 @@ from typing import Any, Literal, get_args, get_origin
 
 from companion import codec
 from companion.rules import Game
+from companion.table.datasets import BUILT_IN
 
 
 def _kind(hint: Any) -> tuple[str, list[Any]]:
@@ -27,8 +28,9 @@ def _kind(hint: Any) -> tuple[str, list[Any]]:
     return "json", []
 
 
-def option_fields(game: Game) -> list[dict[str, Any]]:
-    """[{name, kind, choices, default}] for the game's options; empty when the game declares none."""
+def option_fields(game: Game, offered: dict[str, list[Any]] | None = None) -> list[dict[str, Any]]:
+    """[{name, kind, choices, default}] for the game's options; empty when the game declares none. An option that
+    names files is a choice among what the table `offered` (its data sets), after the game's own."""
     try:
         options_type = typing.get_type_hints(game.state_type).get("options")
     except (NameError, TypeError):
@@ -40,5 +42,10 @@ def option_fields(game: Game) -> list[dict[str, Any]]:
     fields = []
     for field in dataclasses.fields(options_type):
         kind, choices = _kind(hints[field.name])
+        if offered is not None and field.name in offered:
+            own = [v for v in BUILT_IN.get((game.name, field.name), ()) if v not in (None, "")]
+            kind, choices = "choice", [*own, *offered[field.name]]
+            if not choices:
+                continue  # nothing to choose but the game's own: the option is left out
         fields.append({"name": field.name, "kind": kind, "choices": choices, "default": defaults.get(field.name)})
     return fields

@@ -1,4 +1,4 @@
-"""Serving one table: build the app, start cheroot, print the address with the token and its QR code, serve until
+"""Serving one table: build the app, start the server, print the address with the token and its QR code, serve until
 Ctrl-C. `companion demo` uses it for the twin's table and `companion serve` for a real one."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from companion.web.app import create_app
 from companion.web.context import WebSettings
 from companion.web.hostnames import local_names
 from companion.web.join import join_url, qr_terminal
-from companion.web.server import Https, WebServer
+from companion.web.server import Https, Limits, WebServer
 from companion.web.table import Table
 from companion.web.tableca import Folder, ca_pem, ensure, load_authority
 from companion.web.trust import Origins
@@ -56,14 +56,14 @@ def prepare_https(tls: Tls, origins: Origins, out: TextIO | None = None) -> Http
 
 
 def start_server(
-    table: Table, host: str = "127.0.0.1", port: int = 8080, settings: WebSettings | None = None, threads: int = 48,
-    tls: Tls | None = None, out: TextIO | None = None,
+    table: Table, host: str = "127.0.0.1", port: int = 8080, settings: WebSettings | None = None, threads: int = 8,
+    tls: Tls | None = None, out: TextIO | None = None, limits: Limits | None = None,
 ) -> WebServer:  # fmt: skip
-    """The table's app under cheroot, serving in background threads (port 0: any free port); with `tls`, over https
-    on a second port as well."""
+    """The table's app under the server (server.py) on a background thread (port 0: any free port), `threads` for
+    the Flask app; with `tls`, over https on a second port as well."""
     origins = Origins()
     https = None if tls is None else prepare_https(tls, origins, out)
-    server = WebServer(create_app(table, settings, origins), table.hub, host, port, threads, https)
+    server = WebServer(create_app(table, settings, origins), table.hub, host, port, threads, https, limits)
     try:
         server.start()
     except OSError as error:

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 
-def message(event: str, data: Any, event_id: int | None = None) -> bytes:
+def message(event: str, data: Any, event_id: int | str | None = None) -> bytes:
     """One SSE message. JSON never holds a raw newline, so the data always fits one `data:` line."""
-    lines = [f"event: {event}"]
-    if event_id is not None:
-        lines.append(f"id: {event_id}")
-    lines.append("data: " + json.dumps(data, separators=(",", ":")))
-    return ("\n".join(lines) + "\n\n").encode()
+    return raw_message(event, json.dumps(data, separators=(",", ":")), event_id)
+
+
+def raw_message(event: str, data: str, event_id: int | str | None = None) -> bytes:
+    """One SSE message whose data is JSON text already (on one line)."""
+    head = f"event: {event}\n" if event_id is None else f"event: {event}\nid: {event_id}\n"
+    return f"{head}data: {data}\n\n".encode()
 
 
 def comment(text: str) -> bytes:
@@ -25,11 +28,25 @@ def retry(milliseconds: int) -> bytes:
     return f"retry: {milliseconds}\n\n".encode()
 
 
-def parse_last_id(value: str | None) -> int | None:
-    """A Last-Event-ID or ?after= value as an entry id; None when absent; ValueError when it is not one."""
+def event_id(log: str, entry_id: int) -> str:
+    """An announcement's SSE id: the log's identity and the entry's id, so that an id from another log (the table's
+    database replaced or reset) is told apart from one of this log, whatever its number."""
+    return f"{log}-{entry_id}" if log else str(entry_id)
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where a phone's stream stands: after this entry, of this log (None: a bare number, the page's ?after=)."""
+
+    log: str | None
+    entry_id: int
+
+
+def parse_last_id(value: str | None) -> Position | None:
+    """A Last-Event-ID or ?after= value (`LOG-N` or `N`); None when absent; ValueError when it is neither."""
     if value is None or value == "":
         return None
-    number = int(value)  # ValueError for anything else
-    if number < 0:
+    log, dash, number = value.rpartition("-")
+    if len(value) > 64 or (dash and not log.isalnum()) or not number.isdigit():
         raise ValueError(value)
-    return number
+    return Position(log or None, int(number))

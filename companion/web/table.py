@@ -16,7 +16,9 @@ from typing import Any
 
 from companion.atomic import write_atomically
 from companion.boards import Board, default_board
-from companion.rules import Action
+from companion.errors import UserError
+from companion.rules import Action, SetupError
+from companion.table.datasets import DataSets
 from companion.table.grid_walk import GridWalk, TableGrid
 from companion.table.loop import Question, TableLoop, Warning
 from companion.table.session import Session
@@ -24,6 +26,7 @@ from companion.table.setup_guide import SetupGuide
 from companion.table.steps import NotNow
 from companion.table.store import Entry, Store, StoreError
 from companion.table.token import KeptToken
+from companion.web import sse
 from companion.web.books import books
 from companion.web.calibration import CameraFeed
 from companion.web.hub import Hub
@@ -48,6 +51,14 @@ def entry_json(entry: Entry) -> dict[str, Any]:
     }
 
 
+def _stored_entry_json(row: tuple) -> str:
+    """A stored entry as entry_json gives it, assembled from the JSON texts as stored (parsing and writing them
+    again for every replayed entry would cost ten times as much)."""
+    entry_id, game_id, kind, action, source, actor, events, created = row
+    return (f'{{"id":{entry_id},"game_id":{game_id},"kind":{json.dumps(kind)},"action":{action or "null"},'
+            f'"source":{json.dumps(source)},"actor":{json.dumps(actor)},"events":{events},"created":{created!r}}}')
+
+
 class Table:
     """One table: `session` (and its `loop` when sensors watch the board) may be replaced by a new game."""
 
@@ -64,6 +75,7 @@ class Table:
         hub: Hub | None = None,
         camera: CameraFeed | None = None,
         grid: TableGrid | None = None,
+        datasets: DataSets | None = None,
     ) -> None:
         if session.store.path == ":memory:":
             raise ValueError("the web table needs a store in a file: the streams read it on their own connections")
@@ -71,6 +83,8 @@ class Table:
         self._kept = KeptToken(token_path) if token is None and token_path is not None else None
         self._token = token or secrets.token_urlsafe(16)
         self.seat_names: dict[str, str] = _read_names(token_path) if self._kept is not None and token_path else {}
+        self.datasets = datasets or DataSets(None)  # what a phone may name in a file option (never a path)
+        self.log = session.store.identity  # in every announcement's id: a phone's position names its log
         self.hub = hub or Hub()
         self.sensors: Sensors = sensors or (lambda: {"grid": "none", "camera": "none"})
         self._board = board
@@ -197,6 +211,34 @@ class Table:
                 session.store.close()
         return listed
 
+    def log_position(self) -> tuple[str, int]:
+        """This log's identity and its last entry's id."""
+        with self.reader() as store:
+            return self.log, store.last_entry_id()
+
+    def first_entry(self) -> int:
+        """The first entry of the game in play."""
+        with self.reader() as store:
+            return store.first_entry_id(self.session.record.id)
+
+    def replay_page(self, after: int, limit: int) -> tuple[int, int, bytes]:
+        """At most `limit` entries after `after` (of every game) as stream messages in one piece: how many, the
+        last one's id, the messages."""
+        with self.reader() as store:
+            rows = store.page(after, limit)
+        messages = b"".join(sse.raw_message("entry", self._shown(row), sse.event_id(self.log, row[0]))
+                            for row in rows)  # fmt: skip
+        return len(rows), rows[-1][0] if rows else after, messages
+
+    def _shown(self, row: tuple) -> str:
+        """A stored entry for the stream, its sentences in words: parsed and written again only when the words pass
+        changes something in it (most entries go out as stored)."""
+        events = row[6]
+        words = self.words(row[1])
+        if words.text(events) != events:
+            events = json.dumps([{**e, "text": words.text(e.get("text", ""))} for e in json.loads(events)])
+        return _stored_entry_json((*row[:6], events, row[7]))
+
     # Acting (the API has checked the token).
     def choose(self, question_id: int, index: int, actor: str | None) -> Entry:
         loop = self.loop
@@ -219,6 +261,10 @@ class Table:
         with self._lock:
             store = Store(self.session.store.path)
             seed = seed if seed is not None else secrets.randbelow(2**31)  # the companion shuffles for the table
+            try:
+                options = self.datasets.resolve(game, options)
+            except SetupError as error:
+                raise UserError(f"cannot start {game}: {error}") from None
             session = Session.start(store, game, players, options, seed)
             loop = self._make_loop(session)
             walking = self.walk is not None and self.walk.running
@@ -232,7 +278,7 @@ class Table:
             self._attach(session, loop)
             # The game's opening note was committed by Session.start, before anyone listened: announce it now.
             for entry in store.entries(session.record.id):
-                self.hub.announce(entry.id, self.entry_json(entry))
+                self.hub.announce(entry.id, self.entry_json(entry), self.log)
             for listener in list(self._games):
                 listener(session, loop)
         self._publish_state()
@@ -334,6 +380,7 @@ class Table:
     def _attach(self, session: Session, loop: TableLoop | None, subscribe: bool = True) -> None:
         if subscribe:
             session.subscribe(self._on_entry)
+            session.store.watchers.append(self._on_storage)
         if loop is not None:
             before_q, before_w = loop.on_question, loop.on_warning
 
@@ -352,7 +399,17 @@ class Table:
 
     def _on_entry(self, entry: Entry) -> None:
         # Called by the session after the commit, in the thread that made the change.
-        self.hub.announce(entry.id, self.entry_json(entry))
+        self.hub.announce(entry.id, self.entry_json(entry), self.log, state=self.state())
+
+    def _on_storage(self, failure: str | None) -> None:
+        """The log could not be saved (or can be again): every phone is told at once, as a warning."""
+        if failure is None:
+            loop = self.loop
+            self.hub.transient("warning", self._warning(loop.warning if loop else None))
+        else:
+            self.hub.transient("warning", {"text": "The table cannot save: moves are paused.",
+                                           "advice": [f"The game's log cannot be written: {failure}. Moves wait "
+                                                      "until it can be; nothing announced is lost."], "sites": []})
         self._publish_state()
 
     def _question(self, question: Question | None) -> dict[str, Any] | None:

@@ -173,3 +173,27 @@ def test_a_supremacy_match_plays_out_in_the_twin(tmp_path):
     outcome = GAME.outcome(session.state)
     assert outcome is not None and stats.wrong_accepted == 0
     assert len(session.state.winners) >= 2 and session.state.winners[-1] == session.state.winners[-2]
+
+
+def test_no_entry_on_the_default_mat_crosses_or_stops_on_a_signal():
+    """However the mat is filled, an entering ship's whole path keeps off the anti-gravity signals."""
+    import random
+    from dataclasses import replace
+
+    from companion.rules.dakalio.play import entries
+    from companion.rules.dakalio.state import Ship
+
+    board = mat()
+    rng = random.Random(7)
+    spots = sorted(board.spots)
+    base = GAME.setup(["red", "green"], {"first": "red"}, 0)
+    seen = 0
+    for _ in range(200):
+        taken = rng.sample(spots, 8)
+        state = replace(base, stage="play", actor="red", use_portals=True, portals=tuple(taken[:2]),
+                        ships={s: Ship("green") for s in taken[2:5]}, asteroids=tuple(taken[5:]))
+        for found in entries(state).values():
+            for route in found.values():
+                assert not set(route.spots) & board.signals
+                seen += 1
+    assert seen > 1000

@@ -113,3 +113,23 @@ def test_planet_advances_are_board_moves_and_cards_are_declared():
     kinds = {a.type for a in GAME.legal_actions(state)}
     assert kinds == {"advance", "fly"}  # energy-free card, advances mandatory: no end_turn yet
     assert {"advance", "fly"} <= GAME.board_moves and "play" not in GAME.board_moves
+
+
+@pytest.mark.parametrize("side", ["front", "back"])
+def test_a_planet_never_turns_back_round_its_orbit(side):
+    """From every position, arriving from either neighbour, the ways onward keep the planet going round the centre
+    the way it came; only the Alternate Dimension's branch starts offer two (a fork), and never the way it came."""
+    from companion.rules.orbit.space import _turning, next_choices
+
+    sp = space(side)
+    forks = set()
+    for site, near in sp.orbit.items():
+        for came in near:
+            onward = next_choices(side, came, site)
+            assert came not in onward
+            going = _turning(sp, came, site)
+            assert all(_turning(sp, site, s) in (going, 0) for s in onward) or not going
+            if len(onward) == 2:
+                forks.add((came, site))
+    # Each of the three forking orbits forks once going each way round: at the branch's start, never where it joins.
+    assert len(forks) == (6 if side == "back" else 0)

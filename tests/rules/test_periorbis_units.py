@@ -51,6 +51,7 @@ def test_a_table_replaces_a_data_file_with_its_own(tmp_path):
         ("asteroids.json", lambda d: d["asteroids"][0].update(slots=[]), "asteroids.asteroids[0].slots: needs"),
         ("employees.json", lambda d: d["decks"][0][0].update(wage=0), "employees.decks[0][0].wage: must be at least"),
         ("employees.json", lambda d: d["decks"][0][1].update(number=1), "employees.decks[0][1].number: card 1 is used"),
+        ("employees.json", lambda d: d["decks"][1][0].update(number=10**5), "employees.decks[1][0].number: must be 0"),
         ("ships.json", lambda d: d["decks"][0][0].update(minimum=40), "ships.decks[0][0].minimum: must be 1 to"),
         ("ships.json", lambda d: d["decks"][0][0].pop("price"), "ships.decks[0][0]: missing field 'price'"),
     ],
@@ -102,3 +103,18 @@ def test_there_are_enough_periorbis_scenarios():
 
     folder = Path(__file__).parents[1] / "scenarios" / "periorbis"
     assert len(list(folder.glob("*.json"))) >= 40
+
+
+def test_the_last_turn_is_scored_by_a_declared_action_the_table_reaches(tmp_path):
+    """The last bureaucracy moves no piece (the turn marker stays on the last turn), so the board cannot show it:
+    it is `score`, declared on a phone, and a short game played through the twin's table ends scored."""
+    state = GAME.setup(["red", "green"], {"length": "short"}, 3)
+    state = GAME.state_from_json({**GAME.state_to_json(state), "turn": 6, "stage": "bureaucracy", "active": None})
+    assert [a.type for a in GAME.legal_actions(state)] == ["score"] and "score" not in GAME.board_moves
+    assert GAME.phase(state).step == "score"
+    scored, _ = GAME.apply(state, Action.make("score"))
+    assert GAME.layout(scored) == GAME.layout(state) and GAME.outcome(scored) is not None
+    with make_twin("periorbis", 2, 4, "virtual", str(tmp_path / "t.db"), 0.0, 0.0, options={"length": "short"}) as twin:
+        stats = twin.play(3000)
+        assert twin.session.game.outcome(twin.session.state) is not None
+    assert stats.wrong_accepted == 0

@@ -84,6 +84,8 @@ def test_planets_are_placed_at_random_by_the_seed():
         (["red"], {"planets": {"home": 8}}, "options.planets.home: space 8 is not on its orbit (0 to 7)"),
         (["red"], {"planets": {"pluto": 1}}, "options.planets: no planet 'pluto'"),
         (["red"], {"spinner": []}, "options.spinner: the spinner needs at least one sector"),
+        (["red"], {"spinner": ["ice", "ice+gold"]}, "options.spinner[1]: 'ice+gold' is no sector"),
+        (["red"], {"spinner": ["ice+ice"]}, "options.spinner[0]: 'ice+ice' is no sector"),
         (["red"], {"colour": "x"}, "options: unknown field 'colour'"),
     ],
 )
@@ -114,3 +116,14 @@ def test_infestor_phase_prompt_says_what_moves():
     assert phase.actor is None
     assert "Move the ice infestor from orbit 4 space 5 to orbit 4 space 4." in phase.prompt
     assert [a.type for a in GAME.legal_actions(state)] == ["move_infestors"]
+
+
+def test_legal_actions_offer_every_partial_refuel_as_well_as_a_full_mat():
+    """A phone builds its choices from the legal actions, so a partial refuel must be among them."""
+    state = GAME.setup(["red"], FIXED, 1)
+    state = GAME.apply(state, Action.make("draw", card="action"))[0]
+    ship = state.ships["red"]
+    state = replace(state, ships={"red": replace(ship, hold=replace(ship.hold, fuel=3))})
+    refuels = {a.get("amount") for a in GAME.legal_actions(state) if a.type == "refuel"}
+    assert refuels == {1, 2, 3, 4, 5}  # 5 fills the mat
+    assert GAME.apply(state, Action.make("refuel", amount=2))[0].ships["red"].hold.fuel == 5

@@ -37,7 +37,23 @@ def _play(session, count, seed=3):
 
 def test_database_is_wal_with_a_versioned_schema(store):
     assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert store.schema_version == 1
+    assert store.schema_version == 2
+    assert len(store.identity) == 16 and store.identity == Store(store.path).identity  # made once, kept
+
+
+def test_a_database_of_the_first_schema_gains_an_identity_and_keeps_its_log(tmp_path):
+
+    from companion.table.store import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    old = sqlite3.connect(path, isolation_level=None)
+    old.executescript(MIGRATIONS[0] + "PRAGMA user_version = 1;")
+    old.execute("INSERT INTO games VALUES (1, 'trajectory', '[\"red\"]', '{}', 1, 'playing', 0)")
+    old.execute("INSERT INTO entries VALUES (1, 1, 'note', NULL, 'companion', NULL, '[]', 0)")
+    old.close()
+    store = Store(path)
+    assert store.schema_version == 2 and len(store.identity) == 16
+    assert [e.id for e in store.entries()] == [1]
 
 
 def test_an_entry_is_committed_before_listeners_hear_of_it(store, tmp_path):
@@ -167,3 +183,20 @@ def test_killing_the_process_never_loses_an_announced_action(tmp_path):
         # The resumed game is exactly the last one a phone was told about.
         assert json.dumps(session.game.state_to_json(session.state), sort_keys=True) == last_state
         store.close()
+
+
+def test_a_write_the_disk_refuses_is_cannot_save_until_one_succeeds(tmp_path):
+    from companion.table.store import CannotSave, set_aside_if_damaged
+
+    store = Store(tmp_path / "t.db")
+    heard = []
+    store.watchers.append(heard.append)
+    game = store.create_game("trajectory", ["red"], {}, 1)
+    store._db.execute("PRAGMA query_only = 1")
+    with pytest.raises(CannotSave, match=r"^the table cannot save: moves are paused \(its storage is read-only\)$"):
+        store.append(game.id, "note", None, "companion", None, [])
+    assert store.failure == "its storage is read-only" and list(store.entries()) == []
+    store._db.execute("PRAGMA query_only = 0")
+    store.append(game.id, "note", None, "companion", None, [])
+    assert store.failure is None and heard == ["its storage is read-only", None]
+    assert set_aside_if_damaged(tmp_path / "t.db") is None and set_aside_if_damaged(tmp_path / "none.db") is None

@@ -53,7 +53,7 @@ def test_the_grid_unplugged_mid_move_is_announced_and_the_game_goes_on(tmp_path)
         twin.wire.replug()
         _wait_for_note(session, "grid-back")
         assert twin.senses.mode() == "grid alone"
-        assert twin._show(after) is None or twin.loop.warning is None  # the board read again matches the game
+        assert twin.show(after) is None or twin.loop.warning is None  # the board read again matches the game
         stats = twin.play(30)
     assert stats.wrong_accepted == 0
 

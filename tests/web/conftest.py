@@ -1,5 +1,5 @@
 """A real table served over real HTTP: a session on SQLite, the table loop fed boards as the sensors would see them,
-the Flask app under cheroot on a free port of 127.0.0.1. `grid_served` is a table with its reed grid (`companion
+the Flask app under aiohttp on a free port of 127.0.0.1. `grid_served` is a table with its reed grid (`companion
 serve`'s LiveTable on a virtual grid over a pty); `browser` is Debian's Chromium driven by Playwright."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from companion.table.session import Session
 from companion.table.store import Store
 from companion.web.context import WebSettings
 from companion.web.serve import Tls, start_server
-from companion.web.server import WebServer
+from companion.web.server import Limits, WebServer
 from companion.web.table import Table
 
 BOARD = default_board("trajectory")
@@ -121,31 +121,34 @@ class Served:
 
 
 def free_port() -> int:
-    # A fixed port (not 0) so that cheroot sets SO_REUSEADDR and a restart can bind it again at once.
+    # A fixed port (not 0): the server sets SO_REUSEADDR, so a restart can bind it again at once.
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
 
 
-def serve(store: Store, session: Session, port: int = 0, tls: Tls | None = None) -> Served:
+def serve(
+    store: Store, session: Session, port: int = 0, tls: Tls | None = None, limits: Limits | None = None
+) -> Served:
     port = port or free_port()
     observer = Observer({switch: site for site, switch in SWITCHES.items()}, None, settle=0.3)
     loop = TableLoop(session, observer, lambda site: BOARD.site(site).name)
     table = Table(session, loop, token=TOKEN, make_loop=lambda s: TableLoop(s, observer))
     settings = WebSettings(heartbeat=0.3, retry_ms=300)
-    server = start_server(table, "127.0.0.1", port, settings, threads=24, tls=tls)
+    server = start_server(table, "127.0.0.1", port, settings, threads=24, tls=tls, limits=limits)
     return Served(table, server, observer, store)
 
 
 @contextlib.contextmanager
-def new_table(folder: Path, tls: Tls | None = None) -> Iterator[Served]:
-    """A two-player Trajectory in `folder`, Red having drawn, served until the block ends (with https on `tls`)."""
+def new_table(folder: Path, tls: Tls | None = None, limits: Limits | None = None) -> Iterator[Served]:
+    """A two-player Trajectory in `folder`, Red having drawn, served until the block ends (with https on `tls`,
+    and the server's `limits`)."""
     from companion.rules import Action
 
     store = Store(folder / "table.db")
     session = Session.start(store, "trajectory", ["red", "blue"], OPTIONS, 1)
     session.submit(Action.make("draw", card="action"), "phone", "red")
-    table = serve(store, session, tls=tls)
+    table = serve(store, session, tls=tls, limits=limits)
     try:
         yield table
     finally:

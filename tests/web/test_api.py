@@ -78,6 +78,10 @@ def test_bad_requests_get_a_400_with_one_clear_line_and_change_nothing(served):
         ("/api/act", {"action": {"type": "fly_to_the_moon"}}, None, "fly_to_the_moon"),
         ("/api/act", {"action": {"type": "end_turn"}, "actor": "mauve"}, None, "'mauve' has no seat"),
         ("/api/act", {"action": {"type": "draw"}}, None, ""),  # Red has drawn already: the rules say why not
+        ("/api/act", {"action": {"type": "move", "to": "o3s1", "colour": "x" * 5000}}, None,
+         "move: unknown argument 'colour' (arguments: to)"),
+        ("/api/act", {"action": {"type": "load", "count": 2.0}}, None, "load.count: expected an integer, got 2.0"),
+        ("/api/override", {"action": {"type": "refuel", "amount": 10**6}}, None, "refuel.amount: expected a whole"),
         ("/api/choose", {"question": 9, "index": 0}, None, "already been settled"),
         ("/api/choose", {"question": "one", "index": 0}, None, "question: expected a whole number"),
         ("/api/pause", {"paused": "yes"}, None, "paused: expected true or false"),

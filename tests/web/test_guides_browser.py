@@ -1,5 +1,5 @@
 """The guides in Debian's Chromium against a real table: `companion serve`'s LiveTable reading a virtual reed grid
-over a pty, served under cheroot. The grid's calibration walk-through run from the page (with a second phone
+over a pty, served by aiohttp. The grid's calibration walk-through run from the page (with a second phone
 watching), and the guided setup of a new game; switches are closed as a player's hands would close them, and the
 page, the saved profile and the live table are checked. Screenshots of both at phone size go to artifacts/web."""
 

@@ -16,6 +16,7 @@ from companion.sensing.reed import ReedLink
 from companion.sim.simavr_grid import virtual_grid
 from companion.table.grid_walk import TableGrid
 from companion.web.app import create_app
+from companion.web.events import EVENTS_PATH
 
 SPEC = json.loads((Path(__file__).resolve().parents[2] / "docs" / "openapi.json").read_text())
 TOKEN = "test-table-token"
@@ -27,7 +28,7 @@ def spec_routes() -> set[tuple[str, str]]:
 
 
 def app_routes(table) -> set[tuple[str, str]]:
-    routes = set()
+    routes = {(EVENTS_PATH, "GET")}  # the stream is the server's own, beside the Flask app (events.py)
     for rule in create_app(table).url_map.iter_rules():
         path = re.sub(r"<(?:[a-z]+:)?([a-z_]+)>", r"{\1}", rule.rule)
         routes |= {(path, method) for method in rule.methods - {"HEAD", "OPTIONS"}}

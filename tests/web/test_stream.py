@@ -9,7 +9,7 @@ from companion.rules import Action
 
 
 def entry_ids(stream, count):
-    return [int(stream.until("entry")["id"]) for _ in range(count)]
+    return [stream.until("entry")["data"]["id"] for _ in range(count)]
 
 
 def test_every_announcement_carries_its_store_entry_id_and_transients_carry_none(served, stream):
@@ -17,7 +17,8 @@ def test_every_announcement_carries_its_store_entry_id_and_transients_carry_none
     assert events.until("state")["data"]["phase"]["actor"] == "red"
     entry = served.session.submit(Action.make("end_turn"), "phone", "red")
     message = events.until("entry")
-    assert int(message["id"]) == entry.id and message["data"]["events"][0]["text"] == "Red ends the turn."
+    assert message["data"]["id"] == entry.id and message["data"]["events"][0]["text"] == "Red ends the turn."
+    assert message["id"] == f"{served.session.store.identity}-{entry.id}"  # the log's identity, then the entry's
     state = events.until("state")
     assert "id" not in state and state["data"]["phase"]["actor"] == "blue"
 
@@ -82,7 +83,7 @@ def test_an_announcement_leaves_the_server_within_milliseconds_of_the_commit(ser
         entry = served.session.submit(action, "phone", actor)
         message = events.until("entry")
         delays.append(time.time() - entry.created)
-        assert int(message["id"]) == entry.id
+        assert message["data"]["id"] == entry.id
     assert max(delays) < 0.1, delays
 
 
@@ -106,5 +107,13 @@ def test_a_new_game_reaches_the_streams_with_its_own_ids(served, stream):
     events = stream("/events?after=2")
     served.post("/api/games", {"game": "trajectory", "players": ["red", "green"]})
     opening = events.until("entry")
-    assert opening["data"]["game_id"] == 2 and int(opening["id"]) == 3
+    assert opening["data"]["game_id"] == 2 and opening["data"]["id"] == 3
     assert events.until("state", lambda data: data["game_id"] == 2)["data"]["players"] == ["red", "green"]
+
+
+def test_a_replayed_entry_is_the_entry_as_it_was_announced(served, stream):
+    live = stream("/events?after=2")
+    entry = served.session.submit(Action.make("end_turn"), "phone", "red")
+    announced = live.until("entry")
+    assert stream(last_id=entry.id - 1).until("entry") == announced  # read from the store as stored, not rebuilt
+    assert stream(last_id=f"{served.session.store.identity}-{entry.id - 1}").until("entry") == announced

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from companion.codec import Maybe, text
 from companion.rules.dakalio import judge, placing, play
 from companion.rules.dakalio.mat import mat
 from companion.rules.dakalio.slide import destinations, ship_routes
@@ -45,6 +46,18 @@ HANDLERS: dict[str, Handler] = {
     "resign": play.resign,
     "next_game": judge.next_game,
 }
+# Each action's arguments (engine.Game.actions): spots of the mat by name.
+SPOT = text()
+ARGS: dict[str, dict[str, Any]] = {
+    "portals": {"use": Maybe(bool)},  # a missing choice is refused by the rule, which says what to say
+    "portal": {"at": SPOT},
+    "asteroid": {"at": SPOT},
+    "enter": {"to": SPOT, "at": Maybe(SPOT)},  # `at` is refused by the rule, which says why
+    "move": {"from": Maybe(SPOT), "to": Maybe(SPOT)},  # likewise a missing spot
+    "dakalio": {"at": SPOT},
+    "resign": {},
+    "next_game": {},
+}
 # Which stage each action belongs to.
 STAGES: dict[str, tuple[str, ...]] = {
     "portals": ("portals",),
@@ -65,6 +78,7 @@ class Dakalio(Game[State]):
     max_players = 2
     state_type = State
     board_moves = frozenset({"portal", "asteroid", "enter", "move", "dakalio", "next_game"})
+    actions = ARGS
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)

@@ -12,7 +12,7 @@ from dataclasses import replace
 from companion.rules.dakalio.judge import after_turn
 from companion.rules.dakalio.slide import obstacles
 from companion.rules.dakalio.state import State, board_of, other
-from companion.rules.dakalio.text import obstacle, who
+from companion.rules.dakalio.text import a, obstacle, who
 from companion.rules.engine import Action, Event, IllegalAction
 
 
@@ -37,7 +37,7 @@ def place_check(state: State, at: object, piece: str) -> str:
         raise IllegalAction(f"no {piece} can go in the Load Zone")
     if at in board.stations or at in board.ports:
         kind = "Station" if at in board.stations else "Port"
-        raise IllegalAction(f"{at} is a {kind}: no {piece} can be placed on Stations or Ports")
+        raise IllegalAction(f"{at} is {a(kind)}: no {piece} can be placed on Stations or Ports")
     if piece == "portal" and at in board.signals:
         raise IllegalAction(f"{at} is on an anti-gravity signal: portals cannot be placed there")
     blocked = obstacles(state)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from companion.rules.dakalio.judge import after_turn, end_game
-from companion.rules.dakalio.slide import Route, destinations, entry_routes, obstacles, ship_routes
+from companion.rules.dakalio.slide import Route, destinations, entry_routes, obstacles, ship_routes, signal_on
 from companion.rules.dakalio.state import DELIVERIES_TO_WIN, Ship, State, board_of, crystal_at, delivered, held, other
 from companion.rules.dakalio.text import NOTHING_STOPS, spot_role, who, why_not
 from companion.rules.engine import Action, Event, IllegalAction
@@ -68,6 +68,15 @@ def _why_no_entry(state: State, to: str) -> str:
     blocked = obstacles(state)
     if to in board.load_zone or to in blocked:
         return why_not(board, blocked, "", (), to, ())
+    # The shortest entry that would get there but for a signal on its way.
+    barred = [(len(r.spots), at, r) for at in sorted(board.entries) if at not in blocked
+              for r in entry_routes(state, at, over_signals=True) if r.to == to and signal_on(board, r)]
+    if barred:
+        _, at, route = min(barred, key=lambda b: b[:2])
+        signal = signal_on(board, route)
+        verb = "stop on" if signal == to else "slide over"
+        return (f"entering at {at}, the ship would {verb} the anti-gravity signal on {signal}: only ships already "
+                "inside may cross or stop on signals")
     reasons = []
     for at in sorted(board.entries):
         ways = board.entry_ways(at)

@@ -3,6 +3,7 @@
 Lines loop round the planet (a ship leaving through the Control Zone reappears on the opposite side), so a slide
 with nothing on its loop to stop it would go round for ever: such a slide is no move. A slide may go through the
 portals once: the ship stops on one portal, comes out of the other and slides on in a direction of its choosing.
+An entering ship is not yet inside, so it may neither cross nor stop on an anti-gravity signal spot.
 """
 
 from __future__ import annotations
@@ -37,6 +38,13 @@ class Route:
     first: Slide
     portal: str | None = None
     second: Slide | None = None
+
+    @property
+    def spots(self) -> tuple[str, ...]:
+        """Every spot the ship passes over or stops on, in order (through a portal: up to it, then beyond)."""
+        if self.portal is None or self.second is None:
+            return self.first.path
+        return (*self.first.path[: self.first.path.index(self.portal) + 1], *self.second.path)
 
 
 def obstacles(state: State, leaving: str | None = None) -> Obstacles:
@@ -87,9 +95,16 @@ def ship_routes(state: State, start: str) -> Iterator[Route]:
     return routes(board, obstacles(state, start), start, board.ways[start], state.portals)
 
 
-def entry_routes(state: State, at: str) -> Iterator[Route]:
+def entry_routes(state: State, at: str, over_signals: bool = False) -> Iterator[Route]:
+    """Where a ship entering at `at` can go; `over_signals` also gives the routes the signals forbid (to explain)."""
     board = board_of(state)
-    return routes(board, obstacles(state), at, board.entry_ways(at), state.portals)
+    found = routes(board, obstacles(state), at, board.entry_ways(at), state.portals)
+    return found if over_signals else (r for r in found if not signal_on(board, r))
+
+
+def signal_on(board: Mat, route: Route) -> str | None:
+    """The first anti-gravity signal spot the route crosses or stops on, if any."""
+    return next((spot for spot in route.spots if spot in board.signals), None)
 
 
 def can_move(state: State, spot: str) -> bool:

@@ -6,6 +6,8 @@ from collections.abc import Iterable
 
 from companion.rules.dakalio.mat import Mat, Way
 from companion.rules.dakalio.slide import Obstacles, slide
+from companion.rules.words import a as a
+from companion.rules.words import plural as plural
 
 NOTHING_STOPS = "the ship would slide off through the Control Zone and nothing stops it"
 

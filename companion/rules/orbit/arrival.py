@@ -85,7 +85,11 @@ def _level(state: State, name: str, kind: str) -> int:
 
 
 def arrive(state: State, colour: str, events: list[Event]) -> State:
-    """A flight (or a cannon or engine flight) ends: the space station or portal there acts."""
+    """A flight (or a cannon or engine flight) ends: the space station or portal there may be used.
+
+    Every station is an offer the player may take or decline (an upgrade can hurt: capacity 5 brings the hyper
+    accelerator engine); one that would do nothing (a row at its highest, a full energy store) is not offered.
+    """
     ship = state.ships[colour]
     name, site = ship.owner, ship.site
     tile = state.stations.get(site)
@@ -96,28 +100,45 @@ def arrive(state: State, colour: str, events: list[Event]) -> State:
                 Event("station-kept", f"{who(name)} cannot take the {STATION_NAMES[tile]}: {label} is at its highest.")
             )
         else:
-            state = upgrade(state, name, tile)
-            state = replace(state, stations={k: v for k, v in state.stations.items() if k != site})
-            state = with_player(state, name, collected=(*state.people[name].collected, tile))
-            events.append(
-                Event(
-                    "station-collected",
-                    f"{who(name)} collects the {STATION_NAMES[tile]} on {where(state, site)}: take it off the board "
-                    f"({label} now {_level(state, name, tile)}).",
-                    {"player": name, "station": tile, "site": site},
-                )
-            )
+            state = _offer(state, Offer("station", colour))
+            events.append(Event("offer", f"{who(name)} may collect the {STATION_NAMES[tile]} on {where(state, site)} "
+                                         "(activate) or leave it (decline).", {"kind": "station", "station": tile}))
     elif tile == "fuel":
-        state, gain = fill_energy(state, name)
-        events.append(Event("fuel-depot", f"The fuel depot fills {who(name)}'s energy: take {gain} cubes.", {}))
+        if fill_energy(state, name)[1]:
+            state = _offer(state, Offer("station", colour))
+            text = f"{who(name)} may fill up with energy at the fuel depot (activate) or decline."
+            events.append(Event("offer", text, {"kind": "station", "station": tile}))
     elif tile in ("portal", "cannon"):
         kind = "jump" if tile == "portal" else "cannon"
-        state = with_turn(state, offers=(*state.turn.offers, Offer(kind, colour, elsewhere=kind == "jump")))
+        state = _offer(state, Offer(kind, colour, elsewhere=kind == "jump"))
         events.append(Event("offer", f"The {STATION_NAMES[tile]} may be used now (or declined).", {"kind": kind}))
     if tile is None and site in space(state.options.board).portals:
-        state = with_turn(state, offers=(*state.turn.offers, Offer("jump", colour, elsewhere=True)))
+        state = _offer(state, Offer("jump", colour, elsewhere=True))
         events.append(Event("offer", "The hyper jump portal may be used now (or declined).", {"kind": "jump"}))
     return state
+
+
+def _offer(state: State, offer: Offer) -> State:
+    assert state.turn is not None
+    return with_turn(state, offers=(*state.turn.offers, offer))
+
+
+def activate(state: State, colour: str) -> tuple[State, list[Event]]:
+    """The player takes the station the spaceship's flight ended on: an upgrade tile, or the fuel depot's cubes."""
+    ship = state.ships[colour]
+    name, site = ship.owner, ship.site
+    tile = state.stations[site]
+    if tile == "fuel":
+        state, gain = fill_energy(state, name)
+        return state, [Event("fuel-depot", f"The fuel depot fills {who(name)}'s energy: take {gain} cubes.",
+                             {"player": name, "gain": gain})]
+    label, _ = UPGRADES[tile]
+    state = upgrade(state, name, tile)
+    state = replace(state, stations={k: v for k, v in state.stations.items() if k != site})
+    state = with_player(state, name, collected=(*state.people[name].collected, tile))
+    text = (f"{who(name)} collects the {STATION_NAMES[tile]} on {where(state, site)}: take it off the board "
+            f"({label} now {_level(state, name, tile)}).")
+    return state, [Event("station-collected", text, {"player": name, "station": tile, "site": site})]
 
 
 def jump_targets(state: State, offer_site: str, elsewhere: bool) -> tuple[str, ...]:
@@ -128,4 +149,4 @@ def jump_targets(state: State, offer_site: str, elsewhere: bool) -> tuple[str, .
     return tuple(sorted(sites))
 
 
-__all__ = ["PRISM", "arrive", "fill_energy", "jump_targets", "visit"]
+__all__ = ["PRISM", "activate", "arrive", "fill_energy", "jump_targets", "visit"]

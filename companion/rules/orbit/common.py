@@ -7,7 +7,8 @@ from companion.rules.orbit.state import State, Turn, ships_of
 from companion.rules.orbit.text import who
 
 Result = tuple[State, list[Event]]
-OFFER_NAMES = {"jump": "hyper jump", "cannon": "hyper accelerator cannon"}
+OFFER_NAMES = {"jump": "hyper jump", "cannon": "hyper accelerator cannon", "station": "space station"}
+OFFER_ACTIONS = {"jump": "jump", "cannon": "cannon", "station": "activate"}  # the action that takes each offer
 
 
 def active(state: State) -> tuple[str, Turn]:
@@ -24,7 +25,8 @@ def ready(state: State) -> tuple[str, Turn]:
     if turn.offers:
         offer = turn.offers[0]
         raise IllegalAction(
-            f"{who(name)} must first use or decline the {OFFER_NAMES[offer.kind]} ({offer.kind} or decline)"
+            f"{who(name)} must first use or decline the {OFFER_NAMES[offer.kind]} ({OFFER_ACTIONS[offer.kind]} or "
+            "decline)"
         )
     return name, turn
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from companion.rules.engine import Action, Event, IllegalAction
+from companion.rules.orbit.arrival import activate as take_station
 from companion.rules.orbit.arrival import arrive, jump_targets
 from companion.rules.orbit.common import OFFER_NAMES, Result, active, feature, own_ship, ready, spend, target
 from companion.rules.orbit.space import distances, space, straight_lines
@@ -18,13 +19,34 @@ def energy_available(state: State, name: str) -> int:
     return state.people[name].energy + (state.people[partner].energy if partner else 0)
 
 
-def _burn(state: State, name: str, cubes: int) -> State:
-    """Return cubes to the supply: the player's own first, then the partner's."""
-    own = min(cubes, state.people[name].energy)
+def energy_split(state: State, name: str, cubes: int, partner_share: object = None) -> tuple[int, int]:
+    """(own cubes, partner's cubes) burnt for a flight needing `cubes`: the active player chooses whose to spend
+    (`partner_share`, the partner's part); without a choice, the player's own go first."""
+    own_have = state.people[name].energy
+    partner = partner_of(state, name)
+    partner_have = state.people[partner].energy if partner else 0
+    if partner_share is None:
+        own = min(cubes, own_have)
+        return own, cubes - own
+    if partner is None:
+        raise IllegalAction("only a partnership spends a partner's energy cubes")
+    if not isinstance(partner_share, int) or isinstance(partner_share, bool) or not 0 <= partner_share <= cubes:
+        raise IllegalAction(f"the partner's share of the energy is a whole number from 0 to {cubes}, "
+                            f"not {partner_share!r}")
+    if partner_share > partner_have:
+        raise IllegalAction(f"{who(partner)} has only {plural(partner_have, 'energy cube')}")
+    if cubes - partner_share > own_have:
+        raise IllegalAction(f"{who(name)} has only {plural(own_have, 'energy cube')} of the "
+                            f"{cubes - partner_share} to come from {who(name)}'s own board")
+    return cubes - partner_share, partner_share
+
+
+def _burn(state: State, name: str, own: int, theirs: int) -> State:
+    """Return cubes to the supply from the player's board and the partner's."""
     state = with_player(state, name, energy=state.people[name].energy - own)
     partner = partner_of(state, name)
-    if cubes > own and partner:
-        state = with_player(state, partner, energy=state.people[partner].energy - (cubes - own))
+    if theirs and partner:
+        state = with_player(state, partner, energy=state.people[partner].energy - theirs)
     return state
 
 
@@ -50,9 +72,13 @@ def fly(state: State, action: Action) -> Result:
             f"{where(state, site)} is {plural(steps, 'step')} away: the card flies {card}, so "
             f"{plural(cubes, 'energy cube')} are needed and {who(name)} has {have}"
         )
-    state = with_ship(_burn(state, name, cubes), colour, site=site)
+    own, theirs = energy_split(state, name, cubes, action.get("partner_energy"))
+    state = with_ship(_burn(state, name, own, theirs), colour, site=site)
     state = with_turn(state, features=spend(turn, item), flown=True)
     burnt = f" and {plural(cubes, 'energy cube')}" if cubes else ""
+    if theirs:
+        partner = partner_of(state, name)
+        burnt += f", {theirs} of them from {who(partner)}'s board" if own else f", all from {who(partner)}'s board"
     events = [
         Event(
             "flew",
@@ -110,6 +136,8 @@ def _start_offer(state: State, name: str, action: Action, kind: str) -> Offer:
 
 def _take_offer(state: State, kind: str) -> tuple[State, Offer]:
     name, turn = active(state)
+    if not turn.offers and kind == "station":
+        raise IllegalAction("there is no space station to activate: a station acts where a flight ends on it")
     if not turn.offers:
         where_ = "start_jump" if kind == "jump" else "start_cannon"
         raise IllegalAction(
@@ -157,6 +185,12 @@ def hyper_jump(state: State, colour: str, site: str, elsewhere: bool) -> Result:
 def cannon(state: State, action: Action) -> Result:
     state, offer = _take_offer(state, "cannon")
     return _straight(state, offer.ship, target(state, action), "the hyper accelerator cannon")
+
+
+def activate(state: State, action: Action) -> Result:
+    """Take the space station the flight ended on (declared on a phone)."""
+    state, offer = _take_offer(state, "station")
+    return take_station(state, offer.ship)
 
 
 def decline(state: State, action: Action) -> Result:

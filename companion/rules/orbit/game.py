@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import Annotated, Any
 
+from companion.codec import MaxLength, Maybe, text, whole
 from companion.rules.engine import (
     Action,
     Event,
@@ -21,7 +22,7 @@ from companion.rules.engine import (
 from companion.rules.engine import read_options as _read_options
 from companion.rules.orbit import flight, partners, planets, turns
 from companion.rules.orbit.arrival import jump_targets, visit
-from companion.rules.orbit.common import OFFER_NAMES
+from companion.rules.orbit.common import OFFER_ACTIONS, OFFER_NAMES
 from companion.rules.orbit.data import load_deck
 from companion.rules.orbit.setup import exchange_tiles, people_and_ships, place_planets, place_stations, seat_colours
 from companion.rules.orbit.space import distances, space, straight_lines
@@ -32,6 +33,7 @@ from companion.rules.orbit.state import (
     Options,
     State,
     energy_in_play,
+    partner_of,
     ships_of,
 )
 from companion.rules.orbit.text import who
@@ -49,6 +51,7 @@ HANDLERS: dict[str, Handler] = {
     "start_jump": flight.start_jump,
     "start_cannon": flight.start_cannon,
     "steer": planets.steer,
+    "activate": flight.activate,
     "decline": flight.decline,
     "engine": flight.engine,
     "nebula": planets.nebula,
@@ -58,6 +61,32 @@ HANDLERS: dict[str, Handler] = {
     "nav_jump": partners.nav_jump,
     "nav_energy": partners.nav_energy,
     "end_turn": turns.end_turn,
+}
+# Each action's arguments (engine.Game.actions); `ship` names one of a dual player's two spaceships.
+NAME = text()
+SHIP = Maybe(NAME)
+ARGS: dict[str, dict[str, Any]] = {
+    "play": {"card": NAME},
+    "advance": {"planet": NAME, "wild": Maybe(bool), "route": Maybe(Annotated[tuple[NAME, ...], MaxLength(20)])},
+    "reverse": {"planet": NAME, "heading": NAME},
+    "energy": {},
+    "max_energy": {},
+    "fly": {"to": NAME, "ship": SHIP, "partner_energy": Maybe(whole(0, 99))},
+    "jump": {"to": NAME},
+    "cannon": {"to": NAME},
+    "start_jump": {"to": NAME, "ship": SHIP},
+    "start_cannon": {"to": NAME, "ship": SHIP},
+    "steer": {"heading": NAME},
+    "activate": {},
+    "decline": {},
+    "engine": {"to": NAME, "ship": SHIP},
+    "nebula": {"site": NAME},
+    "friendship": {"ship": SHIP},
+    "exchange": {"ship": SHIP},
+    "nav_swap": {},
+    "nav_jump": {"to": NAME, "ship": SHIP},
+    "nav_energy": {},
+    "end_turn": {},
 }
 
 
@@ -76,6 +105,7 @@ class Orbit(Game[State]):
     # Moves whose board outcome tells them apart. Tiles, tokens, the engine and the start position's portal or
     # cannon can leave the same board as a flight would, so they are declared on a phone.
     board_moves = frozenset({"advance", "fly", "jump", "cannon", "nebula"})
+    actions = ARGS
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)
@@ -112,7 +142,7 @@ class Orbit(Game[State]):
             return Phase("turn", turn.player, prompt, "steer", state.turns)
         if turn.offers:
             kind = turn.offers[0].kind
-            prompt = f"{name}: use the {OFFER_NAMES[kind]} ({kind}) or decline it."
+            prompt = f"{name}: use the {OFFER_NAMES[kind]} ({OFFER_ACTIONS[kind]}) or decline it."
             return Phase("turn", turn.player, prompt, "offer", state.turns)
         if turn.card is None:
             return Phase("turn", turn.player, f"{name}: play a card.", "play", state.turns)
@@ -196,17 +226,19 @@ def _candidates(state: State) -> Iterator[Action]:
         return colour if len(mine) > 1 else None
 
     if turn.steer:
-        for heading in sp.orbit[state.planets[turn.steer].site]:
+        for heading in planets.steer_ways(state):
             yield make("steer", heading=heading)
         return
     if turn.offers:
         offer = turn.offers[0]
         site = state.ships[offer.ship].site
-        targets = (
-            jump_targets(state, site, offer.elsewhere) if offer.kind == "jump" else straight_lines(spec, site, blocked)
-        )
-        for to in targets:
-            yield make(offer.kind, to=to)
+        if offer.kind == "station":
+            yield make("activate")
+        else:
+            targets = jump_targets(state, site, offer.elsewhere) if offer.kind == "jump" else straight_lines(
+                spec, site, blocked)
+            for to in targets:
+                yield make(offer.kind, to=to)
         yield make("decline")
         return
     if turn.card is None:
@@ -260,6 +292,7 @@ def _feature_actions(state: State, mine: tuple[str, ...], ship: Callable[[str], 
             for site, steps in distances(spec, state.ships[colour].site, blocked).items():
                 if 0 < steps <= reach:
                     yield make("fly", to=site, ship=ship(colour))
+                    yield from _shares(state, make("fly", to=site, ship=ship(colour)), steps - fly)
     if state.people[turn.player].engine:
         for colour in mine:
             for site in straight_lines(spec, state.ships[colour].site, blocked):
@@ -268,6 +301,19 @@ def _feature_actions(state: State, mine: tuple[str, ...], ship: Callable[[str], 
         for site in sp.colour_of:
             yield make("nebula", site=site)
 
+
+
+def _shares(state: State, plain: Action, cubes: int) -> Iterator[Action]:
+    """A partnership flight's other ways to split the cubes between the partners (the plain action burns the
+    player's own first): whose cubes go is the active player's choice, which the board cannot show."""
+    assert state.turn is not None
+    name = state.turn.player
+    if cubes < 1 or partner_of(state, name) is None:
+        return
+    default = flight.energy_split(state, name, cubes)[1]
+    for share in range(cubes + 1):
+        if share != default:
+            yield Action.make(plain.type, **dict(plain.args), partner_energy=share)
 
 
 GAME = Orbit()

@@ -19,8 +19,11 @@ class Undecided(IllegalAction):
         self.onward = onward
 
 
-def walk(state: State, colour: str, positions: int, route: tuple[str, ...]) -> tuple[Planet, list[str]]:
-    """Where a planet ends after advancing `positions` positions, and every site it passed on the way.
+def walk(
+    state: State, colour: str, positions: int, route: tuple[str, ...]
+) -> tuple[Planet, list[str], tuple[str, ...]]:
+    """Where a planet ends after advancing `positions` positions, every site it passed on the way, and the two ways
+    onward when it stops at a fork (its arrow is then for the player to point; else empty).
 
     At a fork the next element of `route` says which way its arrow points on; positions holding a nebula chip
     do not count: the planet moves straight on past them.
@@ -31,12 +34,13 @@ def walk(state: State, colour: str, positions: int, route: tuple[str, ...]) -> t
     choices = list(route)
     site, heading = planet.site, planet.heading
     counted = 0
+    onward: tuple[str, ...] = ()
     for _ in range(4 * len(space(spec).orbit) + 4):  # a planet whose whole orbit is nebulas stops where it was
         came_from, site = site, heading
         onward = next_choices(spec, came_from, site)
         landing = site not in state.nebulas and counted + 1 == positions
         if len(onward) == 1:
-            heading = onward[0]
+            heading, onward = onward[0], ()
         elif landing:
             heading = ""  # the arrow at a fork where the planet stops: the player steers it next (see steer)
         else:
@@ -60,7 +64,7 @@ def walk(state: State, colour: str, positions: int, route: tuple[str, ...]) -> t
         passed.append(site)
     if choices:
         raise IllegalAction(f"the route names more forks than the {colour} planet meets")
-    return Planet(site, heading), passed
+    return Planet(site, heading), passed, onward
 
 
 def routes(state: State, colour: str, positions: int) -> list[tuple[str, ...]]:
@@ -92,14 +96,14 @@ def advance(state: State, action: Action) -> Result:
     else:
         item, positions = own, int(own.rsplit(":", 1)[1])
     route = action.get("route") or ()
-    planet, passed = walk(state, colour, positions, tuple(route))
+    planet, passed, ways = walk(state, colour, positions, tuple(route))
     start = state.planets[colour].site
     carried = [c for c, ship in state.ships.items() if ship.site == start]
     docking = [c for c, ship in state.ships.items() if ship.site == planet.site]
     passed_over = [c for c, ship in state.ships.items() if ship.site in passed]
     ships = {c: replace(s, site=planet.site) if c in carried else s for c, s in state.ships.items()}
     state = replace(state, planets={**state.planets, colour: planet}, ships=ships)
-    state = with_turn(state, features=spend(turn, item), steer=colour if not planet.heading else None)
+    state = with_turn(state, features=spend(turn, item), steer=colour if ways else None, ways=ways)
     text = f"Advance {colour} {POSITIONS[positions]}: from {where(state, start)} to {where(state, planet.site)}"
     if any(s in state.nebulas for s in passed):
         text += ", skipping the artificial nebula"
@@ -157,6 +161,13 @@ def nebula(state: State, action: Action) -> Result:
     return state, [Event("nebula", text, {"site": site})]
 
 
+def steer_ways(state: State) -> tuple[str, ...]:
+    """Where the arrow of the planet waiting at a fork may point (a game saved before the ways were kept: any way
+    along its orbit)."""
+    assert state.turn is not None and state.turn.steer is not None
+    return state.turn.ways or space(state.options.board).orbit[state.planets[state.turn.steer].site]
+
+
 def steer(state: State, action: Action) -> Result:
     """Point the arrow of a planet that stopped at a fork: the active player decides its further course."""
     _, turn = active(state)
@@ -165,10 +176,11 @@ def steer(state: State, action: Action) -> Result:
         raise IllegalAction("no planet waits at a fork for its arrow")
     planet = state.planets[colour]
     heading = action.get("heading")
-    ways = space(state.options.board).orbit[planet.site]
+    ways = steer_ways(state)
     if heading not in ways:
-        raise IllegalAction(f"the {colour} arrow can point only to " + " or ".join(where(state, s) for s in ways))
+        raise IllegalAction(f"the {colour} planet goes on from its fork only to "
+                            + " or ".join(where(state, s) for s in ways) + ", never back the way it came")
     state = replace(state, planets={**state.planets, colour: replace(planet, heading=heading)})
-    state = with_turn(state, steer=None)
+    state = with_turn(state, steer=None, ways=())
     text = f"The {colour} planet's arrow points to {where(state, heading)}."
     return state, [Event("steered", text, {"planet": colour, "heading": heading})]

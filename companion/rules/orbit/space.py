@@ -28,6 +28,7 @@ class Space:
     portals: tuple[str, ...]
     station_sites: tuple[str, ...]
     ahead: dict[tuple[str, str], str]  # (a, b) -> the site after b on the straight line from a through b
+    bearing: dict[str, float]  # planet symbol site -> its angle round the board's centre, in degrees
 
 
 @cache
@@ -69,6 +70,9 @@ def _topology(board: Board, spec: str) -> Space:
     positions: dict[str, list[str]] = {}
     for site, colour in colour_of.items():
         positions.setdefault(colour, []).append(site)
+    xs, ys = [s.x for s in board.sites], [s.y for s in board.sites]
+    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+    bearing = {sid: math.degrees(math.atan2(board.site(sid).y - cy, board.site(sid).x - cx)) for sid in colour_of}
     ahead = {}
     for a, near in neighbours.items():
         pa = board.site(a)
@@ -89,6 +93,7 @@ def _topology(board: Board, spec: str) -> Space:
         tuple(s.id for s in board.with_tag("portal")),
         tuple(s.id for s in board.with_tag("station")),
         ahead,
+        bearing,
     )
 
 
@@ -121,7 +126,19 @@ def straight_lines(spec: str, start: str, blocked: frozenset[str]) -> tuple[str,
 
 
 def next_choices(spec: str, came_from: str, site: str) -> tuple[str, ...]:
-    """Where a planet arriving at `site` from `came_from` may head next: on along its orbit (two ways at a fork)."""
-    near = space(spec).orbit[site]
-    onward = tuple(s for s in near if s != came_from)
-    return onward or (came_from,)
+    """Where a planet arriving at `site` from `came_from` may head next: on along its orbit, round the centre the
+    way it was going. Where a branch leaves the orbit there are two ways onward (a fork); where it rejoins, one: the
+    way back along the other path would turn the planet round (a hairpin)."""
+    sp = space(spec)
+    onward = tuple(s for s in sp.orbit[site] if s != came_from)
+    if len(onward) < 2:
+        return onward or (came_from,)
+    going = _turning(sp, came_from, site)
+    same = tuple(s for s in onward if _turning(sp, site, s) == going)
+    return same if going and same else onward
+
+
+def _turning(sp: Space, a: str, b: str) -> int:
+    """+1 for a step counter-clockwise round the centre, -1 clockwise, 0 across it (a half circle off the board)."""
+    turn = (sp.bearing[b] - sp.bearing[a] + 180) % 360 - 180
+    return 0 if abs(turn) < 1e-6 or abs(abs(turn) - 180) < 1e-6 else (1 if turn > 0 else -1)

@@ -65,9 +65,10 @@ class Player:
 
 @dataclass(frozen=True)
 class Offer:
-    """A feature the active player may now use or decline: a hyper jump or a hyper accelerator cannon."""
+    """A feature the active player may now use or decline: a hyper jump, a hyper accelerator cannon, or the space
+    station where a flight ended (`activate`)."""
 
-    kind: Literal["jump", "cannon"]
+    kind: Literal["jump", "cannon", "station"]
     ship: str
     # True for a hyper jump portal: the ship must go to *another* portal; a mission marker's jump may stay.
     elsewhere: bool = False
@@ -83,6 +84,7 @@ class Turn:
     offers: tuple[Offer, ...] = ()
     start: dict[str, str] | None = None  # where the player's ships stood when the turn began
     steer: str | None = None  # a planet stopped at a fork whose arrow the player must point next
+    ways: tuple[str, ...] = ()  # the two ways on from that fork (never back the way the planet came)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from companion.rules.orbit.space import space
 from companion.rules.orbit.state import PRISM, State
+from companion.rules.words import a as a
+from companion.rules.words import plural as plural
 
 POSITIONS = {1: "one position", 2: "two positions"}
 STATION_NAMES = {
@@ -33,7 +35,3 @@ def ship_name(state: State, colour: str) -> str:
     """ "Red's spaceship", or "Red's blue spaceship" for a dual-spaceship player's second ship."""
     owner = state.ships[colour].owner
     return f"{who(owner)}'s spaceship" if owner == colour else f"{who(owner)}'s {colour} spaceship"
-
-
-def plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

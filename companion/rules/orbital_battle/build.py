@@ -20,7 +20,7 @@ from companion.rules.orbital_battle.state import (
     planet_site,
     removed,
 )
-from companion.rules.orbital_battle.text import KIND_NAMES, name, place, who
+from companion.rules.orbital_battle.text import KIND_NAMES, name, place, plural, who
 from companion.rules.orbital_battle.units import KINDS
 
 # The terrains a new building may stand on.
@@ -108,7 +108,7 @@ def buy(state: State, action: Action) -> Result:
         raise IllegalAction(f"there is no unit called {kind!r} (units: {', '.join(KINDS)})")
     cost = KINDS[kind].cost
     if state.points[player] < cost:
-        raise IllegalAction(f"{who(player)} needs {cost} build points for {KIND_NAMES[kind]}; "
+        raise IllegalAction(f"{who(player)} needs {plural(cost, 'build point')} for {KIND_NAMES[kind]}; "
                             f"{who(player)} has {state.points[player]}")
     number = next_number(state, player, kind)
     if number is None:
@@ -125,7 +125,7 @@ def buy(state: State, action: Action) -> Result:
         raise IllegalAction(f"{KIND_NAMES[kind]} cannot be placed on {site}: {why}")
     new = Unit(kind, player, number, site)
     state = replace(state, units=(*state.units, new), points={**state.points, player: state.points[player] - cost})
-    return state, [Event("bought", f"{who(player)} buys {name(new)} for {cost} build points: put it on "
+    return state, [Event("bought", f"{who(player)} buys {name(new)} for {plural(cost, 'build point')}: put it on "
                          f"{place(site)} ({state.points[player]} left).", {"unit": new.uid, "at": site})]
 
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from companion.rules.engine import Event
 from companion.rules.orbital_battle.state import PLANETS, State, on_planet, removed
-from companion.rules.orbital_battle.text import name, who
+from companion.rules.orbital_battle.text import name, plural, who
 from companion.rules.orbital_battle.units import PLANETS_TO_WIN
 
 
@@ -55,7 +55,7 @@ def victory(state: State) -> tuple[State, list[Event]]:
     counts = {p: len(controlled(state, p)) for p in state.players}
     leader = max(state.players, key=lambda p: counts[p])
     if counts[leader] >= PLANETS_TO_WIN:
-        reason = f"{who(leader)} controls {counts[leader]} planets"
+        reason = f"{who(leader)} controls {plural(counts[leader], 'planet')}"
         return replace(state, stage="over", winner=leader, reason=reason), [
             Event("game-won", f"{reason}: {who(leader)} wins.", {"winner": leader, "planets": counts})
         ]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from companion.boards.orbital_battle import sites_in
+from companion.codec import MaxLength, Maybe, text, whole
 from companion.rules.engine import (
     Action,
     Event,
@@ -34,7 +35,7 @@ from companion.rules.orbital_battle.state import (
     phase_name,
     unit,
 )
-from companion.rules.orbital_battle.text import who
+from companion.rules.orbital_battle.text import plural, who
 from companion.rules.orbital_battle.units import KINDS, STRUCTURES, TRANSPORT_CAPACITY
 from companion.rules.rng import Rng
 
@@ -52,6 +53,24 @@ HANDLERS: dict[str, Handler] = {
     "attack": combat.attack,
     "withdraw": combat.retreat,
     "retreat": combat.retreat,
+}
+# Each action's arguments (engine.Game.actions): units by id (`red-army-3`), sites by name, dice 1 to 6.
+NAME = text()
+DICE = Maybe(tuple[whole(1, 6), whole(1, 6)])
+ARGS: dict[str, dict[str, Any]] = {
+    "roll": {"dice": DICE},
+    "home": {"planet": NAME},
+    "done": {},
+    "orbit": {"shove": Maybe(NAME)},
+    "buy": {"kind": NAME, "at": NAME},
+    "scrap": {"unit": NAME},
+    "load": {"transport": NAME, "unit": NAME},
+    "unload": {"transport": NAME, "unit": NAME, "at": NAME},
+    "fly": {"unit": NAME, "to": NAME},
+    "march": {"unit": NAME, "to": NAME},
+    "attack": {"target": NAME, "with": Annotated[tuple[NAME, ...], MaxLength(32)], "dice": DICE},
+    "withdraw": {"unit": Maybe(NAME), "to": NAME},
+    "retreat": {"unit": Maybe(NAME), "to": NAME},
 }
 DICE = tuple((a, d) for a in range(1, 7) for d in range(1, 7))
 PROMPTS = {
@@ -73,6 +92,7 @@ class OrbitalBattle(Game[State]):
     max_players = 2
     state_type = State
     board_moves = frozenset({"orbit", "fly", "withdraw"})
+    actions = ARGS
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)
@@ -103,8 +123,9 @@ class OrbitalBattle(Game[State]):
         if state.stage == "home":
             return Phase("setup", player, f"{who(player or '')}: pick a vacant planet as your home world.", "home")
         if state.stage == "deploy":
+            points = plural(state.points[player or ""], "build point")
             return Phase("setup", player, f"{who(player or '')}: buy your starting forces (on and around your home "
-                         f"world) with your {state.points[player or '']} build points, then say done.", "deploy")
+                         f"world) with your {points}, then say done.", "deploy")
         name = phase_name(state)
         prompt = PROMPTS[name].format(n=state.orbit_next, p=who(player or ""))
         return Phase(name, player, prompt, "orbit" if name == "orbit" else "act", state.turn)

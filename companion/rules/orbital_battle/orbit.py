@@ -9,7 +9,7 @@ from companion.rules.engine import Action, Event, IllegalAction
 from companion.rules.orbital_battle.control import controlled, income
 from companion.rules.orbital_battle.geo import near, solid
 from companion.rules.orbital_battle.state import PLANETS, State, moved, occupied, removed
-from companion.rules.orbital_battle.text import name, place, who
+from companion.rules.orbital_battle.text import name, place, plural, who
 
 Result = tuple[State, list[Event]]
 
@@ -100,6 +100,8 @@ def collect(state: State) -> Result:
     for player in (state.first, *[p for p in state.players if p != state.first]):
         gain = income(state, player)
         points[player] += gain
-        events.append(Event("income", f"{who(player)} earns {gain} build points ({len(controlled(state, player))} "
-                            f"planets and factories); {points[player]} in all.", {"player": player, "gain": gain}))
+        planets = len(controlled(state, player))
+        text = (f"{who(player)} earns {plural(gain, 'build point')} ({plural(planets, 'planet')} and "
+                f"{plural(gain - planets, 'factory')}); {points[player]} in all.")
+        events.append(Event("income", text, {"player": player, "gain": gain}))
     return replace(state, points=points, step=1, acted=()), events

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from companion.rules.orbital_battle.state import Unit
+from companion.rules.words import a as a
+from companion.rules.words import plural as plural
 
 KIND_NAMES = {
     "army": "army",
@@ -41,7 +43,3 @@ def place(site: str) -> str:
     if site == "sun":
         return "the star"
     return f"solar hex {site}"
-
-
-def plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from companion.boards.orbital_battle import planet_neighbours
 from companion.rules.engine import Action, Event, IllegalAction
+from companion.rules.orbital_battle.control import controller
 from companion.rules.orbital_battle.geo import can_enter, enemy_land_beside, planet_map, planets_beside
 from companion.rules.orbital_battle.state import (
     State,
@@ -36,6 +37,8 @@ def _enemy_in(state: State, player: str, planet: str, hexes: list[str]) -> bool:
 def boarding_problem(state: State, ship: Unit, u: Unit) -> str | None:
     if u.kind == "militia":
         return "militia cannot leave their home planet"
+    if u.kind == "air_force" and controller(state, u.planet or "") != u.owner:
+        return f"{name(u)} stays in its starport until {who(u.owner)} controls planet {u.planet}"
     if u.planet not in beside(state, ship):
         return f"{name(ship)} must be next to planet {u.planet} to load from it"
     pmap = planet_map(state, u.planet or "")
@@ -57,8 +60,8 @@ def landing_problem(state: State, ship: Unit, u: Unit, site: str) -> str | None:
     if site in occupied(state):
         return f"{place(site)} is not empty"
     if u.kind == "marines":
-        if hex_ not in pmap.rim:
-            return "marines land on an empty hex on the edge of the planet"
+        # Marines need no starport (the unit table): any empty hex they can stand on, starports included, as long
+        # as no enemy land unit is next to it (the loading rules).
         if enemy_land_beside(state, replace(u, site=site), hex_):
             return "marines cannot land next to enemy land units"
         return None

@@ -7,7 +7,7 @@ from dataclasses import replace
 from companion.rules.engine import Action, Event, IllegalAction
 from companion.rules.periorbis.staff import done, employee_action, whole
 from companion.rules.periorbis.state import SELL_PRICE, Contract, State, find_ship, ship_card, with_ship
-from companion.rules.periorbis.text import employee, plural, vp, who
+from companion.rules.periorbis.text import employee, money, plural, vp, who
 
 
 def sign(state: State, action: Action) -> tuple[State, list[Event]]:
@@ -34,7 +34,7 @@ def sign(state: State, action: Action) -> tuple[State, list[Event]]:
     cubes = f" and places {plural(bonus, 'agent bonus cube')}" if bonus else ""
     text = (
         f"{who(player)}'s {employee(acting.slot)} signs row {row} of ship {ship.card} (contract size {terms.size}), "
-        f"takes an advance of {terms.advance} credits{cubes}."
+        f"takes an advance of {money(terms.advance)}{cubes}."
     )
     data = {"player": player, "ship": ship.card, "row": row, "advance": terms.advance, "bonus": bonus}
     return state, [Event("sign", text, data)]
@@ -53,6 +53,6 @@ def sell_ore(state: State, action: Action) -> tuple[State, list[Event]]:
     state = done(state, acting, books)
     text = (
         f"{who(acting.player)}'s {employee(acting.slot)} sells {plural(crates, 'crate')} of ore from storage for "
-        f"{credits} credits and {vp(crates)}."
+        f"{money(credits)} and {vp(crates)}."
     )
     return state, [Event("sell-ore", text, {"player": acting.player, "crates": crates, "credits": credits})]

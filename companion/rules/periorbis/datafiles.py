@@ -24,6 +24,11 @@ ORES = ("black", "grey", "white")
 Role = Literal["basic", "agent", "captain", "engineer", "scientist", "miner"]
 
 
+# Deck cards are numbered 0 to this (the hire and reveal actions read a card number within it); start cards may be
+# numbered below 0, so that they rank under every deck card in the tie-breaks.
+TOP_CARD_NUMBER = 9999
+
+
 class DataError(SetupError):
     """A data file that cannot be used; the message names the file and the field."""
 
@@ -83,8 +88,8 @@ class ShipCard:
 
 @dataclass(frozen=True)
 class Setup:
-    credits: int = 30
-    start_team: tuple[int, ...] = (0, 0, 0)  # card numbers from employees.json "start", in HQ slots 1, 2, ...
+    credits: int = 40
+    start_team: tuple[int, ...] = (0, -1, -2)  # card numbers from employees.json "start", in HQ slots 1, 2, ...
     hq_open: int = 5  # HQ slots open at the start; slots 6 and 7 are developed
     fleet: int = 3
     fleet_max: int = 8
@@ -237,6 +242,8 @@ def _check_employees(file: _EmployeesFile, setup: Setup, source: str, setup_sour
             where = f"employees.{label}[{i}]"
             _need(card.number not in cards, source, f"{where}.number", f"card {card.number} is used twice")
             _need(card.wage >= 1, source, f"{where}.wage", "must be at least 1")
+            if label != "start":
+                _need(0 <= card.number <= TOP_CARD_NUMBER, source, f"{where}.number", f"must be 0 to {TOP_CARD_NUMBER}")
             _need(min(vars(card.skills).values()) >= 0, source, f"{where}.skills", "no skill below 0")
             _need(
                 card.skills.captain >= 1 and card.skills.sell >= 1 and card.skills.research >= 1,

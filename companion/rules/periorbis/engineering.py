@@ -15,7 +15,7 @@ from companion.rules.periorbis.state import (
     data,
     reach,
 )
-from companion.rules.periorbis.text import employee, place, who
+from companion.rules.periorbis.text import employee, money, place, who
 
 
 def free_slot(state: State, asteroid: str) -> int | None:
@@ -42,7 +42,7 @@ def build(state: State, action: Action) -> tuple[State, list[Event]]:
     books = pay(books, cost, f"a mining base on {place(asteroid)}", player)
     books = replace(books, bases={**books.bases, asteroid: Base(slot)})
     state = done(state, acting, books)
-    text = f"{who(player)}'s {employee(acting.slot)} builds a mining base on {place(asteroid)} for {cost} credits."
+    text = f"{who(player)}'s {employee(acting.slot)} builds a mining base on {place(asteroid)} for {money(cost)}."
     return state, [Event("build", text, {"player": player, "asteroid": asteroid, "slot": slot, "cost": cost})]
 
 
@@ -65,7 +65,7 @@ def develop(state: State, action: Action) -> tuple[State, list[Event]]:
     cost = max(0, DEVELOP_COST[slot] - acting.card.skills.build)
     books = pay(books, cost, f"HQ slot {slot}", acting.player)
     state = done(state, acting, replace(books, developed=tuple(sorted((*books.developed, slot)))))
-    text = f"{who(acting.player)}'s {employee(acting.slot)} develops HQ slot {slot} for {cost} credits."
+    text = f"{who(acting.player)}'s {employee(acting.slot)} develops HQ slot {slot} for {money(cost)}."
     return state, [Event("develop", text, {"player": acting.player, "slot": slot, "cost": cost})]
 
 

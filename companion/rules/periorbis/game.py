@@ -6,6 +6,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from companion.codec import Maybe, text, whole
 from companion.rules.engine import (
     Action,
     Event,
@@ -21,7 +22,8 @@ from companion.rules.engine import (
 )
 from companion.rules.engine import read_options as _read_options
 from companion.rules.periorbis import agents, draws, engineering, labour, transport, turns
-from companion.rules.periorbis.datafiles import ORES, load
+from companion.rules.periorbis.datafiles import ORES, TOP_CARD_NUMBER, load
+from companion.rules.periorbis.staff import can_still_pay
 from companion.rules.periorbis.state import (
     DEVELOP_COST,
     Options,
@@ -35,7 +37,7 @@ from companion.rules.periorbis.state import (
     wage_bill,
     wages_due,
 )
-from companion.rules.periorbis.text import plural, who
+from companion.rules.periorbis.text import money, plural, who
 from companion.rules.rng import Rng
 
 HANDLERS: dict[str, Handler] = {
@@ -55,7 +57,33 @@ HANDLERS: dict[str, Handler] = {
     "mine": labour.mine,
     "end_turn": turns.end_turn,
     "bureaucracy": turns.bureaucracy,
+    "score": turns.score_game,
     "reveal": draws.reveal,
+}
+# Each action's arguments (engine.Game.actions): employees by HQ slot, counts as bounded whole numbers.
+NAME = text()
+EMPLOYEE = whole(1, 7)
+COUNT = whole(1, 99)
+CARD = whole(0, TOP_CARD_NUMBER)
+ARGS: dict[str, dict[str, Any]] = {
+    "hire": {"card": CARD, "slot": whole(1, 7)},
+    "pass": {},
+    "build": {"employee": EMPLOYEE, "asteroid": NAME},
+    "develop": {"employee": EMPLOYEE, "slot": whole(1, 7)},
+    "upgrade_fleet": {"employee": EMPLOYEE},
+    "upgrade_drive": {"employee": EMPLOYEE},
+    "sign": {"employee": EMPLOYEE, "ship": NAME, "row": whole(1, 9)},
+    "sell_ore": {"employee": EMPLOYEE, "crates": COUNT},
+    "transport": {"employee": EMPLOYEE},
+    "carry": {"employee": EMPLOYEE, "to": NAME},
+    "ship_ore": {"from": NAME, "to": NAME, "crates": COUNT},
+    "research": {"employee": EMPLOYEE},
+    "sell_research": {"employee": EMPLOYEE, "data": COUNT},
+    "mine": {"employee": EMPLOYEE, "ore": NAME},
+    "end_turn": {},
+    "bureaucracy": {},
+    "score": {},
+    "reveal": {"ship": Maybe(NAME), "card": Maybe(CARD)},
 }
 # Actions that add cargo to an open Transport Cargo action; anything else closes it.
 CARGO = frozenset({"carry", "ship_ore"})
@@ -70,6 +98,7 @@ class Periorbis(Game[State]):
     # The sensed board is the orbit track (the turn marker) and the asteroid bases (employee discs): an employee
     # carried to or from a base, and the bureaucracy moving the turn marker. All else is declared on a phone.
     board_moves = frozenset({"carry", "bureaucracy"})
+    actions = ARGS
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)
@@ -87,6 +116,9 @@ class Periorbis(Game[State]):
             left = plural(len(state.owed), "card")
             prompt = f"Draw {draws.A_CARD[state.owed[0]]} and say which it is ({left} to draw)."
             return Phase("draw", None, prompt, "reveal", state.turn)
+        if state.stage == "bureaucracy" and state.turn >= turns.turns(state):
+            prompt = "Last bureaucracy: every trading ship still in orbit is scored and the game ends; say so (score)."
+            return Phase("bureaucracy", None, prompt, "score", state.turn)
         if state.stage == "bureaucracy":
             prompt = (
                 "Bureaucracy: ships that are full enough leave, new ships and employees arrive, the turn marker moves."
@@ -116,7 +148,15 @@ class Periorbis(Game[State]):
             raise IllegalAction(f"first say which {draws.NOUNS[state.owed[0]]} the table drew")
         if action.type not in CARGO and state.active is not None and state.active.captain is not None:
             state = replace(state, active=replace(state.active, captain=None, carried=0))
-        return handler(state, action)
+        state, events = handler(state, action)
+        # Cargo moves no one who acts, but may carry off the employee or the ore that would have paid the wages.
+        if action.type in CARGO and not can_still_pay(state):
+            assert state.active is not None
+            raise IllegalAction(
+                f"{who(state.active.player)} could not then pay the {money(wages_due(state))} of wages due at the end "
+                "of the turn: sell research or ore first"
+            )
+        return state, events
 
     def layout(self, state: State) -> Layout:
         stacks: dict[str, list[str]] = {f"turn-{state.turn}": ["turn-marker"]}
@@ -198,7 +238,7 @@ def _candidates(state: State) -> Iterator[Action]:
         yield from draws.reveals(state)
         return
     if state.stage == "bureaucracy":
-        yield make("bureaucracy")
+        yield make("score" if state.turn >= turns.turns(state) else "bureaucracy")
         return
     if state.stage == "hire":
         yield make("pass")

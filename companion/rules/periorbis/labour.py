@@ -8,7 +8,7 @@ from companion.rules.engine import Action, Event, IllegalAction
 from companion.rules.periorbis.datafiles import ORES
 from companion.rules.periorbis.staff import done, employee_action, whole
 from companion.rules.periorbis.state import RESEARCH_PRICE, State
-from companion.rules.periorbis.text import employee, place, plural, who
+from companion.rules.periorbis.text import employee, money, place, plural, who
 
 
 def research(state: State, action: Action) -> tuple[State, list[Event]]:
@@ -32,7 +32,7 @@ def sell_research(state: State, action: Action) -> tuple[State, list[Event]]:
     credits = amount * RESEARCH_PRICE
     books = replace(acting.books, research=acting.books.research - amount, credits=acting.books.credits + credits)
     state = done(state, acting, books)
-    text = f"{who(acting.player)}'s {employee(acting.slot)} sells {amount} research data for {credits} credits."
+    text = f"{who(acting.player)}'s {employee(acting.slot)} sells {amount} research data for {money(credits)}."
     return state, [Event("sell-research", text, {"player": acting.player, "research": amount, "credits": credits})]
 
 

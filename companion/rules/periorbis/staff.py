@@ -7,8 +7,17 @@ from typing import Any
 
 from companion.rules.engine import Action, IllegalAction
 from companion.rules.periorbis.datafiles import Card
-from companion.rules.periorbis.state import Books, Employee, State, card, wages_due, with_books
-from companion.rules.periorbis.text import employee, place, who
+from companion.rules.periorbis.state import (
+    RESEARCH_PRICE,
+    SELL_PRICE,
+    Books,
+    Employee,
+    State,
+    card,
+    wages_due,
+    with_books,
+)
+from companion.rules.periorbis.text import employee, money, place, who
 
 
 @dataclass(frozen=True)
@@ -57,21 +66,49 @@ def employee_action(state: State, action: Action, on_base: bool = False) -> Acti
     return Acting(player, books, slot, card(state, hired.card))
 
 
+def can_still_pay(state: State) -> bool:
+    """Whether the acting player can pay the wages due at the end of the turn: from the credits in hand, or after
+    employees who have not acted yet sell research data from the lab or ore from storage (each sale paying more than
+    the seller's own wage). A plan found here is one the player can carry out, so a turn is never left unpayable."""
+    assert state.active is not None
+    turn = state.active
+    books = state.books[turn.player]
+    credits, due, lab, store = books.credits, wages_due(state), books.research, books.storage
+    free = [
+        card(state, e.card) for slot, e in books.employees.items() if int(slot) not in turn.acted and e.where == "hq"
+    ]
+    free.sort(key=lambda c: -max(c.skills.research * RESEARCH_PRICE, c.skills.sell * (SELL_PRICE + c.skills.contract)))
+    for seller in free:
+        if credits >= due:
+            break
+        data, crates = min(seller.skills.research, lab), min(seller.skills.sell, store)
+        by_research, by_ore = data * RESEARCH_PRICE, crates * (SELL_PRICE + seller.skills.contract)
+        if max(by_research, by_ore) <= seller.wage:
+            continue
+        if by_research >= by_ore:
+            lab, credits = lab - data, credits + by_research
+        else:
+            store, credits = store - crates, credits + by_ore
+        due += seller.wage
+    return credits >= due
+
+
 def done(state: State, who_acted: Acting, books: Books) -> State:
-    """Record the new books and that the employee acted; refused if the wages could not then be paid."""
+    """Record the new books and that the employee acted; refused if the wages could not be paid by the end of the
+    turn (rulebook: an employee acts only if they will be paid then), selling research or ore first included."""
     state = with_books(state, who_acted.player, books)
     assert state.active is not None
     state = replace(state, active=replace(state.active, acted=(*state.active.acted, who_acted.slot)))
-    due = wages_due(state)
-    if books.credits < due:
+    if not can_still_pay(state):
+        due = wages_due(state)
         raise IllegalAction(
-            f"{employee(who_acted.slot)} cannot act: {who(who_acted.player)} would owe {due} credits of wages at the "
-            f"end of the turn and would have {books.credits}"
+            f"{employee(who_acted.slot)} cannot act: {who(who_acted.player)} would owe {money(due)} of wages at the "
+            f"end of the turn, would have {books.credits}, and could not sell enough research or ore to pay them"
         )
     return state
 
 
 def pay(books: Books, credits: int, what: str, player: str) -> Books:
     if books.credits < credits:
-        raise IllegalAction(f"{who(player)} needs {credits} credits for {what}; {who(player)} has {books.credits}")
+        raise IllegalAction(f"{who(player)} needs {money(credits)} for {what}; {who(player)} has {books.credits}")
     return replace(books, credits=books.credits - credits)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.rules.words import a as a
+from companion.rules.words import plural as plural
+
 ROLE_NAMES = {
     "basic": "basic employee",
     "agent": "specialist agent",
@@ -16,11 +19,6 @@ def who(player: str) -> str:
     return player.capitalize()
 
 
-def plural(n: int, noun: str) -> str:
-    """ "1 crate", "3 crates"."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
 def employee(slot: int) -> str:
     return f"employee {slot}"
 
@@ -30,6 +28,11 @@ def place(where: str) -> str:
     if where in ("hq", "storage"):
         return "the HQ" if where == "hq" else "the HQ storage"
     return where.capitalize()
+
+
+def money(n: int) -> str:
+    """ "1 credit", "12 credits"."""
+    return plural(n, "credit")
 
 
 def vp(n: int) -> str:

@@ -29,7 +29,7 @@ from companion.rules.periorbis.state import (
     wages_due,
     with_books,
 )
-from companion.rules.periorbis.text import employee, plural, vp, who
+from companion.rules.periorbis.text import ROLE_NAMES, a, employee, money, plural, vp, who
 from companion.rules.rng import Rng
 
 
@@ -93,14 +93,15 @@ def hire(state: State, action: Action) -> tuple[State, list[Event]]:
         raise IllegalAction(f"{employee(slot)} is on a mining base and cannot be replaced")
     price = hire_price(state, offer)
     if books.credits < price:
-        raise IllegalAction(f"{who(player)} needs {price} credits to hire card {offer.card}; has {books.credits}")
+        raise IllegalAction(f"{who(player)} needs {money(price)} to hire card {offer.card}; has {books.credits}")
     books = replace(
         books, credits=books.credits - price, employees={**books.employees, str(slot): Employee(offer.card)}
     )
     state = replace(with_books(state, player, books), pool=tuple(o for o in state.pool if o is not offer))
     role = card(state, offer.card).role
     replaced = " (the employee there leaves the game)" if old is not None else ""
-    text = f"{who(player)} hires card {offer.card}, a {role}, into HQ slot {slot} for {price} credits{replaced}."
+    hired = a(ROLE_NAMES[role])
+    text = f"{who(player)} hires card {offer.card}, {hired}, into HQ slot {slot} for {money(price)}{replaced}."
     state, events = _next_hirer(state)
     return state, [Event("hire", text, {"player": player, "card": offer.card, "slot": slot, "price": price}), *events]
 
@@ -132,8 +133,13 @@ def end_turn(state: State, action: Action) -> tuple[State, list[Event]]:
     player = state.active.player
     due = wages_due(state)
     books = state.books[player]
+    if books.credits < due:
+        raise IllegalAction(
+            f"{who(player)} owes {money(due)} of wages and has {books.credits}: sell research data or ore with an "
+            "employee who has not acted, then end the turn"
+        )
     state = with_books(state, player, replace(books, credits=books.credits - due))
-    text = f"{who(player)} pays {due} credits of wages for {plural(len(state.active.acted), 'employee')}."
+    text = f"{who(player)} pays {money(due)} of wages for {plural(len(state.active.acted), 'employee')}."
     events = [Event("wages", text, {"player": player, "wages": due})]
     if state.seat + 1 < len(state.players):
         seat = state.seat + 1
@@ -161,18 +167,25 @@ def score(state: State, ship: Ship) -> tuple[State, list[Event]]:
         )
         text = (
             f"{who(contract.player)} supplied {plural(contract.crates, 'crate')} on row {row + 1} of ship {ship.card}: "
-            f"{credits} credits, {vp(gained)} gained and {lost} lost."
+            f"{money(credits)}, {vp(gained)} gained and {lost} lost."
         )
         data_ = {"player": contract.player, "ship": ship.card, "row": row + 1, "credits": credits, "vp": gained - lost}
         events.append(Event("contract", text, data_))
     return state, events
 
 
-def bureaucracy(state: State, action: Action) -> tuple[State, list[Event]]:
+def _ships_leave(state: State, action: Action, final: bool) -> tuple[State, list[Event]]:
+    """Ships that are full enough leave (every ship, after the last turn) and their contracts are scored."""
     if state.stage != "bureaucracy":
         raise IllegalAction(f"the bureaucracy comes after every player's actions; it is the {state.stage} phase now")
+    last = state.turn >= turns(state)
+    if last and not final:
+        raise IllegalAction(
+            f"turn {state.turn} is the last: the turn marker stays, and the game is scored (score) on a phone"
+        )
+    if final and not last:
+        raise IllegalAction(f"the game is scored after turn {turns(state)}; this bureaucracy moves the turn marker")
     events: list[Event] = []
-    final = state.turn >= turns(state)
     staying = []
     for ship in state.ships:
         if final or ship.crates >= ship_card(state, ship).minimum:
@@ -181,9 +194,18 @@ def bureaucracy(state: State, action: Action) -> tuple[State, list[Event]]:
             events += scored
         else:
             staying.append(ship)
-    state = replace(state, ships=tuple(staying))
-    if final:
-        return finish(state, events)
+    return replace(state, ships=tuple(staying)), events
+
+
+def score_game(state: State, action: Action) -> tuple[State, list[Event]]:
+    """The last turn's bureaucracy: every ship still in orbit is scored, full or not, and the game ends. Nothing
+    moves on the board, so the table declares it on a phone."""
+    state, events = _ships_leave(state, action, final=True)
+    return finish(state, events)
+
+
+def bureaucracy(state: State, action: Action) -> tuple[State, list[Event]]:
+    state, events = _ships_leave(state, action, final=False)
     state, drawn = draws.fill_ships(state)
     events += drawn
     state, drawn = draws.fill_pool(state)
@@ -205,7 +227,7 @@ def finish(state: State, events: list[Event]) -> tuple[State, list[Event]]:
     best = max(final_key(state, p) for p in state.players)
     winners = tuple(p for p in state.players if final_key(state, p) == best)
     names = " and ".join(who(p) for p in winners)
-    reason = f"{names} {'wins' if len(winners) == 1 else 'share the win'} with {vp(best[0])} and {best[1]} credits"
+    reason = f"{names} {'wins' if len(winners) == 1 else 'share the win'} with {vp(best[0])} and {money(best[1])}"
     state = replace(state, stage="over", winners=winners, reason=reason)
     events.append(Event("game-over", f"The game is over: {reason}.", {"winners": list(winners)}))
     return state, events

@@ -47,7 +47,6 @@ def needs_card(ship_name: str, ship: Ship) -> None:
 
 
 def spend_card(state: State, name: str) -> State:
-    """Discard one of a ship's action cards for a special action, and count it for the end of the game."""
+    """Discard one of a ship's action cards for a special action."""
     ship = state.ships[name]
-    state = with_ship(state, name, replace(ship, cards=ship.cards - 1))
-    return replace(state, cards_played_this_round=state.cards_played_this_round + 1)
+    return with_ship(state, name, replace(ship, cards=ship.cards - 1))

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from companion.boards import trajectory as geometry
+from companion.codec import Maybe, text, whole
 from companion.rules.engine import (
     Action,
     Event,
@@ -23,6 +24,7 @@ from companion.rules.rng import Rng
 from companion.rules.trajectory import movement, rounds, ship_actions, specials
 from companion.rules.trajectory.state import (
     ACTION_CARDS_PER_PILE,
+    BLANK,
     GOODS,
     HABITATS_NEEDED,
     INFESTED_ALLOWED,
@@ -31,13 +33,17 @@ from companion.rules.trajectory.state import (
     OUTFITS,
     PLANET_ORBIT,
     PLANETS,
+    RESOURCES,
+    SEARCH_FINDS,
     Hold,
     Options,
     Pile,
     Ship,
     State,
     capacity,
+    free_slots,
     pile_size,
+    sector_shows,
     station_at,
     supply_left,
 )
@@ -49,6 +55,7 @@ HANDLERS: dict[str, Handler] = {
     "draw": rounds.draw,
     "move_infestors": rounds.move_infestors,
     "end_turn": rounds.end_turn,
+    "concede": rounds.concede,
     "orbit": rounds.orbit,
     "move": ship_actions.move,
     "outfit": ship_actions.outfit,
@@ -66,6 +73,31 @@ HANDLERS: dict[str, Handler] = {
     "destroy": specials.destroy,
     "boost": specials.boost,
 }
+# Each action's arguments (engine.Game.actions): amounts are bounded whole numbers, names short strings.
+NAME = text()
+AMOUNT = Maybe(whole(1))
+ARGS: dict[str, dict[str, Any]] = {
+    "draw": {"card": Maybe(Literal["action", "infestor"]), "infestor": Maybe(NAME)},
+    "move_infestors": {},
+    "end_turn": {},
+    "concede": {},
+    "orbit": {},
+    "move": {"to": NAME},
+    "outfit": {"class": NAME},
+    "refit": {"ship": Maybe(NAME), "class": NAME},
+    "refuel": {"amount": AMOUNT},
+    "load": {"count": AMOUNT},
+    "deliver": {},
+    "transfer": {"from": NAME, "to": NAME, **{good: AMOUNT for good in (*GOODS, "cards")}},
+    "dump": {good: AMOUNT for good in (*RESOURCES, "provisions")},
+    "search": {"spin": Maybe(NAME)},
+    "extract": {},
+    "build": {"station": NAME},
+    "upgrade": {"station": NAME},
+    "disassemble": {},
+    "destroy": {"infestor": NAME},
+    "boost": {"to": NAME},
+}
 
 
 class Trajectory(Game[State]):
@@ -75,6 +107,14 @@ class Trajectory(Game[State]):
     max_players = 6
     state_type = State
     board_moves = frozenset({"move", "boost", "move_infestors", "orbit"})
+    # Kept by games saved before the end of the game stopped counting rounds without a card played.
+    _RETIRED = frozenset({"pile_empty_at_round_start", "cards_played_this_round"})
+
+    def state_from_json(self, data: Any) -> State:
+        if isinstance(data, dict):
+            data = {key: value for key, value in data.items() if key not in self._RETIRED}
+        return super().state_from_json(data)
+    actions = ARGS
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)
@@ -207,6 +247,11 @@ def _validate(players: Sequence[str], opts: Options) -> None:
         raise SetupError("options.slots: a ship mat needs at least 1 slot (and no negative extra slots)")
     if not opts.spinner:
         raise SetupError("options.spinner: the spinner needs at least one sector")
+    for n, sector in enumerate(opts.spinner):
+        shows = sector_shows(sector)
+        if any(r not in SEARCH_FINDS.values() for r in shows) or len(set(shows)) != len(shows):
+            raise SetupError(f"options.spinner[{n}]: {sector!r} is no sector: name metal, helium or ice, two joined "
+                             f"by '+' (ice+helium), or {BLANK!r}")
     for planet, space in (opts.planets or {}).items():
         if planet not in PLANET_ORBIT:
             raise SetupError(f"options.planets: no planet {planet!r} (planets: {', '.join(PLANETS)})")
@@ -237,6 +282,7 @@ def _candidates(state: State) -> Iterator[Action]:
     name = state.turn.ship
     ship = state.ships[name]
     yield make("end_turn")
+    yield make("concede")
     for site in movement.destinations(ship.site):
         yield make("move", to=site)
         yield make("boost", to=site)
@@ -245,7 +291,9 @@ def _candidates(state: State) -> Iterator[Action]:
         for other, other_ship in state.ships.items():
             if other_ship.site == ship.site:
                 yield make("refit", ship=other, **{"class": outfit})
-    yield make("refuel")
+    # Every amount, a full mat included, named: a phone offers partial refuels, and each choice reads as its amount.
+    for amount in range(1, free_slots(ship, state.options) + 1):
+        yield make("refuel", amount=amount)
     for count in range(1, 7):
         yield make("load", count=count)
     yield make("deliver")

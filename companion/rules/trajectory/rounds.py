@@ -14,8 +14,10 @@ from companion.rules.trajectory.state import (
     Pile,
     State,
     Turn,
+    in_play,
     pile_size,
     station_at,
+    supply_left,
     with_ship,
 )
 from companion.rules.trajectory.text import a, plural, where, who
@@ -148,13 +150,30 @@ def end_turn(state: State, action: Action) -> Result:
         raise IllegalAction(f"{who(turn.ship)} must draw a card before ending the turn")
     index = state.players.index(turn.ship)
     events = [Event("turn-ended", f"{who(turn.ship)} ends the turn.", {"ship": turn.ship})]
-    if pile_size(state) == 0 and not any(ship.cards for ship in state.ships.values()):
-        return finish(state, "lost", "the draw pile is gone and every action card has been used"), events
+    if pile_size(state) == 0 and not any(ship.cards for ship in state.ships.values()) and not deliveries_can_win(state):
+        reason = "the draw pile is gone, every action card has been used, and deliveries alone cannot win"
+        return finish(state, "lost", reason), events
     if index + 1 < len(state.players):
         return start_turn(state, index + 1), events
-    if state.pile_empty_at_round_start and state.cards_played_this_round == 0:
-        return finish(state, "lost", "a whole round passed with the draw pile gone and no action card played"), events
     return replace(state, stage="orbit", turn=None), events
+
+
+def deliveries_can_win(state: State) -> bool:
+    """Whether delivering provisions, which takes no card, could still win: enough habitats are built, and enough
+    crates are left (aboard ships, in storage rings, or at home) to provision those still waiting for one."""
+    habitats = [s for s in state.stations if s.kind == "habitat"]
+    ready = sum(1 for s in habitats if s.provisioned)
+    crates = supply_left(state, "provisions") + in_play(state, "provisions")
+    return ready + min(len(habitats) - ready, crates) >= HABITATS_NEEDED[state.options.difficulty]
+
+
+def concede(state: State, action: Action) -> Result:
+    """The table gives up: with cards in hand the game could otherwise go on as long as the players hold them."""
+    if state.stage == "over":
+        raise IllegalAction("the game is over")
+    ship = state.turn.ship if state.turn else None
+    text = f"{who(ship)} concedes for the table." if ship else "The table concedes."
+    return finish(state, "lost", "the players gave up"), [Event("conceded", text, {"ship": ship})]
 
 
 def orbit(state: State, action: Action) -> Result:
@@ -167,8 +186,6 @@ def orbit(state: State, action: Action) -> Result:
         stations=tuple(replace(s, site=advance(s.site)) for s in state.stations),
         infestors=tuple(replace(i, site=advance(i.site)) for i in state.infestors),
         round=state.round + 1,
-        pile_empty_at_round_start=pile_size(state) == 0,
-        cards_played_this_round=0,
     )
     events = [
         Event(

@@ -17,6 +17,7 @@ from companion.rules.trajectory.state import (
     Station,
     free_slots,
     planet_at,
+    sector_shows,
     station_at,
     supply_left,
     with_ship,
@@ -70,15 +71,26 @@ def search(state: State, action: Action) -> Result:
     rng = state.rng
     if spin is None:
         spin, rng = rng.choice(state.options.spinner)
-    elif spin not in state.options.spinner:
-        raise IllegalAction(f"the spinner has no {spin!r} (it shows {', '.join(state.options.spinner)})")
+    else:
+        spin = _sector(state, spin)
     state = spend_card(replace(state, rng=rng), name)
-    if spin != find:
-        text = f"{who(name)} searches {where(ship.site)} for {find}: the spinner shows {spin}, nothing found."
+    shows = sector_shows(spin)
+    if find not in shows:
+        seen = " and ".join(shows) or "a blank sector"
+        text = f"{who(name)} searches {where(ship.site)} for {find}: the spinner shows {seen}, nothing found."
         return state, [Event("searched", text, {"ship": name, "spin": spin, "found": None})]
     state = _gain_one(state, name, find)
     text = f"{who(name)} searches {where(ship.site)} for {find} and finds some: 1 {find} aboard."
     return state, [Event("searched", text, {"ship": name, "spin": spin, "found": find})]
+
+
+def _sector(state: State, spin: object) -> str:
+    """The spinner's sector a table declares, named as the options name it (resources in either order)."""
+    sectors = {frozenset(sector_shows(s)): s for s in state.options.spinner}
+    if isinstance(spin, str) and frozenset(sector_shows(spin)) in sectors:
+        return sectors[frozenset(sector_shows(spin))]
+    names = ", ".join(dict.fromkeys(sectors.values()))
+    raise IllegalAction(f"the spinner has no sector {spin!r} (its sectors: {names})")
 
 
 def extract(state: State, action: Action) -> Result:

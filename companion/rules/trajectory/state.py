@@ -16,6 +16,17 @@ PLANETS = ("metal", "home", "helium", "ice")
 PLANET_ORBIT = {"metal": 1, "home": 2, "helium": 3, "ice": 4}
 # What a miner finds searching empty space on each orbit (orbit 2, home's, holds nothing).
 SEARCH_FINDS = {1: "metal", 3: "helium", 4: "ice"}
+BLANK = "blank"
+# The author's spinner: 12 sectors; ice shows on 8, helium on 6, metal on 3, six show two resources, one is blank.
+SPINNER = (
+    "ice+helium", "ice+metal", "helium", "ice", "ice+helium", "metal",
+    "ice+helium", "ice", "helium", "ice+metal", "ice+helium", BLANK,
+)  # fmt: skip
+
+
+def sector_shows(sector: str) -> tuple[str, ...]:
+    """The resources a spinner sector shows ("ice+helium": ice and helium; "blank": none)."""
+    return () if sector == BLANK else tuple(sector.split("+"))
 # What a miner extracts from each planet.
 EXTRACTS = {"metal": "metal", "helium": "helium", "ice": "ice"}
 RESOURCES = ("metal", "helium", "ice")
@@ -47,8 +58,9 @@ class Options:
     # Fuel/cargo slots on a ship mat's regular side, and the extra slots on its heavy-lift side.
     slots: int = 8
     heavy_lift_extra_slots: int = 8
-    # The resource spinner's sectors, equally likely.
-    spinner: tuple[str, ...] = ("metal", "helium", "ice")
+    # The resource spinner's sectors, equally likely, in order round the wheel: each names what it shows, one
+    # resource, two joined by "+", or "blank". The default is the author's spinner (docs/rules/trajectory.md).
+    spinner: tuple[str, ...] = SPINNER
     # Planet positions as space numbers on their orbits, for a table that placed its planets itself.
     planets: dict[str, int] | None = None
 
@@ -146,9 +158,6 @@ class State:
     deck: tuple[Pile, ...]
     infestor_cards: dict[str, int]
     rng: Rng
-    # For the end once the draw pile is gone: was it empty when this round began, and were cards played since?
-    pile_empty_at_round_start: bool = False
-    cards_played_this_round: int = 0
     result: Literal["won", "lost"] | None = None
     reason: str = ""
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from companion.rules.trajectory.movement import board
+from companion.rules.words import a as a
+from companion.rules.words import plural as plural
 
 OUTFIT_NAMES = {
     "none": "no class",
@@ -19,16 +21,6 @@ STATION_NAMES = {
     "refit": "refit station",
     "habitat": "orbital habitat",
 }
-
-
-def a(noun: str) -> str:
-    """The noun with its indefinite article: "a miner", "an engineer"."""
-    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
-
-
-def plural(n: int, noun: str) -> str:
-    """ "1 free slot", "3 free slots"."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def who(ship: str) -> str:

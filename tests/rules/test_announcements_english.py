@@ -1,0 +1,103 @@
+"""Announcements read as English: whole games of all five games, every announcement and prompt checked for the
+article before a vowel sound ("a agent"), a singular count with a plural noun ("1 credits") and the reverse
+("3 credit"). ORBIT's games are its recorded whole games (tests/scenarios/orbit/whole_game_*.json) replayed, as random
+play rarely finishes a race; the others are played to their end by the twin's scripted players."""
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from companion.rules import Action, load
+from companion.rules.words import a, plural
+from companion.sim.players import scripted_action
+
+SCENARIOS = Path(__file__).parents[1] / "scenarios"
+GAMES = {
+    "trajectory": (["red", "blue", "green"], {}, (1, 2)),
+    "dakalio": (["red", "blue"], {}, (1, 2)),
+    "orbital_battle": (["red", "blue"], {"turn_limit": 3}, (1,)),
+    "periorbis": (["orange", "green", "blue"], {"length": "short"}, (1, 2)),
+}
+# Words a number may label rather than count ("player 1 moves", "planet 1 hex 0402", "turn 1 begins").
+LABELS = {"player", "planet", "turn", "row", "slot", "ring", "orbit", "pile", "deck", "game", "employee", "round",
+          "disc", "level", "card", "ship", "hex", "seat", "position", "step", "phase", "drive", "track", "base"}
+COUNTED = ("credit", "crate", "card", "employee", "point", "victory point", "unit", "ship", "hex", "cube", "step",
+           "position", "planet", "slot", "infestor", "station", "marker", "token", "die", "turn", "hexe")
+ARTICLE = re.compile(r"\b([Aa]n?) ([A-Za-z][\w-]*)")
+VERBS = ("is", "has", "was", "does", "goes", "moves", "plus")
+ONE_MANY = re.compile(r"(\w+ )?\b1 ((?:build |victory |energy |action |agent bonus )?[a-z]+s)\b")
+MANY_ONE = re.compile(r"(\w+ )?\b(0|[2-9]|\d\d+) (" + "|".join(COUNTED) + r")\b(?!s)")
+
+
+def problems(text: str) -> list[str]:
+    found = []
+    for m in ARTICLE.finditer(text):
+        if a(m.group(2)).split(" ")[0] != m.group(1).lower():
+            found.append(m.group(0))
+    for m in ONE_MANY.finditer(text):
+        before = (m.group(1) or "").strip().lower()
+        if before not in LABELS and m.group(2).split(" ")[0] not in VERBS:
+            found.append(m.group(0)[len(m.group(1) or ""):])
+    for m in MANY_ONE.finditer(text):
+        before = (m.group(1) or "").strip().lower()
+        if before not in LABELS and not text[m.end():].startswith(("-", "'")):
+            found.append(m.group(0)[len(m.group(1) or ""):])
+    return found
+
+
+def test_the_checker_catches_what_it_is_for():
+    assert problems("Red hires card 3, a agent, for 1 credits.") == ["a agent", "1 credits"]
+    assert problems("Blue earns 1 build points, an unit, 3 credit.") == ["an unit", "1 build points", "3 credit"]
+    assert problems("Player 1 moves; an engineer and a unit; 1 credit; 2 credits; planet 1 hex 0402.") == []
+    assert plural(1, "credit") == "1 credit" and plural(2, "hex") == "2 hexes" and a("HQ") == "an HQ"
+
+
+def _texts(game, state, events) -> list[str]:
+    return [e.text for e in events] + [game.phase(state).prompt]
+
+
+def _played(name: str, seed: int) -> list[str]:
+    players, options, _ = GAMES[name]
+    game = load(name)
+    state = game.setup(players, options, seed)
+    rng = random.Random(seed)
+    texts = [game.phase(state).prompt]
+    for _ in range(4000):
+        if game.outcome(state) is not None:
+            break
+        state, events = game.apply(state, scripted_action(game, state, rng))
+        texts += _texts(game, state, events)
+    assert game.outcome(state) is not None, f"{name} did not end"
+    return texts
+
+
+def _replayed(path: Path) -> list[str]:
+    scenario = json.loads(path.read_text())
+    game = load(scenario["game"])
+    state = game.setup(scenario["players"], scenario.get("options", {}), scenario.get("seed", 0))
+    texts = [game.phase(state).prompt]
+    for step in scenario["steps"]:
+        if "action" in step and "illegal" not in step:
+            state, events = game.apply(state, Action.from_json(step["action"]))
+            texts += _texts(game, state, events)
+    return texts
+
+
+CASES = [(name, seed) for name, (_, _, seeds) in GAMES.items() for seed in seeds]
+
+
+@pytest.mark.parametrize(("name", "seed"), CASES)
+def test_whole_games_announce_in_english(name, seed):
+    texts = _played(name, seed)
+    bad = sorted({f"{p!r} in {t!r}" for t in texts for p in problems(t)})
+    assert not bad, "\n".join(bad[:20])
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("orbit/whole_game_*.json")), ids=lambda p: p.stem)
+def test_whole_orbit_games_announce_in_english(path):
+    texts = _replayed(path)
+    bad = sorted({f"{p!r} in {t!r}" for t in texts for p in problems(t)})
+    assert not bad, "\n".join(bad[:20])
