@@ -103,3 +103,21 @@ def test_the_twins_warnings_and_questions_use_names(game, tmp_path):
     bad = {text: leaks(text, site_ids) for text in shown if leaks(text, site_ids)}
     assert twin.stats.illegal_tried > 0
     assert not bad, "\n".join(f"{text}  <- {found}" for text, found in list(bad.items())[:25])
+
+
+def test_the_stream_and_the_log_hand_out_the_sentences_in_words(tmp_path):
+    """An ORBIT card played: its announcement names no card id, live, in the log and in a replayed page alike."""
+    from companion.table.session import Session
+    from companion.table.store import Store
+    from companion.web.table import Table
+
+    session = Session.start(Store(tmp_path / "t.db"), "orbit", ["red", "green"], {}, 1)
+    table = Table(session, token="t")
+    card = next(iter(session.game.legal_actions(session.state)))
+    entry = session.submit(card, "phone", "red")
+    assert "card c" in entry.events[0]["text"]  # the engine's own sentence, kept in the log as it was
+    shown = table.entry_json(entry)["events"][0]["text"]
+    assert shown.startswith("Red plays a card: ") and not leaks(shown, ids_of("orbit"))
+    assert [e["events"] for e in table.entries()][-1][0]["text"] == shown
+    _, _, replayed = table.replay_page(0, 50)
+    assert b"card c" not in replayed and shown.encode() in replayed
