@@ -11,7 +11,8 @@ from companion import __version__
 from companion.errors import UserError
 
 # Modules under companion.cli, each adding its commands; heavy imports stay inside their handlers.
-COMMANDS = ("demo", "serve", "data", "tls", "scenario", "bench", "printables", "vision", "calibrate", "firmware", "grid")
+COMMANDS = ("demo", "serve", "data", "tls", "token", "scenario", "bench", "printables", "vision", "calibrate",
+            "firmware", "grid")
 
 
 def build_parser() -> argparse.ArgumentParser:

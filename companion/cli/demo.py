@@ -15,13 +15,13 @@ from typing import Any
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("demo", help="watch scripted players play a whole game on a simulated board")
     parser.add_argument("--game", default="trajectory", help="which game (default trajectory)")
-    parser.add_argument("--players", type=int, default=3, help="how many players (default 3)")
+    parser.add_argument("--players", type=int, help="how many players (default 3, or the nearest count the game takes)")
     parser.add_argument("--seed", type=int, default=1, help="the game's seed (default 1)")
     parser.add_argument(
         "--speed",
         type=float,
-        default=4.0,
-        help="actions a second at most (default 4; 0 plays as fast as the board settles)",
+        default=1.0,
+        help="actions a second at most (default 1, a pace people can follow; 0 plays as fast as the board settles)",
     )
     parser.add_argument(
         "--grid", default="virtual", help="virtual (default) or simavr: the real firmware in the simulator"
@@ -51,6 +51,11 @@ def _run(args: argparse.Namespace) -> int:
     from companion.errors import UserError
     from companion.sim.table_setup import make_twin
 
+    if args.players is None:  # three where the game takes three, else the nearest count it takes (Dakalio: two)
+        from companion.rules import load, names
+
+        engine = load(args.game) if args.game in names() else None
+        args.players = 3 if engine is None else min(max(3, engine.min_players), engine.max_players)
     if args.speed < 0:
         raise UserError("demo: --speed must be 0 or more")
     if not 0 <= args.port <= 65535:
@@ -105,6 +110,7 @@ def _report(twin: Any, stats: Any) -> int:
 
 def _serve(twin: Any, args: argparse.Namespace) -> int:
     from companion.table.loop import TableLoop
+    from companion.table.token import token_file
     from companion.web.serve import serve
     from companion.web.table import Table
 
@@ -130,6 +136,7 @@ def _serve(twin: Any, args: argparse.Namespace) -> int:
         sensors=lambda: _sensors(twin, args.grid),
         camera=twin_camera(twin.session.record.game, args.seed, lambda: table.session, twin.session.record.options),
         grid=_twin_grid(twin),
+        token_path=token_file(twin.session.store.path),
     )
     table.on_new_game(on_new_game)
     twin.calibrating = lambda: _walked_site(table)

@@ -69,6 +69,7 @@ def _web_table(live: Any) -> Any:
     """The phone page's view of the live table: its game, its loop, its senses and its camera."""
     from companion.sensing.vision import Vision
     from companion.table.datasets import DataSets, data_folder
+    from companion.table.token import token_file
     from companion.web.calibration import CameraFeed
     from companion.web.errors import BadInput
     from companion.web.table import Table
@@ -89,6 +90,7 @@ def _web_table(live: Any) -> Any:
     table = Table(
         live.session, live.loop, make_loop=make_loop, sensors=live.senses.status, board=lambda game: live.board,
         camera=camera, grid=live.table_grid(), datasets=DataSets(data_folder(live.config.db)),
+        token_path=token_file(live.config.db),
     )  # fmt: skip
     live.senses.on_change = lambda: table.publish_sensors()
     return table

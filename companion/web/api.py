@@ -7,16 +7,16 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from companion.rules import Action, load, names
+from companion.table.store import StoreError
 from companion.web.boardmap import board_json
 from companion.web.body import field, json_body
 from companion.web.calibration import snapshot_jpeg
 from companion.web.context import table
 from companion.web.errors import BadInput
 from companion.web.guard import check_token, requires_token
-from companion.web.inputs import board_inputs, phone_inputs
+from companion.web.inputs import inputs as legal_inputs
 from companion.web.join import join_url, qr_svg
 from companion.web.options import option_fields
-from companion.web.table import entry_json
 from companion.web.trust import https_port, plain_base
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -30,12 +30,20 @@ def _actor(data: dict[str, Any]) -> str | None:
     return actor
 
 
+def _turn(actor: str | None) -> None:
+    """A phone acts for its own seat: on another seat's turn it may not act (the table's own phases are anyone's)."""
+    session = table().session
+    due = session.game.phase(session.state).actor
+    if actor is not None and due is not None and actor != due:
+        raise BadInput(f"it is {due.capitalize()}'s turn: {actor.capitalize()}'s phone cannot act for them", 409)
+
+
 def _action(data: dict[str, Any]) -> Action:
     return table().session.game.decode_action(field(data, "action", dict))
 
 
 def _done(entry: Any) -> Response:
-    return jsonify(entry=entry_json(entry), state=table().state())
+    return jsonify(entry=table().entry_json(entry), state=table().state())
 
 
 @api.get("/state")
@@ -70,11 +78,40 @@ def board() -> Response:
 
 @api.get("/inputs")
 def inputs() -> Response:
+    """Every legal action now, split into declared inputs (phone) and board moves (board), each with its sentence,
+    the sites it changes and its arguments in words."""
     session = table().session
     game, current = session.game, session.state
+    listed = legal_inputs(game, current, table().words())
     return jsonify(
-        actor=game.phase(current).actor, phone=phone_inputs(game, current), board=board_inputs(game, current)
+        actor=game.phase(current).actor,
+        phone=[item for item in listed if not item["board"]],
+        board=[item for item in listed if item["board"]],
     )
+
+
+@api.get("/history")
+def history() -> Response:
+    """The latest games of this table, newest first, each with its result and every seat's books at its end."""
+    return jsonify(games=table().history())
+
+
+@api.get("/export")
+def export() -> Response:
+    """A whole game as JSON (its setup, every log entry, the actions and the final state), as a file to keep."""
+    try:
+        game_id = int(request.args.get("game", table().session.record.id))
+        session = table().past_game(game_id)
+    except ValueError:
+        raise BadInput("game must be a whole number") from None
+    except StoreError:
+        raise BadInput("game: no such game in this table's log", 404) from None
+    try:
+        response = jsonify(session.export())
+    finally:
+        session.store.close()
+    response.headers["Content-Disposition"] = f'attachment; filename="orrery-{session.record.game}-{game_id}.json"'
+    return response
 
 
 @api.get("/games")
@@ -113,6 +150,7 @@ def new_game() -> tuple[Response, int]:
 def act() -> Response:
     data = json_body()
     action, actor = _action(data), _actor(data)
+    _turn(actor)
     return _done(table().session.submit(action, "phone", actor))
 
 
@@ -132,6 +170,7 @@ def choose() -> Response:
 def override() -> Response:
     data = json_body()
     action, actor = _action(data), _actor(data)
+    _turn(actor)
     return _done(table().override(action, actor))
 
 
@@ -156,6 +195,29 @@ def qr() -> Response:
         check_token()
     url = join_url(plain_base(request), None if watch else table().token)
     return jsonify(url=url, svg=qr_svg(url), watch=watch)
+
+
+@api.post("/seat")
+@requires_token
+def seat() -> Response:
+    """A player's name beside a seat's colour (an empty name takes it away)."""
+    data = json_body()
+    seat_name, name = field(data, "seat", str), field(data, "name", str).strip()
+    if seat_name not in table().session.record.players:
+        raise BadInput(f"seat: {seat_name!r} is not a seat at this table")
+    if len(name) > 24 or any(not ch.isprintable() for ch in name):
+        raise BadInput("name: at most 24 printable characters")
+    table().name_seat(seat_name, name)
+    return jsonify(table().state())
+
+
+@api.post("/token")
+@requires_token
+def rotate_token() -> Response:
+    """A new table token (the host's button): every other phone must scan the new QR code to act again."""
+    token = table().rotate_token()
+    url = join_url(plain_base(request), token)
+    return jsonify(token=token, url=url, svg=qr_svg(url))
 
 
 @api.get("/calibration/snapshot.jpg")

@@ -1,39 +1,71 @@
-"""What a phone can do now: the legal actions the board cannot show (declared inputs), and the board moves that an
-override may accept, each labelled with the sentence its events would announce."""
+"""What a phone can do now: every legal action, labelled with the sentence applying it would announce, with what it
+does to the board (the sites a piece leaves and the sites a piece arrives on, so that the map can offer a piece's
+moves) and its arguments in words (so that the page can pick one step at a time: a unit, then a hex)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from companion.rules import Action, Game
+from companion.web.words import Words
 
 
-def _label(game: Game, state: Any, action: Action, chance: bool) -> str:
-    if chance:
-        # Applying it would draw from the state's generator: its sentence would give the result away.
-        return f"{action.type.replace('_', ' ').capitalize()}: the companion draws, rolls or spins for the table."
-    _, events = game.apply(state, action)
-    return " ".join(event.text for event in events) or str(action)
+def _changes(before: dict[str, Any], after: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
+    """The sites a piece leaves, the sites a piece arrives on, and the pieces that go or come."""
+    left, arrived, pieces = [], [], []
+    for site in sorted(set(before) | set(after)):
+        old, new = list(before.get(site, ())), list(after.get(site, ()))
+        gone = [p for p in old if p not in new or old.count(p) > new.count(p)]
+        came = [p for p in new if p not in old or new.count(p) > old.count(p)]
+        if gone:
+            left.append(site)
+        if came:
+            arrived.append(site)
+        pieces += [p for p in gone + came if p not in pieces]
+    return left, arrived, pieces
 
 
-def _listed(game: Game, state: Any, board: bool) -> list[dict[str, Any]]:
-    actions = [a for a in game.legal_actions(state) if (a.type in game.board_moves) == board]
+def _steps(action: Action, words: Words) -> list[list[Any]]:
+    """[name, value, words] per argument; a list argument (two dice) gives one step per element."""
+    steps: list[list[Any]] = []
+    for key, value in action.args:
+        if isinstance(value, (list, tuple)):
+            steps += [[f"{words.key(key)} {i + 1}", v, words.value(v)] for i, v in enumerate(value)]
+        else:
+            steps.append([words.key(key), value, words.value(value)])
+    return steps
+
+
+def inputs(game: Game, state: Any, words: Words) -> list[dict[str, Any]]:
+    """Every legal action for the page: type, action, label, board (a board move), chance, from, to, pieces, steps."""
+    actions = list(game.legal_actions(state))
     with_args = {a.type for a in actions if a.args}
-    return [
-        {
-            "type": action.type,
-            "action": action.to_json(),
-            "label": _label(game, state, action, chance=not action.args and action.type in with_args),
-        }
-        for action in actions
-    ]
-
-
-def phone_inputs(game: Game, state: Any) -> list[dict[str, Any]]:
-    """Declared inputs: the legal actions whose type is not a board move (a card drawn, a trade, the end of a turn)."""
-    return _listed(game, state, board=False)
-
-
-def board_inputs(game: Game, state: Any) -> list[dict[str, Any]]:
-    """The legal board moves, for a player who overrides a mismatch: "accept this move although the board differs"."""
-    return _listed(game, state, board=True)
+    before = game.layout(state)
+    listed = []
+    for action in actions:
+        chance = not action.args and action.type in with_args
+        left: list[str] = []
+        arrived: list[str] = []
+        pieces: list[str] = []
+        if chance:
+            # Applying it would draw from the state's generator: its sentence would give the result away.
+            label = f"{words.key(action.type)}: the companion draws, rolls or spins for the table."
+        else:
+            after, events = game.apply(state, action)
+            label = words.text(" ".join(event.text for event in events)) or words.key(action.type)
+            left, arrived, pieces = _changes(before, game.layout(after))
+        listed.append(
+            {
+                "type": action.type,
+                "title": words.key(action.type),
+                "action": action.to_json(),
+                "label": label,
+                "board": action.type in game.board_moves,
+                "chance": chance,
+                "from": left,
+                "to": arrived,
+                "pieces": [words.piece(p) for p in pieces],
+                "steps": _steps(action, words),
+            }
+        )
+    return listed

@@ -11,8 +11,10 @@ import secrets
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+from companion.atomic import write_atomically
 from companion.boards import Board, default_board
 from companion.errors import UserError
 from companion.rules import Action, SetupError
@@ -22,11 +24,15 @@ from companion.table.loop import Question, TableLoop, Warning
 from companion.table.session import Session
 from companion.table.setup_guide import SetupGuide
 from companion.table.steps import NotNow
-from companion.table.store import Entry, Store
+from companion.table.store import Entry, Store, StoreError
+from companion.table.token import KeptToken
 from companion.web import sse
+from companion.web.books import books
 from companion.web.calibration import CameraFeed
 from companion.web.hub import Hub
+from companion.web.words import Words
 
+NAMES_FILE = "seat-names.json"  # beside the table token: the players' names by seat
 LoopFactory = Callable[[Session], TableLoop | None]
 Sensors = Callable[[], dict[str, Any]]
 
@@ -62,6 +68,7 @@ class Table:
         loop: TableLoop | None = None,
         *,
         token: str | None = None,
+        token_path: Path | None = None,
         make_loop: LoopFactory | None = None,
         sensors: Sensors | None = None,
         board: Callable[[str], Board] = default_board,
@@ -72,7 +79,10 @@ class Table:
     ) -> None:
         if session.store.path == ":memory:":
             raise ValueError("the web table needs a store in a file: the streams read it on their own connections")
-        self.token = token or secrets.token_urlsafe(16)
+        # The token: given (tests), kept in a file of the table's data folder (serve, demo), or made for this run.
+        self._kept = KeptToken(token_path) if token is None and token_path is not None else None
+        self._token = token or secrets.token_urlsafe(16)
+        self.seat_names: dict[str, str] = _read_names(token_path) if self._kept is not None and token_path else {}
         self.datasets = datasets or DataSets(None)  # what a phone may name in a file option (never a path)
         self.log = session.store.identity  # in every announcement's id: a phone's position names its log
         self.hub = hub or Hub()
@@ -84,10 +94,35 @@ class Table:
         self.guide: SetupGuide | None = None  # the latest guided setup
         self._make_loop = make_loop or (lambda session: None)
         self._lock = threading.RLock()
+        self._words: dict[int, Words] = {}
         self._games: list[Callable[[Session, TableLoop | None], None]] = []
         self.session = session
         self.loop = loop
         self._attach(session, loop)
+
+    @property
+    def token(self) -> str:
+        return self._kept.value if self._kept is not None else self._token
+
+    @token.setter
+    def token(self, value: str) -> None:
+        self._kept, self._token = None, value
+
+    def name_seat(self, seat: str, name: str) -> None:
+        """The player's name beside a seat's colour, kept with the token (so across restarts) where there is a file."""
+        with self._lock:
+            names = {**self.seat_names, seat: name} if name else {k: v for k, v in self.seat_names.items() if k != seat}
+            self.seat_names = names
+            if self._kept is not None:
+                write_atomically(self._kept.path.with_name(NAMES_FILE), json.dumps(names).encode())
+        self._publish_state()
+
+    def rotate_token(self) -> str:
+        """A new token: every phone must scan the new QR code to act again."""
+        if self._kept is not None:
+            return self._kept.rotate()
+        self._token = secrets.token_urlsafe(16)
+        return self._token
 
     # Reading.
     def board(self) -> Board:
@@ -100,9 +135,36 @@ class Table:
         snapshot = session.snapshot()
         snapshot["title"] = session.game.title
         snapshot["players"] = list(session.record.players)
-        snapshot["question"] = _question(loop.question if loop else None)
-        snapshot["warning"] = _warning(loop.warning if loop else None)
+        words = self.words()
+        snapshot["books"] = books(session.record.game, snapshot["ledger"], words)
+        snapshot["seat_names"] = {seat: name for seat, name in self.seat_names.items() if seat in snapshot["players"]}
+        snapshot["names"] = {piece: words.piece(piece) for stack in snapshot["layout"].values() for piece in stack}
+        snapshot["phase"] = {**snapshot["phase"], "prompt": words.text(snapshot["phase"]["prompt"])}
+        if snapshot.get("outcome"):
+            snapshot["outcome"] = {**snapshot["outcome"], "reason": words.text(snapshot["outcome"]["reason"])}
+        snapshot["question"] = self._question(loop.question if loop else None)
+        snapshot["warning"] = self._warning(loop.warning if loop else None)
         return snapshot
+
+    def words(self, game_id: int | None = None) -> Words:
+        """The names of the game in play, or of an earlier game of the log (made once per game: a board takes some
+        milliseconds to build)."""
+        record = self.session.record
+        if game_id is not None and game_id != record.id:
+            with self.reader() as store:
+                record = store.game(game_id)
+        if record.id not in self._words:
+            if len(self._words) > 8:
+                self._words.clear()
+            self._words[record.id] = Words(self._board(record.game), record.players)
+        return self._words[record.id]
+
+    def entry_json(self, entry: Entry) -> dict[str, Any]:
+        """A log entry as the phones get it: its sentences in the words of its game."""
+        words = self.words(entry.game_id)
+        shown = entry_json(entry)
+        shown["events"] = [{**event, "text": words.text(event.get("text", ""))} for event in entry.events]
+        return shown
 
     @contextmanager
     def reader(self) -> Iterator[Store]:
@@ -115,7 +177,39 @@ class Table:
 
     def entries(self, after: int = 0, game_id: int | None = None) -> list[dict[str, Any]]:
         with self.reader() as store:
-            return [entry_json(e) for e in store.entries(game_id, after)]
+            return [self.entry_json(e) for e in store.entries(game_id, after)]
+
+    def past_game(self, game_id: int) -> Session:
+        """A game of this table's log as its log left it (on a connection of its own; StoreError: no such game)."""
+        store = Store(self.session.store.path)
+        try:
+            session = Session.resume(store, game_id)
+        except StoreError:
+            store.close()
+            raise
+        assert session is not None
+        return session
+
+    def history(self, limit: int = 12) -> list[dict[str, Any]]:
+        """The latest games of the log, newest first: who played, how it ended, and each seat's books at the end."""
+        with self.reader() as store:
+            records = store.games()[-limit:][::-1]
+        listed = []
+        for record in records:
+            session = self.past_game(record.id)
+            try:
+                outcome = session.game.outcome(session.state)
+                words = self.words(record.id)
+                listed.append({
+                    "id": record.id, "game": record.game, "title": session.game.title, "players": list(record.players),
+                    "status": record.status, "created": record.created,
+                    "result": words.text(outcome.reason) if outcome else None,
+                    "winners": list(outcome.winners) if outcome else [],
+                    "books": books(record.game, session.game.ledger(session.state), words),
+                })  # fmt: skip
+            finally:
+                session.store.close()
+        return listed
 
     def log_position(self) -> tuple[str, int]:
         """This log's identity and its last entry's id."""
@@ -132,9 +226,18 @@ class Table:
         last one's id, the messages."""
         with self.reader() as store:
             rows = store.page(after, limit)
-        messages = b"".join(sse.raw_message("entry", _stored_entry_json(row), sse.event_id(self.log, row[0]))
+        messages = b"".join(sse.raw_message("entry", self._shown(row), sse.event_id(self.log, row[0]))
                             for row in rows)  # fmt: skip
         return len(rows), rows[-1][0] if rows else after, messages
+
+    def _shown(self, row: tuple) -> str:
+        """A stored entry for the stream, its sentences in words: parsed and written again only when the words pass
+        changes something in it (most entries go out as stored)."""
+        events = row[6]
+        words = self.words(row[1])
+        if words.text(events) != events:
+            events = json.dumps([{**e, "text": words.text(e.get("text", ""))} for e in json.loads(events)])
+        return _stored_entry_json((*row[:6], events, row[7]))
 
     # Acting (the API has checked the token).
     def choose(self, question_id: int, index: int, actor: str | None) -> Entry:
@@ -175,7 +278,7 @@ class Table:
             self._attach(session, loop)
             # The game's opening note was committed by Session.start, before anyone listened: announce it now.
             for entry in store.entries(session.record.id):
-                self.hub.announce(entry.id, entry_json(entry), self.log)
+                self.hub.announce(entry.id, self.entry_json(entry), self.log)
             for listener in list(self._games):
                 listener(session, loop)
         self._publish_state()
@@ -283,43 +386,55 @@ class Table:
 
             def on_question(question: Question) -> None:
                 before_q(question)
-                self.hub.transient("question", _question(question))
+                self.hub.transient("question", self._question(question))
 
             def on_warning(warning: Warning | None) -> None:
                 before_w(warning)
-                self.hub.transient("warning", _warning(warning))
+                self.hub.transient("warning", self._warning(warning))
 
             loop.on_question, loop.on_warning = on_question, on_warning
-        self.hub.transient("question", _question(loop.question if loop else None))
-        self.hub.transient("warning", _warning(loop.warning if loop else None))
+        self.hub.transient("question", self._question(loop.question if loop else None))
+        self.hub.transient("warning", self._warning(loop.warning if loop else None))
         self._publish_state()
 
     def _on_entry(self, entry: Entry) -> None:
         # Called by the session after the commit, in the thread that made the change.
-        self.hub.announce(entry.id, entry_json(entry), self.log, state=self.state())
+        self.hub.announce(entry.id, self.entry_json(entry), self.log, state=self.state())
 
     def _on_storage(self, failure: str | None) -> None:
         """The log could not be saved (or can be again): every phone is told at once, as a warning."""
         if failure is None:
             loop = self.loop
-            self.hub.transient("warning", _warning(loop.warning if loop else None))
+            self.hub.transient("warning", self._warning(loop.warning if loop else None))
         else:
             self.hub.transient("warning", {"text": "The table cannot save: moves are paused.",
                                            "advice": [f"The game's log cannot be written: {failure}. Moves wait "
                                                       "until it can be; nothing announced is lost."], "sites": []})
         self._publish_state()
 
+    def _question(self, question: Question | None) -> dict[str, Any] | None:
+        if question is None:
+            return None
+        words = self.words()
+        return {"id": question.id, "choices": [words.text(text) for text in question.texts]}
+
+    def _warning(self, warning: Warning | None) -> dict[str, Any] | None:
+        if warning is None:
+            return None
+        words = self.words()
+        return {"text": words.text(warning.text), "advice": [words.text(text) for text in warning.advice],
+                "sites": list(warning.sites)}  # fmt: skip
+
     def _publish_state(self) -> None:
         self.hub.transient("state", self.state())
 
 
-def _question(question: Question | None) -> dict[str, Any] | None:
-    if question is None:
-        return None
-    return {"id": question.id, "choices": list(question.texts)}
+def _read_names(token_path: Path) -> dict[str, str]:
+    try:
+        names = json.loads(token_path.with_name(NAMES_FILE).read_text())
+    except (OSError, ValueError):
+        return {}  # none yet, or a damaged file: the players give their names again
+    return {str(k): str(v) for k, v in names.items()} if isinstance(names, dict) else {}
 
 
-def _warning(warning: Warning | None) -> dict[str, Any] | None:
-    if warning is None:
-        return None
-    return {"text": warning.text, "advice": list(warning.advice), "sites": list(warning.sites)}
+

@@ -34,16 +34,25 @@ def join(page: Page, served, seat: str = "blue") -> None:
 
 
 def test_a_player_joins_by_the_qr_address_and_chooses_a_seat(page, served):
-    join(page, served, "blue")
-    expect(page.locator("#seat")).to_have_text("blue")
+    join(page, served, "red")
+    expect(page.locator("#seat")).to_have_text("red")
     assert "t=" not in page.url  # the token left the address bar (and any screenshot of it)
     assert page.evaluate("localStorage.getItem('orrery.token')") == TOKEN
     expect(page.locator("#controls")).to_be_visible()
+    expect(page.locator("#your-turn")).to_be_visible()
     expect(page.locator("#primary button", has_text="Red ends the turn.")).to_be_visible()
     page.click("#primary button")
     expect(page.locator("#prompt")).to_have_text("Blue: draw a card.")
+    expect(page.locator("#your-turn")).to_be_hidden()
+    expect(page.locator("#not-yours")).to_have_text("Blue's turn: your phone acts on yours.")
     entry = served.get("/api/log")["entries"][-1]
-    assert (entry["action"], entry["actor"], entry["source"]) == ({"type": "end_turn"}, "blue", "phone")
+    assert (entry["action"], entry["actor"], entry["source"]) == ({"type": "end_turn"}, "red", "phone")
+
+
+def test_a_phone_cannot_act_for_another_seat(served):
+    status, answer = served.post("/api/act", {"action": {"type": "end_turn"}, "actor": "blue"})
+    assert status == 409 and answer["error"] == "it is Red's turn: Blue's phone cannot act for them"
+    assert served.session.actions[-1] == Action.make("draw", card="action")
 
 
 def test_a_move_is_on_the_page_within_100_ms_of_the_server_sending_it(page, served):

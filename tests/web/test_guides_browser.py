@@ -163,6 +163,8 @@ def test_a_new_game_is_set_out_piece_by_piece_as_the_sensors_see_it(browser, gri
         page.select_option("#setup-game", "trajectory")
         page.fill("#setup-seed", "3")
         page.click("#setup-start")
+        expect(page.locator("#confirm-title")).to_have_text("Start a new game?")  # the game in play stops
+        page.click("#confirm-yes")
         expect(page.locator("#guide-title")).to_have_text("Setting out the pieces")
         order = [tuple(step) for step in served.get("/api/setup")["order"]]
         layout = served.session.game.layout(served.session.state)

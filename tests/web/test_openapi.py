@@ -89,6 +89,10 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     for path in ("/api/state", "/api/ledger", "/api/board", "/api/inputs", "/api/games", "/api/calibration/grid"):
         call(path, path)
     call("/api/log", "/api/log?after=1")
+    call("/api/history", "/api/history")
+    call("/api/export", "/api/export")
+    call("/api/export", "/api/export?game=x", expect=400)
+    call("/api/export", "/api/export?game=99", expect=404)
     call("/api/log", "/api/log?after=x", expect=400)
     call("/api/qr", "/api/qr")
     call("/api/qr", "/api/qr?watch=true", token=None)
@@ -102,6 +106,7 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call("/api/act", "/api/act", "POST", {"action": {"type": "end_turn"}, "actor": "red"})
     call("/api/act", "/api/act", "POST", {"action": {"type": "end_turn"}}, token=None, expect=403)
     call("/api/act", "/api/act", "POST", raw=b"{", expect=400)
+    call("/api/act", "/api/act", "POST", {"action": {"type": "end_turn"}, "actor": "red"}, expect=409)  # Blue's turn
     call("/api/undo", "/api/undo", "POST", {})
     call("/api/undo", "/api/undo", "POST", {}, token="nope", expect=403)
     call("/api/undo", "/api/undo", "POST", {"actor": "mauve"}, expect=400)
@@ -112,6 +117,8 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call("/api/override", "/api/override", "POST", {"action": {"type": "move", "to": "o3s1"}, "actor": "red"})
     call("/api/override", "/api/override", "POST", {"action": {"type": "move", "to": "o1s3"}}, expect=400)
     call("/api/override", "/api/override", "POST", {"action": {"type": "move"}}, token=None, expect=403)
+    call("/api/override", "/api/override", "POST", {"action": {"type": "move", "to": "o3s2"}, "actor": "blue"},
+         expect=409)  # fmt: skip
     served.post("/api/undo", {})
     assert served.ambiguous().verdict == "ambiguous"
     question = served.get("/api/state")["question"]
@@ -145,6 +152,12 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call(setup_path, setup_path, "POST", {"do": "back"}, expect=400)
     call(setup_path, setup_path, "POST", {"do": "stop"}, token=None, expect=403)
     call(setup_path, setup_path, "POST", {"do": "stop"})
+    call("/api/seat", "/api/seat", "POST", {"seat": "red", "name": "Ann"})
+    call("/api/seat", "/api/seat", "POST", {"seat": "mauve", "name": "Ann"}, expect=400)
+    call("/api/seat", "/api/seat", "POST", {"seat": "red", "name": "Ann"}, token=None, expect=403)
+    call("/api/token", "/api/token", "POST", {}, token=None, expect=403)
+    call("/api/token", "/api/token", "POST", {})
+    served.table.token = TOKEN
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": ["red"]}, expect=201)
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": []}, expect=400)
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": ["red"]}, token=None, expect=403)

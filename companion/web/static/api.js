@@ -3,6 +3,8 @@ const TOKEN_KEY = "orrery.token";
 
 export function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
 
+export function setToken(value) { localStorage.setItem(TOKEN_KEY, value); }
+
 // A token in the URL (?t=...) is kept and then taken out of the address bar, so a screenshot does not share it.
 export function takeTokenFromUrl() {
   const url = new URL(location.href);

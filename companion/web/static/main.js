@@ -6,6 +6,7 @@ import { speech } from "./speech.js";
 import { openCalibration, openInvite, openJoin, openOverride, openSettings, openSetup } from "./dialogs.js";
 import { startSecure } from "./secure.js";
 import { Guides } from "./guide.js";
+import { Moves } from "./play.js";
 
 const $ = (id) => document.getElementById(id);
 const LOG_LIMIT = 300;
@@ -23,6 +24,7 @@ const app = {
     this.seat = seat;
     localStorage.setItem("orrery.seat", JSON.stringify(seat));
     showSeat();
+    if (this.state) renderState(this.state);
   },
   setVibrate(on) { this.vibrateOn = on; localStorage.setItem("orrery.vibrate", on ? "on" : "off"); },
   showSpeechButton() { $("speech-on").hidden = !speech.available || speech.on; },
@@ -35,6 +37,23 @@ const app = {
     }
   },
   actorName() { return this.state && this.state.players.includes(this.seat.name) ? this.seat.name : null; },
+  // A seat as players say it: its colour, and the player's name beside it when one was given.
+  nameOf(seat) {
+    const colour = seat.charAt(0).toUpperCase() + seat.slice(1);
+    const name = this.state && this.state.seat_names && this.state.seat_names[seat];
+    return name ? `${name} (${colour})` : colour;
+  },
+  // A yes/no question before a table action (undo, a new game, a new table code).
+  confirm(title, text) {
+    return new Promise((resolve) => {
+      const dialog = $("confirm");
+      $("confirm-title").textContent = title;
+      $("confirm-text").textContent = text;
+      dialog.onclose = () => resolve(dialog.returnValue === "yes");
+      dialog.returnValue = "";
+      dialog.showModal();
+    });
+  },
   redrawMap() {
     if (!this.state) return;
     const view = this.guides.mapView(this.state.layout);
@@ -42,8 +61,10 @@ const app = {
   },
   renderPlaceList() { renderPlaceList(); },
 };
+app.complain = (text) => complain(text);
 app.guides = new Guides(app);
-app.map.onSite = (site) => app.guides.tapSite(site);
+app.moves = new Moves(app);
+app.map.onSite = (site) => (app.guides.active() ? app.guides.tapSite(site) : app.moves.tapSite(site));
 // For the browser tests and anyone curious: when each announcement reached the page.
 window.orrery = { app, announced: {} };
 
@@ -72,27 +93,36 @@ function renderState(state) {
   app.state = state;
   if (newGame) startGame(state);
   $("title").textContent = state.title;
+  app.map.names = state.names || {};
   const phase = state.phase;
-  const who = phase.actor ? `${phase.actor}'s turn` : "the whole table";
-  $("phase-line").textContent = [phase.round ? `Round ${phase.round}` : "", phase.name, who, state.status === "paused" ? "paused" : ""]
-    .filter(Boolean).join(" · ");
-  $("prompt").textContent = state.outcome ? `Game ${state.outcome.result}: ${state.outcome.reason}` : phase.prompt;
+  const yours = !!phase.actor && phase.actor === app.actorName() && !state.outcome;
+  const who = yours ? "your turn" : phase.actor ? `${app.nameOf(phase.actor)}'s turn` : "the whole table";
+  $("phase-line").textContent = [phase.round ? `Round ${phase.round}` : "", phase.name.replaceAll("_", " "), who,
+    state.status === "paused" ? "paused" : ""].filter(Boolean).join(" · ");
+  $("your-turn").hidden = !yours;
+  $("prompt").textContent = state.outcome ? `Game over: ${state.outcome.reason}` : phase.prompt;
   $("banner").classList.toggle("over", !!state.outcome);
+  $("banner").classList.toggle("mine", yours);
   $("pause").textContent = state.status === "paused" ? "Resume" : "Pause";
   renderWarning(state.warning);
   renderQuestion(state.question);
   app.redrawMap();
-  renderLedger(state.ledger, phase.actor);
+  renderLedger(state.books, phase.actor);
+  renderSummary(state);
   if (app.isPlayer) refreshInputs();
 }
 
 async function startGame(state) {
   app.gameId = state.game_id;
-  app.map.draw(await get("/api/board"));
+  app.moves.close();
+  app.map.draw(await get(`/api/board?game=${state.game_id}`));
   app.redrawMap();
   const log = await get(`/api/log?game=${state.game_id}`);
   $("log").replaceChildren();
   for (const entry of log.entries) addEntry(entry, false);
+  // The last move, highlighted from the first load: the sites its action names.
+  const last = [...log.entries].reverse().find((entry) => entry.kind === "action" && entry.action);
+  if (last) app.map.setMoved(Object.values(last.action).flat().filter((value) => app.map.sites.has(value)));
   app.opening = log.entries.length <= 1;  // no move yet: the page lists where every piece goes
   renderPlaceList();
   if (app.isPlayer && app.seat.name && !state.players.includes(app.seat.name)) openJoin(app);
@@ -103,36 +133,75 @@ async function startGame(state) {
 function renderPlaceList() {
   const place = $("place"), guide = app.guides.active(), setup = guide && guide.kind === "setup" ? guide.data : null;
   const name = (site) => (app.map.sites.get(site) || { name: site }).name;
-  const rows = setup ? setup.order.map(([piece, site], i) => [`${piece} → ${name(site)}`, i < setup.placed ? "done"
+  const piece = (id) => (app.state && app.state.names && app.state.names[id]) || id.replaceAll("-", " ");
+  const rows = setup ? setup.order.map(([id, site], i) => [`${piece(id)} → ${name(site)}`, i < setup.placed ? "done"
     : i === setup.placed ? "current" : ""])
-    : Object.entries(app.state ? app.state.layout : {}).map(([site, pieces]) => [`${pieces.join(", ")} → ${name(site)}`, ""]);
+    : Object.entries(app.state ? app.state.layout : {}).map(([site, pieces]) => [`${pieces.map(piece).join(", ")} → ${name(site)}`, ""]);
   place.replaceChildren(...rows.map(([text, style]) => Object.assign(document.createElement("li"), { textContent: text, className: style })));
   place.hidden = !setup && (!app.opening || !!guide);
   $("guide-start").hidden = !!guide || !app.opening;
 }
 
-function renderLedger(ledger, actor) {
-  const cards = Object.entries(ledger.players || {}).map(([name, counters]) => card(name, counters, name === actor));
-  if (ledger.table && Object.keys(ledger.table).length) cards.push(card("Table", ledger.table, false));
+// The books: one card per seat, this phone's own first, the seat whose turn it is marked; then the table's.
+function renderLedger(books, actor) {
+  const own = app.actorName();
+  const players = [...books.players].sort((a, b) => (b.seat === own) - (a.seat === own));
+  const cards = players.map((p) => card(app.nameOf(p.seat), p.rows, p.seat === actor, colourOf(p.seat), p.seat === own));
+  if (books.table.length) cards.push(card("Table", books.table, false, "var(--line)", false, "table"));
   $("ledger").replaceChildren(...cards);
 }
 
-function card(name, counters, active) {
+// The end of the game: the result, each seat's books at the end (winners first), and the game to keep as a file.
+function renderSummary(state) {
+  $("summary").hidden = !state.outcome;
+  if (!state.outcome) return;
+  $("summary-result").textContent = state.outcome.reason;
+  $("summary-cards").replaceChildren(...finalCards(state.books, state.outcome.winners || []));
+  $("summary-export").href = `/api/export?game=${state.game_id}`;
+}
+
+function finalCards(books, winners) {
+  const players = [...books.players].sort((a, b) => winners.includes(b.seat) - winners.includes(a.seat));
+  return players.map((p) => card(`${app.nameOf(p.seat)}${winners.includes(p.seat) ? " · winner" : ""}`, p.rows,
+    winners.includes(p.seat), colourOf(p.seat), false));
+}
+
+// Past games of this table, newest first, loaded when the list is opened.
+async function renderHistory() {
+  const { games } = await get("/api/history");
+  $("history-list").replaceChildren(...games.map((game) => {
+    const item = document.createElement("details");
+    const summary = document.createElement("summary");
+    const when = new Date(game.created * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+    const seats = game.players.map((seat) => app.nameOf(seat)).join(", ");
+    summary.textContent = `${game.title}, ${when}: ${game.result || (game.status === "over" ? "over" : "not finished")}`;
+    const body = document.createElement("div");
+    body.className = "ledger";
+    body.append(...finalCards(game.books, game.winners));
+    const players = Object.assign(document.createElement("p"), { className: "muted", textContent: `Players: ${seats}` });
+    const keep = Object.assign(document.createElement("a"), { className: "button", href: `/api/export?game=${game.id}`,
+      textContent: "Keep the game (JSON)" });
+    keep.download = "";
+    item.append(summary, players, body, keep);
+    return item;
+  }));
+}
+
+function card(title, rows, active, colour, own, style = "") {
   const div = document.createElement("div");
-  div.className = `card${active ? " active" : ""}${name === "Table" ? " table" : ""}`;
-  div.style.borderTopColor = name === "Table" ? "var(--line)" : colourOf(name);
-  const title = document.createElement("b");
-  title.textContent = name;
+  div.className = `card${active ? " active" : ""}${own ? " own" : ""} ${style}`;
+  div.style.borderTopColor = colour;
+  const head = document.createElement("b");
+  head.textContent = own ? `${title} · you` : title;
   const dl = document.createElement("dl");
-  for (const [key, value] of Object.entries(counters)) {
+  for (const [label, text] of rows) {
     const dt = document.createElement("dt");
-    dt.textContent = key.replaceAll("_", " ");
+    dt.textContent = label;
     const dd = document.createElement("dd");
-    dd.textContent = Array.isArray(value) ? value.join(", ") || "—" : value === null ? "—"
-      : typeof value === "object" ? JSON.stringify(value) : String(value);
+    dd.textContent = text;
     dl.append(dt, dd);
   }
-  div.append(title, dl);
+  div.append(head, dl);
   return div;
 }
 
@@ -189,44 +258,18 @@ function addEntry(entry, fresh) {
   if (fresh) window.orrery.announced[entry.id] = performance.timeOrigin + performance.now();
 }
 
-// Declared inputs: the legal actions the board cannot show. Refreshed after each state, at most one at a time.
+// What this phone may do now: refreshed after each state, at most one request at a time.
 async function refreshInputs() {
   if (refreshInputs.busy) { refreshInputs.again = true; return; }
   refreshInputs.busy = true;
   try {
-    const inputs = await get("/api/inputs");
-    const primary = [], groups = new Map();
-    for (const item of inputs.phone) {
-      if (/^(end|pass|done)/.test(item.type)) primary.push(item);
-      else groups.set(item.type, [...(groups.get(item.type) || []), item]);
-    }
-    $("primary").replaceChildren(...primary.map((item) => inputButton(item, "accent")));
-    $("declared").replaceChildren(...[...groups].map(([type, items]) => {
-      const details = document.createElement("details");
-      details.open = items.length <= 3;
-      const summary = document.createElement("summary");
-      summary.textContent = `${type.replaceAll("_", " ")} (${items.length})`;
-      const list = document.createElement("div");
-      list.className = "choices";
-      list.append(...items.map((item) => inputButton(item)));
-      details.append(summary, list);
-      return details;
-    }));
+    app.moves.load(await get("/api/inputs"));
   } catch (error) {
     $("declared").textContent = error.message;
   } finally {
     refreshInputs.busy = false;
     if (refreshInputs.again) { refreshInputs.again = false; refreshInputs(); }
   }
-}
-
-function inputButton(item, style = "") {
-  const button = document.createElement("button");
-  button.textContent = item.label;
-  button.className = style;
-  button.dataset.type = item.type;
-  button.onclick = () => app.send("/api/act", { action: item.action });
-  return button;
 }
 
 // The stream: the browser reconnects by itself and sends Last-Event-ID; the server replays what was missed.
@@ -272,8 +315,23 @@ async function start() {
   }
   $("override-open").onclick = () => openOverride(app).catch((error) => complain(error.message));
   $("guide-start").onclick = () => app.send("/api/setup", { do: "start" });
-  $("undo").onclick = () => app.send("/api/undo");
+  $("undo").onclick = async () => {
+    const last = $("log").querySelector("li:not(.undone)");
+    const text = last ? `Take back: “${last.textContent}”` : "Take back the last move.";
+    if (await app.confirm("Undo the last move?", `${text} Every phone sees it undone.`)) app.send("/api/undo");
+  };
   $("pause").onclick = () => app.send("/api/pause", { paused: app.state.status !== "paused" });
+  $("pick-close").onclick = () => app.moves.close();
+  $("history").ontoggle = () => { if ($("history").open) renderHistory().catch((error) => complain(error.message)); };
+  $("labels").onclick = () => {
+    app.map.labels = !app.map.labels;
+    $("labels").setAttribute("aria-pressed", String(app.map.labels));
+    app.map.paint();
+  };
+  $("zoom").onclick = () => {
+    app.map.setZoom(app.map.zoom >= 3 ? 1 : app.map.zoom + 1);
+    $("zoom").textContent = app.map.zoom === 1 ? "Zoom" : `Zoom ×${app.map.zoom}`;
+  };
   startSecure();  // the screen kept awake, the service worker, and over plain http the step to trust the table
   const state = await get("/api/state");
   app.lastId = state.last_entry;

@@ -1,9 +1,16 @@
-// The live SVG map, drawn from the board data: sites and links once, then the pieces, the last move, the sites a
-// mismatch asks to put right and the site a guide asks for on every state. A tap on a site calls onSite(id).
+// The live SVG map, drawn from the board data as players know their board: orbits as rings, lines, hexes, planets by
+// name and colour, stations and markers as tiles apart from the players' colours, pieces at least 24 px across on a
+// phone. On every state: the pieces, the last move, the sites a mismatch asks to put right, the site a guide asks
+// for, and the piece a player picked with where it may go. A tap anywhere calls onSite(the nearest site's id).
 const NS = "http://www.w3.org/2000/svg";
 const COLOURS = { red: "#ef476f", green: "#06d6a0", blue: "#4d8bff", yellow: "#ffd166", orange: "#f78c40",
-  purple: "#b57cf2", white: "#f2f2f2", black: "#555", grey: "#999", silver: "#c0c0c0", teal: "#2ec4b6" };
-const KINDS = ["#8ecae6", "#cdb4db", "#e9c46a", "#90be6d", "#f4a261", "#a8dadc"];
+  purple: "#b57cf2", white: "#f2f2f2", black: "#555", grey: "#999", gray: "#999", silver: "#c0c0c0",
+  teal: "#2ec4b6", brown: "#a0522d" };
+// Planets that carry a name rather than a colour: each its own colour, none a player's.
+const PLANETS = { home: "#5ab0ff", metal: "#b8b8c8", helium: "#f4a261", ice: "#bde0fe" };
+const NAMED = ["#8ecae6", "#cdb4db", "#e9c46a", "#90be6d", "#f4a261", "#a8dadc", "#e5989b", "#b5838d"];
+const TILES = new Set(["station", "asteroid", "turn", "marker", "nebula", "portal", "tile", "token"]);
+const MIN_PIECE_PX = 26;  // across, on the map as drawn at its narrowest (a 360 px phone)
 
 function el(name, attrs, parent) {
   const node = document.createElementNS(NS, name);
@@ -12,13 +19,27 @@ function el(name, attrs, parent) {
   return node;
 }
 
-// A piece's colour: a colour word in its name (ship-red), else one colour per kind (planet, infestor, ...).
+function hash(text) {
+  let h = 0;
+  for (const ch of text) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  return h;
+}
+
+// A piece's colour: a colour word in its name (ship-red, planet-yellow), a named planet's own, else neutral.
 export function pieceColour(piece) {
-  const parts = piece.split(/[-_ ]/);
-  for (const part of parts) if (COLOURS[part]) return COLOURS[part];
-  let hash = 0;
-  for (const ch of parts[0]) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
-  return KINDS[hash % KINDS.length];
+  const [kind, ...rest] = piece.split(/[-_ ]/);
+  if (kind === "planet" && PLANETS[rest[0]]) return PLANETS[rest[0]];
+  for (const part of [kind, ...rest].reverse()) if (COLOURS[part]) return COLOURS[part];
+  if (kind === "planet") return NAMED[hash(rest.join("-")) % NAMED.length];
+  if (TILES.has(kind)) return "#e8e8e8";
+  return NAMED[hash(kind) % NAMED.length];
+}
+
+// The letter on a piece: what it is (a planet's first letter or number, a station's kind, S for a ship).
+function pieceLetter(piece) {
+  const [kind, ...rest] = piece.split(/[-_ ]/);
+  if ((kind === "planet" || kind === "station") && rest.length && !COLOURS[rest[0]]) return rest[0].slice(0, 1).toUpperCase();
+  return kind.slice(0, 1).toUpperCase();
 }
 
 export class BoardMap {
@@ -26,77 +47,187 @@ export class BoardMap {
     this.svg = svg;
     this.sites = new Map();
     this.previous = null;
+    this.names = {};
+    this.labels = false;
+    this.zoom = 1;
     this.onSite = () => {};
     svg.addEventListener("click", (event) => {
-      const site = event.target.closest("[data-site]");
-      if (site) this.onSite(site.dataset.site);
+      const hit = event.target.closest("[data-site]");
+      const site = hit ? hit.dataset.site : this.nearest(event);
+      if (site) this.onSite(site);
     });
   }
+
+  // The site nearest a tap, within two site radii: fingers are wider than a site on a crowded board.
+  nearest(event) {
+    const matrix = this.svg.getScreenCTM();
+    if (!matrix || !this.sites.size) return null;
+    const point = new DOMPoint(event.clientX, event.clientY).matrixTransform(matrix.inverse());
+    let best = null, distance = Infinity;
+    for (const site of this.sites.values()) {
+      const d = Math.hypot(site.x - point.x, site.y - point.y);
+      if (d < distance) { best = site; distance = d; }
+    }
+    return best && distance <= Math.max(this.r * 2, this.pieceR * 1.2) ? best.id : null;
+  }
+
+  siteName(id) { return (this.sites.get(id) || { name: id }).name; }
+
+  piecesAt(id) { return ((this.previous || {})[id] || []).map((piece) => this.names[piece] || piece); }
 
   draw(board) {
     const svg = this.svg;
     svg.replaceChildren();
+    this.board = board;
     this.sites = new Map(board.sites.map((s) => [s.id, s]));
     let nearest = Infinity;
     for (const a of board.sites) for (const b of board.sites) {
       if (a !== b) nearest = Math.min(nearest, Math.hypot(a.x - b.x, a.y - b.y));
     }
-    this.r = Math.max(4, Math.min(nearest * 0.42, board.width / 30));
-    // The board's sites plus a margin, so that the outermost sites and their highlights are never cut off.
-    const xs = board.sites.map((s) => s.x), ys = board.sites.map((s) => s.y), pad = this.r * 1.6;
-    const x0 = Math.min(0, Math.min(...xs) - pad), y0 = Math.min(0, Math.min(...ys) - pad);
-    const x1 = Math.max(board.width, Math.max(...xs) + pad), y1 = Math.max(board.height, Math.max(...ys) + pad);
+    this.spacing = nearest;
+    this.r = Math.max(3, Math.min(nearest * 0.42, board.width / 30));
+    const xs = board.sites.map((s) => s.x), ys = board.sites.map((s) => s.y), pad = this.r * 2.5;
+    const x0 = Math.min(...xs) - pad, y0 = Math.min(...ys) - pad;
+    const x1 = Math.max(...xs) + pad, y1 = Math.max(...ys) + pad;
+    this.view = { x0, y0, w: x1 - x0, h: y1 - y0 };
     svg.setAttribute("viewBox", `${x0} ${y0} ${x1 - x0} ${y1 - y0}`);
+    svg.style.aspectRatio = `${x1 - x0} / ${y1 - y0}`;
+    const rings = el("g", { class: "rings" }, svg);
+    for (const cycle of Object.values(board.orbits || {})) {
+      const points = cycle.map((id) => this.sites.get(id)).filter(Boolean).map((s) => `${s.x},${s.y}`).join(" ");
+      if (cycle.length > 2) el("polygon", { points, class: "orbit-ring" }, rings);
+    }
     const links = el("g", { class: "links" }, svg);
     for (const link of board.links) {
       const a = this.sites.get(link.a), b = this.sites.get(link.b);
-      const transfer = link.kind !== "orbit" && link.kind !== "line";
+      if (!a || !b || link.kind === "hex") continue;  // hexes show their neighbours by touching
+      const transfer = !["orbit", "line", "track"].includes(link.kind);
       el("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: `link-line${transfer ? " transfer" : ""}` }, links);
     }
     const spots = el("g", { class: "sites" }, svg);
     this.circles = new Map();
+    const hexR = nearest / Math.sqrt(3);
     for (const site of board.sites) {
-      const c = el("circle", { cx: site.x, cy: site.y, r: this.r, class: "site", "data-site": site.id }, spots);
-      el("title", {}, c).textContent = site.name;
-      this.circles.set(site.id, c);
+      let shape;
+      if (site.kind === "hex") {
+        const points = [0, 1, 2, 3, 4, 5].map((i) => {
+          const a = Math.PI / 6 + (i * Math.PI) / 3;
+          return `${site.x + hexR * 0.97 * Math.cos(a)},${site.y + hexR * 0.97 * Math.sin(a)}`;
+        }).join(" ");
+        shape = el("polygon", { points, class: "site hex", "data-site": site.id }, spots);
+      } else {
+        // A crowded board (ORBIT's 217 crossings) draws its sites small, so that its rings read as rings.
+        const r = board.sites.length > 100 ? this.r * 0.6 : this.r;
+        shape = el("circle", { cx: site.x, cy: site.y, r, class: `site ${site.kind}`, "data-site": site.id }, spots);
+      }
+      el("title", {}, shape).textContent = site.name;
+      this.circles.set(site.id, shape);
+    }
+    // Sites in named groups (Periorbis's asteroids: "Ada base slot 1") get the group's name above them.
+    const groups = new Map();
+    for (const site of board.sites) {
+      const word = site.name.split(" ")[0];
+      if (/^[A-Z]/.test(word) && site.name.includes(" ")) groups.set(word, [...(groups.get(word) || []), site]);
+    }
+    for (const [word, members] of groups) {
+      if (members.length < 2) continue;
+      const x = members.reduce((sum, s) => sum + s.x, 0) / members.length;
+      const y = Math.min(...members.map((s) => s.y)) - this.r * 1.6;
+      el("text", { x, y, class: "group-label", "font-size": this.r * 1.8 }, svg).textContent = word;
     }
     this.pieces = el("g", { class: "pieces" }, svg);
+    this.labelLayer = el("g", { class: "labels" }, svg);
     this.previous = null;
+    this.moved = null;
   }
+
+  // The on-screen size of one board unit; pieces are drawn at least MIN_PIECE_PX across at zoom 1.
+  pieceRadius() {
+    const width = this.svg.clientWidth / this.zoom || 320;
+    const px = width / this.view.w;
+    return Math.max(this.r * 0.75, MIN_PIECE_PX / 2 / px);
+  }
+
+  setZoom(zoom) {
+    this.zoom = zoom;
+    this.svg.style.width = `${zoom * 100}%`;
+  }
+
+  // The sites the last move changed, as the page learnt them (the last action's sites on first load).
+  setMoved(sites) { this.moved = new Set(sites); this.paint(); }
+
+  // A piece picked on the map, and the sites it may go to.
+  choose(site, targets) { this.picked = site; this.targets = new Set(targets); this.paint(); }
 
   // layout: {site: [piece, ...]} bottom to top; mismatch: site ids to put right; target: the site a guide asks
   // for; wrong: sites a guide says a piece is wrongly on.
   update(layout, mismatch = [], target = null, wrong = []) {
     if (!this.circles) return;
-    const moved = new Set();
     if (this.previous) {
+      const moved = new Set();
       for (const site of new Set([...Object.keys(layout), ...Object.keys(this.previous)])) {
         if ((layout[site] || []).join() !== (this.previous[site] || []).join()) moved.add(site);
       }
       if (moved.size) this.moved = moved;  // a card drawn moves nothing: keep showing the last move
     }
     this.previous = layout;
-    for (const [id, circle] of this.circles) {
-      circle.classList.toggle("moved", (this.moved || new Set()).has(id));
-      circle.classList.toggle("mismatch", mismatch.includes(id) || wrong.includes(id));
-      circle.classList.toggle("target", id === target);
-    }
+    this.marks = { mismatch: new Set([...mismatch, ...wrong]), target };
+    this.paint();
     this.pieces.replaceChildren();
-    const r = this.r * 0.62;
+    const r = this.pieceR = this.pieceRadius();
     for (const [siteId, stack] of Object.entries(layout)) {
       const site = this.sites.get(siteId);
       if (!site || !stack.length) continue;
       stack.forEach((piece, i) => {
         // A stack fans out around its site so that every piece stays visible.
-        const angle = stack.length === 1 ? 0 : (2 * Math.PI * i) / stack.length;
-        const spread = stack.length === 1 ? 0 : this.r * 0.55;
+        const angle = -Math.PI / 2 + (2 * Math.PI * i) / stack.length;
+        const spread = stack.length === 1 ? 0 : r * 0.9;
         const x = site.x + spread * Math.cos(angle), y = site.y + spread * Math.sin(angle);
-        const g = el("g", { "data-piece": piece }, this.pieces);
-        el("circle", { cx: x, cy: y, r, fill: pieceColour(piece), class: "piece" }, g);
-        const label = el("text", { x, y, class: "piece-label", "font-size": r * 1.1 }, g);
-        label.textContent = piece.split(/[-_ ]/)[0].slice(0, 1).toUpperCase();
-        el("title", {}, g).textContent = `${piece} on ${site.name}`;
+        const kind = piece.split(/[-_ ]/)[0];
+        const g = el("g", { "data-piece": piece, class: `piece-g ${kind}` }, this.pieces);
+        const size = kind === "planet" ? r * 1.15 : r;
+        if (TILES.has(kind)) {
+          el("rect", { x: x - size, y: y - size, width: size * 2, height: size * 2, rx: size * 0.3,
+            fill: pieceColour(piece), class: "piece tile" }, g);
+        } else {
+          el("circle", { cx: x, cy: y, r: size, fill: pieceColour(piece), class: `piece ${kind === "planet" ? "planet" : ""}` }, g);
+        }
+        const label = el("text", { x, y, class: "piece-label", "font-size": size * 1.05 }, g);
+        label.textContent = pieceLetter(piece);
+        el("title", {}, g).textContent = `${this.names[piece] || piece} on ${site.name}`;
       });
+    }
+    this.drawLabels();
+  }
+
+  paint() {
+    if (!this.circles) return;
+    const marks = this.marks || { mismatch: new Set(), target: null };
+    for (const [id, shape] of this.circles) {
+      shape.classList.toggle("moved", !!this.moved && this.moved.has(id));
+      shape.classList.toggle("mismatch", marks.mismatch.has(id));
+      shape.classList.toggle("target", id === marks.target);
+      shape.classList.toggle("picked", id === this.picked);
+      shape.classList.toggle("dest", !!this.targets && this.targets.has(id));
+    }
+    this.drawLabels();
+  }
+
+  // Site names on demand (the Names button), and always for the sites a picked piece may go to.
+  drawLabels() {
+    if (!this.labelLayer) return;
+    this.labelLayer.replaceChildren();
+    const shown = new Set(this.targets || []);
+    if (this.labels) for (const id of Object.keys(this.previous || {})) shown.add(id);
+    if (this.labels) for (const id of this.moved || []) shown.add(id);
+    const size = Math.max(this.pieceR || this.r, this.r) * 0.8;
+    for (const id of shown) {
+      const site = this.sites.get(id);
+      if (!site) continue;
+      const name = site.name.replace(/^the /, "");
+      const text = el("text", { x: site.x, y: site.y + (this.pieceR || this.r) * 1.25 + size * 0.5, class: "site-label",
+        "font-size": size }, this.labelLayer);
+      text.textContent = name;
     }
   }
 }

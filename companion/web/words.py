@@ -1,0 +1,111 @@
+"""Internal values in the words players use: site ids as the board names them, pieces as "Green's ship", keys as
+labels, and any ledger value (numbers, lists, maps, flags) as a short text with no JSON in it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from typing import Any
+
+from companion.boards import Board
+
+KINDS_OWNED_BY_NAME = {"planet", "station", "asteroid", "turn", "infestor"}  # "yellow planet", not "Yellow's planet"
+_SURFACE = re.compile(r"^p(\d+):(\d+)$")  # a planet's surface hex (Orbital Battle), not a site of the board
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9:_-]*[A-Za-z0-9]")
+_CARD = re.compile(r"\bcard c\d+\b")  # ORBIT's cards carry no number in the box: "a card", then its summary
+_PIECE_KINDS = {"ship", "planet", "station", "base", "army", "fleet", "infestor", "marker"}
+
+
+class Words:
+    """The names of one table: its board's sites and its seats."""
+
+    def __init__(self, board: Board, seats: Collection[str]) -> None:
+        self.sites = {site.id: site.name for site in board.sites}
+        self.seats = set(seats)
+
+    def seat(self, name: str) -> str:
+        return name[:1].upper() + name[1:]
+
+    def site(self, site: str) -> str:
+        surface = _SURFACE.match(site)
+        if surface:
+            return f"planet {surface[1]} hex {surface[2]}"
+        return self.sites.get(site, site)
+
+    def piece(self, piece: str) -> str:
+        """ship-green -> Green's ship; planet-metal -> metal planet; ship-blue-red -> Red's blue ship."""
+        kind, *rest = piece.split("-")
+        if kind in self.seats and rest:  # red-army-1: Red's army 1
+            return f"{self.seat(kind)}'s {' '.join(rest)}".replace("_", " ")
+        owners = [part for part in rest if part in self.seats]
+        if rest and rest[-1] in ("marker", "tile", "token"):  # turn-marker: the turn marker
+            return " ".join(["the", kind, *rest]).replace("_", " ")
+        if kind in KINDS_OWNED_BY_NAME or not owners:
+            if rest and all(part.isdigit() for part in rest):
+                return " ".join([kind, *rest])  # planet-3: planet 3
+            return " ".join([*rest, kind]).replace("_", " ")
+        owner = owners[-1]
+        others = [part for part in rest if part != owner]
+        return f"{self.seat(owner)}'s {' '.join([*others, kind])}".replace("_", " ")
+
+    def text(self, text: str) -> str:
+        """A sentence as players read it: a site id that slipped into it becomes the board's name for the site, a
+        piece id the piece in words, a snake_case name plain words."""
+        text = _CARD.sub("a card", text)
+        return _TOKEN.sub(self._token, text)
+
+    def _token(self, match: re.Match[str]) -> str:
+        token = match.group()
+        if token in self.sites or _SURFACE.match(token):
+            return self.site(token)
+        head = token.split("-")[0]
+        if "-" in token and (head in _PIECE_KINDS or head in self.seats) and token.islower():
+            return self.piece(token)
+        if "_" in token and token.islower():
+            return token.replace("_", " ")
+        return token
+
+    def key(self, key: str) -> str:
+        text = key.replace("_", " ").replace("-", " ").strip()
+        return text[:1].upper() + text[1:]
+
+    def scalar(self, value: Any) -> str:
+        if value is None:
+            return "—"
+        if value is True:
+            return "yes"
+        if value is False:
+            return "no"
+        if isinstance(value, float):
+            return f"{value:g}"
+        if isinstance(value, str):
+            if value in self.seats:
+                return self.seat(value)
+            if value in self.sites or _SURFACE.match(value):
+                return self.site(value)
+            return self.text(value)
+        return str(value)
+
+    def value(self, value: Any) -> str:
+        """Any ledger value as one line: lists joined, maps as "Name: value", nested maps by their words."""
+        if isinstance(value, dict):
+            if not value:
+                return "none"
+            return "; ".join(f"{self._label(k)}: {self._inner(v)}" for k, v in value.items())
+        if isinstance(value, (list, tuple)):
+            return ", ".join(self._inner(v) for v in value) if value else "none"
+        return self.scalar(value)
+
+    def _label(self, key: Any) -> str:
+        text = self.scalar(str(key))
+        return text[:1].upper() + text[1:]
+
+    def _inner(self, value: Any) -> str:
+        if isinstance(value, dict):
+            # A record (an employee, a unit): its words and numbers, the names of its flags that are set.
+            parts = [self._inner(v) for v in value.values() if not isinstance(v, bool) and v not in (None, 0, "")]
+            parts += [self.key(k).lower() for k, v in value.items() if v is True]
+            return " ".join(parts) or "—"
+        if isinstance(value, (list, tuple)):
+            return ", ".join(self._inner(v) for v in value) if value else "none"
+        return self.scalar(value)

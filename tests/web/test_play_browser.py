@@ -1,0 +1,267 @@
+"""Phones alone, every game, in Debian's Chromium: a turn played by taps on the map and the pickers (no sensors, no
+override), at 360 x 740 and 1280 x 800 with no horizontal overflow, every control at least 44 px, no script error,
+and a restart of the companion after which every phone is still joined (the token kept in the table's folder)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from companion.table.session import Session
+from companion.table.store import Store
+from companion.table.token import token_file
+from companion.web.context import WebSettings
+from companion.web.serve import start_server
+from companion.web.table import Table
+
+from .conftest import ARTIFACTS, free_port
+
+GAMES = ["trajectory", "orbit", "dakalio", "orbital_battle", "periorbis"]
+SIZES = {"phone": (360, 740), "desktop": (1280, 800)}
+
+
+class PhonesOnly:
+    """A table with no grid and no camera: the phones are its only input. Its token is kept beside the log."""
+
+    def __init__(self, folder: Path, game: str, port: int | None = None) -> None:
+        self.folder, self.game = folder, game
+        self.store = Store(folder / "table.db")
+        session = Session.resume(self.store) or Session.start(self.store, game, ["red", "green"], {}, 7)
+        self.table = Table(session, None, token_path=token_file(self.store.path))
+        self.server = start_server(self.table, "127.0.0.1", port or free_port(), WebSettings(0.3, 300), threads=24)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}"
+
+    def restart(self) -> PhonesOnly:
+        port = self.server.port
+        self.server.stop()
+        self.store.close()
+        return PhonesOnly(self.folder, self.game, port)
+
+    def stop(self) -> None:
+        self.server.stop()
+        self.store.close()
+
+
+@pytest.fixture
+def tables(tmp_path):
+    started: list[PhonesOnly] = []
+
+    def start(game: str) -> PhonesOnly:
+        started.append(PhonesOnly(tmp_path, game))
+        return started[-1]
+
+    yield start
+    for table in started:
+        table.stop()
+
+
+def open_phone(browser: Any, table: PhonesOnly, seat: str, size: str = "phone") -> tuple[Page, list[str]]:
+    width, height = SIZES[size]
+    page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.goto(f"{table.base}/?t={table.table.token}")
+    page.locator(f'#seats input[value="{seat}"]').check()
+    page.click("#join-ok")
+    expect(page.locator("#link")).to_have_text("live", timeout=5000)
+    return page, errors
+
+
+def due(table: PhonesOnly) -> str:
+    session = table.table.session
+    return session.game.phase(session.state).actor or "red"
+
+
+def fits(page: Page, width: int) -> None:
+    """Nothing runs off the side, and every visible control outside the map is at least 44 px each way."""
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    small = page.evaluate("""[...document.querySelectorAll('button, select, input, summary')]
+        .filter((e) => e.offsetParent && !e.closest('dialog') && !e.closest('#map'))
+        .map((e) => [e.textContent.trim().slice(0, 40), e.getBoundingClientRect()])
+        .filter(([, r]) => r.height < 44 || (r.width < 44 && r.width > 0))
+        .map(([t, r]) => `${t} ${Math.round(r.width)}x${Math.round(r.height)}`)""")
+    assert not small, small
+
+
+def tap_a_move(page: Page, table: PhonesOnly) -> dict[str, Any]:
+    """Book one legal move by taps only: a piece on the map and where it goes (or a site to place on) when the
+    game offers one, else through the pickers of the inputs panel. Returns the booked input."""
+    session = table.table.session
+    before = len(session.actions)
+    loads = page.evaluate("window.orrery.app.moves.loads")
+    inputs = page.evaluate("window.orrery.app.moves.items")
+    sites = page.evaluate("[...window.orrery.app.map.sites.keys()]")
+    on_map = [i for i in inputs if not i["chance"] and i["from"] and set(i["from"] + i["to"]) <= set(sites)]
+    placed = [i for i in inputs if not i["chance"] and not i["from"] and i["to"] and set(i["to"]) <= set(sites)]
+    if on_map:
+        item = on_map[0]
+        page.locator(f'#map [data-site="{item["from"][0]}"]').click()
+        expect(page.locator("#pick")).to_be_visible()
+        if item["to"]:
+            expect(page.locator(f'#map .dest[data-site="{item["to"][0]}"]')).to_have_count(1)
+            page.locator(f'#map [data-site="{item["to"][0]}"]').click()
+        page.locator("#pick-list button", has_text=item["label"]).first.click()
+    elif placed:
+        item = placed[0]
+        page.locator(f'#map [data-site="{item["to"][0]}"]').click()
+        page.locator("#pick-list button", has_text=item["label"]).first.click()
+    else:
+        item = pick_in_panel(page, inputs)
+    expect(page.locator("#pick")).to_be_hidden()
+    for _ in range(50):
+        if len(session.actions) > before:
+            break
+        page.wait_for_timeout(50)
+    assert len(session.actions) == before + 1, "the tap booked nothing"
+    assert session.actions[-1].to_json() == item["action"]
+    page.wait_for_function(f"window.orrery.app.moves.loads > {loads}")  # the next state's inputs are in
+    return item
+
+
+def pick_in_panel(page: Page, inputs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The first non-chance input that is not the end of a turn, through its group's button and the pickers."""
+    others = [i for i in inputs if not i["chance"] and not i["type"].startswith(("end", "pass", "done"))]
+    if not others:  # only the end of the turn is left: its big button
+        item = next(i for i in inputs if not i["chance"])
+        page.locator("#primary button", has_text=item["label"]).first.click()
+        return item
+    item = others[-2] if len(others) > 1 else others[0]  # from the end of the list: the pickers narrow to it
+    group = page.locator("#declared button", has_text=item["label"])
+    if group.count():
+        group.first.click()
+        return item
+    page.locator(f'#declared button[data-title="{item["title"]}"]').click()
+    for _ in range(8):  # narrow one argument at a time until the sentence itself is offered
+        book = page.locator("#pick-list button", has_text=item["label"])
+        if book.count():
+            if not book.first.is_visible():
+                book.first.locator("xpath=ancestor::details/summary").click()  # its fold of twelve
+            book.first.click()
+            return item
+        def value(word: str) -> Any:  # a picker's button for one value: "6 (6)", "planet 1 hex 0006 (3)"
+            return page.locator("#pick-list button", has_text=re.compile(rf"^{re.escape(word)} \(\d+\)$"))
+
+        step = next(s for s in item["steps"] if value(s[2]).count())
+        choice = value(step[2]).first
+        if not choice.is_visible():
+            choice.locator("xpath=ancestor::details/summary").click()  # its fold of twelve
+        choice.click()
+    raise AssertionError(f"the pickers never offered {item['label']}")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_turn_is_played_by_taps_alone_and_the_page_fits_a_phone(browser, tables, game):
+    table = tables(game)
+    page, errors = open_phone(browser, table, due(table))
+    booked: list[dict[str, Any]] = []
+    while len(booked) < 3 or not any(item["from"] or item["to"] for item in booked):  # until a move on the map
+        assert len(booked) < 8, booked
+        seat = due(table)
+        if page.evaluate("window.orrery.app.seat.name") != seat:
+            page.evaluate(f"window.orrery.app.setSeat({{name: '{seat}', colour: ''}})")
+        expect(page.locator("#moves")).to_be_visible()
+        fits(page, 360)
+        booked.append(tap_a_move(page, table))
+        entry = table.table.entries()[-1]
+        assert (entry["source"], entry["actor"]) == ("phone", seat)
+    assert any(item["from"] or item["to"] for item in booked), booked  # at least one move on the map
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / f"play-{game}-phone.png", full_page=True)
+    assert not errors, errors
+    page.context.close()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_desktop_page_fits_and_a_watcher_cannot_act(browser, tables, game):
+    table = tables(game)
+    page, errors = open_phone(browser, table, due(table), "desktop")
+    fits(page, 1280)
+    page.screenshot(path=ARTIFACTS / f"play-{game}-desktop.png", full_page=True)
+    other = "green" if due(table) == "red" else "red"
+    page.evaluate(f"window.orrery.app.setSeat({{name: '{other}', colour: ''}})")
+    if table.table.session.game.phase(table.table.session.state).actor:
+        expect(page.locator("#not-yours")).to_be_visible()
+        expect(page.locator("#moves")).to_be_hidden()
+    assert not errors, errors
+    page.context.close()
+
+
+def test_every_phone_stays_joined_across_a_restart(browser, tables):
+    table = tables("dakalio")
+    first, errors = open_phone(browser, table, "green")
+    second, _ = open_phone(browser, table, "red")
+    table = table.restart()
+    try:
+        for page in (first, second):
+            expect(page.locator("#link")).to_have_text("live", timeout=8000)
+        tap_a_move(first, table)  # Green's phone acts after the restart with the token it already held
+        expect(second.locator("#log li").first).to_contain_text("Green")
+        # While the companion was down the stream's reconnections failed; no script error came of it.
+        assert not [e for e in errors if not e.startswith("Failed to load resource")], errors
+    finally:
+        table.stop()
+        for page in (first, second):
+            page.context.close()
+
+
+def test_names_beside_colours_a_confirmed_undo_and_a_new_table_code(browser, tables):
+    table = tables("trajectory")
+    page, errors = open_phone(browser, table, "red")
+    page.evaluate("window.orrery.app.send('/api/seat', {seat: 'red', name: 'Ann'})")
+    expect(page.locator("#phase-line")).to_contain_text("your turn")
+    expect(page.locator("#ledger .card.own b")).to_have_text("Ann (Red) · you")
+    tap_a_move(page, table)
+    page.click("#undo")
+    expect(page.locator("#confirm")).to_be_visible()
+    page.click("#confirm button[value=no]")
+    assert len(table.table.session.actions) == 1  # nothing undone without a yes
+    page.click("#undo")
+    page.click("#confirm-yes")
+    page.wait_for_function("document.querySelector('#log li.undone') !== null")
+    assert not table.table.session.actions
+    old = table.table.token
+    page.click('button[data-open="invite"]')
+    expect(page.locator("#qr svg")).to_be_visible()  # a phone holding the token shows the join code
+    page.click("#rotate")
+    page.click("#confirm-yes")
+    expect(page.locator("#qr-url")).not_to_contain_text(old)
+    expect(page.locator("#qr-url")).to_contain_text(table.table.token)
+    assert table.table.token != old and token_file(table.store.path).read_text().strip() == table.table.token
+    assert page.evaluate("localStorage.getItem('orrery.token')") == table.table.token  # this phone acts on
+    assert not errors, errors
+    page.context.close()
+
+
+def test_the_end_of_a_game_its_summary_the_past_games_and_the_export(browser, tables):
+    table = tables("dakalio")
+    page, errors = open_phone(browser, table, "green")
+    session = table.table.session
+    while "resign" not in {a.type for a in session.game.legal_actions(session.state)}:  # the asteroids set out
+        session.submit(next(iter(session.game.legal_actions(session.state))), "phone", due(table))
+    resigns = due(table)
+    session.submit(next(a for a in session.game.legal_actions(session.state) if a.type == "resign"), "phone", resigns)
+    winner = "Red" if resigns == "green" else "Green"
+    expect(page.locator("#summary")).to_be_visible()
+    expect(page.locator("#summary-result")).to_have_text(session.game.outcome(session.state).reason)
+    expect(page.locator("#summary-cards .card").first).to_contain_text(f"{winner} · winner")
+    exported = page.evaluate("fetch(document.querySelector('#summary-export').href).then((r) => r.json())")
+    assert exported["game"] == "dakalio" and exported["status"] == "over" and exported["entries"]
+    table.table.new_game("trajectory", ["red", "green"], {}, 3, guide=False)
+    expect(page.locator("#summary")).to_be_hidden()
+    page.locator("#history > summary").click()
+    past = page.locator("#history-list > details")
+    expect(past).to_have_count(2)
+    expect(past.nth(1)).to_contain_text("Dakalio")
+    past.nth(1).locator("summary").click()
+    expect(past.nth(1).locator(".card").first).to_contain_text(f"{winner} · winner")
+    fits(page, 360)
+    assert not errors, errors
+    page.context.close()

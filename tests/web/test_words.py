@@ -1,0 +1,123 @@
+"""Every text a player sees uses names, never ids: whole twin games of all five games, walked announcement by
+announcement, with each phase's prompt, the books as the page shows them, the labels of the moves the page offers,
+and the twin's warnings and questions (messy hands and illegal moves on a simulated reed grid). A text fails on an
+internal id (a site id where the board prints a name, a piece id, a card id, a snake_case name) or a JSON fragment.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from companion.boards import default_board
+from companion.rules import load
+from companion.sim.players import random_action
+from companion.sim.table_setup import make_twin
+from companion.web.books import books
+from companion.web.inputs import inputs
+from companion.web.words import Words
+
+GAMES = {"trajectory": 2, "orbit": 2, "dakalio": 2, "orbital_battle": 2, "periorbis": 3}
+JSON = re.compile(r"[{}\[\]]|\"\w+\"\s*:|\b(?:true|false|null|True|False|None)\b")
+SNAKE = re.compile(r"\b[a-z]+_[a-z_]+\b")
+PIECE = re.compile(r"\b(?:ship|planet|station|base|army|fleet|infestor|marker|dakalio)-[a-z0-9-]+\b")
+CARD = re.compile(r"\bcard c\d+\b")
+
+
+def leaks(text: str, site_ids: set[str]) -> list[str]:
+    """What in `text` is an internal id or JSON rather than words."""
+    found = [m.group() for pattern in (JSON, SNAKE, PIECE, CARD) for m in pattern.finditer(text)]
+    found += [word for word in re.findall(r"[a-z0-9:/-]+", text) if word in site_ids]
+    return found
+
+
+def ids_of(game: str) -> set[str]:
+    """The board's site ids that are not also the name printed on the board (Dakalio's mat prints d8)."""
+    return {site.id for site in default_board(game).sites if site.id != site.name and len(site.id) > 2}
+
+
+def texts_of_a_game(game: str, players: int, seed: int) -> Iterator[tuple[str, str]]:
+    """(where, text) for every announcement, prompt, book row and offered move of a whole game played out."""
+    engine = load(game)
+    seats = ["red", "green", "blue", "yellow"][:players]
+    words = Words(default_board(game), seats)
+    state = engine.setup(seats, {}, seed)
+    rng = random.Random(seed)
+    for step in range(3000):
+        yield "prompt", words.text(engine.phase(state).prompt)
+        if step % 50 == 0:  # the books and the moves offered, now and then: they are the slow part
+            shown = books(game, engine.ledger(state), words)
+            for player in shown["players"]:
+                yield from ((f"books {player['name']}", f"{label}: {text}") for label, text in player["rows"])
+            yield from (("books table", f"{label}: {text}") for label, text in shown["table"])
+            for item in inputs(engine, state, words)[:40]:
+                yield "move", item["label"]
+                yield "move", item["title"]
+                yield from (("move step", f"{name}: {said}") for name, _, said in item["steps"])
+                yield from (("move piece", piece) for piece in item["pieces"])
+        if engine.outcome(state) is not None:
+            yield "outcome", words.text(engine.outcome(state).reason)
+            return
+        state, events = engine.apply(state, random_action(engine, state, rng))
+        yield from (("announcement", words.text(event.text)) for event in events)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_every_text_of_a_whole_game_uses_names(game):
+    site_ids = ids_of(game)
+    bad: dict[str, list[str]] = {}
+    for where, text in texts_of_a_game(game, GAMES[game], 11):
+        found = leaks(text, site_ids)
+        if found:
+            bad.setdefault(f"{where}: {text}", found)
+    assert not bad, "\n".join(f"{text}  <- {found}" for text, found in list(bad.items())[:25])
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_the_twins_warnings_and_questions_use_names(game, tmp_path):
+    """Messy hands and illegal moves on the simulated grid: every warning, its advice and every question."""
+    twin = make_twin(game, GAMES[game], 5, "virtual", str(tmp_path / "t.db"), mess=0.3, illegal=0.3)
+    seen: list[str] = []
+    before_warning, before_question = twin.loop.on_warning, twin.loop.on_question
+
+    def on_warning(warning: Any) -> None:
+        before_warning(warning)
+        if warning is not None:
+            seen.extend([warning.text, *warning.advice])
+
+    def on_question(question: Any) -> None:
+        before_question(question)
+        seen.extend(question.texts)
+
+    twin.loop.on_warning, twin.loop.on_question = on_warning, on_question
+    with twin:
+        twin.play(120)
+    seen += [event["text"] for entry in twin.session.store.entries(twin.session.record.id) for event in entry.events]
+    words = Words(default_board(game), twin.session.record.players)
+    site_ids = ids_of(game)
+    shown = [words.text(text) for text in seen]  # as the page's table layer hands them to the phones
+    bad = {text: leaks(text, site_ids) for text in shown if leaks(text, site_ids)}
+    assert twin.stats.illegal_tried > 0
+    assert not bad, "\n".join(f"{text}  <- {found}" for text, found in list(bad.items())[:25])
+
+
+def test_the_stream_and_the_log_hand_out_the_sentences_in_words(tmp_path):
+    """An ORBIT card played: its announcement names no card id, live, in the log and in a replayed page alike."""
+    from companion.table.session import Session
+    from companion.table.store import Store
+    from companion.web.table import Table
+
+    session = Session.start(Store(tmp_path / "t.db"), "orbit", ["red", "green"], {}, 1)
+    table = Table(session, token="t")
+    card = next(iter(session.game.legal_actions(session.state)))
+    entry = session.submit(card, "phone", "red")
+    assert "card c" in entry.events[0]["text"]  # the engine's own sentence, kept in the log as it was
+    shown = table.entry_json(entry)["events"][0]["text"]
+    assert shown.startswith("Red plays a card: ") and not leaks(shown, ids_of("orbit"))
+    assert [e["events"] for e in table.entries()][-1][0]["text"] == shown
+    _, _, replayed = table.replay_page(0, 50)
+    assert b"card c" not in replayed and shown.encode() in replayed
