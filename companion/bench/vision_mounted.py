@@ -24,17 +24,41 @@ OUTCOMES = ("read", "missed", "withheld", "wrong")
 PIECES = {"trajectory": 22, "orbit": 16}  # pieces set out per frame
 
 
+@dataclass(frozen=True)
+class Record:
+    """One frame: its mounting's verdict from `calibrate board`, each visible sticker's (side px, outcome), the
+    false pieces, whether the frame was refused whole, and the pipeline's time."""
+
+    approved: bool
+    results: tuple[tuple[float, str], ...]
+    false: int
+    refused: bool
+    seconds: float
+    render_seconds: float
+
+    @property
+    def all_correct(self) -> bool:
+        return not self.refused and self.false == 0 and all(o == "read" for _, o in self.results)
+
+
 @dataclass
 class Cell:
-    """Counts for one game, frame size and conditions."""
+    """The frames of one game, frame size and conditions."""
 
-    outcome: Counter[str] = field(default_factory=Counter)
-    by_size: dict[int, Counter[str]] = field(default_factory=dict)
-    frames: list[tuple[float, bool]] = field(default_factory=list)  # (smallest visible sticker px, all correct)
-    false: int = 0
-    refused: int = 0
-    times: list[float] = field(default_factory=list)
-    render_times: list[float] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
+
+    def approved(self) -> Cell:
+        return Cell([r for r in self.records if r.approved])
+
+    def outcome(self) -> Counter[str]:
+        return Counter(o for r in self.records for _, o in r.results)
+
+    def by_size(self) -> dict[int, Counter[str]]:
+        out: dict[int, Counter[str]] = {}
+        for r in self.records:
+            for side, o in r.results:
+                out.setdefault(_bin(side), Counter())[o] += 1
+        return out
 
 
 def _bin(side: float) -> int:
@@ -79,6 +103,7 @@ def score(report, truth, sites: set[str]) -> tuple[list[tuple[float, str]], int]
 def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_mounting: int, seed: int,
              fill: tuple[float, float], tilt: float) -> Cell:
     from companion.boards import default_board
+    from companion.calibration.mounting import check_mounting
     from companion.sensing.pieces import default_registry
     from companion.sensing.vision import Vision
     from companion.sensing.vision_profile import CameraProfile
@@ -93,25 +118,22 @@ def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_
         rng = np.random.default_rng([seed, m, size[1]])  # the same mountings under every condition
         mounting = random_mounting(board, size, rng, fill, tilt)
         renderer = MountedRenderer(board, registry.dictionary, registry.sticker_mm, mounting)
-        vision = Vision(board, registry, calibrated(mounting, rng, CameraProfile))
+        profile = calibrated(mounting, rng, CameraProfile)
+        vision = Vision(board, registry, profile)
         shots = np.random.default_rng([seed, m, size[1], CONDITIONS.index(condition)])
+        approved = None
         for _ in range(min(per_mounting, frames - m * per_mounting)):
             t0 = time.perf_counter()
             shot = random_shot(condition, shots)
             table = random_table(board, registry, shots, PIECES.get(game, 20), shot.arm)
             frame = renderer.render(table, shot, shots)
             t1 = time.perf_counter()
-            report = vision.process(frame.image, float(len(cell.times)))
-            cell.render_times.append(t1 - t0)
-            cell.times.append(time.perf_counter() - t1)
-            cell.refused += not report.reliable
+            report = vision.process(frame.image, float(len(cell.records)))
+            t2 = time.perf_counter()
+            if approved is None and vision.pose is not None:  # what `calibrate board` says of this mounting
+                approved = check_mounting(board, registry, profile, vision.pose).approved
             results, false = score(report, frame.truth, sites)
-            cell.false += false
-            for side, outcome in results:
-                cell.outcome[outcome] += 1
-                cell.by_size.setdefault(_bin(side), Counter())[outcome] += 1
-            smallest = min((side for side, _ in results), default=math.inf)
-            cell.frames.append((smallest, report.reliable and false == 0 and all(o == "read" for _, o in results)))
+            cell.records.append(Record(bool(approved), tuple(results), false, not report.reliable, t2 - t1, t1 - t0))
     return cell
 
 
@@ -129,7 +151,7 @@ def size_for(cell: Cell, goal: float = 0.99, least: int = 20) -> float | None:
     """The smallest sticker side (px) such that frames whose stickers are all at least that big are all correct
     `goal` of the time (None when no size does, with `least` frames to judge)."""
     for edge in SIZE_EDGES[:-1]:
-        chosen = [ok for smallest, ok in cell.frames if smallest >= edge]
+        chosen = [r.all_correct for r in cell.records if min((s for s, _ in r.results), default=math.inf) >= edge]
         if len(chosen) >= least and sum(chosen) / len(chosen) >= goal:
             return edge
     return None
@@ -138,22 +160,29 @@ def size_for(cell: Cell, goal: float = 0.99, least: int = 20) -> float | None:
 def report(label: str, cell: Cell) -> None:
     from companion.bench.stats import summary
 
-    c, n = cell.outcome, max(1, sum(cell.outcome.values()))
-    frames = len(cell.frames)
-    right = sum(ok for _, ok in cell.frames)
-    print(f"{label}: {frames} frames, {cell.refused} refused whole; all correct {100 * right / frames:.1f}%")
+    frames = len(cell.records)
+    if not frames:
+        print(f"{label}: no frames")
+        return
+    c = cell.outcome()
+    n = max(1, sum(c.values()))
+    right = sum(r.all_correct for r in cell.records)
+    print(f"{label}: {frames} frames, {sum(r.refused for r in cell.records)} refused whole; all correct "
+          f"{100 * right / frames:.1f}%")
     print(f"  stickers in view {n}: missed {100 * c['missed'] / n:.2f}%, withheld {100 * c['withheld'] / n:.2f}%, "
-          f"wrong {100 * c['wrong'] / n:.2f}%; false pieces {cell.false}")
+          f"wrong {100 * c['wrong'] / n:.2f}%; false pieces {sum(r.false for r in cell.records)}")
     rows = []
-    for b in sorted(cell.by_size):
-        counts = cell.by_size[b]
+    by_size = cell.by_size()
+    for b in sorted(by_size):
+        counts = by_size[b]
         upper = SIZE_EDGES[b + 1] if b + 2 < len(SIZE_EDGES) else ""
         rows.append(f"{SIZE_EDGES[b]}-{upper}: {sum(counts.values())} read "
                     f"{100 * counts['read'] / max(1, sum(counts.values())):.1f}%")
     print("  by sticker side (px)  " + "  ".join(rows))
     need = size_for(cell)
     print(f"  99% all-correct frames from stickers of {'(none)' if need is None else f'{need} px'}")
-    print(f"  pipeline {summary(cell.times, 1e3, 'ms')}; rendering {summary(cell.render_times, 1e3, 'ms')}")
+    print(f"  pipeline {summary([r.seconds for r in cell.records], 1e3, 'ms')}; rendering "
+          f"{summary([r.render_seconds for r in cell.records], 1e3, 'ms')}")
 
 
 def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
@@ -167,4 +196,5 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
         for condition in args.conditions.split(","):
             cell = run_cell(args.game, (w, h), condition, args.scenes, args.per_mounting, args.seed, fill, args.tilt)
             report(f"{args.game} {w}x{h} {condition}", cell)
+            report("  mountings `calibrate board` approves", cell.approved())
     return 0

@@ -33,6 +33,8 @@ from companion.sensing.vision_profile import CameraProfile
 
 MIN_FRESH_MARKERS = 3  # corner markers needed to trust a new pose without the kept one
 MAX_REPROJECTION_PX_720P = 2.5  # corner fit worse than this (scaled to the frame) means a profile of another camera
+CORNER_SEARCH_LINES = 1600  # a whole-frame search for the board's markers works on at most this many lines
+UPSCALE_BELOW_PX = 22.0  # stickers expected smaller than this (a side, px) are decoded from an enlarged region
 EDGE_PX = 3  # a sticker this close to the frame's edge cannot be read (its white margin is cut off)
 SIZE_TOLERANCE = 0.3  # a sticker whose traced size is off by more than this is not the piece it claims to be
 
@@ -221,10 +223,12 @@ class Vision:
 
     # -- the board
     def _find_corners(self, gray: np.ndarray) -> dict:
-        """Visible corner fiducials -> their four corners in full-frame pixels.
+        """Visible board fiducials -> their four corners in full-frame pixels.
 
-        With a kept pose, each marker is looked for only near where it was; the whole (half-size) frame is searched
-        when fewer than three turn up there (the board moved, or no pose yet).
+        With a kept pose, each marker is looked for only near where it was (cheap: the board has not moved while
+        they turn up there); the whole frame is searched when fewer than three do (the board moved, or no pose
+        yet). The whole-frame search keeps the frame's pixels (a shrunk frame shrinks the markers below what
+        decodes at 720p or under tilt); only frames over CORNER_SEARCH_LINES high are shrunk to that.
         """
         found = {}
         if self._pose is not None:
@@ -241,10 +245,12 @@ class Vision:
                         found[fid] = c + np.array([x0, y0], np.float64)
         if len(found) < MIN_FRESH_MARKERS:
             found = {}
-            small_gray = cv2.resize(gray, (gray.shape[1] // 2, gray.shape[0] // 2), interpolation=cv2.INTER_AREA)
+            scale = min(1.0, CORNER_SEARCH_LINES / gray.shape[0])
+            search = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
+                                                          interpolation=cv2.INTER_AREA)
             for dictionary in self._corner_detectors:
-                for fid, c in self._detect_fiducials(small_gray, dictionary):
-                    found.setdefault(fid, (c + 0.5) * 2 - 0.5)
+                for fid, c in self._detect_fiducials(search, dictionary):
+                    found.setdefault(fid, (c + 0.5) / scale - 0.5)
         return {
             fid: cv2.cornerSubPix(gray, c.astype(np.float32).reshape(-1, 1, 2), (5, 5), (-1, -1),
                                   (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.01)).reshape(4, 2)
@@ -302,15 +308,21 @@ class Vision:
         x0, y0, x1, y1 = self._board_box(pose, gray.shape)
         roi = gray[y0:y1, x0:x1]
         detector, (per_lo, per_hi) = self._fitted_detector(pose, roi.shape)
+        # Stickers under about UPSCALE_BELOW_PX a side lose cells to the detector's thresholding and sampling:
+        # decode them from the board region enlarged twice (the perimeter limits are rates of the region's size,
+        # so the fitted detector serves both).
+        up = 2 if per_lo / 4 / 0.6 < UPSCALE_BELOW_PX else 1
+        if up > 1:
+            roi = cv2.resize(roi, None, fx=up, fy=up, interpolation=cv2.INTER_CUBIC)
         marker_corners, ids, candidates = detector.detectMarkers(roi)
         decoded = [(int(i), c.reshape(4, 2).astype(np.float64))
                    for c, i in zip(marker_corners, [] if ids is None else ids.ravel(), strict=True)]
-        decoded += self._second_look(roi, candidates, decoded, per_lo, per_hi)
+        decoded += self._second_look(roi, candidates, decoded, per_lo * up, per_hi * up)
         found: list[tuple[PieceEntry, np.ndarray]] = []
         for marker_id, c in decoded:
             entry = self._stickers.get(marker_id)
             if entry is not None:
-                found.append((entry, c + np.array([x0, y0], np.float64)))
+                found.append((entry, (c + 0.5) / up - 0.5 + np.array([x0, y0], np.float64)))
         if not found:
             return (), 0
         # First pass: every piece standing on the board.
