@@ -82,3 +82,17 @@ def test_a_moved_board_is_noticed(board, registry, renderer, camera, cover_marke
         image = cover_marker(image, again, fid)
     report = vision.process(image)
     assert not report.reliable and report.moved and "moved" in report.reason
+
+
+def test_a_white_balance_cast_is_not_a_hand(board, registry, renderer, camera):
+    """Warm (tungsten) and cool (shade) casts scale the colour channels apart; the board is still the board, and
+    nothing along its edges turns into a hand."""
+    import numpy as np
+
+    vision = Vision(board, registry, sim_profile(camera, board.name))
+    image = renderer.render(random_scene(board, registry, camera, 41, jitter=False)).image.astype(np.float32)
+    for gains in ((0.72, 1.0, 1.3), (1.3, 1.0, 0.75)):
+        cast = np.clip(image * np.array(gains, np.float32), 0, 255).astype(np.uint8)
+        report = vision.process(cast)
+        assert report.reliable
+        assert [r for r in report.unreliable if r.reason == "occluded"] == []
