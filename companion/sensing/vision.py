@@ -52,11 +52,15 @@ class Sighting:
     y: float
     confidence: float
     time: float
+    # Which way the sticker's top points: degrees counter-clockwise from the board's +y (the way ORBIT's planet
+    # arrows point, when the sticker is stuck on square to the arrow); None for pieces found by colour.
+    turn: float | None = None
 
     def to_json(self) -> dict:
         return {"piece": self.piece, "entry": self.entry, "sticker": self.sticker, "site": self.site,
                 "level": self.level, "x": round(self.x, 1), "y": round(self.y, 1),
-                "confidence": round(self.confidence, 3), "time": self.time}
+                "confidence": round(self.confidence, 3), "time": self.time,
+                "turn": None if self.turn is None else round(self.turn, 1)}
 
 
 @dataclass(frozen=True)
@@ -370,7 +374,7 @@ class Vision:
             if counts[entry.sticker] > 1:
                 confidence *= 0.5  # one sticker seen twice: at least one is a misread
             sightings.append(Sighting(entry.piece, entry.id, entry.sticker, site, level, float(cx), float(cy),
-                                      float(confidence), time))
+                                      float(confidence), time, _turn(traced[i])))
         return tuple(sorted(sightings, key=lambda s: (s.site or "~", s.level, s.entry))), rejected
 
     def _fitted_detector(self, pose: Pose,
@@ -566,7 +570,14 @@ class _Clock:
 
 
 def _replace_confidence(s: Sighting, confidence: float) -> Sighting:
-    return Sighting(s.piece, s.entry, s.sticker, s.site, s.level, s.x, s.y, confidence, s.time)
+    return Sighting(s.piece, s.entry, s.sticker, s.site, s.level, s.x, s.y, confidence, s.time, s.turn)
+
+
+def _turn(traced: np.ndarray) -> float:
+    """Degrees counter-clockwise from the board's +y to a sticker's top edge direction, from its traced corners
+    (top-left, top-right, bottom-right, bottom-left, in board mm)."""
+    up = (traced[0] - traced[3]) + (traced[1] - traced[2])
+    return float(math.degrees(math.atan2(-up[0], up[1])) % 360.0)
 
 
 def _site_tolerance(board: Board) -> float:

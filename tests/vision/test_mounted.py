@@ -128,3 +128,22 @@ def test_tables_have_no_overlapping_pieces_and_riders_clear_of_stickers(board, r
             label = base.sticker_square(registry.sticker_mm * 4 / 3).astype(np.float32)
             area, _ = cv2.intersectConvexConvex(rider.outline().astype(np.float32), label)
             assert area < 0.5
+
+
+def test_sightings_say_which_way_each_sticker_points(board, registry):
+    """The pipeline reads each sticker's turn (ORBIT's planet arrows need it) on a tilted, turned mounting."""
+    from companion.sensing.vision import Vision
+
+    cam = mount(board, (1280, 720), 0.95, 2.0, math.radians(25), 4.0, 60.0, -0.1, 0.0)
+    rng = np.random.default_rng(8)
+    frame = MountedRenderer(board, registry.dictionary, registry.sticker_mm, cam).render(
+        random_table(board, registry, rng, 22, arm=False), random_shot("normal", rng), rng)
+    profile = CameraProfile("exact", (cam.width, cam.height), ((cam.f, 0.0, cam.cx), (0.0, cam.f, cam.cy),
+                                                               (0.0, 0.0, 1.0)), (cam.k1, cam.k2, 0.0, 0.0, 0.0))
+    report = Vision(board, registry, profile).process(frame.image)
+    turns = {t.piece.entry.id: math.degrees(t.piece.turn) % 360 for t in frame.truth if t.visible}
+    read = [(s, turns[s.entry]) for s in report.sightings if s.entry in turns]
+    assert len(read) >= 0.9 * len(turns)
+    for sighting, turn in read:
+        assert abs((sighting.turn - turn + 180) % 360 - 180) < 4.0, sighting.entry
+    assert report.sightings[0].to_json()["turn"] == round(report.sightings[0].turn, 1)
