@@ -35,6 +35,8 @@ MIN_FRESH_MARKERS = 3  # corner markers needed to trust a new pose without the k
 MAX_REPROJECTION_PX_720P = 2.5  # corner fit worse than this (scaled to the frame) means a profile of another camera
 CORNER_SEARCH_LINES = 1600  # a whole-frame search for the board's markers works on at most this many lines
 UPSCALE_BELOW_PX = 22.0  # stickers expected smaller than this (a side, px) are decoded from an enlarged region
+SAME_LOOK = 0.97  # correlation of a marker's patch with its last look above which it has not moved
+LOOK_CELLS = 24  # a marker's look: its bounding box sampled on this many cells a side
 EDGE_PX = 3  # a sticker this close to the frame's edge cannot be read (its white margin is cut off)
 SIZE_TOLERANCE = 0.3  # a sticker whose traced size is off by more than this is not the piece it claims to be
 
@@ -181,6 +183,7 @@ class Vision:
         ], np.float64)
         self._edge_cache: tuple[np.ndarray, list] | None = None
         self._pose: Pose | None = None
+        self._marker_looks: dict = {}  # fiducial -> (its corners, its normalised look) where last decoded
         if profile.pose is not None:
             self._pose = Pose(np.array(profile.pose.rvec, np.float64), np.array(profile.pose.tvec, np.float64))
         self._max_reprojection = MAX_REPROJECTION_PX_720P * profile.image_size[1] / 720
@@ -234,6 +237,9 @@ class Vision:
         yet). The whole-frame search keeps the frame's pixels (a shrunk frame shrinks the markers below what
         decodes at 720p or under tilt); only frames over CORNER_SEARCH_LINES high are shrunk to that.
         """
+        unchanged = self._unchanged_markers(gray)
+        if len(unchanged) >= MIN_FRESH_MARKERS:
+            return unchanged
         found = {}
         if self._pose is not None:
             for fid in self.board.fiducials:
@@ -255,11 +261,25 @@ class Vision:
             for dictionary in self._corner_detectors:
                 for fid, c in self._detect_fiducials(search, dictionary):
                     found.setdefault(fid, (c + 0.5) / scale - 0.5)
-        return {
+        refined = {
             fid: cv2.cornerSubPix(gray, c.astype(np.float32).reshape(-1, 1, 2), (5, 5), (-1, -1),
                                   (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.01)).reshape(4, 2)
             for fid, c in found.items()
         }
+        self._marker_looks = {fid: (c, look) for fid, c in refined.items()
+                              if (look := _marker_look(gray, c)) is not None}
+        return refined
+
+    def _unchanged_markers(self, gray: np.ndarray) -> dict:
+        """The markers that look as they did where they were last found (a small patch each, compared with a
+        normalised correlation, which light and white balance do not change): the board has not moved, and their
+        corners stand. Far cheaper than decoding them again."""
+        out = {}
+        for fid, (corners, look) in self._marker_looks.items():
+            now = _marker_look(gray, corners)
+            if now is not None and float(np.dot(now, look)) >= SAME_LOOK:
+                out[fid] = corners
+        return out
 
     def _detect_fiducials(self, gray: np.ndarray, dictionary: str) -> list:
         marker_corners, ids, _ = self._corner_detectors[dictionary].detectMarkers(gray)
@@ -571,6 +591,20 @@ class _Clock:
 
 def _replace_confidence(s: Sighting, confidence: float) -> Sighting:
     return Sighting(s.piece, s.entry, s.sticker, s.site, s.level, s.x, s.y, confidence, s.time, s.turn)
+
+
+def _marker_look(gray: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
+    """A marker's bounding box (with a little margin) sampled small, zero mean and unit length; None when it is
+    flat (covered by something plain) or leaves the frame."""
+    lo = np.floor(corners.min(axis=0)).astype(int) - 2
+    hi = np.ceil(corners.max(axis=0)).astype(int) + 3
+    if lo.min() < 0 or hi[0] > gray.shape[1] or hi[1] > gray.shape[0]:
+        return None
+    patch = cv2.resize(gray[lo[1]:hi[1], lo[0]:hi[0]], (LOOK_CELLS, LOOK_CELLS), interpolation=cv2.INTER_AREA)
+    v = patch.astype(np.float32).ravel()
+    v -= v.mean()
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm > 1e-3 * v.size else None
 
 
 def _turn(traced: np.ndarray) -> float:
