@@ -1,8 +1,8 @@
 """From a camera frame to sightings: which piece stands where, how sure we are, and what the camera cannot see.
 
-1. The board's corner fiducials (ids and mm positions from the board data) give the camera's pose over the board.
-   The last good pose is kept while markers are hidden; visible markers that disagree with it mean the board or
-   camera moved.
+1. The board's fiducials (ids and mm positions from the board data; any three will do) give the camera's pose over
+   the board. The last good pose is kept while markers are hidden, and without decoding them again while three or
+   more look as they did; visible markers that disagree with it mean the board or camera moved.
 2. Piece stickers (AprilTag 16h5 by default) are decoded and looked up in the piece registry; pieces without
    stickers are found by the profile's colour ranges (vision_colour.py), with a lower confidence.
 3. Each sticker's corners are traced back to the plane at the top of its piece (height correction), which gives the
