@@ -117,10 +117,20 @@ def _camera(size: tuple[int, int], f: float, k1: float, k2: float, rows: np.ndar
 def random_mounting(board: Board, size: tuple[int, int], rng: np.random.Generator,
                     fill: tuple[float, float] = (0.6, 0.95), tilt_deg: float = 35.0) -> Mounting:
     """A camera as someone might mount it: any turn, fill and tilt in range, a webcam-to-wide lens."""
-    return mount(board, size, float(rng.uniform(*fill)), float(rng.uniform(0, 2 * math.pi)),
-                 math.radians(float(rng.uniform(0, tilt_deg))), float(rng.uniform(0, 2 * math.pi)),
-                 float(rng.uniform(55, 80)), float(rng.uniform(-0.3, 0.0)), float(rng.uniform(0.0, 0.08)),
-                 tuple(rng.uniform(-1, 1, 2)))
+    fill_, yaw = float(rng.uniform(*fill)), float(rng.uniform(0, 2 * math.pi))
+    tilt, towards = math.radians(float(rng.uniform(0, tilt_deg))), float(rng.uniform(0, 2 * math.pi))
+    hfov = float(rng.uniform(55, 80))
+    # A real lens bends the picture monotonically out to its corners: draw its distortion until it does (the
+    # radial model turns back on itself beyond some radius when k1 is strong and k2 weak).
+    corner = math.hypot(1.0, size[1] / size[0]) * math.tan(math.radians(hfov) / 2)
+    r = np.linspace(0.0, 1.6 * corner, 200)
+    for _ in range(50):
+        k1, k2 = float(rng.uniform(-0.3, 0.0)), float(rng.uniform(0.0, 0.08))
+        if np.all(1 + 3 * k1 * r**2 + 5 * k2 * r**4 > 0.1):
+            break
+    else:
+        k1 = k2 = 0.0
+    return mount(board, size, fill_, yaw, tilt, towards, hfov, k1, k2, tuple(rng.uniform(-1, 1, 2)))
 
 
 @dataclass(frozen=True)
