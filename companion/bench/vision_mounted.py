@@ -35,6 +35,7 @@ class Record:
     refused: bool
     seconds: float
     render_seconds: float
+    baseline_seconds: float  # plain detectMarkers (defaults, whole frame, the stickers' dictionary) on the frame
 
     @property
     def all_correct(self) -> bool:
@@ -102,6 +103,8 @@ def score(report, truth, sites: set[str]) -> tuple[list[tuple[float, str]], int]
 
 def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_mounting: int, seed: int,
              fill: tuple[float, float], tilt: float) -> Cell:
+    import cv2
+
     from companion.boards import default_board
     from companion.calibration.mounting import check_mounting
     from companion.sensing.pieces import default_registry
@@ -113,6 +116,8 @@ def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_
 
     board, registry = default_board(game), default_registry(game)
     sites = {s.id for s in board.sites}
+    baseline = cv2.aruco.ArucoDetector(
+        cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, registry.dictionary)), cv2.aruco.DetectorParameters())
     cell = Cell()
     for m in range(math.ceil(frames / per_mounting)):
         rng = np.random.default_rng([seed, m, size[1]])  # the same mountings under every condition
@@ -130,10 +135,13 @@ def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_
             t1 = time.perf_counter()
             report = vision.process(frame.image, float(len(cell.records)))
             t2 = time.perf_counter()
+            baseline.detectMarkers(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY))
+            t3 = time.perf_counter()
             if approved is None and vision.pose is not None:  # what `calibrate board` says of this mounting
                 approved = check_mounting(board, registry, profile, vision.pose).approved
             results, false = score(report, frame.truth, sites)
-            cell.records.append(Record(bool(approved), tuple(results), false, not report.reliable, t2 - t1, t1 - t0))
+            cell.records.append(Record(bool(approved), tuple(results), false, not report.reliable, t2 - t1, t1 - t0,
+                                       t3 - t2))
     return cell
 
 
@@ -181,8 +189,10 @@ def report(label: str, cell: Cell) -> None:
     print("  by sticker side (px)  " + "  ".join(rows))
     need = size_for(cell)
     print(f"  99% all-correct frames from stickers of {'(none)' if need is None else f'{need} px'}")
-    print(f"  pipeline {summary([r.seconds for r in cell.records], 1e3, 'ms')}; rendering "
-          f"{summary([r.render_seconds for r in cell.records], 1e3, 'ms')}")
+    print(f"  pipeline {summary([r.seconds for r in cell.records], 1e3, 'ms')}")
+    print(f"  baseline: plain detectMarkers, defaults, whole frame  "
+          f"{summary([r.baseline_seconds for r in cell.records], 1e3, 'ms')}")
+    print(f"  rendering {summary([r.render_seconds for r in cell.records], 1e3, 'ms')}")
 
 
 def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
