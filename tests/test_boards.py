@@ -53,9 +53,10 @@ def test_every_space_has_its_two_orbit_neighbours(board):
 
 def test_infestation_points_and_corner_fiducials(board):
     assert [s.id for s in board.with_tag("infestation")] == ["o4s6", "o4s14", "o4s22", "o4s30"]
-    assert [f.id for f in board.fiducials] == [0, 1, 2, 3]
+    assert [f.id for f in board.fiducials] == list(range(12))
     for fiducial in board.fiducials:
-        # Markers sit clear of the outer orbit's pieces (30 mm across) at the corners.
+        # Markers sit clear of the outer orbit's pieces (30 mm across) in the corners, on the board.
+        assert fiducial.size / 2 < fiducial.x < 600 - fiducial.size / 2
         assert math.hypot(fiducial.x - 300, fiducial.y - 300) - fiducial.size / 2 * math.sqrt(2) > 282 + 15
 
 

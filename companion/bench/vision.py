@@ -29,7 +29,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenes", type=int, default=200, help="scenes per resolution and conditions (default 200)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sizes", default="1280x720,1920x1080", help="frame sizes (default 1280x720,1920x1080)")
-    parser.add_argument("--conditions", default="normal,harsh", help="normal, harsh (default both)")
+    parser.add_argument("--model", default="mounted", choices=("mounted", "rendered"),
+                        help="mounted: cameras mounted any way, a model independent of the pipeline (default); "
+                             "rendered: the twin's overhead camera (the first renderer)")
+    parser.add_argument("--conditions", default=None,
+                        help="mounted: normal, arm, harsh (default normal,arm); rendered: normal, harsh (default both)")
+    parser.add_argument("--per-mounting", type=int, default=4, help="mounted: frames per camera mounting (default 4)")
+    parser.add_argument("--fill", default="0.6-0.95", help="mounted: share of the frame the board fills (default "
+                                                           "0.6-0.95)")
+    parser.add_argument("--tilt", type=float, default=35.0, help="mounted: most tilt off vertical, degrees (35)")
     parser.add_argument("--hands", type=float, default=0.0,
                         help="share of scenes with a hand over the board (default 0)")
 
@@ -64,6 +72,24 @@ def run(args: argparse.Namespace) -> int:
         except ValueError:
             raise UserError(f"bench vision: --sizes: {size!r} is not WIDTHxHEIGHT") from None
         sizes.append((w, h))
+    if args.model == "mounted":
+        from companion.bench.vision_mounted import run as run_mounted
+        from companion.sim.mounted_camera import CONDITIONS as MOUNTED
+
+        args.conditions = args.conditions or "normal,arm"
+        for name in args.conditions.split(","):
+            if name not in MOUNTED:
+                raise UserError(f"bench vision: unknown conditions {name!r} (known: {', '.join(MOUNTED)})")
+        try:
+            fill = [float(v) for v in args.fill.split("-")]
+        except ValueError:
+            fill = []
+        if len(fill) != 2 or not 0.1 <= fill[0] <= fill[1] <= 1.0:
+            raise UserError(f"bench vision: --fill: {args.fill!r} is not LOW-HIGH between 0.1 and 1")
+        if args.per_mounting < 1:
+            raise UserError("bench vision: --per-mounting must be 1 or more")
+        return run_mounted(args, sizes)
+    args.conditions = args.conditions or "normal,harsh"
     for name in args.conditions.split(","):
         if name not in CONDITIONS:
             raise UserError(f"bench vision: unknown conditions {name!r} (known: {', '.join(CONDITIONS)})")

@@ -24,7 +24,7 @@ from companion.boards.model import Board, Fiducial, Link, Site
 RADIUS = 8
 STEP_MM = 36.0
 SIZE_MM = 700.0
-CORNER_MARKER_MM = 40.0
+CORNER_MARKER_MM = 60.0
 # Axial directions counter-clockwise from east: x = q + r/2, y = r * sqrt(3)/2.
 DIRECTIONS = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
 COLOURS = ("red", "orange", "yellow", "green", "blue", "purple", "brown", "gray")
@@ -131,9 +131,13 @@ def build(side: str = "front") -> Board:
                 tuple(tags[sid]),
             )
         )
-    inset = CORNER_MARKER_MM / 2 + 10
-    corners = ((inset, inset), (SIZE_MM - inset, inset), (SIZE_MM - inset, SIZE_MM - inset), (inset, SIZE_MM - inset))
-    fiducials = tuple(Fiducial(i, x, y, CORNER_MARKER_MM) for i, (x, y) in enumerate(corners))
+    # Five markers along the bottom edge and five along the top, in the bands the hexagon of sites leaves free:
+    # the corners first (ids 0-3, counter-clockwise from bottom-left), then the rest; any three pin the board down.
+    inset = CORNER_MARKER_MM / 2 + CORNER_MARKER_MM / 6
+    xs = [inset + k * (SIZE_MM - 2 * inset) / 4 for k in range(5)]
+    corners = ((xs[0], inset), (xs[4], inset), (xs[4], SIZE_MM - inset), (xs[0], SIZE_MM - inset))
+    between = tuple((x, y) for y in (inset, SIZE_MM - inset) for x in xs[1:4])
+    fiducials = tuple(Fiducial(i, x, y, CORNER_MARKER_MM) for i, (x, y) in enumerate(corners + between))
     notes = (
         "ORBIT, front side (our design)."
         if front

@@ -72,9 +72,7 @@ def build(size_mm: float = DEFAULT_SIZE_MM) -> Board:
                 links.append(Link(site_id(orbit + 1, 2 * space - 1), sid, "transfer-in", directed=True))
                 links.append(Link(site_id(orbit + 1, 2 * space), sid, "transfer-in", directed=True))
         orbits[str(orbit)] = tuple(ring)
-    inset = CORNER_MARKER_MM / 2 + 10
-    corners = ((inset, inset), (size_mm - inset, inset), (size_mm - inset, size_mm - inset), (inset, size_mm - inset))
-    fiducials = tuple(Fiducial(i, x, y, CORNER_MARKER_MM) for i, (x, y) in enumerate(corners))
+    fiducials = _fiducials(size_mm)
     return Board(
         "trajectory",
         size_mm,
@@ -85,3 +83,19 @@ def build(size_mm: float = DEFAULT_SIZE_MM) -> Board:
         fiducials,
         "Generated from the published geometry; orbits are named 1 (innermost) to 4 (outermost).",
     )
+
+
+def _fiducials(size_mm: float) -> tuple[Fiducial, ...]:
+    """Three markers in each corner, clear of the outer orbit: one in the corner (ids 0-3, counter-clockwise from
+    bottom-left) and one beside it along each edge (4-11), so that any three seen pin the board down and an arm
+    over one corner hides only three of twelve."""
+    # Whole mm (a print lands cells on whole pixels): the one-cell quiet zone reaches the board's edge, and the
+    # next marker's quiet zone touches this one's.
+    inset = math.ceil(CORNER_MARKER_MM * 2 / 3)
+    step = math.ceil(CORNER_MARKER_MM * 4 / 3)
+    corners = ((inset, inset), (size_mm - inset, inset), (size_mm - inset, size_mm - inset), (inset, size_mm - inset))
+    beside = []
+    for x, y in corners:
+        sx, sy = (1 if x < size_mm / 2 else -1), (1 if y < size_mm / 2 else -1)
+        beside += [(x + sx * step, y), (x, y + sy * step)]
+    return tuple(Fiducial(i, x, y, CORNER_MARKER_MM) for i, (x, y) in enumerate(corners + tuple(beside)))

@@ -23,6 +23,7 @@ def register_calibrate(calibrate_subparsers: argparse._SubParsersAction) -> None
     board.add_argument("--image", required=True, help="a photo of the whole board from the mounted camera")
     board.add_argument("--profile", required=True, help="camera profile with intrinsics (`calibrate camera`)")
     board.add_argument("--out", required=True, help="profile to write (may be the same file)")
+    board.add_argument("--registry", help="piece registry file (default: the game's), for the sticker sizes")
     board.set_defaults(run=_board)
 
     colours = calibrate_subparsers.add_parser(
@@ -61,10 +62,15 @@ def _camera(args: argparse.Namespace) -> int:
 
 
 def _board(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from companion.calibration.board_pose import calibrate_pose
+    from companion.calibration.mounting import check_mounting, describe
     from companion.sensing.camera import read_image
+    from companion.sensing.pieces import has_registry
+    from companion.sensing.vision_pose import Pose
     from companion.sensing.vision_profile import load_profile, save_profile
-    from companion.sensing.vision_setup import resolve_board
+    from companion.sensing.vision_setup import resolve_board, resolve_registry
 
     board = resolve_board(args.board)
     profile = load_profile(args.profile)
@@ -72,6 +78,11 @@ def _board(args: argparse.Namespace) -> int:
     save_profile(profile.with_pose(pose), args.out)
     print(f"board {board.name!r}: pose from the corner markers, reprojection error {pose.reprojection_px:.3f} px; "
           f"written to {args.out}")
+    if args.registry or has_registry(board.name):
+        check = check_mounting(board, resolve_registry(args.registry, board), profile,
+                               Pose(np.array(pose.rvec), np.array(pose.tvec)))
+        for line in describe(check, profile.image_size):
+            print(line)
     return 0
 
 

@@ -1,8 +1,8 @@
 """From a camera frame to sightings: which piece stands where, how sure we are, and what the camera cannot see.
 
-1. The board's corner fiducials (ids and mm positions from the board data) give the camera's pose over the board.
-   The last good pose is kept while markers are hidden; visible markers that disagree with it mean the board or
-   camera moved.
+1. The board's fiducials (ids and mm positions from the board data; any three will do) give the camera's pose over
+   the board. The last good pose is kept while markers are hidden, and without decoding them again while three or
+   more look as they did; visible markers that disagree with it mean the board or camera moved.
 2. Piece stickers (AprilTag 16h5 by default) are decoded and looked up in the piece registry; pieces without
    stickers are found by the profile's colour ranges (vision_colour.py), with a lower confidence.
 3. Each sticker's corners are traced back to the plane at the top of its piece (height correction), which gives the
@@ -33,6 +33,10 @@ from companion.sensing.vision_profile import CameraProfile
 
 MIN_FRESH_MARKERS = 3  # corner markers needed to trust a new pose without the kept one
 MAX_REPROJECTION_PX_720P = 2.5  # corner fit worse than this (scaled to the frame) means a profile of another camera
+CORNER_SEARCH_LINES = 1600  # a whole-frame search for the board's markers works on at most this many lines
+UPSCALE_BELOW_PX = 22.0  # stickers expected smaller than this (a side, px) are decoded from an enlarged region
+SAME_LOOK = 0.97  # correlation of a marker's patch with its last look above which it has not moved
+LOOK_CELLS = 24  # a marker's look: its bounding box sampled on this many cells a side
 EDGE_PX = 3  # a sticker this close to the frame's edge cannot be read (its white margin is cut off)
 SIZE_TOLERANCE = 0.3  # a sticker whose traced size is off by more than this is not the piece it claims to be
 
@@ -50,11 +54,15 @@ class Sighting:
     y: float
     confidence: float
     time: float
+    # Which way the sticker's top points: degrees counter-clockwise from the board's +y (the way ORBIT's planet
+    # arrows point, when the sticker is stuck on square to the arrow); None for pieces found by colour.
+    turn: float | None = None
 
     def to_json(self) -> dict:
         return {"piece": self.piece, "entry": self.entry, "sticker": self.sticker, "site": self.site,
                 "level": self.level, "x": round(self.x, 1), "y": round(self.y, 1),
-                "confidence": round(self.confidence, 3), "time": self.time}
+                "confidence": round(self.confidence, 3), "time": self.time,
+                "turn": None if self.turn is None else round(self.turn, 1)}
 
 
 @dataclass(frozen=True)
@@ -175,6 +183,7 @@ class Vision:
         ], np.float64)
         self._edge_cache: tuple[np.ndarray, list] | None = None
         self._pose: Pose | None = None
+        self._marker_looks: dict = {}  # fiducial -> (its corners, its normalised look) where last decoded
         if profile.pose is not None:
             self._pose = Pose(np.array(profile.pose.rvec, np.float64), np.array(profile.pose.tvec, np.float64))
         self._max_reprojection = MAX_REPROJECTION_PX_720P * profile.image_size[1] / 720
@@ -221,11 +230,16 @@ class Vision:
 
     # -- the board
     def _find_corners(self, gray: np.ndarray) -> dict:
-        """Visible corner fiducials -> their four corners in full-frame pixels.
+        """Visible board fiducials -> their four corners in full-frame pixels.
 
-        With a kept pose, each marker is looked for only near where it was; the whole (half-size) frame is searched
-        when fewer than three turn up there (the board moved, or no pose yet).
+        With a kept pose, each marker is looked for only near where it was (cheap: the board has not moved while
+        they turn up there); the whole frame is searched when fewer than three do (the board moved, or no pose
+        yet). The whole-frame search keeps the frame's pixels (a shrunk frame shrinks the markers below what
+        decodes at 720p or under tilt); only frames over CORNER_SEARCH_LINES high are shrunk to that.
         """
+        unchanged = self._unchanged_markers(gray)
+        if len(unchanged) >= MIN_FRESH_MARKERS:
+            return unchanged
         found = {}
         if self._pose is not None:
             for fid in self.board.fiducials:
@@ -241,15 +255,31 @@ class Vision:
                         found[fid] = c + np.array([x0, y0], np.float64)
         if len(found) < MIN_FRESH_MARKERS:
             found = {}
-            small_gray = cv2.resize(gray, (gray.shape[1] // 2, gray.shape[0] // 2), interpolation=cv2.INTER_AREA)
+            scale = min(1.0, CORNER_SEARCH_LINES / gray.shape[0])
+            search = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
+                                                          interpolation=cv2.INTER_AREA)
             for dictionary in self._corner_detectors:
-                for fid, c in self._detect_fiducials(small_gray, dictionary):
-                    found.setdefault(fid, (c + 0.5) * 2 - 0.5)
-        return {
+                for fid, c in self._detect_fiducials(search, dictionary):
+                    found.setdefault(fid, (c + 0.5) / scale - 0.5)
+        refined = {
             fid: cv2.cornerSubPix(gray, c.astype(np.float32).reshape(-1, 1, 2), (5, 5), (-1, -1),
                                   (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.01)).reshape(4, 2)
             for fid, c in found.items()
         }
+        self._marker_looks = {fid: (c, look) for fid, c in refined.items()
+                              if (look := _marker_look(gray, c)) is not None}
+        return refined
+
+    def _unchanged_markers(self, gray: np.ndarray) -> dict:
+        """The markers that look as they did where they were last found (a small patch each, compared with a
+        normalised correlation, which light and white balance do not change): the board has not moved, and their
+        corners stand. Far cheaper than decoding them again."""
+        out = {}
+        for fid, (corners, look) in self._marker_looks.items():
+            now = _marker_look(gray, corners)
+            if now is not None and float(np.dot(now, look)) >= SAME_LOOK:
+                out[fid] = corners
+        return out
 
     def _detect_fiducials(self, gray: np.ndarray, dictionary: str) -> list:
         marker_corners, ids, _ = self._corner_detectors[dictionary].detectMarkers(gray)
@@ -302,15 +332,21 @@ class Vision:
         x0, y0, x1, y1 = self._board_box(pose, gray.shape)
         roi = gray[y0:y1, x0:x1]
         detector, (per_lo, per_hi) = self._fitted_detector(pose, roi.shape)
+        # Stickers under about UPSCALE_BELOW_PX a side lose cells to the detector's thresholding and sampling:
+        # decode them from the board region enlarged twice (the perimeter limits are rates of the region's size,
+        # so the fitted detector serves both).
+        up = 2 if per_lo / 4 / 0.6 < UPSCALE_BELOW_PX else 1
+        if up > 1:
+            roi = cv2.resize(roi, None, fx=up, fy=up, interpolation=cv2.INTER_CUBIC)
         marker_corners, ids, candidates = detector.detectMarkers(roi)
         decoded = [(int(i), c.reshape(4, 2).astype(np.float64))
                    for c, i in zip(marker_corners, [] if ids is None else ids.ravel(), strict=True)]
-        decoded += self._second_look(roi, candidates, decoded, per_lo, per_hi)
+        decoded += self._second_look(roi, candidates, decoded, per_lo * up, per_hi * up)
         found: list[tuple[PieceEntry, np.ndarray]] = []
         for marker_id, c in decoded:
             entry = self._stickers.get(marker_id)
             if entry is not None:
-                found.append((entry, c + np.array([x0, y0], np.float64)))
+                found.append((entry, (c + 0.5) / up - 0.5 + np.array([x0, y0], np.float64)))
         if not found:
             return (), 0
         # First pass: every piece standing on the board.
@@ -358,7 +394,7 @@ class Vision:
             if counts[entry.sticker] > 1:
                 confidence *= 0.5  # one sticker seen twice: at least one is a misread
             sightings.append(Sighting(entry.piece, entry.id, entry.sticker, site, level, float(cx), float(cy),
-                                      float(confidence), time))
+                                      float(confidence), time, _turn(traced[i])))
         return tuple(sorted(sightings, key=lambda s: (s.site or "~", s.level, s.entry))), rejected
 
     def _fitted_detector(self, pose: Pose,
@@ -554,7 +590,28 @@ class _Clock:
 
 
 def _replace_confidence(s: Sighting, confidence: float) -> Sighting:
-    return Sighting(s.piece, s.entry, s.sticker, s.site, s.level, s.x, s.y, confidence, s.time)
+    return Sighting(s.piece, s.entry, s.sticker, s.site, s.level, s.x, s.y, confidence, s.time, s.turn)
+
+
+def _marker_look(gray: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
+    """A marker's bounding box (with a little margin) sampled small, zero mean and unit length; None when it is
+    flat (covered by something plain) or leaves the frame."""
+    lo = np.floor(corners.min(axis=0)).astype(int) - 2
+    hi = np.ceil(corners.max(axis=0)).astype(int) + 3
+    if lo.min() < 0 or hi[0] > gray.shape[1] or hi[1] > gray.shape[0]:
+        return None
+    patch = cv2.resize(gray[lo[1]:hi[1], lo[0]:hi[0]], (LOOK_CELLS, LOOK_CELLS), interpolation=cv2.INTER_AREA)
+    v = patch.astype(np.float32).ravel()
+    v -= v.mean()
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm > 1e-3 * v.size else None
+
+
+def _turn(traced: np.ndarray) -> float:
+    """Degrees counter-clockwise from the board's +y to a sticker's top edge direction, from its traced corners
+    (top-left, top-right, bottom-right, bottom-left, in board mm)."""
+    up = (traced[0] - traced[3]) + (traced[1] - traced[2])
+    return float(math.degrees(math.atan2(-up[0], up[1])) % 360.0)
 
 
 def _site_tolerance(board: Board) -> float:

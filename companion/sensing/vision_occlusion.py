@@ -71,16 +71,20 @@ class OcclusionFinder:
         )
         seen = cv2.remap(small, map_xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         seen = cv2.GaussianBlur(seen.astype(np.float32), (3, 3), 0)
-        gray = cv2.cvtColor(seen, cv2.COLOR_BGR2GRAY)
-        gain = self._lighting(gray, ~out_of_view)
-        expected = self.reference * gain[..., None]
-        paper_level = np.maximum(gain * 230.0, 20.0)
-        residual = np.max(np.abs(seen - expected), axis=2) / paper_level
+        # Each colour channel gets its own light: a warm or cool white balance scales the channels apart, so one
+        # grey gain would leave the paper looking foreign in two of them.
+        residual = np.zeros(out_of_view.shape, np.float32)
+        for c in range(3):
+            gain = self._lighting(seen[..., c], self.reference[..., c], ~out_of_view)
+            paper_level = np.maximum(gain * 230.0, 20.0)
+            np.maximum(residual, np.abs(seen[..., c] - self.reference[..., c] * gain) / paper_level, out=residual)
         foreign = ((residual > FOREIGN) & ~out_of_view).astype(np.uint8)
         # Close small gaps first (a hand's colour can come near the paper's under the lines), then keep only what
-        # is too wide to be a piece.
-        foreign = cv2.morphologyEx(foreign, cv2.MORPH_CLOSE, self.close)
-        core = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, self.kernel)
+        # is too wide to be a piece. Beyond the grid is not foreign: a zero border, or strips along the board's
+        # edge would grow into "hands".
+        edge = {"borderType": cv2.BORDER_CONSTANT, "borderValue": 0}
+        foreign = cv2.morphologyEx(foreign, cv2.MORPH_CLOSE, self.close, **edge)
+        core = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, self.kernel, **edge)
         if not core.any():
             return np.zeros_like(out_of_view), out_of_view
         _, labels = cv2.connectedComponents(foreign, connectivity=8)
@@ -100,9 +104,10 @@ class OcclusionFinder:
         self._last = (key, pixels)
         return pixels
 
-    def _lighting(self, gray: np.ndarray, valid: np.ndarray) -> np.ndarray:
-        """A smooth gain field (quadratic over the board) fitted to the paper, ignoring whatever covers it."""
-        ratio = (gray / np.maximum(self.ref_gray, 1.0)).ravel()[self.sample]
+    def _lighting(self, seen: np.ndarray, reference: np.ndarray, valid: np.ndarray) -> np.ndarray:
+        """A smooth gain field (quadratic over the board) of one channel, fitted to the paper, ignoring whatever
+        covers it."""
+        ratio = (seen / np.maximum(reference, 1.0)).ravel()[self.sample]
         use = (self.paper & valid).ravel()[self.sample]
         design = self.design[self.sample]
         coef = np.zeros(6, np.float32)

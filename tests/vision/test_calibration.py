@@ -7,6 +7,7 @@ import json
 import math
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -139,3 +140,24 @@ def test_calibrate_board_refuses_a_profile_of_another_camera(posed, tmp_path, ca
     assert calibrate(["board", "--image", str(image), "--profile", str(tmp_path / "bad.json"), "--out",
                       str(tmp_path / "out.json")]) == 2
     assert "bad.json: distortion" in error_line(capsys)
+
+
+def test_calibrate_board_says_whether_the_stickers_are_big_enough(posed, tmp_path, capsys):
+    """720p over Trajectory's board: about 19 px stickers, enough; the same photo with the registry's stickers
+    halved is not, and the command says what to change."""
+    profile = posed[1]
+    image = profile.parent / "board.png"
+    capsys.readouterr()
+    assert calibrate(["board", "--board", "trajectory", "--image", str(image), "--profile", str(profile), "--out",
+                      str(tmp_path / "p.json")]) == 0
+    out = capsys.readouterr().out
+    assert "this mounting reaches the goal" in out and "needs 13 px" in out
+    registry = json.loads((Path(__file__).parents[2] / "companion/sensing/pieces_trajectory.json").read_text())
+    registry["sticker_mm"] = 9.0
+    small = tmp_path / "small.json"
+    small.write_text(json.dumps(registry))
+    assert calibrate(["board", "--board", "trajectory", "--image", str(image), "--profile", str(profile), "--out",
+                      str(tmp_path / "p.json"), "--registry", str(small)]) == 0
+    out = capsys.readouterr().out
+    assert "does not reach the goal: 60 of 60 sites" in out
+    assert "bring the camera closer" in out and "frames of at least" in out

@@ -1,0 +1,191 @@
+"""What stands on the table for the mounted camera's frames: pieces of the box set on sites, stacked as the game
+stacks them, a few beside the orbits, and the arm that reaches in. Footprints never overlap, riders never cover
+their base's sticker where the game docks beside it; all of it drawn from the registry's outlines and the board file.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.boards.model import Board
+from companion.sensing.pieces import PieceEntry, Registry
+
+STANDS_WITHIN = 0.7  # a rider's centre stays within this share of its base's radius, or it tips off
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A piece on the table: centre (mm), turn (radians; its sticker's top points along the turned +y), the height
+    it stands on, and its site (None when off every site)."""
+
+    entry: PieceEntry
+    x: float
+    y: float
+    turn: float
+    z0: float
+    site: str | None
+
+    @property
+    def top(self) -> float:
+        return self.z0 + self.entry.height
+
+    def axes(self) -> tuple[np.ndarray, np.ndarray]:
+        return (np.array([math.cos(self.turn), math.sin(self.turn)]),
+                np.array([-math.sin(self.turn), math.cos(self.turn)]))
+
+    def outline(self) -> np.ndarray:
+        """The footprint's corners (mm), as the registry's shape and circumradius give them."""
+        n = self.entry.sides
+        angles = self.turn + math.pi / n + np.arange(n) * 2 * math.pi / n
+        r = self.entry.radius
+        return np.column_stack([self.x + r * np.cos(angles), self.y + r * np.sin(angles)])
+
+    def sticker_centre(self) -> np.ndarray:
+        _, ay = self.axes()
+        return np.array([self.x, self.y]) - self.entry.sticker_offset * ay
+
+    def sticker_square(self, side: float) -> np.ndarray:
+        """The sticker's corners (mm) at `side`: top-left, top-right, bottom-right, bottom-left as printed."""
+        ax, ay = self.axes()
+        c, h = self.sticker_centre(), side / 2
+        return np.array([c + u * ax + v * ay for u, v in ((-h, h), (h, h), (h, -h), (-h, -h))])
+
+
+@dataclass(frozen=True)
+class Arm:
+    """A forearm and hand over the board: (polygon in mm, height in mm) pieces, and the skin's BGR."""
+
+    parts: tuple[tuple[np.ndarray, float], ...]
+    skin: tuple[int, int, int]
+    sleeve: tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Table:
+    pieces: tuple[Piece, ...]
+    arm: Arm | None
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    area, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    return area > 0.5
+
+
+def random_table(board: Board, registry: Registry, rng: np.random.Generator, count: int, arm: bool) -> Table:
+    """Up to `count` pieces with stickers and a quarter as many without, from the box: some bases carry riders
+    (the stickered pieces left over), a few pieces stand off every site."""
+    marked = [e for e in registry.entries if e.sticker is not None]
+    plain = [e for e in registry.entries if e.sticker is None]
+    rng.shuffle(marked)
+    rng.shuffle(plain)
+    box = marked[:count] + plain[: count // 4]
+    rng.shuffle(box)
+    free_sites = [board.sites[i] for i in rng.permutation(len(board.sites))]
+    pieces: list[Piece] = []
+    riders = [e for e in box if not e.is_base]
+    for entry in box:
+        if entry in riders and rng.random() < 0.1:
+            spot = _off_site(board, pieces, entry, rng)
+            if spot is not None:
+                pieces.append(spot)
+            continue
+        for _ in range(len(free_sites)):
+            site = free_sites.pop()
+            dx, dy = rng.normal(0, 1.5, 2)
+            piece = Piece(entry, site.x + dx, site.y + dy, float(rng.uniform(0, 2 * math.pi)), 0.0, site.id)
+            if not any(_overlap(piece.outline(), p.outline()) for p in pieces if p.z0 == 0):
+                pieces.append(piece)
+                break
+        else:
+            break
+    used = {p.entry.id for p in pieces}
+    spare = [e for e in riders if e.id not in used and e.sticker is not None]
+    for base in [p for p in pieces if p.entry.is_base and p.entry.sticker is not None]:
+        if not spare or rng.random() > 0.45:
+            continue
+        pieces.extend(_ride(base, spare, registry, rng))
+    return Table(tuple(pieces), random_arm(board, rng) if arm else None)
+
+
+def _ride(base: Piece, spare: list[PieceEntry], registry: Registry, rng: np.random.Generator) -> list[Piece]:
+    """One to three riders on a base: stacked on its middle ('on top') or docked clear of its sticker ('beside')."""
+    out: list[Piece] = []
+    z = base.top
+    if registry.stacking == "on top":
+        for _ in range(int(rng.integers(1, 3))):
+            if not spare:
+                break
+            entry = spare.pop()
+            dx, dy = rng.normal(0, 1.0, 2)
+            out.append(Piece(entry, base.x + dx, base.y + dy, float(rng.uniform(0, 2 * math.pi)), z, base.site))
+            z += entry.height
+        return out
+    label = base.sticker_square(registry.sticker_mm * 4 / 3)  # the sticker and its white margin
+    for _ in range(int(rng.integers(1, 3))):
+        if not spare:
+            break
+        entry = spare[-1]
+        for _ in range(60):
+            r = STANDS_WITHIN * base.entry.radius * math.sqrt(rng.uniform(0, 1))
+            t = rng.uniform(0, 2 * math.pi)
+            turn = base.turn + int(rng.integers(4)) * math.pi / 2 + rng.normal(0, 0.08)
+            rider = Piece(entry, base.x + r * math.cos(t), base.y + r * math.sin(t), turn, z, base.site)
+            if _overlap(rider.outline(), label) or any(_overlap(rider.outline(), o.outline()) for o in out):
+                continue
+            out.append(rider)
+            spare.pop()
+            break
+    return out
+
+
+def _off_site(board: Board, pieces: list[Piece], entry: PieceEntry, rng: np.random.Generator) -> Piece | None:
+    """A piece set down on the board away from every site, piece and corner marker."""
+    for _ in range(300):
+        x, y = rng.uniform(entry.radius, board.width - entry.radius), rng.uniform(entry.radius,
+                                                                                  board.height - entry.radius)
+        if min(math.hypot(x - s.x, y - s.y) for s in board.sites) < 40 + entry.radius:
+            continue
+        if any(abs(x - f.x) < f.size + entry.radius and abs(y - f.y) < f.size + entry.radius
+               for f in board.fiducials):
+            continue
+        piece = Piece(entry, float(x), float(y), float(rng.uniform(0, 2 * math.pi)), 0.0, None)
+        if not any(_overlap(piece.outline(), p.outline()) for p in pieces):
+            return piece
+    return None
+
+
+def random_arm(board: Board, rng: np.random.Generator) -> Arm:
+    """A forearm reaching in over an edge towards a point on the board, the hand hovering 40-140 mm up, the
+    forearm rising towards the elbow."""
+    reach = rng.uniform(0.2, 0.8, 2) * (board.width, board.height)
+    side = rng.uniform(0, 2 * math.pi)
+    direction = -np.array([math.cos(side), math.sin(side)])  # from the elbow towards the hand
+    elbow = reach - direction * (max(board.width, board.height) * 0.5 + 250)
+    across = np.array([-direction[1], direction[0]])
+    z = float(rng.uniform(40, 140))
+    wrist = reach - direction * 60
+    width = float(rng.uniform(60, 85))
+    parts = []
+    for a, b, w0, w1, za in ((elbow, wrist, width * 1.2, width, z + 120), (wrist - direction * 10, wrist, width,
+                                                                              width, z)):
+        poly = np.array([a - across * w0 / 2, b - across * w1 / 2, b + across * w1 / 2, a + across * w0 / 2])
+        parts.append((poly, (za + z) / 2))
+    t = np.linspace(0, 2 * math.pi, 28, endpoint=False)
+    palm = reach - direction * 20 + np.outer(np.cos(t), across * 45) + np.outer(np.sin(t), direction * 50)
+    parts.append((palm, z))
+    for k in range(4):
+        root = reach - direction * 5 + (k - 1.5) * 19 * across
+        tip = root + direction * float(rng.uniform(40, 60))
+        parts.append((np.array([root - across * 8, tip - across * 7, tip + across * 7, root + across * 8]), z - 10))
+    thumb_root = reach - direction * 30 + across * 40 * (1 if rng.random() < 0.5 else -1)
+    thumb_tip = thumb_root + (direction + across * np.sign(np.dot(thumb_root - reach, across))) * 30
+    parts.append((np.array([thumb_root - direction * 9, thumb_tip - direction * 8, thumb_tip + direction * 8,
+                            thumb_root + direction * 9]), z - 5))
+    tone = float(rng.uniform(0, 1))
+    skin = tuple(int(v) for v in np.array([70, 95, 140]) * (1 - tone) + np.array([170, 195, 235]) * tone)
+    sleeve = tuple(int(v) for v in rng.integers(20, 200, 3))
+    return Arm(tuple(parts), skin, sleeve)
