@@ -273,4 +273,5 @@ def _question(question: Question | None) -> dict[str, Any] | None:
 def _warning(warning: Warning | None) -> dict[str, Any] | None:
     if warning is None:
         return None
-    return {"text": warning.text, "advice": list(warning.advice), "sites": list(warning.sites)}
+    return {"text": warning.text, "headline": warning.headline, "advice": list(warning.advice),
+            "sites": list(warning.sites), "progress": warning.progress}
