@@ -19,6 +19,7 @@ from companion.table.observation import Observation, SiteReading, same_piece
 from companion.table.words import listing, piece_words
 
 Physical = Callable[[str], str]
+MAX_STEPS = 4  # steps of what is left said one by one
 
 
 @dataclass(frozen=True)
@@ -147,16 +148,27 @@ def progress(
     return True, tuple(todo)
 
 
-def still_to_do(todo: Iterable[Change], name: Callable[[str], str], physical: Physical = same_piece) -> list[str]:
-    """What is left of a move in player words, one step per piece: "move the red ship from A to B", "take the
-    amber ship off g4: it leaves the board", "put a metal station on C"."""
-    todo = tuple(todo)
-    moved, removed, added, turned = _pairs(todo, physical)
+def still_to_do(fp: Footprint, todo: Iterable[Change], name: Callable[[str], str],
+                physical: Physical = same_piece) -> list[str]:
+    """What is left of a move in player words, one step per piece, for the changes `todo` of the footprint `fp`:
+    "move the red ship from A to B", "take the amber ship off g4: it leaves the board", "put the red ship on B"
+    (its way there half made). Beyond MAX_STEPS steps, the first ones and how many more."""
+    left = {change.site for change in todo}
+    moved, removed, added, turned = _pairs(fp.changes, physical)
     words = lambda piece: f"the {piece_words(physical(piece))}"  # noqa: E731
-    steps = [f"move {words(p)} from {name(a)} to {name(b)}" for p, a, b in moved]
-    steps += [f"take {words(p)} off {name(s)}: it leaves the board" for p, s in removed]
-    steps += [f"put {words(p)} on {name(s)}" for p, s in added]
-    steps += [f"turn {words(a)} on {name(s)} to show {piece_words(b)}" for a, b, s in turned]
+    steps = []
+    for piece, a, b in moved:
+        if a in left and b in left:
+            steps.append(f"move {words(piece)} from {name(a)} to {name(b)}")
+        elif a in left:
+            steps.append(f"take {words(piece)} off {name(a)}")
+        elif b in left:
+            steps.append(f"put {words(piece)} on {name(b)}")
+    steps += [f"take {words(p)} off {name(s)}: it leaves the board" for p, s in removed if s in left]
+    steps += [f"put {words(p)} on {name(s)}" for p, s in added if s in left]
+    steps += [f"turn {words(a)} on {name(s)} to show {piece_words(b)}" for a, b, s in turned if s in left]
+    if len(steps) > MAX_STEPS:
+        steps = [*steps[:MAX_STEPS - 1], f"{len(steps) - MAX_STEPS + 1} more pieces as the move says"]
     return steps
 
 

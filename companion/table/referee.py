@@ -138,46 +138,52 @@ class Referee:
         pools = [set(prepared.by_site.get(site, ())) for site in changed]
         pools.sort(key=len)
         indices = set.intersection(*pools) if pools else set()
-        whole: dict[str, list[int]] = {}
-        partway: dict[str, tuple[int, tuple]] = {}
+        whole: list[int] = []
+        partway: list[tuple[int, tuple]] = []
         for index in sorted(indices):
-            candidate = prepared.candidates[index]
-            fits, todo = progress(candidate.footprint, observation, physical)
-            if not fits:
-                continue
-            key = self._key(prepared, index)
-            if not todo:
-                whole.setdefault(key, []).append(index)
-            else:
-                partway.setdefault(key, (index, todo))
-        for key in whole:
-            partway.pop(key, None)
+            fits, todo = progress(prepared.candidates[index].footprint, observation, physical)
+            if fits and todo:
+                partway.append((index, todo))
+            elif fits:
+                whole.append(index)
         if whole:
             return self._whole(prepared, whole, partway, observation)
         if partway:
-            actions = tuple(prepared.candidates[i].action for i, _ in partway.values())
-            todo = tuple(sentence(still_to_do(steps, name, physical)) for _, steps in partway.values())
-            if len(set(todo)) > MAX_SHOWN:
-                todo = (f"Finish the move: {len(partway)} moves fit what the board shows so far.",)
-            sites = sorted({change.site for _, steps in partway.values() for change in steps})
-            return Ruling("in_progress", actions, todo=tuple(dict.fromkeys(todo)), sites=tuple(sites))
+            return self._partway(prepared, partway, name)
         return Ruling("mismatch", fixes=tuple(_fixes(prepared.layout, observation, changed, name, physical)))
 
-    def _whole(self, prepared: Prepared, whole: dict[str, list[int]], partway: dict[str, tuple[int, tuple]],
+    def _partway(self, prepared: Prepared, partway: list[tuple[int, tuple]], name: Callable[[str], str]) -> Ruling:
+        """Part of one or more footprints on the board: nothing booked; what is still to do, in words."""
+        physical = self.game.physical_piece
+        todo: dict[str, None] = {}
+        for index, steps in partway:
+            todo[sentence(still_to_do(prepared.candidates[index].footprint, steps, name, physical))] = None
+            if len(todo) > MAX_SHOWN:
+                todo = {f"Finish the move: {len(partway)} moves fit what the board shows so far.": None}
+                break
+        sites = sorted({change.site for _, steps in partway for change in steps})
+        actions = tuple(prepared.candidates[i].action for i, _ in partway)
+        return Ruling("in_progress", actions, todo=tuple(todo), sites=tuple(sites))
+
+    def _whole(self, prepared: Prepared, whole: list[int], partway: list[tuple[int, tuple]],
                observation: Observation) -> Ruling:
         """Whole footprints on the board: book one outcome the board alone tells, ask about the rest."""
-        def chosen(indices: list[int]) -> Candidate:  # the board move, where a declared action has the same outcome
-            found = [prepared.candidates[i] for i in indices]
-            return next((c for c in found if not c.declared), found[0])
-
-        outcomes = [chosen(indices) for indices in whole.values()]
+        candidates = prepared.candidates
+        outcomes: dict[str, list[int]] = {}
+        for index in whole:  # one outcome per state the actions lead to; one action alone needs no comparing
+            outcomes.setdefault(self._key(prepared, index) if len(whole) > 1 else "", []).append(index)
+        # Of actions with one outcome, the board move (a declared action with the same outcome is the same move).
+        chosen = [next((candidates[i] for i in found if not candidates[i].declared), candidates[found[0]])
+                  for found in outcomes.values()]
         # A larger move whose start is this whole footprint (the same sites, and more) may still be under way.
-        larger = [prepared.candidates[i].action for i, _ in partway.values()
-                  if any(prepared.candidates[i].footprint.sites > o.footprint.sites for o in outcomes)]
-        if len(outcomes) == 1 and not larger and (not outcomes[0].declared or _named(outcomes[0], observation,
-                                                                                     self.game.physical_piece)):
-            return Ruling("explained", (outcomes[0].action,))
-        return Ruling("ambiguous", tuple(c.action for c in outcomes) + tuple(larger))
+        larger: dict[str, Action] = {}
+        for index, _ in partway:
+            if any(candidates[index].footprint.sites > c.footprint.sites for c in chosen):
+                larger.setdefault(self._key(prepared, index), candidates[index].action)
+        if len(chosen) == 1 and not larger and (not chosen[0].declared or _named(chosen[0], observation,
+                                                                                 self.game.physical_piece)):
+            return Ruling("explained", (chosen[0].action,))
+        return Ruling("ambiguous", tuple(c.action for c in chosen) + tuple(larger.values()))
 
 
 def _named(candidate: Candidate, observation: Observation, physical: Callable[[str], str]) -> bool:

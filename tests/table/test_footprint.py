@@ -39,14 +39,14 @@ def test_each_natural_order_is_part_way_and_says_only_what_is_left():
     moved_first = {"d4": ("ship-red",), "b2": ("ship-blue",), "c3": ("planet-ice",)}
     fits, todo = progress(fp, camera(moved_first))
     assert fits
-    assert still_to_do(todo, str.upper) == [
+    assert still_to_do(fp, todo, str.upper) == [
         "take the blue ship off B2: it leaves the board", "put the fuel station on C3"]
     # The grid cannot feel a station set onto an occupied planet: only the removal is left to it.
     fits, todo = progress(fp, reed(moved_first))
-    assert fits and still_to_do(todo, str.upper) == ["take the blue ship off B2: it leaves the board"]
+    assert fits and still_to_do(fp, todo, str.upper) == ["take the blue ship off B2: it leaves the board"]
     lifted = {"b2": ("ship-blue",), "c3": ("planet-ice",)}  # red in the hand
     fits, todo = progress(fp, camera(lifted))
-    assert fits and "put the red ship on d4" in still_to_do(todo, str)
+    assert fits and "put the red ship on d4" in still_to_do(fp, todo, str)
     fits, todo = progress(fp, camera(AFTER))
     assert fits and todo == ()
 
