@@ -21,10 +21,9 @@ so a settled board is explained from the sites that changed, not by applying eve
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from companion.rules import Action, Game
@@ -63,6 +62,7 @@ class Candidate:
     after: Layout
     footprint: Footprint
     declared: bool  # made on a phone (not one of Game.board_moves): booked from the board only if the camera names it
+    result: Any = None  # the state it leads to: two actions with equal results are the same move
 
 
 def disagreements(
@@ -80,13 +80,12 @@ def board_actions(game: Game, state: Any) -> list[tuple[Action, Layout]]:
 
 @dataclass
 class Prepared:
-    """What one state's legal actions do to the board, indexed by site; outcome keys are filled in as needed."""
+    """What one state's legal actions do to the board, indexed by site."""
 
     state: Any
     layout: Layout
     candidates: tuple[Candidate, ...]
     by_site: dict[str, tuple[int, ...]]
-    keys: dict[int, str] = field(default_factory=dict)
 
 
 class Referee:
@@ -108,23 +107,16 @@ class Referee:
         by_site: dict[str, list[int]] = {}
         if game.outcome(state) is None:
             for action in game.legal_actions(state):
-                after = game.layout(game._apply(state, action)[0])
+                result = game._apply(state, action)[0]  # legal_actions has checked it
+                after = game.layout(result)
                 fp = footprint(before, after)
                 if not fp:
                     continue
                 for site in fp.sites:
                     by_site.setdefault(site, []).append(len(candidates))
-                candidates.append(Candidate(action, after, fp, action.type not in game.board_moves))
+                candidates.append(Candidate(action, after, fp, action.type not in game.board_moves, result))
         self._prepared = Prepared(state, before, tuple(candidates), {s: tuple(i) for s, i in by_site.items()})
         return self._prepared
-
-    def _key(self, prepared: Prepared, index: int) -> str:
-        """The state an action leads to, as comparable text: two actions with one key are the same move."""
-        if index not in prepared.keys:
-            action = prepared.candidates[index].action
-            prepared.keys[index] = json.dumps(
-                self.game.state_to_json(self.game._apply(prepared.state, action)[0]), sort_keys=True)
-        return prepared.keys[index]
 
     def judge(self, state: Any, observation: Observation, name: Callable[[str], str] | None = None) -> Ruling:
         """Compare the settled board with the game; `name(site)` turns a site id into words for the advice."""
@@ -169,21 +161,25 @@ class Referee:
                observation: Observation) -> Ruling:
         """Whole footprints on the board: book one outcome the board alone tells, ask about the rest."""
         candidates = prepared.candidates
-        outcomes: dict[str, list[int]] = {}
-        for index in whole:  # one outcome per state the actions lead to; one action alone needs no comparing
-            outcomes.setdefault(self._key(prepared, index) if len(whole) > 1 else "", []).append(index)
-        # Of actions with one outcome, the board move (a declared action with the same outcome is the same move).
-        chosen = [next((candidates[i] for i in found if not candidates[i].declared), candidates[found[0]])
-                  for found in outcomes.values()]
+        # One outcome per state the actions lead to; of actions with one outcome, the board move (a declared action
+        # that leaves the same state is the same move).
+        chosen = _outcomes([candidates[i] for i in sorted(whole, key=lambda i: candidates[i].declared)])
         # A larger move whose start is this whole footprint (the same sites, and more) may still be under way.
-        larger: dict[str, Action] = {}
-        for index, _ in partway:
-            if any(candidates[index].footprint.sites > c.footprint.sites for c in chosen):
-                larger.setdefault(self._key(prepared, index), candidates[index].action)
+        larger = _outcomes([candidates[i] for i, _ in partway
+                            if any(candidates[i].footprint.sites > c.footprint.sites for c in chosen)])
         if len(chosen) == 1 and not larger and (not chosen[0].declared or _named(chosen[0], observation,
                                                                                  self.game.physical_piece)):
             return Ruling("explained", (chosen[0].action,))
-        return Ruling("ambiguous", tuple(c.action for c in chosen) + tuple(larger.values()))
+        return Ruling("ambiguous", tuple(c.action for c in (*chosen, *larger)))
+
+
+def _outcomes(candidates: list[Candidate]) -> list[Candidate]:
+    """The first candidate of each distinct resulting state, in order."""
+    found: list[Candidate] = []
+    for candidate in candidates:
+        if not any(candidate.result == other.result for other in found):
+            found.append(candidate)
+    return found
 
 
 def _named(candidate: Candidate, observation: Observation, physical: Callable[[str], str]) -> bool:
