@@ -73,6 +73,18 @@ def disagreements(
     return [s for s in sites if not observation.agrees(s, tuple(layout.get(s, ())), physical)]
 
 
+def _changed(layout: Layout, observation: Observation, physical: Callable[[str], str]) -> list[str]:
+    """`disagreements` over every site a sensor reads, the grid-only sites compared directly (most of a board)."""
+    changed = []
+    for site, reading in observation.sites.items():
+        if reading.pieces is None:
+            if reading.occupied is not None and reading.occupied != bool(layout.get(site)):
+                changed.append(site)
+        elif not observation.agrees(site, tuple(layout.get(site, ())), physical):
+            changed.append(site)
+    return changed
+
+
 def board_actions(game: Game, state: Any) -> list[tuple[Action, Layout]]:
     """Legal board moves (see Game.board_moves) that change where pieces stand, with the layout each leads to."""
     return [(c.action, c.after) for c in Referee(game).prepare(state).candidates if not c.declared]
@@ -123,7 +135,7 @@ class Referee:
         name = name or (lambda site: site)
         physical = self.game.physical_piece
         prepared = self.prepare(state)
-        changed = disagreements(prepared.layout, observation, observation.known_sites(), physical)
+        changed = _changed(prepared.layout, observation, physical)
         if not changed:
             return Ruling("unchanged")
         # Only actions whose footprint covers every changed site can explain the board.
