@@ -1,9 +1,12 @@
 """`companion bench referee`: how long the referee takes to judge a settled board, per game, on full boards.
 
 States come from random games, taken from their second half where the board is fullest. For each state the bench
-judges the board each legal board move would leave (it must be explained) and a board with a piece put where no rule
-allows (it must be a mismatch), with the reed grid alone and with the camera as well. Baseline, in the same run:
-generating the legal actions of the same states, which every judgement has to do at least once.
+first times `Referee.prepare` (what every legal action does to the board, indexed by site: done once per state,
+while the hands are still moving, by the table's loop), then judges the board each legal board move would leave (it
+must be explained or asked about), the board half way through it (the first of its changes made: it must not be
+booked unless that already is the whole move) and a board with a piece put where no rule allows (it must be a
+mismatch), with the reed grid alone and with the camera as well. Baseline, in the same run: generating the legal
+actions of the same states, which any judgement has to do at least once.
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ import random
 import time
 
 LABELS = {
-    "reed": "explain a move, reed grid only",
-    "reed+camera": "explain a move, reed grid and camera",
-    "mismatch": "refuse a wrong board, with advice",
+    "reed": "judge: a move, reed grid only",
+    "reed+camera": "judge: a move, reed grid and camera",
+    "partway": "judge: a move half made, reed grid",
+    "mismatch": "judge: a wrong board, with advice",
+    "prepare": "prepare a state (once, while hands move)",
     "baseline": "baseline: legal actions once",
 }
 HELP = "the referee: time to explain or refuse a settled board, per game, median and p99"
@@ -40,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     wrong = 0
     for name in games:
         game = load(name)
-        timings: dict[str, list[float]] = {"reed": [], "reed+camera": [], "mismatch": [], "baseline": []}
+        timings: dict[str, list[float]] = {label: [] for label in LABELS}
         states = _full_states(game, args.states, args.seed)
         sites = [site.id for site in default_board(name).sites]
         for state in states:
@@ -74,48 +79,57 @@ def _full_states(game, count: int, seed: int) -> list:
 
 def _judge_all(game, state, sites: list[str], timings: dict[str, list[float]], rng: random.Random) -> int:
     """Times each judgement into `timings`; returns how many rulings were wrong."""
-    from companion.table.referee import board_actions, judge
+    from companion.table.referee import Referee
 
     started = time.perf_counter()
     list(game.legal_actions(state))
     timings["baseline"].append(time.perf_counter() - started)
+    referee = Referee(game)
+    started = time.perf_counter()
+    prepared = referee.prepare(state)
+    timings["prepare"].append(time.perf_counter() - started)
     wrong = 0
     before = game.layout(state)
-    moves = board_actions(game, state)
-    for _, after in moves[:8]:
-        for label, camera in (("reed", False), ("reed+camera", True)):
-            seen = _observe(game, after, sites, camera)
-            started = time.perf_counter()
-            ruling = judge(game, state, seen)
-            timings[label].append(time.perf_counter() - started)
-            wrong += not _right(game, state, ruling, seen, _observe(game, before, sites, camera))
-    legal = {_occupied(after) for _, after in moves}
-    misplaced = _misplaced(before, sites, legal, rng)
-    if misplaced is not None:
+    moves = [c for c in prepared.candidates if not c.declared]
+
+    def timed(label: str, seen):
         started = time.perf_counter()
-        ruling = judge(game, state, _observe(game, misplaced, sites, False))
-        timings["mismatch"].append(time.perf_counter() - started)
-        wrong += ruling.verdict != "mismatch"
+        ruling = referee.judge(state, seen)
+        timings[label].append(time.perf_counter() - started)
+        return ruling
+
+    for move in moves[:8]:
+        for label, camera in (("reed", False), ("reed+camera", True)):
+            seen = _observe(game, move.after, sites, camera)
+            wrong += not _right(game, state, timed(label, seen), seen, _observe(game, before, sites, camera))
+        first = move.footprint.changes[0]
+        half = _observe(game, {**before, first.site: first.after}, sites, False)
+        ruling = timed("partway", half)
+        if ruling.verdict == "explained":  # booked half way: only right if that half is a whole move of its own
+            after = game.layout(game.apply(state, ruling.actions[0])[0])
+            wrong += bool(_disagree(game, after, half))
+    misplaced = _misplaced(game, before, sites, prepared.candidates, rng)
+    if misplaced is not None:
+        wrong += timed("mismatch", _observe(game, misplaced, sites, False)).verdict != "mismatch"
     return wrong
 
 
-def _occupied(layout) -> frozenset[str]:
-    return frozenset(site for site, pieces in layout.items() if pieces)
+def _disagree(game, layout, seen) -> list[str]:
+    from companion.table.referee import disagreements
+
+    return disagreements(layout, seen, seen.known_sites(), game.physical_piece)
 
 
 def _right(game, state, ruling, seen, unmoved) -> bool:
     """A move the sensors cannot see (the same readings as before it) must be "unchanged"; any other must be
     explained by an action whose board reads exactly as seen, or asked about."""
-    from companion.table.referee import disagreements
-
     if seen == unmoved:
         return ruling.verdict == "unchanged"
     if ruling.verdict == "ambiguous":
         return True
     if ruling.verdict != "explained":
         return False
-    after = game.layout(game.apply(state, ruling.actions[0])[0])
-    return not disagreements(after, seen, seen.known_sites(), game.physical_piece)
+    return not _disagree(game, game.layout(game.apply(state, ruling.actions[0])[0]), seen)
 
 
 def _observe(game, layout, sites: list[str], camera: bool):
@@ -129,16 +143,22 @@ def _observe(game, layout, sites: list[str], camera: bool):
     return Observation(readings)
 
 
-def _misplaced(layout, sites: list[str], legal: set[frozenset[str]], rng: random.Random):
-    """The layout with one piece moved to an empty site that no legal move fills, or None if there is none."""
+def _misplaced(game, layout, sites: list[str], candidates, rng: random.Random):
+    """The layout with one piece moved to an empty site, such that the grid's reading of it is neither a legal
+    action's board nor one part way through (an automatic orbit half made can look like anything); or None."""
+    from companion.table.footprint import progress
+
     full = [site for site in sites if layout.get(site)]
     empty = [site for site in sites if not layout.get(site)]
     rng.shuffle(full)
     rng.shuffle(empty)
-    for source in full:
-        for target in empty:
+    for source in full[:8]:
+        for target in empty[:8]:
             wrong = dict(layout)
             wrong[target], wrong[source] = layout[source][-1:], layout[source][:-1]
-            if _occupied(wrong) not in legal:
+            seen = _observe(game, wrong, sites, False)
+            changed = set(_disagree(game, layout, seen))
+            if changed and not any(progress(c.footprint, seen, game.physical_piece)[0] for c in candidates
+                                   if changed <= c.footprint.sites):
                 return wrong
     return None

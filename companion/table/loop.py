@@ -2,6 +2,8 @@
 
 - explained: the action is submitted as coming from the board;
 - ambiguous: a question for the phones, one choice per possible action, answered with `choose`;
+- in_progress: a move is part way done: a note saying what is still to do (through the warning channel, headed
+  as a move under way, not as a wrong board); nothing is booked;
 - mismatch: a warning saying what to put right, repeated only when the board changes; the game waits;
 - unchanged: nothing (a piece lifted and put back, a hovering hand).
 Automatic phases need nothing special: their one legal action is what the board must come to show, and the phase's
@@ -18,7 +20,7 @@ from typing import Any
 from companion.rules import Action, IllegalAction
 from companion.table.observation import Observation
 from companion.table.observe import Observer
-from companion.table.referee import Ruling, judge
+from companion.table.referee import Referee, Ruling
 from companion.table.session import Session
 from companion.table.store import CannotSave, Entry
 
@@ -34,14 +36,24 @@ class Question:
 
 @dataclass(frozen=True)
 class Warning:
-    """The board does not match the game: what to put right."""
+    """The board does not match the game: what to put right; or a move is part way done: what is still to do."""
 
     advice: tuple[str, ...]
     sites: tuple[str, ...] = ()  # the sites to put right, for a map that highlights them
+    progress: bool = False  # a legal move under way, not a wrong board
+
+    @property
+    def headline(self) -> str:
+        if self.progress:
+            return "A move is under way." if len(self.advice) == 1 else "A move is under way; it could be one of these."
+        return "The board does not match the game."
 
     @property
     def text(self) -> str:
-        return "The board does not match the game. " + " ".join(self.advice)
+        if self.progress and len(self.advice) > 1:
+            return f"{self.headline} " + " Or: ".join(self.advice)
+        lead = "Still to do:" if self.progress else self.headline
+        return f"{lead} " + " ".join(self.advice)
 
 
 class TableLoop:
@@ -50,6 +62,7 @@ class TableLoop:
         self.observer = observer
         self.site_name = site_name or (lambda site: site)
         self.question: Question | None = None
+        self.referee = Referee(session.game)
         self.warning: Warning | None = None
         self._questions = 0
         self._last_seen: Observation | None = None
@@ -81,14 +94,19 @@ class TableLoop:
         with self._lock:
             if self._held:
                 return None
+            game, state = self.session.game, self.session.state
+            if self.referee.game is not game:
+                self.referee = Referee(game)
             observation = self.observer.observation(now)
             if observation is None or (self._last_seen is not None and observation.sites == self._last_seen.sites):
+                # While hands move, work out what this state's actions do to the board, so that the settled board
+                # is judged from the sites that changed.
+                self.referee.prepare(state)
                 return None
             self._last_seen = observation
-            game, state = self.session.game, self.session.state
             if game.outcome(state) is not None or self.session.record.status != "playing":
                 return None
-            ruling = judge(game, state, observation, self.site_name)
+            ruling = self.referee.judge(state, observation, self.site_name)
             try:
                 self._act(ruling)
             except CannotSave:
@@ -107,6 +125,8 @@ class TableLoop:
             self.question = Question(self._questions, ruling.actions, texts)
             self._warn(None)
             self.on_question(self.question)
+        elif ruling.verdict == "in_progress":
+            self._warn(Warning(ruling.todo, ruling.sites, progress=True))
         elif ruling.verdict == "mismatch":
             self._warn(Warning(tuple(fix.advice for fix in ruling.fixes), tuple(fix.site for fix in ruling.fixes)))
         else:

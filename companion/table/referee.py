@@ -1,14 +1,26 @@
 """The referee: which legal action explains what the board shows now?
 
-Pure functions of the rules, a state and an observation. The board is compared with the layout each legal action
-would lead to: the actions whose layouts agree with everything the sensors know are the candidates. Exactly one
-board outcome is accepted; several are asked about; none is explained as the pieces to put right. A change is
-never guessed: where the sensors cannot tell two outcomes apart, the phones decide.
+Pure rules, a state and an observation in; a ruling out. Every legal action that changes the board has a footprint
+(footprint.py): the sites it changes, from the layouts before and after it. A settled board is compared with the
+game's layout; the sites that disagree must all lie in an action's footprint for that action to explain them:
+
+- unchanged: the board agrees with the game (a piece lifted and put back, a hovering hand);
+- explained: the board shows the whole footprint of actions that all leave the same state: it is booked. An action
+  declared on the phones (a station built, a ship bought) is booked from the board alone only when the camera has
+  named every piece it sets down; otherwise it is asked about, with one choice;
+- ambiguous: whole footprints of actions that book differently (a card flight or a friendship tile, two costs),
+  or a whole footprint that is also the start of a larger move: the phones are asked, one choice per outcome;
+- in_progress: the board shows part of one or more footprints and nothing that contradicts them (a ship moved
+  onto its victim, the victim not yet taken off): nothing is booked, and `todo` says what is still to do;
+- mismatch: nothing legal explains the board: `fixes` say, site by site, how to put the game's board back.
+
+A change is never guessed: where the sensors cannot tell two outcomes apart, the phones decide. What a state's
+actions lead to is worked out once per state (`Referee.prepare`) and indexed by the sites each footprint touches,
+so a settled board is explained from the sites that changed, not by applying every action again.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -16,9 +28,11 @@ from typing import Any, Literal
 
 from companion.rules import Action, Game
 from companion.rules.engine import Layout
+from companion.table.footprint import Footprint, footprint, progress, sentence, still_to_do
 from companion.table.observation import Observation, same_piece
 
-Verdict = Literal["unchanged", "explained", "ambiguous", "mismatch"]
+Verdict = Literal["unchanged", "explained", "in_progress", "ambiguous", "mismatch"]
+MAX_SHOWN = 3  # moves in progress described one by one; beyond that the text says how many fit
 
 
 @dataclass(frozen=True)
@@ -34,8 +48,21 @@ class Fix:
 @dataclass(frozen=True)
 class Ruling:
     verdict: Verdict
-    actions: tuple[Action, ...] = ()  # explained: the action; ambiguous: one per distinct board outcome
+    actions: tuple[Action, ...] = ()  # explained: the action; ambiguous, in_progress: one per distinct outcome
     fixes: tuple[Fix, ...] = ()  # mismatch: how to make the board match the game again
+    todo: tuple[str, ...] = ()  # in_progress: what is still to do, one sentence per move that fits
+    sites: tuple[str, ...] = ()  # in_progress: the sites still to change, for a map that highlights them
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A legal action that changes the board, with the layout it leads to and its footprint."""
+
+    action: Action
+    after: Layout
+    footprint: Footprint
+    declared: bool  # made on a phone (not one of Game.board_moves): booked from the board only if the camera names it
+    result: Any = None  # the state it leads to: two actions with equal results are the same move
 
 
 def disagreements(
@@ -46,39 +73,142 @@ def disagreements(
     return [s for s in sites if not observation.agrees(s, tuple(layout.get(s, ())), physical)]
 
 
+def _changed(layout: Layout, observation: Observation, physical: Callable[[str], str]) -> list[str]:
+    """`disagreements` over every site a sensor reads, the grid-only sites compared directly (most of a board)."""
+    changed = []
+    for site, reading in observation.sites.items():
+        if reading.pieces is None:
+            if reading.occupied is not None and reading.occupied != bool(layout.get(site)):
+                changed.append(site)
+        elif not observation.agrees(site, tuple(layout.get(site, ())), physical):
+            changed.append(site)
+    return changed
+
+
 def board_actions(game: Game, state: Any) -> list[tuple[Action, Layout]]:
     """Legal board moves (see Game.board_moves) that change where pieces stand, with the layout each leads to."""
-    before = game.layout(state)
-    found = []
-    for action in game.legal_actions(state):
-        if action.type not in game.board_moves:
-            continue
-        after = game.layout(game.apply(state, action)[0])
-        if after != before:
-            found.append((action, after))
+    return [(c.action, c.after) for c in Referee(game).prepare(state).candidates if not c.declared]
+
+
+@dataclass
+class Prepared:
+    """What one state's legal actions do to the board, indexed by site."""
+
+    state: Any
+    layout: Layout
+    candidates: tuple[Candidate, ...]
+    by_site: dict[str, tuple[int, ...]]
+
+
+class Referee:
+    """Judges settled boards for a game; keeps what it worked out for the last state (the table holds one state at
+    a time, and judges it again at every settled board until a move is booked)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self._prepared: Prepared | None = None
+
+    def prepare(self, state: Any) -> Prepared:
+        """Every legal action that changes the board in `state`, with its footprint (cached for the last state)."""
+        cached = self._prepared
+        if cached is not None and (cached.state is state or cached.state == state):
+            return cached
+        game = self.game
+        before = game.layout(state)
+        candidates = []
+        by_site: dict[str, list[int]] = {}
+        if game.outcome(state) is None:
+            for action in game.legal_actions(state):
+                result = game._apply(state, action)[0]  # legal_actions has checked it
+                after = game.layout(result)
+                fp = footprint(before, after)
+                if not fp:
+                    continue
+                for site in fp.sites:
+                    by_site.setdefault(site, []).append(len(candidates))
+                candidates.append(Candidate(action, after, fp, action.type not in game.board_moves, result))
+        self._prepared = Prepared(state, before, tuple(candidates), {s: tuple(i) for s, i in by_site.items()})
+        return self._prepared
+
+    def judge(self, state: Any, observation: Observation, name: Callable[[str], str] | None = None) -> Ruling:
+        """Compare the settled board with the game; `name(site)` turns a site id into words for the advice."""
+        name = name or (lambda site: site)
+        physical = self.game.physical_piece
+        prepared = self.prepare(state)
+        changed = _changed(prepared.layout, observation, physical)
+        if not changed:
+            return Ruling("unchanged")
+        # Only actions whose footprint covers every changed site can explain the board.
+        pools = [set(prepared.by_site.get(site, ())) for site in changed]
+        pools.sort(key=len)
+        indices = set.intersection(*pools) if pools else set()
+        whole: list[int] = []
+        partway: list[tuple[int, tuple]] = []
+        for index in sorted(indices):
+            fits, todo = progress(prepared.candidates[index].footprint, observation, physical)
+            if fits and todo:
+                partway.append((index, todo))
+            elif fits:
+                whole.append(index)
+        if whole:
+            return self._whole(prepared, whole, partway, observation)
+        if partway:
+            return self._partway(prepared, partway, name)
+        return Ruling("mismatch", fixes=tuple(_fixes(prepared.layout, observation, changed, name, physical)))
+
+    def _partway(self, prepared: Prepared, partway: list[tuple[int, tuple]], name: Callable[[str], str]) -> Ruling:
+        """Part of one or more footprints on the board: nothing booked; what is still to do, in words."""
+        physical = self.game.physical_piece
+        todo: dict[str, None] = {}
+        for index, steps in partway:
+            todo[sentence(still_to_do(prepared.candidates[index].footprint, steps, name, physical))] = None
+            if len(todo) > MAX_SHOWN:
+                todo = {f"Finish the move: {len(partway)} moves fit what the board shows so far.": None}
+                break
+        sites = sorted({change.site for _, steps in partway for change in steps})
+        actions = tuple(prepared.candidates[i].action for i, _ in partway)
+        return Ruling("in_progress", actions, todo=tuple(todo), sites=tuple(sites))
+
+    def _whole(self, prepared: Prepared, whole: list[int], partway: list[tuple[int, tuple]],
+               observation: Observation) -> Ruling:
+        """Whole footprints on the board: book one outcome the board alone tells, ask about the rest."""
+        candidates = prepared.candidates
+        # One outcome per state the actions lead to; of actions with one outcome, the board move (a declared action
+        # that leaves the same state is the same move).
+        chosen = _outcomes([candidates[i] for i in sorted(whole, key=lambda i: candidates[i].declared)])
+        # A larger move whose start is this whole footprint (the same sites, and more) may still be under way.
+        larger = _outcomes([candidates[i] for i, _ in partway
+                            if any(candidates[i].footprint.sites > c.footprint.sites for c in chosen)])
+        if len(chosen) == 1 and not larger and (not chosen[0].declared or _named(chosen[0], observation,
+                                                                                 self.game.physical_piece)):
+            return Ruling("explained", (chosen[0].action,))
+        return Ruling("ambiguous", tuple(c.action for c in (*chosen, *larger)))
+
+
+def _outcomes(candidates: list[Candidate]) -> list[Candidate]:
+    """The first candidate of each distinct resulting state, in order."""
+    found: list[Candidate] = []
+    for candidate in candidates:
+        if not any(candidate.result == other.result for other in found):
+            found.append(candidate)
     return found
 
 
+def _named(candidate: Candidate, observation: Observation, physical: Callable[[str], str]) -> bool:
+    """True when the camera has read, exactly, every site the action changes and can name every piece it sets
+    down: what tells a declared action from a piece knocked onto (or off) the board."""
+    for change in candidate.footprint.changes:
+        reading = observation.reading(change.site)
+        if reading.pieces is None or reading.partial:
+            return False
+        if any(observation.shown((piece,), physical) == () for piece in change.arriving):
+            return False
+    return True
+
+
 def judge(game: Game, state: Any, observation: Observation, name: Any = None) -> Ruling:
-    """Compare the settled board with the game; `name(site)` turns a site id into words for the advice."""
-    name = name or (lambda site: site)
-    layout = game.layout(state)
-    sites = observation.known_sites()
-    physical = game.physical_piece
-    if not disagreements(layout, observation, sites, physical):
-        return Ruling("unchanged")
-    # One candidate per distinct game state: actions that leave the same state (a piece entering by either of two
-    # lines to the same spot) are the same move; actions that leave the same board but different books are not.
-    outcomes: dict[Any, Action] = {}
-    for action, after in board_actions(game, state):
-        if not disagreements(after, observation, sites, physical):
-            key = json.dumps(game.state_to_json(game.apply(state, action)[0]), sort_keys=True)
-            outcomes.setdefault(key, action)
-    if len(outcomes) == 1:
-        return Ruling("explained", tuple(outcomes.values()))
-    if outcomes:
-        return Ruling("ambiguous", tuple(outcomes.values()))
-    return Ruling("mismatch", fixes=tuple(_fixes(layout, observation, sites, name, physical)))
+    """The referee's ruling on one settled board (see Referee.judge, which also keeps the state's work)."""
+    return Referee(game).judge(state, observation, name)
 
 
 def _fixes(layout: Layout, observation: Observation, sites: Iterable[str], name: Any,

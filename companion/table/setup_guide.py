@@ -21,11 +21,9 @@ from companion.boards import Board
 from companion.table.observation import Observation, same_piece
 from companion.table.observe import Observer
 from companion.table.steps import NotNow, Ticker
+from companion.table.words import COLOURS, piece_words
 
 POLL = 0.05  # seconds between looks at the board
-COLOURS = frozenset({"red", "green", "blue", "yellow", "orange", "purple", "white", "black", "brown", "gray", "grey",
-                     "silver", "teal", "pink"})
-
 Status = dict[str, Any]
 
 
@@ -34,15 +32,6 @@ class Placement:
     piece: str
     site: str
     level: int  # its place in the stack, 0 at the bottom
-
-
-def piece_words(piece: str) -> str:
-    """A piece id in words. Ids name the kind first ("planet-red" -> "red planet", "station-energy" -> "energy
-    station"), unless they start with a colour ("red-dakalio") or end in a number ("planet-1") or in "marker"."""
-    parts = piece.split("-")
-    if len(parts) == 2 and parts[0] not in COLOURS and not parts[1].isdigit() and parts[1] != "marker":
-        return f"{parts[1]} {parts[0]}"
-    return " ".join(parts)
 
 
 def _kind(piece: str) -> str:

@@ -408,6 +408,7 @@ class Table:
             self.hub.transient("warning", self._warning(loop.warning if loop else None))
         else:
             self.hub.transient("warning", {"text": "The table cannot save: moves are paused.",
+                                           "headline": "The table cannot save: moves are paused.",
                                            "advice": [f"The game's log cannot be written: {failure}. Moves wait "
                                                       "until it can be; nothing announced is lost."], "sites": []})
         self._publish_state()
@@ -422,8 +423,9 @@ class Table:
         if warning is None:
             return None
         words = self.words()
-        return {"text": words.text(warning.text), "advice": [words.text(text) for text in warning.advice],
-                "sites": list(warning.sites)}  # fmt: skip
+        return {"text": words.text(warning.text), "headline": warning.headline,
+                "advice": [words.text(text) for text in warning.advice], "sites": list(warning.sites),
+                "progress": warning.progress}
 
     def _publish_state(self) -> None:
         self.hub.transient("state", self.state())

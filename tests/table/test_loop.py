@@ -123,3 +123,49 @@ def test_a_paused_loop_judges_nothing_and_judges_the_board_afresh_when_resumed(s
     loop.resume()
     assert loop.tick(12.0).verdict == "unchanged"  # judged again all the same: it may differ from before the pause
     assert len(session.actions) == 1
+
+
+def test_a_capture_part_way_done_says_what_is_left_books_nothing_then_books_the_whole_move(tmp_path,
+                                                                                             dakalio_capture):
+    game, capture = dakalio_capture.game, dakalio_capture.capture
+    board = default_board("dakalio")
+    switch = {site.id: (i // 10, i % 10) for i, site in enumerate(board.sites)}
+    store = Store(tmp_path / "d.db")
+    session = Session.start(store, "dakalio", ["red", "green"], {}, 0)
+    for action in dakalio_capture.actions:
+        session.submit(action, "phone", game.phase(session.state).actor)
+    observer = Observer({v: k for k, v in switch.items()}, None, settle=0.3)
+    loop = TableLoop(session, observer, lambda s: board.site(s).name)
+    warnings = []
+    loop.on_warning = warnings.append
+
+    def show(layout, at):
+        observer.reed(frozenset(switch[s] for s, p in layout.items() if p), at)
+        return loop.tick(at + 1.0)
+
+    (piece, source, target), = capture.footprint.moved()
+    (victim, where), = capture.footprint.removed()
+    before = game.layout(session.state)
+    count = len(session.actions)
+    assert show(before, 0.0).verdict == "unchanged"
+    moved = {**{s: p for s, p in before.items() if s != source}, target: (piece,)}
+    assert show(moved, 3.0).verdict == "in_progress"  # the ship has jumped; its victim is still on the board
+    assert warnings[-1].progress and warnings[-1].headline == "A move is under way."
+    assert f"take the {victim.split('-')[1]} ship off {board.site(where).name.lower()}" in warnings[-1].text.lower()
+    assert "put" not in warnings[-1].text.lower() and len(session.actions) == count
+    # A hand sliding the victim off across other sites is too quick to settle: nothing is judged on the way.
+    observer.reed(frozenset(switch[s] for s, p in {**moved, "e8": ("hand",)}.items() if p and s in switch), 6.0)
+    assert loop.tick(6.1) is None
+    assert show(capture.after, 6.2).verdict == "explained"
+    assert session.actions[-1] == capture.action and warnings[-1] is None
+    store.close()
+
+
+def test_undo_after_a_move_part_way_done_judges_the_board_against_the_state_before(session):
+    observer = Observer({v: k for k, v in SWITCH.items()}, None, settle=0.3)
+    loop = TableLoop(session, observer, lambda s: BOARD.site(s).name)
+    game = session.game
+    target = game.layout(game.apply(session.state, Action.make("move", to="o3s1"))[0])
+    assert settle(loop, observer, target, 0.0).verdict == "explained"
+    session.undo("red")
+    assert settle(loop, observer, game.layout(session.state), 3.0).verdict == "unchanged"

@@ -3,12 +3,15 @@ move, a mismatch, reconnecting, a spectator, and screenshots at phone and tablet
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from companion.rules import Action
+from companion.table.loop import TableLoop
+from companion.table.observe import CameraView, Observer
 
 from .conftest import ARTIFACTS, TOKEN
 
@@ -162,3 +165,24 @@ def test_screenshots_at_phone_and_tablet_sizes(browser, served, name, width, hei
         assert (ARTIFACTS / f"{name}.png").stat().st_size > 10_000
     finally:
         context.close()
+
+
+def test_a_move_part_way_done_says_what_is_left_not_that_the_board_is_wrong(page, served):
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(served.base + "/")
+    live(page)
+    # The camera sees Red's ship gone from home and not yet anywhere: a move in the hand, not a wrong board.
+    layout = served.session.game.layout(served.session.state)
+    camera_only = Observer(None, frozenset(s.id for s in served.table.board().sites), settle=0.3)
+    loop = TableLoop(served.session, camera_only, lambda site: served.table.board().site(site).name)
+    served.table.use_loop(loop)
+    lifted = {site: tuple(p for p in pieces if p != "ship-red") for site, pieces in layout.items()}
+    for t in (1.0, 1.5):
+        camera_only.camera(CameraView(t, lifted, frozenset()))
+    assert loop.tick(1.5).verdict == "in_progress"
+    expect(page.locator("#warning")).to_be_visible()
+    expect(page.locator("#warning-headline")).to_contain_text("A move is under way")
+    expect(page.locator("#warning")).to_have_class(re.compile("progress"))
+    expect(page.locator("#advice")).not_to_contain_text("back")
+    page.screenshot(path=str(ARTIFACTS / "in-progress.png"))
+    assert len(served.session.actions) == 1

@@ -209,6 +209,8 @@ function renderWarning(warning) {
   const was = app.warning;
   app.warning = warning;
   $("warning").hidden = !warning;
+  if (warning) $("warning-headline").textContent = warning.headline;
+  $("warning").classList.toggle("progress", Boolean(warning && warning.progress));
   $("advice").replaceChildren(...(warning ? warning.advice : []).map((text) => {
     const li = document.createElement("li");
     li.textContent = text;

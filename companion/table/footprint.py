@@ -1,0 +1,178 @@
+"""An action's footprint: the board changes it implies, derived from the layouts before and after it.
+
+Nothing here is written per game: whatever a game's `layout` says before and after an action is compared site by
+site. A footprint says which sites change and how (`Change`), and in player terms which pieces leave a site and
+arrive at another, are taken off the board, are set down new, or turn (the same piece in the box, named for a new
+part or orientation). A board is *part way* through a footprint when every site it touches reads as it was, as it
+will be, or between the two (one of two pieces taken off a stack, a piece in the hand between two sites), and
+nothing else on the board has changed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from companion.rules.engine import Layout
+from companion.table.observation import Observation, SiteReading, same_piece
+from companion.table.words import listing, piece_words
+
+Physical = Callable[[str], str]
+MAX_STEPS = 4  # steps of what is left said one by one
+
+
+@dataclass(frozen=True)
+class Change:
+    """One site the action changes: its pieces before and after, bottom to top (layout names)."""
+
+    site: str
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+
+    @property
+    def kept(self) -> tuple[str, ...]:
+        """The pieces that stay on the site throughout."""
+        return tuple((Counter(self.before) & Counter(self.after)).elements())
+
+    @property
+    def either(self) -> tuple[str, ...]:
+        """Every piece that stands on the site at some point of the move."""
+        return tuple((Counter(self.before) | Counter(self.after)).elements())
+
+    @property
+    def leaving(self) -> tuple[str, ...]:
+        return tuple((Counter(self.before) - Counter(self.after)).elements())
+
+    @property
+    def arriving(self) -> tuple[str, ...]:
+        return tuple((Counter(self.after) - Counter(self.before)).elements())
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """The changes an action makes to the board, one per site, in site order."""
+
+    changes: tuple[Change, ...]
+
+    @property
+    def sites(self) -> frozenset[str]:
+        return frozenset(c.site for c in self.changes)
+
+    def moved(self, physical: Physical = same_piece) -> tuple[tuple[str, str, str], ...]:
+        """(piece, from, to) for each piece that leaves one site and arrives at another."""
+        return _pairs(self.changes, physical)[0]
+
+    def removed(self, physical: Physical = same_piece) -> tuple[tuple[str, str], ...]:
+        """(piece, site) for each piece taken off the board."""
+        return _pairs(self.changes, physical)[1]
+
+    def added(self, physical: Physical = same_piece) -> tuple[tuple[str, str], ...]:
+        """(piece, site) for each piece set down new."""
+        return _pairs(self.changes, physical)[2]
+
+    def turned(self, physical: Physical = same_piece) -> tuple[tuple[str, str, str], ...]:
+        """(before, after, site) for a piece that stays but is named anew (turned, or playing a new part)."""
+        return _pairs(self.changes, physical)[3]
+
+    def __bool__(self) -> bool:
+        return bool(self.changes)
+
+
+def footprint(before: Layout, after: Layout) -> Footprint:
+    """The footprint of going from layout `before` to layout `after`."""
+    sites = sorted(set(before) | set(after))
+    return Footprint(tuple(
+        Change(s, tuple(before.get(s, ())), tuple(after.get(s, ())))
+        for s in sites
+        if tuple(before.get(s, ())) != tuple(after.get(s, ()))
+    ))
+
+
+def _pairs(changes: Iterable[Change], physical: Physical):
+    """Pairs each piece that leaves a site with one of the same kind arriving elsewhere (a move), or at the same
+    site under another name (a turn); the rest are removals and additions."""
+    leaving = [(p, c.site) for c in changes for p in c.leaving]
+    arriving = [(p, c.site) for c in changes for p in c.arriving]
+    moved, turned = [], []
+    for piece, source in list(leaving):
+        same = [(q, s) for q, s in arriving if q == piece and s != source]
+        turn = [(q, s) for q, s in arriving if s == source and q != piece and physical(q) == physical(piece)]
+        match = same[:1] or turn[:1]
+        if not match:
+            continue
+        leaving.remove((piece, source))
+        arriving.remove(match[0])
+        if match[0][1] == source:
+            turned.append((piece, match[0][0], source))
+        else:
+            moved.append((piece, source, match[0][1]))
+    return tuple(moved), tuple(leaving), tuple(arriving), tuple(turned)
+
+
+# How far a board has come through a footprint.
+def site_reached(change: Change, reading: SiteReading, observation: Observation, physical: Physical) -> str | None:
+    """Where one changed site stands: "done" (it reads as after), "between" (as before, or part way), or None
+    when its reading fits no point of the move."""
+    shown = observation.shown
+    if reading.agrees_with(change.after, shown(change.after, physical)):
+        return "done"
+    if reading.agrees_with(change.before, shown(change.before, physical)):
+        return "between"
+    kept, either = change.kept, change.either
+    if reading.occupied is not None and (bool(kept) if not reading.occupied else not either):
+        return None  # empty where a piece stays throughout, or occupied where nothing ever stands
+    if reading.pieces is not None:
+        seen, low, high = Counter(reading.pieces), Counter(shown(kept, physical)), Counter(shown(either, physical))
+        if seen - high or (not reading.partial and low - seen):
+            return None
+    return "between"
+
+
+def progress(
+    fp: Footprint, observation: Observation, physical: Physical = same_piece
+) -> tuple[bool, tuple[Change, ...]]:
+    """(fits, still to do): whether every known site of the footprint reads at some point of the move, and the
+    changes whose site does not yet read as after. Sites the sensors do not cover count as done."""
+    todo = []
+    known = observation.sites
+    for change in fp.changes:
+        reading = known.get(change.site)
+        if reading is None:
+            continue
+        reached = site_reached(change, reading, observation, physical)
+        if reached is None:
+            return False, ()
+        if reached != "done":
+            todo.append(change)
+    return True, tuple(todo)
+
+
+def still_to_do(fp: Footprint, todo: Iterable[Change], name: Callable[[str], str],
+                physical: Physical = same_piece) -> list[str]:
+    """What is left of a move in player words, one step per piece, for the changes `todo` of the footprint `fp`:
+    "move the red ship from A to B", "take the amber ship off g4: it leaves the board", "put the red ship on B"
+    (its way there half made). Beyond MAX_STEPS steps, the first ones and how many more."""
+    left = {change.site for change in todo}
+    moved, removed, added, turned = _pairs(fp.changes, physical)
+    words = lambda piece: f"the {piece_words(physical(piece))}"  # noqa: E731
+    steps = []
+    for piece, a, b in moved:
+        if a in left and b in left:
+            steps.append(f"move {words(piece)} from {name(a)} to {name(b)}")
+        elif a in left:
+            steps.append(f"take {words(piece)} off {name(a)}")
+        elif b in left:
+            steps.append(f"put {words(piece)} on {name(b)}")
+    steps += [f"take {words(p)} off {name(s)}: it leaves the board" for p, s in removed if s in left]
+    steps += [f"put {words(p)} on {name(s)}" for p, s in added if s in left]
+    steps += [f"turn {words(a)} on {name(s)} to show {piece_words(b)}" for a, b, s in turned if s in left]
+    if len(steps) > MAX_STEPS:
+        steps = [*steps[:MAX_STEPS - 1], f"{len(steps) - MAX_STEPS + 1} more pieces as the move says"]
+    return steps
+
+
+def sentence(steps: list[str]) -> str:
+    """Steps as one sentence with a capital and a full stop."""
+    text = listing(steps) if steps else "nothing"
+    return text[0].upper() + text[1:] + "."

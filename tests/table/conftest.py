@@ -1,0 +1,35 @@
+"""Game positions the table's tests share."""
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from companion.rules import Action, load
+from companion.table.referee import Candidate, Referee
+
+
+@dataclass(frozen=True)
+class Capture:
+    game: Any
+    actions: tuple[Action, ...]  # from the setup of red and green, seed 0
+    state: Any
+    capture: Candidate
+
+
+@pytest.fixture(scope="session")
+def dakalio_capture() -> Capture:
+    """A Dakalio position, reached by random legal play, where the player to move can capture."""
+    game = load("dakalio")
+    state = game.setup(["red", "green"], {}, 0)
+    rng = random.Random(0)
+    referee = Referee(game)
+    played: list[Action] = []
+    for _ in range(400):
+        for candidate in referee.prepare(state).candidates:
+            if candidate.action.type == "move" and candidate.footprint.removed():
+                return Capture(game, tuple(played), state, candidate)
+        played.append(rng.choice(list(game.legal_actions(state))))
+        state = game.apply(state, played[-1])[0]
+    raise AssertionError("no capture in 400 random actions")

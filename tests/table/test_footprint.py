@@ -1,0 +1,58 @@
+"""Footprints from two layouts, and how far a settled board has come through one."""
+
+from companion.table.footprint import footprint, progress, still_to_do
+from companion.table.observation import Observation, SiteReading
+
+BEFORE = {"a1": ("ship-red",), "b2": ("ship-blue",), "c3": ("planet-ice",)}
+# Red jumps from a1 to d4, taking blue off b2; a station is built on c3.
+AFTER = {"d4": ("ship-red",), "c3": ("planet-ice", "station-fuel")}
+SITES = ["a1", "b2", "c3", "d4", "e5"]
+
+
+def reed(layout):
+    return Observation({site: SiteReading(occupied=bool(layout.get(site))) for site in SITES})
+
+
+def camera(layout):
+    return Observation({site: SiteReading(pieces=tuple(layout.get(site, ()))) for site in SITES})
+
+
+def test_a_footprint_names_moves_removals_and_additions():
+    fp = footprint(BEFORE, AFTER)
+    assert fp.sites == {"a1", "b2", "c3", "d4"}
+    assert fp.moved() == (("ship-red", "a1", "d4"),)
+    assert fp.removed() == (("ship-blue", "b2"),)
+    assert fp.added() == (("station-fuel", "c3"),)
+    assert fp.turned() == ()
+    assert not footprint(BEFORE, dict(BEFORE))
+
+
+def test_a_piece_named_anew_on_its_site_has_turned():
+    fp = footprint({"a1": ("ship-blue",)}, {"a1": ("ship-blue-red",)})
+    assert fp.turned(lambda name: "ship-blue" if name.startswith("ship-blue") else name) == (
+        ("ship-blue", "ship-blue-red", "a1"),)
+    assert fp.turned() == ()  # without saying they are one piece, it is one taken off and another set down
+
+
+def test_each_natural_order_is_part_way_and_says_only_what_is_left():
+    fp = footprint(BEFORE, AFTER)
+    moved_first = {"d4": ("ship-red",), "b2": ("ship-blue",), "c3": ("planet-ice",)}
+    fits, todo = progress(fp, camera(moved_first))
+    assert fits
+    assert still_to_do(fp, todo, str.upper) == [
+        "take the blue ship off B2: it leaves the board", "put the fuel station on C3"]
+    # The grid cannot feel a station set onto an occupied planet: only the removal is left to it.
+    fits, todo = progress(fp, reed(moved_first))
+    assert fits and still_to_do(fp, todo, str.upper) == ["take the blue ship off B2: it leaves the board"]
+    lifted = {"b2": ("ship-blue",), "c3": ("planet-ice",)}  # red in the hand
+    fits, todo = progress(fp, camera(lifted))
+    assert fits and "put the red ship on d4" in still_to_do(fp, todo, str)
+    fits, todo = progress(fp, camera(AFTER))
+    assert fits and todo == ()
+
+
+def test_a_board_that_contradicts_the_footprint_does_not_fit():
+    fp = footprint(BEFORE, AFTER)
+    assert not progress(fp, camera({**AFTER, "d4": ("ship-blue",)}))[0]  # the wrong ship arrived
+    assert not progress(fp, reed({"d4": ("ship-red",)}))[0]  # the planet under the station is gone
+    assert not progress(fp, camera({**AFTER, "c3": ("station-fuel",)}))[0]

@@ -1,0 +1,137 @@
+"""The referee on boards real hands make: compound moves in their natural orders, in every game."""
+
+import random
+from pathlib import Path
+
+from companion.boards import default_board
+from companion.rules import Action, load
+from companion.scenarios import _initial_state, load_scenario
+from companion.table.observation import Observation, SiteReading
+from companion.table.referee import Referee, judge
+
+SCENARIOS = Path(__file__).parent.parent / "scenarios"
+
+
+def reed(game_name, layout):
+    return Observation({s.id: SiteReading(occupied=bool(layout.get(s.id))) for s in default_board(game_name).sites})
+
+
+def camera(game, layout):
+    sites = default_board(game.name).sites
+    return Observation({s.id: SiteReading(bool(layout.get(s.id)), tuple(game.physical_piece(p)
+                                                                          for p in layout.get(s.id, ())))
+                        for s in sites})
+
+
+def scenario_state(path, before_step):
+    """The state of a scenario file just before its step number `before_step` (0: its given state)."""
+    scenario = load_scenario(SCENARIOS / path)
+    state = _initial_state(scenario)
+    for step in scenario.steps[:before_step]:
+        state = scenario.game.apply(state, step.action)[0]
+    return scenario.game, state
+
+
+def test_a_dakalio_capture_in_natural_order_is_in_progress_then_booked(dakalio_capture):
+    game, state, capture = dakalio_capture.game, dakalio_capture.state, dakalio_capture.capture
+    (piece, source, target), = capture.footprint.moved()
+    (victim, victim_site), = capture.footprint.removed()
+    moved = {s: p for s, p in game.layout(state).items() if s != source}
+    moved[target] = (piece,)
+    name = lambda site: default_board("dakalio").site(site).name  # noqa: E731
+    for seen in (reed("dakalio", moved), camera(game, moved)):
+        ruling = judge(game, state, seen, name)
+        assert ruling.verdict == "in_progress"
+        assert capture.action in ruling.actions
+        text = " ".join(ruling.todo)
+        assert f"Take the {victim.replace('ship-', '')} ship off {name(victim_site)}: it leaves the board." in text
+        assert "put" not in text.lower()  # never: put the moved ship back
+        assert ruling.sites == (victim_site,)
+    # The captured ship taken off: the whole footprint is on the board and the capture is booked.
+    assert judge(game, state, reed("dakalio", capture.after)).actions == (capture.action,)
+
+
+def test_a_lifted_piece_is_a_move_under_way_not_a_wrong_board(dakalio_capture):
+    game, state, capture = dakalio_capture.game, dakalio_capture.state, dakalio_capture.capture
+    (_, source, _), = capture.footprint.moved()
+    lifted = {s: p for s, p in game.layout(state).items() if s != source}
+    ruling = judge(game, state, reed("dakalio", lifted))
+    assert ruling.verdict == "in_progress" and ruling.todo
+
+
+def orbit_tile_or_flight():
+    """A partnership ORBIT state where a card's flight lands where the friendship tile would take the ship."""
+    game = load("orbit")
+    state = game.setup(["red", "blue", "green", "yellow"], {"mode": "partnership"}, 2)
+    rng = random.Random(2)
+    referee = Referee(game)
+    for _ in range(150):
+        candidates = referee.prepare(state).candidates
+        for tile in (c for c in candidates if c.action.type == "friendship"):
+            flights = [c for c in candidates if c.after == tile.after and c.action.type == "fly"]
+            if flights:
+                return game, state, tile, flights[0]
+        state = game.apply(state, rng.choice(list(game.legal_actions(state))))[0]
+    raise AssertionError("no flight to a partner in 150 random actions")
+
+
+def test_orbit_friendship_tile_and_card_flight_to_the_same_spot_are_asked_about():
+    game, state, tile, flight = orbit_tile_or_flight()
+    assert game.apply(state, tile.action)[0] != game.apply(state, flight.action)[0]  # they book differently
+    # Docked ships stand on planets, so only the camera sees this move; it cannot see which way the ship flew.
+    ruling = judge(game, state, camera(game, tile.after))
+    assert ruling.verdict == "ambiguous"
+    assert {tile.action, flight.action} <= set(ruling.actions)
+
+
+def test_orbit_friendship_tile_alone_is_booked_when_the_camera_sees_it():
+    game, state = scenario_state("orbit/partnership_friendship_tile.json", 0)
+    referee = Referee(game)
+    tile = next(c for c in referee.prepare(state).candidates if c.action.type == "friendship")
+    assert not [c for c in referee.prepare(state).candidates if c.after == tile.after and c is not tile]
+    ruling = referee.judge(state, camera(game, tile.after))
+    assert (ruling.verdict, ruling.actions) == ("explained", (tile.action,))
+
+
+def test_a_trajectory_station_set_down_before_the_tap_is_offered_at_once():
+    game, state = scenario_state("trajectory/engineer_builds_each_station_at_its_cost.json", 1)
+    build = Action.make("build", station="storage")
+    built = game.layout(game.apply(state, build)[0])
+    # The camera names the station: booked with no tap.
+    assert judge(game, state, camera(game, built)).actions == (build,)
+    # A camera that sees only part of the stack there (a piece may hide under the one on top) cannot vouch for it:
+    # offered at once, one tap, since nothing else leaves this board.
+    seen = camera(game, built)
+    (site,) = [s for s in built if built[s] != game.layout(state).get(s)]
+    top = SiteReading(True, tuple(p for p in built[site] if p.startswith("station")), partial=True)
+    ruling = judge(game, state, Observation({**seen.sites, site: top}))
+    assert (ruling.verdict, ruling.actions) == ("ambiguous", (build,))
+    # The grid cannot feel a station set under a ship; the camera sees it.
+    assert judge(game, state, reed("trajectory", built)).verdict == "unchanged"
+
+
+def test_a_periorbis_base_set_down_before_the_tap_is_offered_and_named_by_the_camera_is_booked():
+    game, state = scenario_state("periorbis/build_a_base_costs_the_slot_minus_the_building_skill.json", 0)
+    build = Action.make("build", employee=2, asteroid="ada")
+    built = game.layout(game.apply(state, build)[0])
+    by_grid = judge(game, state, reed("periorbis", built))
+    assert by_grid.verdict == "ambiguous" and build in by_grid.actions
+    outcomes = {game.state_to_json(game.apply(state, a)[0]).__repr__() for a in by_grid.actions}
+    assert len(outcomes) == len(by_grid.actions)
+    by_camera = judge(game, state, camera(game, built))
+    if len(by_camera.actions) == 1:  # the camera tells the piece: booked with no tap
+        assert by_camera.verdict == "explained" and by_camera.actions == (build,)
+    else:
+        assert by_camera.verdict == "ambiguous"
+
+
+def test_an_orbital_battle_ship_taken_off_after_combat_is_offered_not_refused():
+    game, state = scenario_state("orbital_battle/combat_win_by_three_destroys.json", 0)
+    removed = dict(game.layout(state))
+    removed["r1s1"] = ()
+    for seen in (reed("orbital_battle", removed), camera(game, removed)):
+        ruling = judge(game, state, seen)
+        assert ruling.verdict == "ambiguous"
+        assert all(a.type == "attack" for a in ruling.actions)
+        # The companion's roll and the table's dice book differently: both are choices.
+        assert {a.get("dice") is None for a in ruling.actions} == {True, False}
