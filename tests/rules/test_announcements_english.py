@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion.rules import Action, load
+from companion.rules.orbital_battle.text import KIND_NAMES
 from companion.rules.words import a, plural
 from companion.sim.players import scripted_action
 
@@ -24,6 +25,7 @@ GAMES = {
 # Words a number may label rather than count ("player 1 moves", "planet 1 hex 0402", "turn 1 begins").
 LABELS = {"player", "planet", "turn", "row", "slot", "ring", "orbit", "pile", "deck", "game", "employee", "round",
           "disc", "level", "card", "ship", "hex", "seat", "position", "step", "phase", "drive", "track", "base"}
+LABELS |= {kind.split()[-1] for kind in KIND_NAMES.values()}  # Orbital Battle's numbered units: "Red's armor 1 lands"
 COUNTED = ("credit", "crate", "card", "employee", "point", "victory point", "unit", "ship", "hex", "cube", "step",
            "position", "planet", "slot", "infestor", "station", "marker", "token", "die", "turn", "hexe")
 ARTICLE = re.compile(r"\b([Aa]n?) ([A-Za-z][\w-]*)")
@@ -52,6 +54,7 @@ def test_the_checker_catches_what_it_is_for():
     assert problems("Red hires card 3, a agent, for 1 credits.") == ["a agent", "1 credits"]
     assert problems("Blue earns 1 build points, an unit, 3 credit.") == ["an unit", "1 build points", "3 credit"]
     assert problems("Player 1 moves; an engineer and a unit; 1 credit; 2 credits; planet 1 hex 0402.") == []
+    assert problems("Red's armor 1 boards Red's transport 3; Red's army 1 lands.") == []
     assert plural(1, "credit") == "1 credit" and plural(2, "hex") == "2 hexes" and a("HQ") == "an HQ"
 
 
