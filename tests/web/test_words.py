@@ -121,3 +121,14 @@ def test_the_stream_and_the_log_hand_out_the_sentences_in_words(tmp_path):
     assert [e["events"] for e in table.entries()][-1][0]["text"] == shown
     _, _, replayed = table.replay_page(0, 50)
     assert b"card c" not in replayed and shown.encode() in replayed
+
+
+def test_orbit_books_name_the_card_in_play_by_what_it_does():
+    engine = load("orbit")
+    state = engine.setup(["red", "green"], {}, 3)
+    play = next(a for a in engine.legal_actions(state) if a.type == "play")
+    state = engine.apply(state, play)[0]
+    table = dict(books("orbit", engine.ledger(state), Words(default_board("orbit"), ["red", "green"]))["table"])
+    assert not re.search(r"\bc\d+\b", table["Card in play"]), table
+    assert table["Card in play"].split(" ")[0] in ("advance", "fly", "take", "reverse", "nebula", "1", "2")
+    assert ":" not in table["Features left"], table

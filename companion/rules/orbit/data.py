@@ -92,6 +92,17 @@ def features(card: Card, nebulas: bool, order: tuple[str, ...]) -> tuple[str, ..
     return tuple(out)
 
 
+def feature_words(feature: str) -> str:
+    """A feature the turn keeps ("advance:red:1", "fly:3") as players say it ("advance red 1", "fly 3")."""
+    kind, _, rest = feature.partition(":")
+    if kind == "advance":
+        return "advance " + rest.replace(":", " ")
+    if kind == "wild":
+        return "wild planet"
+    said = {name: words for name, _, words in _SIMPLE}.get(kind)
+    return said(rest or 0) if said else feature.replace("_", " ")
+
+
 def describe(card: Card) -> str:
     """"advance red 1, gray 2; fly 3; take 1 energy" for the phones."""
     parts = ["advance " + ", ".join(f"{c} {n}" for c, n in card.planets)] if card.planets else []

@@ -23,7 +23,7 @@ from companion.rules.engine import read_options as _read_options
 from companion.rules.orbit import flight, partners, planets, turns
 from companion.rules.orbit.arrival import jump_targets, visit
 from companion.rules.orbit.common import OFFER_ACTIONS, OFFER_NAMES
-from companion.rules.orbit.data import load_deck
+from companion.rules.orbit.data import describe, feature_words, load_deck
 from companion.rules.orbit.setup import exchange_tiles, people_and_ships, place_planets, place_stations, seat_colours
 from companion.rules.orbit.space import distances, space, straight_lines
 from companion.rules.orbit.state import (
@@ -88,6 +88,13 @@ ARGS: dict[str, dict[str, Any]] = {
     "nav_energy": {},
     "end_turn": {},
 }
+
+
+def _card_words(state: State) -> str | None:
+    """The card in play as its features read (the box's cards carry no number a player would know)."""
+    if state.turn is None or state.turn.card is None:
+        return None
+    return describe(load_deck(state.options.deck).by_id[state.turn.card])
 
 
 def piece(state: State, colour: str) -> str:
@@ -202,8 +209,8 @@ class Orbit(Game[State]):
             "stations_on_board": len(state.stations),
             "nebulas_left": NEBULA_CHIPS - len(state.nebulas),
             "exchange_tiles": list(state.exchange),
-            "card_in_play": state.turn.card if state.turn else None,
-            "features_left": list(state.turn.features) if state.turn else [],
+            "card_in_play": _card_words(state),
+            "features_left": [feature_words(f) for f in state.turn.features] if state.turn else [],
         }
         return {"players": players, "table": table}
 
