@@ -26,7 +26,7 @@ from companion.sim.twin_camera import TwinCamera
 from companion.sim.wire import FaultyWire
 from companion.table.loop import TableLoop
 from companion.table.observe import Observer
-from companion.table.referee import Ruling, board_actions
+from companion.table.referee import Referee, Ruling
 from companion.table.senses import Senses
 from companion.table.session import Session
 from companion.table.setup_guide import placement_order
@@ -252,9 +252,12 @@ class Twin:
         piece = next((p for p in sum(before.values(), ()) if actor and p.endswith(f"-{actor}")), None)
         if piece is None:
             return
-        # Sites the piece could legally reach look like a legal move to the grid: the wrong site is none of them.
-        legal = {self._closed(after) for _, after in board_actions(game, state)}
-        empty = [site for site in self.sites if not before.get(site)]
+        # A site any legal action changes (a board move or one declared on a phone) may look like that action, whole
+        # or part way done, to the grid: the wrong site is none of them.
+        candidates = Referee(game).prepare(state).candidates
+        legal = {self._closed(c.after) for c in candidates}
+        touched = {site for c in candidates for site in c.footprint.sites}
+        empty = [site for site in self.sites if not before.get(site) and site not in touched]
         self.rng.shuffle(empty)
         for site in empty:
             wrong = {s: tuple(p for p in ps if p != piece) for s, ps in before.items()}

@@ -23,7 +23,7 @@ def test_both_sides_fit_the_reed_grid_and_have_eight_orbits(side):
     sp = space(side)
     assert sorted(sp.positions) == sorted(COLOURS)
     assert len(sp.portals) >= 4 and len(sp.station_sites) == 14
-    assert len(board.fiducials) == 4
+    assert len(board.fiducials) >= 4  # any three of them give the camera the board's pose
     # Planet symbols, portals and station sites never share an intersection.
     for site in board.sites:
         roles = [t for t in site.tags if t.startswith("planet-") or t in ("portal", "station")]
