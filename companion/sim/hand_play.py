@@ -44,7 +44,7 @@ class HandStats:
     taps: int = 0  # declarations and answers on the phones, all actions
     board_taps: int = 0  # ... on actions that change the board
     declared: int = 0  # actions a phone must declare whatever the table senses (no board change, or chance)
-    in_progress: int = 0  # rulings of a kind the instrument does not know (a board in the middle of a move)
+    in_progress: int = 0  # boards a move is part way through: nothing booked, what is still to do shown
     illegal_tried: int = 0  # a piece set on a site no rule allows, then put back
     illegal_caught: int = 0  # ... that the table warned about
 
@@ -188,8 +188,9 @@ class HandTable:
         ruling = twin.show(frame.layout)
         if ruling is None:
             return
-        if ruling.verdict not in ("unchanged", "explained", "ambiguous", "mismatch"):
-            self.stats.in_progress += 1  # a board in the middle of a move: nothing booked, nothing to undo
+        if ruling.verdict == "in_progress":
+            # Nothing booked and nothing to put back: the hand goes on; an unbooked end is settled on a phone.
+            self.stats.in_progress += 1
         elif ruling.verdict == "mismatch":
             undoing = [f.advice for f in ruling.fixes if undoes(f.site, tuple(f.expected), frame, before, foot)]
             if undoing and not self._advised:
@@ -210,18 +211,8 @@ class HandTable:
     def _tap(self, action: Action, result: Any, board: bool) -> None:
         """A player settles the action on a phone: the table's question if it asks one that offers it, else the
         declaration."""
-        session, loop = self.twin.session, self.twin.loop
-        game, state = session.game, session.state
         self.stats.taps += 1
         self.stats.board_taps += board
         if board:
             self.tapped[action.type] += 1
-        question = loop.question
-        if question is not None:
-            wanted = game.state_to_json(result)
-            for index, choice in enumerate(question.choices):
-                # A question left open from an earlier board may offer what is no longer legal: not this one.
-                if game.is_legal(state, choice) and game.state_to_json(game.apply(state, choice)[0]) == wanted:
-                    loop.choose(question.id, index, None)
-                    return
-        session.submit(action, "phone", game.phase(state).actor)
+        self.twin.settle_on_phone(action, result)
