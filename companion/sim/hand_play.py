@@ -93,6 +93,7 @@ class HandTable:
         self.findings: list[str] = []  # what went wrong, one line each, for a person to read
         self._doing: Action | None = None
         self._advised = False  # the table has already advised undoing the action in hand
+        self._ruled = "none"  # the table's last ruling on a board of the action in hand, in words
         self.tapped: Counter[str] = Counter()  # action types settled on a phone although they change the board
         self.unseen: Counter[str] = Counter()  # board moves that change nothing the sensors see: a phone says them
 
@@ -132,7 +133,7 @@ class HandTable:
         session = self.twin.session
         game, state = session.game, session.state
         action = scripted_action(game, state, self.rng)
-        self._doing, self._advised = action, False
+        self._doing, self._advised, self._ruled = action, False, "none"
         result = game.apply(state, action)[0]
         before, after = game.layout(state), game.layout(result)
         seen_before, seen_after = sensed(before, self.sites), sensed(after, self.sites)
@@ -168,6 +169,8 @@ class HandTable:
             self._tap(action, result, board=True)
         if tellable and self.stats.taps == taps_before:
             self.stats.tellable_untapped += 1
+        elif tellable and not tap_first:
+            self._found(f"tapped although the board alone tells it: the table's last ruling was {self._ruled}")
 
     def _illegal_first(self, before: Layout) -> None:
         twin = self.twin
@@ -188,6 +191,9 @@ class HandTable:
         ruling = twin.show(frame.layout)
         if ruling is None:
             return
+        self._ruled = f"{ruling.verdict} {' '.join(ruling.todo)}".strip()
+        if ruling.verdict == "ambiguous":
+            self._ruled += f" ({len(ruling.actions)} choices)"
         if ruling.verdict == "in_progress":
             # Nothing booked and nothing to put back: the hand goes on; an unbooked end is settled on a phone.
             self.stats.in_progress += 1

@@ -136,6 +136,7 @@ def progress(
     changes whose site does not yet read as after. Sites the sensors do not cover count as done."""
     todo = []
     known = observation.sites
+    untouched = set()  # sites that still read exactly as before the move
     for change in fp.changes:
         reading = known.get(change.site)
         if reading is None:
@@ -145,6 +146,18 @@ def progress(
             return False, ()
         if reached != "done":
             todo.append(change)
+            if reading.agrees_with(change.before, observation.shown(change.before, physical)):
+                untouched.add(change.site)
+    if todo and untouched:
+        # A hand lifts a piece before it sets it down: a moved piece that stands at its target while its origin
+        # still holds it is another piece (a ship entering from the reserve), not this move part way done. Told
+        # only of a piece the only one of its kind to leave a site in the move (of several, any may have gone).
+        left = {change.site for change in todo}
+        kinds = Counter(physical(p) for change in fp.changes for p in change.leaving)
+        moved = _pairs(fp.changes, physical)[0]
+        if any(kinds[physical(piece)] == 1 and origin in untouched and target in known and target not in left
+               for piece, origin, target in moved):
+            return False, ()
     return True, tuple(todo)
 
 
