@@ -106,7 +106,12 @@ class HandTable:
 
     def tellable(self, game: Game, state: Any, action: Action, result: Any) -> bool:
         """True when no other legal action that the table might mean leaves the same sensed board with other
-        books (the referee's own reckoning is not consulted: this is the rules' answer)."""
+        books, and (to a grid without a camera) the action is a board move, not a declared one (the referee's own
+        reckoning is not consulted: this is the rules' answer)."""
+        if action.type not in game.board_moves and not self.camera:
+            # A piece set down that only a declaration explains: to a grid alone it is any piece put there (one
+            # knocked onto the board as well), so the table asks; only the camera can name it.
+            return False
         seen = self._seen(game, game.layout(result))
         wanted = game.state_to_json(result)
         for other in game.legal_actions(state):
@@ -139,8 +144,9 @@ class HandTable:
         seen_before, seen_after = sensed(before, self.sites), sensed(after, self.sites)
         self.stats.actions += 1
         declared = action.type not in game.board_moves
-        if seen_before == seen_after:
-            # Nothing the sensors can see changes: the phone says it, the hands then set out any off-board change.
+        if self._seen(game, before) == self._seen(game, after):
+            # Nothing the sensors can see changes (a ship onto a planet's space, to a grid that feels only that a
+            # space is taken): the phone says it, the hands then set out the change.
             self.stats.declared += 1
             if not declared:
                 self.unseen[action.type] += 1
