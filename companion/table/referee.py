@@ -191,20 +191,24 @@ class Referee:
 
 def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
                physical: Callable[[str], str]) -> frozenset[str]:
-    """The most changed sites that one legal move, read part way, explains (none if no move fits). A move with a
-    piece still to set down does not count when a piece has turned up elsewhere: that is where the piece went."""
+    """The changed sites that one legal move, read part way, explains (none if no move fits): of the moves that
+    fit, the one that explains most pieces set down (a hand sets pieces down on purpose; a piece gone may have
+    been knocked off), then most sites. A move with a piece still to set down does not count when a piece has
+    turned up elsewhere: that is where the piece went."""
     best: frozenset[str] = frozenset()
+    best_key = (0, 0)
+    gained = frozenset(site for site in changed if _gained(prepared.layout, observation, site))
     indices = {i for site in changed for i in prepared.by_site.get(site, ())}
     for index in sorted(indices):
         fp = prepared.candidates[index].footprint
         covered = frozenset(changed) & fp.sites
-        if len(covered) <= len(best):
+        key = (len(covered & gained), len(covered))
+        if key <= best_key:
             continue
         fits, todo = progress(fp, observation, physical)
         in_hand = any(change.arriving for change in todo)
-        if fits and not (in_hand and any(_gained(prepared.layout, observation, site)
-                                         for site in changed if site not in covered)):
-            best = covered
+        if fits and not (in_hand and gained - covered):
+            best, best_key = covered, key
     return best
 
 
