@@ -44,7 +44,7 @@ class HandStats:
     taps: int = 0  # declarations and answers on the phones, all actions
     board_taps: int = 0  # ... on actions that change the board
     declared: int = 0  # actions a phone must declare whatever the table senses (no board change, or chance)
-    in_progress: int = 0  # rulings of a kind the instrument does not know (a board in the middle of a move)
+    in_progress: int = 0  # boards a move is part way through: nothing booked, what is still to do shown
     illegal_tried: int = 0  # a piece set on a site no rule allows, then put back
     illegal_caught: int = 0  # ... that the table warned about
 
@@ -93,6 +93,7 @@ class HandTable:
         self.findings: list[str] = []  # what went wrong, one line each, for a person to read
         self._doing: Action | None = None
         self._advised = False  # the table has already advised undoing the action in hand
+        self._ruled = "none"  # the table's last ruling on a board of the action in hand, in words
         self.tapped: Counter[str] = Counter()  # action types settled on a phone although they change the board
         self.unseen: Counter[str] = Counter()  # board moves that change nothing the sensors see: a phone says them
 
@@ -105,7 +106,12 @@ class HandTable:
 
     def tellable(self, game: Game, state: Any, action: Action, result: Any) -> bool:
         """True when no other legal action that the table might mean leaves the same sensed board with other
-        books (the referee's own reckoning is not consulted: this is the rules' answer)."""
+        books, and (to a grid without a camera) the action is a board move, not a declared one (the referee's own
+        reckoning is not consulted: this is the rules' answer)."""
+        if action.type not in game.board_moves and not self.camera:
+            # A piece set down that only a declaration explains: to a grid alone it is any piece put there (one
+            # knocked onto the board as well), so the table asks; only the camera can name it.
+            return False
         seen = self._seen(game, game.layout(result))
         wanted = game.state_to_json(result)
         for other in game.legal_actions(state):
@@ -132,14 +138,15 @@ class HandTable:
         session = self.twin.session
         game, state = session.game, session.state
         action = scripted_action(game, state, self.rng)
-        self._doing, self._advised = action, False
+        self._doing, self._advised, self._ruled = action, False, "none"
         result = game.apply(state, action)[0]
         before, after = game.layout(state), game.layout(result)
         seen_before, seen_after = sensed(before, self.sites), sensed(after, self.sites)
         self.stats.actions += 1
         declared = action.type not in game.board_moves
-        if seen_before == seen_after:
-            # Nothing the sensors can see changes: the phone says it, the hands then set out any off-board change.
+        if self._seen(game, before) == self._seen(game, after):
+            # Nothing the sensors can see changes (a ship onto a planet's space, to a grid that feels only that a
+            # space is taken): the phone says it, the hands then set out the change.
             self.stats.declared += 1
             if not declared:
                 self.unseen[action.type] += 1
@@ -168,6 +175,8 @@ class HandTable:
             self._tap(action, result, board=True)
         if tellable and self.stats.taps == taps_before:
             self.stats.tellable_untapped += 1
+        elif tellable and not tap_first:
+            self._found(f"tapped although the board alone tells it: the table's last ruling was {self._ruled}")
 
     def _illegal_first(self, before: Layout) -> None:
         twin = self.twin
@@ -188,8 +197,12 @@ class HandTable:
         ruling = twin.show(frame.layout)
         if ruling is None:
             return
-        if ruling.verdict not in ("unchanged", "explained", "ambiguous", "mismatch"):
-            self.stats.in_progress += 1  # a board in the middle of a move: nothing booked, nothing to undo
+        self._ruled = f"{ruling.verdict} {' '.join(ruling.todo)}".strip()
+        if ruling.verdict == "ambiguous":
+            self._ruled += f" ({len(ruling.actions)} choices)"
+        if ruling.verdict == "in_progress":
+            # Nothing booked and nothing to put back: the hand goes on; an unbooked end is settled on a phone.
+            self.stats.in_progress += 1
         elif ruling.verdict == "mismatch":
             undoing = [f.advice for f in ruling.fixes if undoes(f.site, tuple(f.expected), frame, before, foot)]
             if undoing and not self._advised:
@@ -210,18 +223,8 @@ class HandTable:
     def _tap(self, action: Action, result: Any, board: bool) -> None:
         """A player settles the action on a phone: the table's question if it asks one that offers it, else the
         declaration."""
-        session, loop = self.twin.session, self.twin.loop
-        game, state = session.game, session.state
         self.stats.taps += 1
         self.stats.board_taps += board
         if board:
             self.tapped[action.type] += 1
-        question = loop.question
-        if question is not None:
-            wanted = game.state_to_json(result)
-            for index, choice in enumerate(question.choices):
-                # A question left open from an earlier board may offer what is no longer legal: not this one.
-                if game.is_legal(state, choice) and game.state_to_json(game.apply(state, choice)[0]) == wanted:
-                    loop.choose(question.id, index, None)
-                    return
-        session.submit(action, "phone", game.phase(state).actor)
+        self.twin.settle_on_phone(action, result)

@@ -223,19 +223,29 @@ class Twin:
             self.stats.messy += 1
             self.flash(self._detour(before, after), 0.04)
         count = len(self.session.actions)
-        ruling = self.show(after)
-        if ruling is not None and ruling.verdict == "ambiguous" and self.loop.question is not None:
+        self.show(after)
+        if self.session.state != result:
+            # The hand is done and the table has not booked the move: whatever it ruled (a question, a move it
+            # still sees under way, a board the sensors cannot tell from before), a player settles it on a phone.
             self.stats.taps += 1
-            # The choices are one per outcome: the player picks the one that is what they did.
-            game, state = self.session.game, self.session.state
-            outcomes = [game.state_to_json(game.apply(state, c)[0]) for c in self.loop.question.choices]
-            self.loop.choose(self.loop.question.id, outcomes.index(game.state_to_json(result)), None)
-        elif ruling is None or ruling.verdict != "explained":
-            # The sensors cannot see this move (a piece onto an occupied site): the player says it on a phone.
-            self.stats.taps += 1
-            self.session.submit(action, "phone", self.session.game.phase(self.session.state).actor)
+            self.settle_on_phone(action, result)
         if len(self.session.actions) != count + 1 or self.session.state != result:
             self.stats.wrong_accepted += 1
+
+    def settle_on_phone(self, action: Action, result: Any) -> None:
+        """A player says on a phone what the table did: the open question's choice that leads to `result` (one
+        choice or several), else a declaration of `action`. A question's choices are compared by the state they
+        lead to, not by the action: the table offers one action per outcome."""
+        session, loop = self.session, self.loop
+        game, state = session.game, session.state
+        question = loop.question
+        if question is not None:
+            wanted = game.state_to_json(result)
+            for index, choice in enumerate(question.choices):
+                if game.is_legal(state, choice) and game.state_to_json(game.apply(state, choice)[0]) == wanted:
+                    loop.choose(question.id, index, None)
+                    return
+        session.submit(action, "phone", game.phase(state).actor)
 
     def _detour(self, before: Layout, after: Layout) -> Layout:
         """The board halfway through the move: the moving piece over some other empty site."""
@@ -266,11 +276,13 @@ class Twin:
                 break
         else:
             return
-        self.stats.illegal_tried += 1
         count = len(self.session.actions)
         ruling = self.show(wrong)
-        if ruling is not None and ruling.verdict == "mismatch":
-            self.stats.illegal_caught += 1
+        # A board that is part of a legal move (a piece set where a move's first step puts it) is no illegal move:
+        # the table rightly says what is still to do. Only the rest are counted.
+        if ruling is None or ruling.verdict != "in_progress":
+            self.stats.illegal_tried += 1
+            self.stats.illegal_caught += ruling is not None and ruling.verdict == "mismatch"
         if len(self.session.actions) != count:
             self.stats.wrong_accepted += 1
         self.show(before)

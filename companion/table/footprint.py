@@ -136,6 +136,7 @@ def progress(
     changes whose site does not yet read as after. Sites the sensors do not cover count as done."""
     todo = []
     known = observation.sites
+    untouched, arrived = set(), set()  # sites that read as before the move only; as after it only
     for change in fp.changes:
         reading = known.get(change.site)
         if reading is None:
@@ -143,8 +144,21 @@ def progress(
         reached = site_reached(change, reading, observation, physical)
         if reached is None:
             return False, ()
+        as_before = reading.agrees_with(change.before, observation.shown(change.before, physical))
         if reached != "done":
             todo.append(change)
+            untouched.update([change.site] if as_before else [])
+        elif not as_before:
+            arrived.add(change.site)
+    if todo and untouched and arrived:
+        # A hand lifts a piece before it sets it down: a moved piece that stands at its target while its origin
+        # still holds it is another piece (a ship entering from the reserve), not this move part way done. Told
+        # only of a piece the only one of its kind to leave a site in the move (of several, any may have gone).
+        kinds = Counter(physical(p) for change in fp.changes for p in change.leaving)
+        moved = _pairs(fp.changes, physical)[0]
+        if any(kinds[physical(piece)] == 1 and origin in untouched and target in arrived
+               for piece, origin, target in moved):
+            return False, ()
     return True, tuple(todo)
 
 

@@ -1,7 +1,9 @@
 """The table's loop: each settled board goes to the referee, and the ruling to the session or to the phones.
 
 - explained: the action is submitted as coming from the board;
-- ambiguous: a question for the phones, one choice per possible action, answered with `choose`;
+- ambiguous: a question for the phones, one choice per possible action, answered with `choose`. A question belongs
+  to the state it was asked in: once anything else moves the game on (a phone declares an action, an undo, an
+  override), it is withdrawn, the phones are told, and the board is judged afresh against the new state;
 - in_progress: a move is part way done: a note saying what is still to do (through the warning channel, headed
   as a move under way, not as a wrong board); nothing is booked;
 - mismatch: a warning saying what to put right, repeated only when the board changes; the game waits;
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from companion.rules import Action, IllegalAction
@@ -32,6 +34,7 @@ class Question:
     id: int
     choices: tuple[Action, ...]
     texts: tuple[str, ...]
+    state: Any = field(default=None, compare=False, repr=False)  # the state the choices are legal in
 
 
 @dataclass(frozen=True)
@@ -66,10 +69,14 @@ class TableLoop:
         self.warning: Warning | None = None
         self._questions = 0
         self._last_seen: Observation | None = None
-        self._lock = threading.Lock()
+        self._judged: Any = None  # the state the last settled board was judged against
+        # Re-entrant: the loop's own bookings reach `_on_entry` through the session while the lock is held.
+        self._lock = threading.RLock()
         self._held = False
-        self.on_question: Callable[[Question], None] = lambda q: None
+        self._booking = False  # the loop itself is submitting: the board it judged is the new state's
+        self.on_question: Callable[[Question | None], None] = lambda q: None
         self.on_warning: Callable[[Warning | None], None] = lambda w: None
+        session.subscribe(self._on_entry)
 
     @property
     def paused(self) -> bool:
@@ -80,7 +87,7 @@ class TableLoop:
         An open question or warning is withdrawn: it was about a board that is about to change."""
         with self._lock:
             self._held = True
-            self.question = None
+            self._withdraw()
             self._warn(None)
 
     def resume(self) -> None:
@@ -106,6 +113,7 @@ class TableLoop:
             self._last_seen = observation
             if game.outcome(state) is not None or self.session.record.status != "playing":
                 return None
+            self._judged = state
             ruling = self.referee.judge(state, observation, self.site_name)
             try:
                 self._act(ruling)
@@ -115,14 +123,14 @@ class TableLoop:
             return ruling
 
     def _act(self, ruling: Ruling) -> None:
-        self.question = None
+        self._withdraw()
         if ruling.verdict == "explained":
-            self.session.submit(ruling.actions[0], "board")
+            self._submit(ruling.actions[0], "board")
             self._warn(None)
         elif ruling.verdict == "ambiguous":
             self._questions += 1
             texts = tuple(self._describe(action) for action in ruling.actions)
-            self.question = Question(self._questions, ruling.actions, texts)
+            self.question = Question(self._questions, ruling.actions, texts, self.session.state)
             self._warn(None)
             self.on_question(self.question)
         elif ruling.verdict == "in_progress":
@@ -135,6 +143,36 @@ class TableLoop:
     def _describe(self, action: Action) -> str:
         _, events = self.session.game.apply(self.session.state, action)
         return " ".join(e.text for e in events) or str(action)
+
+    def _submit(self, action: Action, source: str, actor: str | None = None) -> Entry:
+        self._booking = True
+        try:
+            entry = self.session.submit(action, source, actor)
+        finally:
+            self._booking = False
+        self._judged = self.session.state  # the board just judged shows this state
+        return entry
+
+    def _withdraw(self) -> None:
+        """Close the open question, if any, and tell the phones."""
+        if self.question is not None:
+            self.question = None
+            self.on_question(None)
+
+    def _on_entry(self, entry: Entry) -> None:
+        """The session moved on (a phone, an undo, an override, or the loop's own booking). A question asked in
+        another state is withdrawn: its choices may no longer be legal. A change the loop did not make itself
+        leaves the board to be judged again against the new state, even if the sensors see nothing new; except an
+        undo, whose board still shows the move taken back until hands put it back (judging it would book it again)."""
+        with self._lock:
+            state = self.session.state
+            question = self.question
+            if question is not None and not _same(question.state, state):
+                self._withdraw()
+            if entry.kind == "undo":
+                self._judged = state
+            elif not self._booking and not _same(self._judged, state):
+                self._last_seen = None
 
     def _warn(self, warning: Warning | None) -> None:
         if warning != self.warning:
@@ -149,8 +187,8 @@ class TableLoop:
                 raise IllegalAction("that question has already been settled")
             if not 0 <= index < len(question.choices):
                 raise IllegalAction(f"choose one of 1 to {len(question.choices)}")
-            entry = self.session.submit(question.choices[index], "phone", actor)
-            self.question = None
+            entry = self._submit(question.choices[index], "phone", actor)
+            self._withdraw()
             return entry
 
     def override(self, action: Action, actor: str | None) -> Entry:
@@ -158,7 +196,6 @@ class TableLoop:
         with self._lock:
             entry = self.session.submit(action, "override", actor)
             self._warn(None)
-            self._last_seen = None
             return entry
 
     def status(self) -> dict[str, Any]:
@@ -169,3 +206,7 @@ class TableLoop:
             "warning": None if self.warning is None else self.warning.text,
             "lifted": sorted(self.observer.lifted()),
         }
+
+
+def _same(state: Any, other: Any) -> bool:
+    return state is other or state == other

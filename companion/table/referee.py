@@ -154,7 +154,11 @@ class Referee:
             return self._whole(prepared, whole, partway, observation)
         if partway:
             return self._partway(prepared, partway, name)
-        return Ruling("mismatch", fixes=tuple(_fixes(prepared.layout, observation, changed, name, physical)))
+        # Never advise putting back what a legal move under way has done: the sites that a move's footprint
+        # explains part way (a ship already moved while a neighbour was knocked off) are left out of the advice.
+        done = _under_way(prepared, observation, changed, physical)
+        wrong = [site for site in changed if site not in done] or changed
+        return Ruling("mismatch", fixes=tuple(_fixes(prepared.layout, observation, wrong, name, physical)))
 
     def _partway(self, prepared: Prepared, partway: list[tuple[int, tuple]], name: Callable[[str], str]) -> Ruling:
         """Part of one or more footprints on the board: nothing booked; what is still to do, in words."""
@@ -183,6 +187,37 @@ class Referee:
                                                                                  self.game.physical_piece)):
             return Ruling("explained", (chosen[0].action,))
         return Ruling("ambiguous", tuple(c.action for c in (*chosen, *larger)))
+
+
+def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
+               physical: Callable[[str], str]) -> frozenset[str]:
+    """The changed sites that one legal move, read part way, explains (none if no move fits): of the moves that
+    fit, the one that explains most pieces set down (a hand sets pieces down on purpose; a piece gone may have
+    been knocked off), then most sites. A move with a piece still to set down does not count when a piece has
+    turned up elsewhere: that is where the piece went."""
+    best: frozenset[str] = frozenset()
+    best_key = (0, 0)
+    gained = frozenset(site for site in changed if _gained(prepared.layout, observation, site))
+    indices = {i for site in changed for i in prepared.by_site.get(site, ())}
+    for index in sorted(indices):
+        fp = prepared.candidates[index].footprint
+        covered = frozenset(changed) & fp.sites
+        key = (len(covered & gained), len(covered))
+        if key <= best_key:
+            continue
+        fits, todo = progress(fp, observation, physical)
+        in_hand = any(change.arriving for change in todo)
+        if fits and not (in_hand and gained - covered):
+            best, best_key = covered, key
+    return best
+
+
+def _gained(layout: Layout, observation: Observation, site: str) -> bool:
+    """Does the site hold more pieces than the game has there?"""
+    reading = observation.reading(site)
+    if reading.pieces is not None:
+        return len(reading.pieces) > len(layout.get(site, ()))
+    return bool(reading.occupied) and not layout.get(site)
 
 
 def _outcomes(candidates: list[Candidate]) -> list[Candidate]:

@@ -3,7 +3,7 @@
 import pytest
 
 from companion.boards import default_board
-from companion.rules import Action, IllegalAction
+from companion.rules import Action, Event, IllegalAction
 from companion.table.loop import TableLoop
 from companion.table.observe import CameraView, Observer
 from companion.table.session import Session
@@ -169,3 +169,46 @@ def test_undo_after_a_move_part_way_done_judges_the_board_against_the_state_befo
     assert settle(loop, observer, target, 0.0).verdict == "explained"
     session.undo("red")
     assert settle(loop, observer, game.layout(session.state), 3.0).verdict == "unchanged"
+
+
+def test_a_question_is_withdrawn_when_the_game_moves_on_without_it_and_the_board_is_judged_again(session):
+    # A question's choices are legal only in the state it was asked in: a phone that moves the game on first (here
+    # the turn ended) withdraws it, the phones are told, and its choices can no longer be booked.
+    observer = Observer(None, frozenset({"o2s0"}), settle=0.3)
+    loop = TableLoop(session, observer)
+    questions = []
+    loop.on_question = questions.append
+    for t in (1.0, 1.5):
+        observer.camera(CameraView(t, {"o2s0": ("planet-home", "ship-blue")}, frozenset()))
+    assert loop.tick(1.5).verdict == "ambiguous"
+    question = questions[-1]
+    asked_in = session.state
+    session.submit(Action.make("end_turn"), "phone", "red")
+    assert session.state != asked_in
+    assert questions[-1] is None and loop.question is None and loop.status()["question"] is None
+    with pytest.raises(IllegalAction, match="already been settled"):
+        loop.choose(question.id, 0, "red")
+    assert session.actions[-1] == Action.make("end_turn")
+    # The same board, unchanged to the sensors, is judged again against the new state (not left unjudged).
+    again = loop.tick(2.0)
+    assert again is not None and all(choice not in question.choices or again.verdict != "explained"
+                                     for choice in again.actions)
+    if loop.question is not None:
+        assert loop.question.id != question.id and loop.question.state == session.state
+
+
+def test_the_loops_own_booking_and_an_undo_leave_the_same_board_unjudged_a_phone_declaration_does_not(session):
+    observer = Observer({v: k for k, v in SWITCH.items()}, None, settle=0.3)
+    loop = TableLoop(session, observer)
+    game = session.game
+    target = game.layout(game.apply(session.state, Action.make("move", to="o3s1"))[0])
+    assert settle(loop, observer, target, 0.0).verdict == "explained"
+    assert loop.tick(2.0) is None  # booked from this very board: nothing new to judge
+    session.undo("phone", "red")
+    count = len(session.actions)
+    assert loop.tick(3.0) is None  # the move taken back is not booked again from the board that still shows it
+    session.note(Event("note", "A note for the log.", {}))
+    assert loop.tick(3.5) is None and len(session.actions) == count
+    session.submit(Action.make("end_turn"), "phone", "red")
+    again = loop.tick(4.0)
+    assert again is not None and again.verdict != "explained"  # the board is judged against the new state

@@ -158,3 +158,43 @@ def test_pieces_the_camera_does_not_tell_apart_are_left_to_the_grid():
     assert not seen.agrees("a", ())  # the grid feels a piece
     assert not Observation(dict(seen.sites)).agrees("a", ("nebula",))  # a camera that knows every piece sees none
     assert seen.shown(("station-hand", "planet-red", "ship-blue-red"), ORBIT.physical_piece) == ("planet-red",)
+
+
+def _entering_where_a_move_could_end():
+    """A Dakalio position where a ship entering the mat lands where a ship on the mat could also move to."""
+    import random
+
+    from companion.table.referee import Referee
+
+    game = load("dakalio")
+    state, rng, referee = game.setup(["red", "green"], {}, 1), random.Random(1), Referee(game)
+    for _ in range(200):
+        candidates = referee.prepare(state).candidates
+        for enter in (c for c in candidates if c.action.type == "enter"):
+            for move in candidates:
+                if move.action.type == "move" and move.footprint.sites > enter.footprint.sites:
+                    return game, state, enter
+        state = game.apply(state, rng.choice(list(game.legal_actions(state))))[0]
+    raise AssertionError("no such position in 200 random actions")
+
+
+def dakalio_reed(layout):
+    return Observation({s.id: SiteReading(occupied=bool(layout.get(s.id))) for s in default_board("dakalio").sites})
+
+
+def test_a_ship_set_down_where_a_move_could_end_is_booked_as_entering_not_asked_about():
+    # The ship that could move there still stands at its origin: a hand lifts a piece before setting it down, so
+    # the board is no move half made, and the entering ship needs no tap.
+    game, state, enter = _entering_where_a_move_could_end()
+    ruling = judge(game, state, dakalio_reed(enter.after))
+    assert (ruling.verdict, ruling.actions) == ("explained", (enter.action,))
+
+
+def test_a_neighbour_knocked_off_mid_move_is_all_the_advice_not_the_move_itself():
+    game, state, enter = _entering_where_a_move_could_end()
+    (target,) = enter.footprint.sites
+    neighbour = next(site for site, pieces in enter.after.items() if pieces and site != target)
+    knocked = {**enter.after, neighbour: ()}
+    ruling = judge(game, state, dakalio_reed(knocked))
+    assert ruling.verdict == "mismatch"
+    assert [fix.site for fix in ruling.fixes] == [neighbour]  # never "take the piece off" the ship's new site

@@ -105,3 +105,63 @@ def test_the_demo_players_follow_the_pages_guides_and_then_play_on(tmp_path):
         assert table.guide.state == "placed" and table.guide.done == 6 and not table.loop.paused
         stats = twin.play(25)
     assert stats.wrong_accepted == 0 and stats.board_moves >= 3
+
+
+def _declared_candidate(twin, steps=300):
+    from companion.table.referee import Referee
+
+    for _ in range(steps):
+        session = twin.session
+        prepared = Referee(session.game).prepare(session.state)
+        candidates = prepared.candidates
+        for candidate in candidates:
+            if twin._closed(candidate.after) == twin._closed(prepared.layout):
+                continue  # set onto a piece already there: the grid feels nothing
+            # One the grid alone tells from every other outcome: the table's question has that one choice.
+            if candidate.declared and not any(
+                twin._closed(other.after) == twin._closed(candidate.after) and other.result != candidate.result
+                for other in candidates
+            ):
+                return candidate
+        assert twin.step()
+    raise AssertionError(f"no declared action the grid tells apart within {steps} actions")
+
+
+def test_a_piece_set_down_before_its_tap_is_settled_by_the_tables_one_choice_question(tmp_path):
+    # Grid alone: a mining base (any declared piece) set down first cannot be named, so the table asks with one
+    # choice; the twin answers that question (one tap), and nothing else is booked.
+    with make_twin("periorbis", 2, 3, "virtual", str(tmp_path / "t.db"), mess=0, illegal=0) as twin:
+        candidate = _declared_candidate(twin)
+        session = twin.session
+        before = session.game.layout(session.state)
+        questions = []
+        twin.loop.on_question = questions.append
+        taps, count = twin.stats.taps, len(session.actions)
+        twin._board_move(candidate.action, candidate.result, before, candidate.after)
+        assert [len(q.choices) for q in questions if q is not None] == [1]
+        assert twin.stats.taps == taps + 1 and twin.stats.wrong_accepted == 0
+        assert session.state == candidate.result and len(session.actions) == count + 1
+        assert list(session.store.entries(session.record.id))[-1].source == "phone"
+        assert twin.loop.question is None and questions[-1] is None  # answered: withdrawn from the phones
+
+
+def test_a_capture_under_way_books_nothing_and_the_finished_move_needs_no_tap(tmp_path, dakalio_capture):
+    capture = dakalio_capture.capture
+    with make_twin("dakalio", 2, 0, "virtual", str(tmp_path / "d.db"), mess=0, illegal=0) as twin:
+        session = twin.session
+        for action in dakalio_capture.actions:
+            session.submit(action, "phone", session.game.phase(session.state).actor)
+        before = session.game.layout(session.state)
+        assert before == session.game.layout(dakalio_capture.state)
+        twin.show(before)
+        (piece, source, target), = capture.footprint.moved()
+        moved = {**{s: p for s, p in before.items() if s != source}, target: (piece,)}
+        count = len(session.actions)
+        ruling = twin.show(moved)
+        assert ruling.verdict == "in_progress" and len(session.actions) == count
+        assert twin.loop.warning.progress and twin.loop.question is None
+        taps = twin.stats.taps
+        twin._board_move(capture.action, capture.result, before, capture.after)
+        assert twin.stats.taps == taps and twin.stats.wrong_accepted == 0
+        assert session.actions[-1] == capture.action
+        assert list(session.store.entries(session.record.id))[-1].source == "board"
