@@ -256,10 +256,11 @@ class Twin:
         return passing
 
     def try_illegal(self, before: Layout) -> None:
-        """Put a piece of the active player's on a site no rule allows, wait for the warning, put it back."""
+        """Put a piece of the active player's (any piece while the table itself acts) on a site no rule allows, wait
+        for the warning, put it back."""
         game, state = self.session.game, self.session.state
         actor = game.phase(state).actor
-        piece = next((p for p in sum(before.values(), ()) if actor and p.endswith(f"-{actor}")), None)
+        piece = next((p for p in sum(before.values(), ()) if actor is None or p.endswith(f"-{actor}")), None)
         if piece is None:
             return
         # A site any legal action changes (a board move or one declared on a phone) may look like that action, whole

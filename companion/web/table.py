@@ -384,7 +384,7 @@ class Table:
         if loop is not None:
             before_q, before_w = loop.on_question, loop.on_warning
 
-            def on_question(question: Question) -> None:
+            def on_question(question: Question | None) -> None:
                 before_q(question)
                 self.hub.transient("question", self._question(question))
 

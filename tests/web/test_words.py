@@ -91,7 +91,8 @@ def test_the_twins_warnings_and_questions_use_names(game, tmp_path):
 
     def on_question(question: Any) -> None:
         before_question(question)
-        seen.extend(question.texts)
+        if question is not None:  # None: the question was withdrawn
+            seen.extend(question.texts)
 
     twin.loop.on_warning, twin.loop.on_question = on_warning, on_question
     with twin:
