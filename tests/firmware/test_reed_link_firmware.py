@@ -71,9 +71,10 @@ def test_serial_monitor_view_snapshots_heartbeats_and_errors(grid):
     with serial.Serial(grid.port, 115200, timeout=0.05) as port:
         grid.go()
         # A person waits for the board's hello before typing: what is typed into the bootloader keeps it waiting.
-        lines, started = [], time.monotonic()
-        while not lines and time.monotonic() - started < 5.0:
-            lines += port.readlines()
+        # Bytes are gathered and cut into lines at the end: a read that times out mid-line returns half a line.
+        received, started = b"", time.monotonic()
+        while b"\n" not in received and time.monotonic() - started < 5.0:
+            received += port.read(256)
         port.write(b"I\r\n")  # read-only commands need no CRC
         port.write(b"D 50\r\n")  # a setting does
         port.write(b"S *0000\r\n")  # a wrong CRC
@@ -82,8 +83,9 @@ def test_serial_monitor_view_snapshots_heartbeats_and_errors(grid):
         port.write(frames.encode_command("D", "35"))
         started = time.monotonic()
         while time.monotonic() - started < 1.0:
-            lines += port.readlines()
-    parsed = [frames.parse_frame(line.rstrip(b"\n")) for line in lines]
+            received += port.read(256)
+    lines = received.split(b"\n")[:-1]  # the last piece is a line not yet finished
+    parsed = [frames.parse_frame(line) for line in lines]
     assert isinstance(parsed[0], frames.Hello) and parsed[0].reason == "boot"
     assert isinstance(parsed[1], frames.Snapshot)
     hellos = [f for f in parsed if isinstance(f, frames.Hello)]
