@@ -126,6 +126,56 @@ static void test_bounce_shorter_than_debounce_is_ignored() {
   CHECK(grid.stable_row(5) == 0);
 }
 
+// The debounce against a plain model of it: a switch takes its reading once that reading has not moved for the
+// debounce time. Random patterns mix single switches, whole rows, the whole matrix, a column at a time (each row's
+// switches moving at different moments), skipped ticks and debounce changes.
+static void test_debounce_agrees_with_a_per_switch_model() {
+  Grid<16, 16> grid;
+  Matrix m;
+  boot(grid, m);
+  uint32_t moved_at[16][16] = {{0}};
+  uint16_t raw[16] = {0}, model[16] = {0};
+  uint16_t debounce = DEFAULT_DEBOUNCE_MS;
+  srand(11);
+  uint32_t t = 1;
+  for (int step_number = 0; step_number < 30000; step_number++) {
+    int pick = rand() % 100;
+    if (pick < 20) {
+      m.closed[rand() % 16] ^= (uint16_t)(1u << (rand() % 16));
+    } else if (pick < 22) {
+      m.closed[rand() % 16] ^= 0xFFFF;
+    } else if (pick < 23) {
+      for (int r = 0; r < 16; r++) m.closed[r] ^= 0xFFFF;
+    } else if (pick < 30) {
+      uint16_t bit = (uint16_t)(1u << (step_number % 16));
+      for (int r = 0; r < 16; r++) m.closed[r] ^= bit;
+    } else if (pick == 99 && rand() % 20 == 0) {
+      debounce = (uint16_t)(rand() % 3 == 0 ? 0 : 1 + rand() % 60);
+      send(grid, checked(("D " + std::to_string(debounce)).c_str()).c_str());
+      for (int r = 0; r < 16; r++)
+        for (int c = 0; c < 16; c++) moved_at[r][c] = t;  // held readings may finish with either time: restart
+      for (int r = 0; r < 16; r++) m.closed[r] = model[r];
+    }
+    grid.scan(t, read_matrix, &m);
+    for (int r = 0; r < 16; r++) {
+      for (int c = 0; c < 16; c++) {
+        uint16_t bit = (uint16_t)(1u << c);
+        if ((m.closed[r] ^ raw[r]) & bit) moved_at[r][c] = t;
+        if (((m.closed[r] ^ model[r]) & bit) && t - moved_at[r][c] >= debounce) model[r] ^= bit;
+      }
+      raw[r] = m.closed[r];
+      CHECK(grid.stable_row((uint8_t)r) == model[r]);
+    }
+    if (grid.stable_row(0) != model[0]) break;  // one report is enough
+    for (uint16_t before = 0xFFFF; grid.pending_bytes() != before;) {
+      before = grid.pending_bytes();
+      grid.service(t);
+    }
+    drain(grid);
+    t += (rand() % 10 == 0) ? 2 : 1;  // the Arduino's millis() skips a value now and then
+  }
+}
+
 static void test_flood_of_256_changes_is_framed_without_loss() {
   Grid<16, 16> grid;
   Matrix m;
@@ -246,6 +296,7 @@ int main() {
   test_boot_handshake_then_snapshot();
   test_debounce_holds_a_change_for_the_debounce_time();
   test_bounce_shorter_than_debounce_is_ignored();
+  test_debounce_agrees_with_a_per_switch_model();
   test_flood_of_256_changes_is_framed_without_loss();
   test_commands();
   test_heartbeat_unasked_snapshot_and_sequence_wrap();
