@@ -73,7 +73,8 @@ inline char hex_digit(uint8_t value) { return (char)(value < 10 ? '0' + value : 
 template <bool WIDE> struct RowWord { typedef uint16_t type; };
 template <> struct RowWord<false> { typedef uint8_t type; };
 
-// One row's closed columns as a bit mask (bit c = column c), read with the row driven.
+// One row's closed columns as a bit mask (bit c = column c), read with the row driven. The scan asks for rows 0, 1,
+// ... in order and debounces each before asking for the next: a reader may drive the next row before it returns.
 typedef uint16_t (*RowReader)(uint8_t row, void *context);
 
 // The grid: debounced state, what the host has been told, and the frames still to send.
@@ -93,7 +94,7 @@ class Grid {
     want_snapshot_ = true;
     want_pong_ = false;
     want_error_ = 0;
-    changes_in_frame_ = NO_FRAME;
+    changes_in_frame_ = snapshot_row_ = NO_FRAME;
     last_snapshot_ = last_frame_ = now;
     initial_scan_ = true;
   }
@@ -189,6 +190,10 @@ class Grid {
       more_changes();
       return;
     }
+    if (snapshot_row_ != NO_FRAME) {
+      more_snapshot();
+      return;
+    }
     if (room() < FRAME_MAX) return;
     if (want_error_) {
       start('E');
@@ -221,14 +226,11 @@ class Grid {
       emit('x');
       decimal(COLS);
       emit(' ');
-      for (uint8_t r = 0; r < ROWS; r++) {
-        uint16_t row = stable_[r];
-        if (COLS > 8) hex_byte((uint8_t)(row >> 8));
-        hex_byte((uint8_t)row);
-        reported_[r] = row;  // the snapshot tells the host everything
-      }
       want_snapshot_ = false;
-      last_snapshot_ = now;
+      last_snapshot_ = last_frame_ = now;
+      snapshot_row_ = 0;
+      more_snapshot();
+      return;
     } else if (pending_changes()) {
       start('C');
       time(now);
@@ -262,6 +264,7 @@ class Grid {
   enum Hello { HELLO_NONE, HELLO_BOOT, HELLO_ASK, HELLO_SET };
   static const uint8_t NO_FRAME = 0xFF;
   static const uint8_t CHANGES_PER_PASS = 4;
+  static const uint8_t ROWS_PER_PASS = 4;
   // A row's switches in the narrowest word that holds them: the Uno's 8 x 8 keeps a byte a counter bit.
   typedef typename RowWord<(COLS > 8)>::type Bits;
   static const uint8_t COUNT_BITS = 10;  // counters to 1023 ms: MAX_DEBOUNCE_MS fits
@@ -307,6 +310,22 @@ class Grid {
     if (n == CHANGES_PER_FRAME) {
       seal();
       changes_in_frame_ = NO_FRAME;
+    }
+  }
+
+  // The next few rows of the open snapshot, then its end. Each row's state is what the host is told from then on.
+  void more_snapshot() {
+    uint8_t r = snapshot_row_;
+    for (uint8_t budget = ROWS_PER_PASS; r < ROWS && budget; r++, budget--) {
+      uint16_t row = stable_[r];
+      if (COLS > 8) hex_byte((uint8_t)(row >> 8));
+      hex_byte((uint8_t)row);
+      reported_[r] = row;
+    }
+    snapshot_row_ = r;
+    if (r == ROWS) {
+      seal();
+      snapshot_row_ = NO_FRAME;
     }
   }
 
@@ -365,6 +384,7 @@ class Grid {
   char tx_[TX_CAPACITY];
   uint16_t head_, tail_, count_, crc_;
   uint8_t changes_in_frame_;  // in the change frame being written, or NO_FRAME
+  uint8_t snapshot_row_;      // the next row of the snapshot being written, or NO_FRAME
   CommandReader reader_;
   uint8_t want_hello_;
   bool want_snapshot_, want_pong_, initial_scan_;

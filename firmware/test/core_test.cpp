@@ -65,15 +65,20 @@ static std::string checked(const char *command) {
   return out;
 }
 
-// One millisecond of the firmware's loop: scan the matrix, then the loop's passes until the millisecond ends, each
-// turning at most one due frame into bytes.
+// The loop's passes until nothing more is due, each writing a part of at most one frame.
 template <class G>
-static void step(G &grid, Matrix &m, uint32_t t) {
-  grid.scan(t, read_matrix, &m);
+static void serve(G &grid, uint32_t t) {
   for (uint16_t before = 0xFFFF; grid.pending_bytes() != before;) {
     before = grid.pending_bytes();
     grid.service(t);
   }
+}
+
+// One millisecond of the firmware's loop: scan the matrix, then the loop's passes until the millisecond ends.
+template <class G>
+static void step(G &grid, Matrix &m, uint32_t t) {
+  grid.scan(t, read_matrix, &m);
+  serve(grid, t);
 }
 
 // A grid just powered up, its boot handshake and first snapshot already read by the host.
@@ -167,10 +172,7 @@ static void test_debounce_agrees_with_a_per_switch_model() {
       CHECK(grid.stable_row((uint8_t)r) == model[r]);
     }
     if (grid.stable_row(0) != model[0]) break;  // one report is enough
-    for (uint16_t before = 0xFFFF; grid.pending_bytes() != before;) {
-      before = grid.pending_bytes();
-      grid.service(t);
-    }
+    serve(grid, t);
     drain(grid);
     t += (rand() % 10 == 0) ? 2 : 1;  // the Arduino's millis() skips a value now and then
   }
@@ -238,7 +240,13 @@ static void test_commands() {
 
   send(grid, "I\nS\n");
   grid.service(4);
-  grid.service(4);  // one frame per pass of the loop
+  CHECK(drain(grid).size() == 1);  // at most one frame per pass of the loop
+  grid.service(4);
+  grid.service(4);  // a snapshot takes a pass per four rows
+  lines = drain(grid);
+  CHECK(lines.size() == 1 && type_of(lines[0]) == "S");
+  send(grid, "I\nS\n");
+  serve(grid, 4);
   lines = drain(grid);
   CHECK(lines.size() == 2 && type_of(lines[0]) == "H" && type_of(lines[1]) == "S");
   CHECK(body(lines[0]).substr(body(lines[0]).size() - 3) == "ask");
