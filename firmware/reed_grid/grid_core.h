@@ -271,8 +271,9 @@ class Grid {
 
   // The counters are as wide as the debounce time needs (5 bits for 20 ms): a moved reading starts at
   // 2^bits - debounce, and the carry out of the top bit marks the switches that have held for the debounce time. A
-  // new debounce time applies to readings that move after it is set; those held already finish with the old one.
+  // new debounce time restarts the wait of the readings still held: the next scan sees them as moved.
   void set_debounce(uint16_t ms) {
+    for (uint8_t r = 0; r < ROWS; r++) raw_[r] = stable_[r];
     debounce_ = ms;
     uint8_t bits = 1;
     while (bits < COUNT_BITS && (1u << bits) < ms) bits++;

@@ -158,8 +158,7 @@ static void test_debounce_agrees_with_a_per_switch_model() {
       debounce = (uint16_t)(rand() % 3 == 0 ? 0 : 1 + rand() % 60);
       send(grid, checked(("D " + std::to_string(debounce)).c_str()).c_str());
       for (int r = 0; r < 16; r++)
-        for (int c = 0; c < 16; c++) moved_at[r][c] = t;  // held readings may finish with either time: restart
-      for (int r = 0; r < 16; r++) m.closed[r] = model[r];
+        for (int c = 0; c < 16; c++) moved_at[r][c] = t;  // readings still held wait the new time from now
     }
     grid.scan(t, read_matrix, &m);
     for (int r = 0; r < 16; r++) {
