@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
 SCAN_GOAL_US = 1000.0
 TICK_US = 1024.0  # the Arduino millis() clock ticks every 1024 us
-# (name, harness command, period in us): the harness's "noise" flips every switch at once, "ripple" one column.
+# (name, GridProcess method, period in us): "noise" flips every switch at once, "ripple" one column at a time.
 LOADS = (("idle", "noise", 0), ("full chatter", "noise", 1_000), ("flood: all at once", "noise", 25_000),
          ("ripple by column", "ripple", 1_000))
 
@@ -124,7 +124,7 @@ def scan_times(board: str, build_dir: Path, sim_ms: int = 400) -> list[ScanLoad]
             raise UserError(f"bench reed: the simulated {board} did not answer")
         loads = []
         for name, command, period in LOADS:
-            grid.command(f"{command} {period}")
+            getattr(grid, command)(period)
             grid.scans()  # from here on
             until = grid.time_us() + sim_ms * 1000
             while grid.time_us() < until:
@@ -134,7 +134,7 @@ def scan_times(board: str, build_dir: Path, sim_ms: int = 400) -> list[ScanLoad]
             durations = [cycles / mhz for cycles, _ in scans]
             missed = sum(max(0, round(gap / mhz / TICK_US) - 1) for _, gap in scans if gap)
             loads.append(ScanLoad(name, durations, missed, len(scans)))
-            grid.command(f"{command} 0")
+            getattr(grid, command)(0)
         return loads
     finally:
         link.stop()
