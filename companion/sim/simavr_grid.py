@@ -90,6 +90,10 @@ class GridProcess:
         """Flips every switch of the matrix every period_us (0 stops)."""
         self.command(f"noise {period_us}")
 
+    def ripple(self, period_us: int) -> None:
+        """Every period_us flips one column's switches in every row, the next column each time (0 stops)."""
+        self.command(f"ripple {period_us}")
+
     def stuck(self, row: int, col: int, state: str) -> None:
         """A switch that stays "closed" (magnetised or welded reed), "open" (cracked glass), or "free" again."""
         self.command(f"stuck {row} {col} {state}")

@@ -1,19 +1,9 @@
-// The non-template half of the core: CRC, frame text and host command parsing (see grid_core.h).
+// The non-template half of the core: the CRC table and host command parsing (see grid_core.h).
 #include "grid_core.h"
-
-#ifdef __AVR__
-#include <avr/pgmspace.h>
-#define CRC_ENTRY(i) pgm_read_word(&CRC_TABLE[i])
-#else
-#define PROGMEM
-#define CRC_ENTRY(i) CRC_TABLE[i]
-#endif
 
 namespace reedgrid {
 
-// One entry per byte value: a frame's CRC costs about 15 cycles a byte on the AVR instead of about 80 bit by bit.
-// Kept in flash on the AVR (512 of the Uno's 32768 bytes; the RAM has no room for it).
-static const uint16_t CRC_TABLE[256] PROGMEM = {
+const uint16_t CRC_TABLE[256] REED_PROGMEM = {
     0x0000, 0x1021, 0x2042, 0x3063, 0x4084, 0x50A5, 0x60C6, 0x70E7,
     0x8108, 0x9129, 0xA14A, 0xB16B, 0xC18C, 0xD1AD, 0xE1CE, 0xF1EF,
     0x1231, 0x0210, 0x3273, 0x2252, 0x52B5, 0x4294, 0x72F7, 0x62D6,
@@ -49,38 +39,8 @@ static const uint16_t CRC_TABLE[256] PROGMEM = {
 };
 
 uint16_t crc16(const uint8_t *data, size_t length, uint16_t crc) {
-  for (size_t i = 0; i < length; i++) crc = (uint16_t)((crc << 8) ^ CRC_ENTRY((uint8_t)((crc >> 8) ^ data[i])));
+  for (size_t i = 0; i < length; i++) crc = crc16_byte(crc, data[i]);
   return crc;
-}
-
-static const char HEX_DIGITS[] = "0123456789ABCDEF";
-
-// Digits from the low end, four bits at a time: the AVR has no barrel shifter, so "value >> (4 * digits)" would
-// shift a 32-bit number bit by bit.
-void Line::hex(uint32_t value, uint8_t digits) {
-  char text[8];
-  for (uint8_t i = digits; i > 0; i--) {
-    text[i - 1] = HEX_DIGITS[value & 0xF];
-    value >>= 4;
-  }
-  for (uint8_t i = 0; i < digits; i++) put(text[i]);
-}
-
-void Line::decimal(uint16_t value) {
-  char digits[5];
-  uint8_t n = 0;
-  do {
-    digits[n++] = (char)('0' + value % 10);
-    value /= 10;
-  } while (value);
-  while (n) put(digits[--n]);
-}
-
-void Line::seal() {
-  uint16_t crc = crc16((const uint8_t *)text_, length_);
-  put(" *");
-  hex(crc, 4);
-  put("\r\n");
 }
 
 static int8_t hex_value(char c) {

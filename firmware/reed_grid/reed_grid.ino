@@ -28,12 +28,26 @@ static const uint16_t COL_BIT[16] = {0x0001, 0x0002, 0x0004, 0x0008, 0x0010, 0x0
 static reedgrid::Grid<GRID_ROWS, GRID_COLS> grid;
 static uint32_t last_scan;
 
-static uint16_t read_row(uint8_t row, void *) {
+// Timer 0 (the Arduino's millis() clock) counts every 4 us; a row is read once at least SETTLE_TICKS counts have
+// passed since it was driven: over 12 us, which lets the column lines settle through the wiring's capacitance
+// (hardware/WIRING.md; 4.7 kOhm pull-ups give them a time constant under 5 us).
+static const uint8_t SETTLE_TICKS = 4;
+static uint8_t driven_at;
+
+static void drive(uint8_t row) {
   uint8_t old = SREG;
   cli();
   *row_out[row] &= (uint8_t)~row_mask[row];
   SREG = old;
-  delayMicroseconds(10);  // lets the column lines settle through the wiring's capacitance (hardware/WIRING.md)
+  driven_at = TCNT0;
+}
+
+// Pipelined: reads the row driven before (row 0 is driven here), releases it and drives the next, so that the next
+// row settles while the core debounces this one instead of in a busy wait.
+static uint16_t read_row(uint8_t row, void *) {
+  if (row == 0) drive(0);
+  while ((uint8_t)(TCNT0 - driven_at) < SETTLE_TICKS) {
+  }
   uint8_t levels[GRID_COLS];
   for (uint8_t p = 0; p < col_ports; p++) levels[p] = *col_port[p];
   uint16_t closed = 0;
@@ -43,10 +57,11 @@ static uint16_t read_row(uint8_t row, void *) {
     for (uint8_t c = 0; c < GRID_COLS; c++)
       if (!(levels[col_port_of[c]] & col_mask[c])) closed |= COL_BIT[c];
   }
-  old = SREG;
+  uint8_t old = SREG;
   cli();
   *row_out[row] |= row_mask[row];
   SREG = old;
+  if (row + 1 < GRID_ROWS) drive((uint8_t)(row + 1));
   return closed;
 }
 

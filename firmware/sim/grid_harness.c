@@ -16,6 +16,8 @@
  *   pulse R C US      close a switch now and open it US microseconds of simulated time later
  *   chatter R C US N  toggle a switch every US microseconds, N times
  *   noise US          toggle every switch of the matrix every US microseconds (0 stops)
+ *   ripple US         every US microseconds toggle one column's switches in every row, the next column each time
+ *                     (0 stops): each row's readings move at as many different times as it has switches
  *   stuck R C closed|open|free   a switch that stays closed (magnetised, welded) or open (cracked), or works again
  *   rc C DOWN UP      column C's line takes DOWN us to fall below the input's low threshold once a closed switch
  *                     pulls it and UP us to climb back above the high threshold through its pull-up (wire capacitance)
@@ -78,7 +80,7 @@ static uint64_t row_changed[MAX_LINES];         /* cycle of its last change */
 
 typedef struct {
   uint64_t at;       /* absolute cycle */
-  int row, col;      /* col < 0: every switch */
+  int row, col;      /* col -1: every switch; col -2: a ripple, row counting its steps */
   int op;            /* 0 open, 1 close, 2 toggle */
   uint64_t period;   /* toggles: cycles between them */
   long remaining;    /* toggles still to do; -1 forever */
@@ -270,7 +272,10 @@ static void add_event(uint64_t at, int row, int col, int op, uint64_t period, lo
 
 static void apply(event_t *e) {
   uint16_t bit = (uint16_t)(1u << e->col);
-  if (e->col < 0) { /* noise: the whole matrix flips between all open and all closed */
+  if (e->col == -2) { /* ripple: the next column of every row */
+    int c = e->row++ % ncols;
+    for (int r = 0; r < nrows; r++) closed[r] ^= (uint16_t)(1u << c);
+  } else if (e->col < 0) { /* noise: the whole matrix flips between all open and all closed */
     uint16_t next = (closed[0] & 1) ? 0 : (uint16_t)(ncols >= 16 ? 0xFFFF : (1u << ncols) - 1);
     for (int r = 0; r < nrows; r++) closed[r] = next;
   } else if (e->op == 0) {
@@ -345,6 +350,10 @@ static void run_command(char *line) {
   } else if (sscanf(line, "noise %lu", &us) == 1) {
     cancel_noise();
     if (us) add_event(now_cycles() + us_to_cycles(us), 0, -1, 2, us_to_cycles(us), -1);
+    reply("");
+  } else if (sscanf(line, "ripple %lu", &us) == 1) {
+    cancel_noise();
+    if (us) add_event(now_cycles() + us_to_cycles(us), 0, -2, 2, us_to_cycles(us), -1);
     reply("");
   } else if (sscanf(line, "stuck %d %d %15s", &r, &c, state) == 3 && r < nrows && c < ncols) {
     uint16_t bit = (uint16_t)(1u << c);

@@ -65,15 +65,20 @@ static std::string checked(const char *command) {
   return out;
 }
 
-// One millisecond of the firmware's loop: scan the matrix, then the loop's passes until the millisecond ends, each
-// turning at most one due frame into bytes.
+// The loop's passes until nothing more is due, each writing a part of at most one frame.
 template <class G>
-static void step(G &grid, Matrix &m, uint32_t t) {
-  grid.scan(t, read_matrix, &m);
+static void serve(G &grid, uint32_t t) {
   for (uint16_t before = 0xFFFF; grid.pending_bytes() != before;) {
     before = grid.pending_bytes();
     grid.service(t);
   }
+}
+
+// One millisecond of the firmware's loop: scan the matrix, then the loop's passes until the millisecond ends.
+template <class G>
+static void step(G &grid, Matrix &m, uint32_t t) {
+  grid.scan(t, read_matrix, &m);
+  serve(grid, t);
 }
 
 // A grid just powered up, its boot handshake and first snapshot already read by the host.
@@ -124,6 +129,52 @@ static void test_bounce_shorter_than_debounce_is_ignored() {
     for (const std::string &line : drain(grid)) CHECK(type_of(line) != "C");
   }
   CHECK(grid.stable_row(5) == 0);
+}
+
+// The debounce against a plain model of it: a switch takes its reading once that reading has not moved for the
+// debounce time. Random patterns mix single switches, whole rows, the whole matrix, a column at a time (each row's
+// switches moving at different moments), skipped ticks and debounce changes.
+static void test_debounce_agrees_with_a_per_switch_model() {
+  Grid<16, 16> grid;
+  Matrix m;
+  boot(grid, m);
+  uint32_t moved_at[16][16] = {{0}};
+  uint16_t raw[16] = {0}, model[16] = {0};
+  uint16_t debounce = DEFAULT_DEBOUNCE_MS;
+  srand(11);
+  uint32_t t = 1;
+  for (int step_number = 0; step_number < 30000; step_number++) {
+    int pick = rand() % 100;
+    if (pick < 20) {
+      m.closed[rand() % 16] ^= (uint16_t)(1u << (rand() % 16));
+    } else if (pick < 22) {
+      m.closed[rand() % 16] ^= 0xFFFF;
+    } else if (pick < 23) {
+      for (int r = 0; r < 16; r++) m.closed[r] ^= 0xFFFF;
+    } else if (pick < 30) {
+      uint16_t bit = (uint16_t)(1u << (step_number % 16));
+      for (int r = 0; r < 16; r++) m.closed[r] ^= bit;
+    } else if (pick == 99 && rand() % 20 == 0) {
+      debounce = (uint16_t)(rand() % 3 == 0 ? 0 : 1 + rand() % 60);
+      send(grid, checked(("D " + std::to_string(debounce)).c_str()).c_str());
+      for (int r = 0; r < 16; r++)
+        for (int c = 0; c < 16; c++) moved_at[r][c] = t;  // readings still held wait the new time from now
+    }
+    grid.scan(t, read_matrix, &m);
+    for (int r = 0; r < 16; r++) {
+      for (int c = 0; c < 16; c++) {
+        uint16_t bit = (uint16_t)(1u << c);
+        if ((m.closed[r] ^ raw[r]) & bit) moved_at[r][c] = t;
+        if (((m.closed[r] ^ model[r]) & bit) && t - moved_at[r][c] >= debounce) model[r] ^= bit;
+      }
+      raw[r] = m.closed[r];
+      CHECK(grid.stable_row((uint8_t)r) == model[r]);
+    }
+    if (grid.stable_row(0) != model[0]) break;  // one report is enough
+    serve(grid, t);
+    drain(grid);
+    t += (rand() % 10 == 0) ? 2 : 1;  // the Arduino's millis() skips a value now and then
+  }
 }
 
 static void test_flood_of_256_changes_is_framed_without_loss() {
@@ -188,7 +239,13 @@ static void test_commands() {
 
   send(grid, "I\nS\n");
   grid.service(4);
-  grid.service(4);  // one frame per pass of the loop
+  CHECK(drain(grid).size() == 1);  // at most one frame per pass of the loop
+  grid.service(4);
+  grid.service(4);  // a snapshot takes a pass per four rows
+  lines = drain(grid);
+  CHECK(lines.size() == 1 && type_of(lines[0]) == "S");
+  send(grid, "I\nS\n");
+  serve(grid, 4);
   lines = drain(grid);
   CHECK(lines.size() == 2 && type_of(lines[0]) == "H" && type_of(lines[1]) == "S");
   CHECK(body(lines[0]).substr(body(lines[0]).size() - 3) == "ask");
@@ -246,6 +303,7 @@ int main() {
   test_boot_handshake_then_snapshot();
   test_debounce_holds_a_change_for_the_debounce_time();
   test_bounce_shorter_than_debounce_is_ignored();
+  test_debounce_agrees_with_a_per_switch_model();
   test_flood_of_256_changes_is_framed_without_loss();
   test_commands();
   test_heartbeat_unasked_snapshot_and_sequence_wrap();

@@ -1,7 +1,9 @@
 """Draws the reed grid's schematic and its wiring harness as SVG, from the pins the firmware uses (pins.h).
 
-    python3 hardware/tools/schematic.py hardware/     writes schematic-mega.svg, schematic-uno.svg, harness.svg
-                                                      and the KiCad netlists reed-grid-mega.net, reed-grid-uno.net
+    python3 hardware/tools/schematic.py hardware/     writes schematic-mega.svg, schematic-uno.svg, harness.svg,
+                                                      their PDFs (rsvg-convert), the KiCad netlists
+                                                      reed-grid-mega.net, reed-grid-uno.net and the KiCad 6
+                                                      schematics reed-grid-mega.kicad_sch, reed-grid-uno.kicad_sch
 
 The drawings are generated so that they cannot drift from the firmware: tests/sensing/test_hardware_docs.py checks
 that the files in hardware/ are this script's output.
@@ -9,8 +11,11 @@ that the files in hardware/ are this script's output.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 PINS_H = Path(__file__).resolve().parents[2] / "firmware" / "reed_grid" / "pins.h"
@@ -142,56 +147,317 @@ def harness() -> str:
     return "\n".join(out) + "\n"
 
 
-def kicad_netlist(board: str) -> str:
-    """The same circuit as a KiCad netlist (s-expression, version E), for Pcbnew's File > Import > Netlist: every
-    part with a footprint from KiCad's standard libraries, every net by name. Diodes follow KiCad's convention,
-    pin 1 the cathode (band), to the row line."""
+HEADER = "Connector_PinHeader_2.54mm:PinHeader_{0}x{1:02d}_P2.54mm_Vertical"
+REED = "Diode_THT:D_DO-35_SOD27_P12.70mm_Horizontal"  # a reed's glass is DO-35 sized, its leads bent 12.7 mm apart
+DIODE = "Diode_THT:D_DO-35_SOD27_P7.62mm_Horizontal"
+RESISTOR = "Resistor_THT:R_Axial_DIN0207_L6.3mm_D2.5mm_P10.16mm_Horizontal"
+
+
+def parts(board: str) -> list[tuple[str, str, str]]:
+    """Every part on the grid as (reference, value, footprint): the netlist's and the schematic's one list."""
     rows, cols = board_pins(board)
-    comps, nets = [], []
-
-    def comp(ref: str, value: str, footprint: str) -> None:
-        comps.append(f'    (comp (ref "{ref}") (value "{value}") (footprint "{footprint}"))')
-
-    def net(name: str, nodes: list[tuple[str, int]]) -> None:
-        body = " ".join(f'(node (ref "{ref}") (pin "{pin}"))' for ref, pin in nodes)
-        nets.append(f'    (net (code "{len(nets) + 1}") (name "{name}") {body})')
-
-    header = "Connector_PinHeader_2.54mm:PinHeader_2x{0:02d}_P2.54mm_Vertical"
-    comp("J1", f"rows to {rows[0]}..{rows[-1]}", header.format(len(rows) // 2))
-    comp("J2", f"columns to {cols[0]}..{cols[-1]}", header.format(len(cols) // 2))
-    comp("J3", "5V GND", "Connector_PinHeader_2.54mm:PinHeader_1x02_P2.54mm_Vertical")
-    for c in range(len(cols)):
-        comp(f"R{c + 1}", "4.7k", "Resistor_THT:R_Axial_DIN0207_L6.3mm_D2.5mm_P10.16mm_Horizontal")
+    out = [("J1", f"rows to {rows[0]}..{rows[-1]}", HEADER.format(2, len(rows) // 2)),
+           ("J2", f"columns to {cols[0]}..{cols[-1]}", HEADER.format(2, len(cols) // 2)),
+           ("J3", "5V GND", HEADER.format(1, 2))]
+    out += [(f"R{c + 1}", "4.7k", RESISTOR) for c in range(len(cols))]
     for r in range(len(rows)):
         for c in range(len(cols)):
             n = r * len(cols) + c + 1
-            comp(f"SW{n}", "reed NO 15AT", "Diode_THT:D_DO-35_SOD27_P12.70mm_Horizontal")
-            comp(f"D{n}", "1N4148", "Diode_THT:D_DO-35_SOD27_P7.62mm_Horizontal")
+            out += [(f"SW{n}", "reed NO 15AT", REED), (f"D{n}", "1N4148", DIODE)]
+    return out
+
+
+def nets(board: str) -> list[tuple[str, list[tuple[str, int]]]]:
+    """Every net as (name, [(reference, pin)]). Diodes follow KiCad's convention, pin 1 the cathode (band), to the
+    row line; a switch's pin 1 and a pull-up's pin 1 are on the column line."""
+    rows, cols = board_pins(board)
+    out = []
     for r, pin in enumerate(rows):
-        net(f"ROW{r}_{pin}", [("J1", r + 1)] + [(f"D{r * len(cols) + c + 1}", 1) for c in range(len(cols))])
+        out.append((f"ROW{r}_{pin}", [("J1", r + 1)] + [(f"D{r * len(cols) + c + 1}", 1) for c in range(len(cols))]))
     for c, pin in enumerate(cols):
-        net(f"COL{c}_{pin}", [("J2", c + 1), (f"R{c + 1}", 1)]
-            + [(f"SW{r * len(cols) + c + 1}", 1) for r in range(len(rows))])
+        out.append((f"COL{c}_{pin}", [("J2", c + 1), (f"R{c + 1}", 1)]
+                    + [(f"SW{r * len(cols) + c + 1}", 1) for r in range(len(rows))]))
     for n in range(1, len(rows) * len(cols) + 1):
-        net(f"Net-(SW{n}-D{n})", [(f"SW{n}", 2), (f"D{n}", 2)])
-    net("+5V", [("J3", 1)] + [(f"R{c + 1}", 2) for c in range(len(cols))])
-    net("GND", [("J3", 2)])
+        out.append((f"Net-(SW{n}-D{n})", [(f"SW{n}", 2), (f"D{n}", 2)]))
+    out.append(("+5V", [("J3", 1)] + [(f"R{c + 1}", 2) for c in range(len(cols))]))
+    out.append(("GND", [("J3", 2)]))
+    return out
+
+
+def kicad_netlist(board: str) -> str:
+    """The circuit as a KiCad netlist (s-expression, version E), for Pcbnew's File > Import > Netlist: every part
+    with a footprint from KiCad's standard libraries, every net by name."""
+    comps = [f'    (comp (ref "{ref}") (value "{value}") (footprint "{footprint}"))'
+             for ref, value, footprint in parts(board)]
+    lines = []
+    for code, (name, nodes) in enumerate(nets(board), 1):
+        body = " ".join(f'(node (ref "{ref}") (pin "{pin}"))' for ref, pin in nodes)
+        lines.append(f'    (net (code "{code}") (name "{name}") {body})')
     return "\n".join([
         '(export (version "E")',
         f'  (design (source "reed_grid_{board}") (tool "hardware/tools/schematic.py"))',
         "  (components", *comps, "  )",
-        "  (nets", *nets, "  )",
+        "  (nets", *lines, "  )",
         ")",
     ]) + "\n"
 
 
+# The KiCad 6 schematic (.kicad_sch, file version 20211123, as Debian 12's KiCad 6.0 writes). Units are millimetres
+# on KiCad's 1.27 mm grid; G is one grid step. Library symbols are drawn here and embedded in the file, so that it
+# opens without any library installed. Pins are the connection points ("at"), each symbol placed unrotated.
+G = 1.27
+PITCH = 12 * G  # between row lines and between column lines
+
+
+def _mm(value: float) -> str:
+    return f"{round(value, 4):g}"
+
+
+def _font(extra: str = "") -> str:
+    return f"(effects (font (size 1.27 1.27)){extra})"
+
+
+STROKE = "(stroke (width 0.254) (type default) (color 0 0 0 0))"
+
+
+def _pin(kind: str, x: float, y: float, angle: int, length: float, name: str, number: str) -> str:
+    return (f'(pin {kind} line (at {_mm(x)} {_mm(y)} {angle}) (length {_mm(length)}) '
+            f'(name "{name}" {_font()}) (number "{number}" {_font()}))')
+
+
+def _lib_symbol(name: str, reference: str, graphics: list[str], pins: list[str], hide_names: bool = True) -> str:
+    short = name.split(":")[1]
+    names = " (pin_names (offset 1.016) hide)" if hide_names else " (pin_names (offset 1.016))"
+    numbers = " (pin_numbers hide)" if hide_names else ""
+    return "\n".join([
+        f'    (symbol "{name}"{numbers}{names} (in_bom yes) (on_board yes)',
+        f'      (property "Reference" "{reference}" (id 0) (at 2.54 1.27 0) {_font(" (justify left)")})',
+        f'      (property "Value" "{short}" (id 1) (at 2.54 -1.27 0) {_font(" (justify left)")})',
+        f'      (property "Footprint" "" (id 2) (at 0 0 0) {_font(" hide")})',
+        f'      (property "Datasheet" "~" (id 3) (at 0 0 0) {_font(" hide")})',
+        f'      (symbol "{short}_0_1"', *[f"        {g}" for g in graphics], "      )",
+        f'      (symbol "{short}_1_1"', *[f"        {p}" for p in pins], "      )",
+        "    )",
+    ])
+
+
+def _rect(x1: float, y1: float, x2: float, y2: float, fill: str = "background") -> str:
+    return f"(rectangle (start {_mm(x1)} {_mm(y1)}) (end {_mm(x2)} {_mm(y2)}) {STROKE} (fill (type {fill})))"
+
+
+def _poly(points: list[tuple[float, float]], fill: str = "none") -> str:
+    pts = " ".join(f"(xy {_mm(x)} {_mm(y)})" for x, y in points)
+    return f"(polyline (pts {pts}) {STROKE} (fill (type {fill})))"
+
+
+def _connector(n: int) -> tuple[str, dict[str, tuple[float, float]]]:
+    """A 1 x n header, pins on its right edge 2.54 mm apart, pin 1 at the top."""
+    name = f"reed_grid:Conn_01x{n:02d}"
+    pins = [_pin("passive", 2 * 2 * G, -2 * G * i, 180, 3 * G, f"Pin_{i + 1}", str(i + 1)) for i in range(n)]
+    body = [_rect(-G, G, G, -2 * G * (n - 1) - G)]
+    ends = {str(i + 1): (4 * G, 2 * G * i) for i in range(n)}  # sheet offsets (y down)
+    return _lib_symbol(name, "J", body, pins, hide_names=False), ends
+
+
+def _arduino(board: str) -> tuple[str, dict[str, tuple[float, float]], list[str]]:
+    """The Arduino as a block whose pins are the ones the grid uses, named as printed on the board."""
+    rows, cols = board_pins(board)
+    names = rows + cols + ["5V", "GND"]
+    kinds = ["output"] * len(rows) + ["input"] * len(cols) + ["power_out", "passive"]
+    name = "reed_grid:Arduino_Mega2560" if board == "mega" else "reed_grid:Arduino_Uno_Nano"
+    pins = [_pin(kind, 8 * G, -2 * G * i, 180, 2 * G, pin, pin)
+            for i, (pin, kind) in enumerate(zip(names, kinds, strict=True))]
+    body = [_rect(-6 * G, 2 * G, 6 * G, -2 * G * len(names))]
+    ends = {pin: (8 * G, 2 * G * i) for i, pin in enumerate(names)}
+    return _lib_symbol(name, "A", body, pins, hide_names=False), ends, names
+
+
+def _two_pin(name: str, reference: str, body: list[str], top: tuple[str, str, float], bottom: tuple[str, str, float],
+             reach: float) -> str:
+    """A vertical two-pin part: pins at (0, +reach) and (0, -reach), each `length` long."""
+    pins = [_pin("passive", 0, reach, 270, top[2], top[0], top[1]),
+            _pin("passive", 0, -reach, 90, bottom[2], bottom[0], bottom[1])]
+    return _lib_symbol(name, reference, body, pins)
+
+
+LIB_REED = _two_pin("reed_grid:Reed_NO", "SW", [
+    _rect(-0.8 * G, G, 0.8 * G, -G, "none"),  # the glass
+    _poly([(0, G), (0, 0.2)]), _poly([(0, -G), (0.7 * G, 0.3)])], ("1", "1", G), ("2", "2", G), 2 * G)
+LIB_DIODE = _two_pin("reed_grid:D", "D", [
+    _poly([(-G, G), (G, G), (0, -G), (-G, G)], "outline"), _poly([(-G, -G), (G, -G)])],
+    ("A", "2", 2 * G), ("K", "1", 2 * G), 3 * G)
+LIB_RESISTOR = _two_pin("reed_grid:R", "R", [_rect(-0.8 * G, 2 * G, 0.8 * G, -2 * G, "none")],
+                        ("2", "2", G), ("1", "1", G), 3 * G)
+
+
+class _Sheet:
+    """Items of one schematic sheet, with uuids derived from their content so that the file is reproducible."""
+
+    def __init__(self, board: str) -> None:
+        self.board = board
+        self.items: list[str] = []
+        self.instances: list[str] = []
+
+    def uuid(self, *key: object) -> str:
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, f"orrery/reed-grid/{self.board}/" + "/".join(map(str, key))))
+
+    def wire(self, x1: float, y1: float, x2: float, y2: float) -> None:
+        self.items.append(f"  (wire (pts (xy {_mm(x1)} {_mm(y1)}) (xy {_mm(x2)} {_mm(y2)})) "
+                          f"(stroke (width 0) (type default) (color 0 0 0 0)) (uuid {self.uuid('w', x1, y1, x2, y2)}))")
+
+    def junction(self, x: float, y: float) -> None:
+        self.items.append(f"  (junction (at {_mm(x)} {_mm(y)}) (diameter 0) (color 0 0 0 0) "
+                          f"(uuid {self.uuid('j', x, y)}))")
+
+    def label(self, name: str, x: float, y: float, angle: int = 0) -> None:
+        justify = "left" if angle in (0, 90) else "right"
+        self.items.append(f'  (label "{name}" (at {_mm(x)} {_mm(y)} {angle}) {_font(f" (justify {justify} bottom)")} '
+                          f"(uuid {self.uuid('l', name, x, y)}))")
+
+    def text(self, words: str, x: float, y: float, size: float = 1.8) -> None:
+        self.items.append(f'  (text "{words}" (at {_mm(x)} {_mm(y)} 0) (effects (font (size {size} {size})) '
+                          f"(justify left bottom)) (uuid {self.uuid('t', words)}))")
+
+    def symbol(self, lib_id: str, ref: str, value: str, footprint: str, x: float, y: float, pins: list[str],
+               on_board: bool = True) -> None:
+        key = self.uuid("s", ref)
+        fields = [("Reference", ref, 0, -1.5 * G, ""), ("Value", value, 1, 1.5 * G, ""),
+                  ("Footprint", footprint, 2, 0, " hide"), ("Datasheet", "~", 3, 0, " hide")]
+        props = [f'    (property "{n}" "{v}" (id {i}) (at {_mm(x + 2 * G)} {_mm(y + dy)} 0) '
+                 f'{_font(" (justify left)" + hide)})' for n, v, i, dy, hide in fields]
+        self.items.append("\n".join([
+            f'  (symbol (lib_id "{lib_id}") (at {_mm(x)} {_mm(y)} 0) (unit 1) (in_bom yes) '
+            f'(on_board {"yes" if on_board else "no"})', f"    (uuid {key})", *props,
+            *[f'    (pin "{p}" (uuid {self.uuid("p", ref, p)}))' for p in pins], "  )"]))
+        self.instances.append(f'    (path "/{key}" (reference "{ref}") (unit 1) (value "{value}") '
+                              f'(footprint "{footprint}"))')
+
+
+def kicad_schematic(board: str) -> str:
+    """The grid as a KiCad 6 schematic: the Arduino's pins, the headers J1-J3, a pull-up per column and the whole
+    switch-and-diode matrix drawn with wires, row and column nets joined to the headers by net labels."""
+    rows, cols = board_pins(board)
+    footprints = {ref: (value, footprint) for ref, value, footprint in parts(board)}
+    names = dict(nets(board))
+    row_net = [n for n in names if n.startswith("ROW")]
+    col_net = [n for n in names if n.startswith("COL")]
+    sheet = _Sheet(board)
+    paper = "A2" if board == "mega" else "A3"
+    title = "Arduino Mega 2560, 16 x 16" if board == "mega" else "Arduino Uno or Nano, 8 x 8"
+    sheet.text(f"Reed grid: {title}. Generated by hardware/tools/schematic.py from firmware/reed_grid/pins.h; "
+               "do not edit, regenerate.", 20 * G, 20 * G, 2.5)
+    sheet.text("Each crossing: a normally-open reed switch from the column line, in series with a 1N4148 whose "
+               "band (cathode) goes to the row line. Rows are driven low one at a time;", 20 * G, 23 * G)
+    sheet.text("columns are inputs with the chip's pull-ups, plus 4.7 kOhm to 5 V per column beyond 60 cm. A1 is "
+               "the Arduino, off the grid's board: J1-J3 plug into it by ribbon (harness.svg).", 20 * G, 25 * G)
+    libs = [LIB_REED, LIB_DIODE, LIB_RESISTOR]
+    # The Arduino and the headers, each pin with a stub and the label of its net.
+    arduino, a_ends, a_pins = _arduino(board)
+    libs.append(arduino)
+    ax, ay = 30 * G, 40 * G
+    sheet.symbol(arduino.split('"')[1], "A1", title.split(",")[0], "", ax, ay, a_pins, on_board=False)
+    pin_net = dict(zip(a_pins, row_net + col_net + ["+5V", "GND"], strict=True))
+    for pin, (dx, dy) in a_ends.items():
+        sheet.wire(ax + dx, ay + dy, ax + dx + 2 * G, ay + dy)
+        sheet.label(pin_net[pin], ax + dx + 2 * G, ay + dy)
+    headers = [("J1", row_net, 40 * G), ("J2", col_net, 40 * G + 2 * G * (len(rows) + 3)),
+               ("J3", ["+5V", "GND"], 40 * G + 2 * G * (len(rows) + len(cols) + 6))]
+    made = set()
+    for ref, net_names, y in headers:
+        lib, ends = _connector(len(net_names))
+        if lib not in made:
+            libs.append(lib)
+            made.add(lib)
+        x = 65 * G
+        value, footprint = footprints[ref]
+        sheet.symbol(f"reed_grid:Conn_01x{len(net_names):02d}", ref, value, footprint, x, y, list(ends))
+        for (dx, dy), net in zip(ends.values(), net_names, strict=True):
+            sheet.wire(x + dx, y + dy, x + dx + 2 * G, y + dy)
+            sheet.label(net, x + dx + 2 * G, y + dy)
+    # The matrix: column c's line at x = X(c), row r's line at y = Y(r); the cell of (r, c) taps the column line
+    # 10 steps above the row line, runs 4 steps right to the reed, the reed's lower pin meets the diode's anode and
+    # the diode's cathode lands on the row line. Wires are cut at every tap so each joint is an end-to-end one.
+    x0, y0 = 110 * G, 60 * G
+    rail = y0 - 24 * G
+
+    def X(c: int) -> float:
+        return x0 + PITCH * c
+
+    def Y(r: int) -> float:
+        return y0 + PITCH * r
+
+    sheet.label("+5V", x0 - 8 * G, rail, 180)
+    last = x0 - 8 * G
+    for c in range(len(cols)):
+        sheet.wire(last, rail, X(c), rail)
+        if c < len(cols) - 1:
+            sheet.junction(X(c), rail)
+        last = X(c)
+        value, footprint = footprints[f"R{c + 1}"]
+        sheet.symbol("reed_grid:R", f"R{c + 1}", value, footprint, X(c), rail + 3 * G, ["1", "2"])
+        top = rail + 6 * G
+        for r in range(len(rows)):
+            tap = Y(r) - 10 * G
+            sheet.wire(X(c), top, X(c), tap)
+            sheet.junction(X(c), tap)
+            sheet.wire(X(c), tap, X(c) + 4 * G, tap)
+            top = tap
+            n = r * len(cols) + c + 1
+            value, footprint = footprints[f"SW{n}"]
+            sheet.symbol("reed_grid:Reed_NO", f"SW{n}", value, footprint, X(c) + 4 * G, tap + 2 * G, ["1", "2"])
+            value, footprint = footprints[f"D{n}"]
+            sheet.symbol("reed_grid:D", f"D{n}", value, footprint, X(c) + 4 * G, Y(r) - 3 * G, ["1", "2"])
+        bottom = Y(len(rows) - 1) + 6 * G
+        sheet.wire(X(c), top, X(c), bottom)
+        sheet.label(col_net[c], X(c), bottom, 270)
+    for r in range(len(rows)):
+        sheet.label(row_net[r], x0 - 8 * G, Y(r), 180)
+        last = x0 - 8 * G
+        for c in range(len(cols)):
+            sheet.wire(last, Y(r), X(c) + 4 * G, Y(r))
+            if c < len(cols) - 1:
+                sheet.junction(X(c) + 4 * G, Y(r))
+            last = X(c) + 4 * G
+    return "\n".join([
+        "(kicad_sch (version 20211123) (generator eeschema)",
+        f"  (uuid {sheet.uuid('sheet')})",
+        f'  (paper "{paper}")',
+        f'  (title_block (title "Reed grid, {title}") (company "Orrery") '
+        '(comment 1 "Generated by hardware/tools/schematic.py from firmware/reed_grid/pins.h"))',
+        "  (lib_symbols", *libs, "  )",
+        *sheet.items,
+        '  (sheet_instances (path "/" (page "1")))',
+        "  (symbol_instances", *sorted(sheet.instances, key=lambda line: _natural(line.split('"')[3])), "  )",
+        ")",
+    ]) + "\n"
+
+
+def _natural(ref: str) -> tuple[str, int]:
+    letters = ref.rstrip("0123456789")
+    return letters, int(ref[len(letters):] or 0)
+
+
 def drawings() -> dict[str, str]:
     return {"schematic-mega.svg": schematic("mega"), "schematic-uno.svg": schematic("uno"), "harness.svg": harness(),
-            "reed-grid-mega.net": kicad_netlist("mega"), "reed-grid-uno.net": kicad_netlist("uno")}
+            "reed-grid-mega.net": kicad_netlist("mega"), "reed-grid-uno.net": kicad_netlist("uno"),
+            "reed-grid-mega.kicad_sch": kicad_schematic("mega"), "reed-grid-uno.kicad_sch": kicad_schematic("uno")}
+
+
+def pdf(svg: Path) -> bytes:
+    """A drawing as PDF, by Debian's rsvg-convert (librsvg2-bin), dated 1970 so that the bytes depend only on the
+    drawing."""
+    return subprocess.run(["rsvg-convert", "-f", "pdf", str(svg)], capture_output=True, check=True,
+                          env={**os.environ, "SOURCE_DATE_EPOCH": "0"}).stdout
+
+
+PDFS = {"schematic-mega.pdf": "schematic-mega.svg", "schematic-uno.pdf": "schematic-uno.svg"}
 
 
 if __name__ == "__main__":
     target = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
     for name, svg in drawings().items():
         (target / name).write_text(svg)
+        print(target / name)
+    for name, svg in PDFS.items():
+        (target / name).write_bytes(pdf(target / svg))
         print(target / name)

@@ -52,7 +52,7 @@ def test_chatter_faster_than_the_debounce_is_filtered(grid, wire, connect, drain
 def test_a_slow_column_line_ghosts_without_a_pull_up(grid, wire, connect, wait_for, drain):
     """Column 0 as a long wire: with the chip's own ~35 kOhm pull-up it climbs back so slowly after its row is
     released that the next row still reads it low, a ghost on the switch below; a 4.7 kOhm pull-up at the board's
-    far end makes it fast enough for the firmware's 10 us settle time."""
+    far end makes it fast enough for the firmware's 12 us settle time."""
     link = connect(str(wire.path))
     drain(link, 0.05)
     grid.slow_column(0, fall_us=0.5, rise_us=40)  # about 1 nF of line through 35 kOhm: tau 35 us
