@@ -89,6 +89,23 @@ def fits(page: Page, width: int) -> None:
         .filter(([, r]) => r.height < 44 || (r.width < 44 && r.width > 0))
         .map(([t, r]) => `${t} ${Math.round(r.width)}x${Math.round(r.height)}`)""")
     assert not small, small
+    header_is_tidy(page, width)
+
+
+def header_is_tidy(page: Page, width: int) -> None:
+    """The header is one line on a wide screen and two deliberate ones on a phone: the game, the seat and the link
+    side by side (a long name cut short, never wrapped), then every button in one row."""
+    header = page.evaluate("""(() => {
+        const box = (e) => e.getBoundingClientRect(), mid = (r) => r.top + r.height / 2;
+        const buttons = [...document.querySelectorAll('header nav button')].filter((b) => b.offsetParent);
+        const head = [document.querySelector('header h1'), document.querySelector('#link')].map(box);
+        return {rows: new Set(buttons.map((b) => Math.round(box(b).top))).size,
+                apart: Math.abs(mid(head[0]) - mid(head[1])), height: box(document.querySelector('header')).height,
+                title: head[0].height};
+    })()""")
+    assert header["rows"] == 1 and header["apart"] < 4, header
+    assert header["height"] <= (100 if width < 760 else 70), header
+    assert header["title"] < 40, header  # the game and the seat on one line
 
 
 def tap_a_move(page: Page, table: PhonesOnly) -> dict[str, Any]:
@@ -218,6 +235,13 @@ def test_names_beside_colours_a_confirmed_undo_and_a_new_table_code(browser, tab
     page.evaluate("window.orrery.app.send('/api/seat', {seat: 'red', name: 'Ann'})")
     expect(page.locator("#phase-line")).to_contain_text("your turn")
     expect(page.locator("#ledger .card.own b")).to_have_text("Ann (Red) · you")
+    expect(page.locator("#seat")).to_have_text("Ann")
+    long = "Maximiliana Wiśniewska"  # 24 characters at most
+    page.evaluate(f"window.orrery.app.send('/api/seat', {{seat: 'green', name: '{long}'}})")
+    page.evaluate("window.orrery.app.setSeat({name: 'green', colour: ''})")
+    expect(page.locator("#seat")).to_have_text(long)
+    fits(page, 360)  # a long name and the phase's own name keep the header to its two lines
+    page.evaluate("window.orrery.app.setSeat({name: 'red', colour: ''})")
     tap_a_move(page, table)
     page.click("#undo")
     expect(page.locator("#confirm")).to_be_visible()

@@ -83,7 +83,9 @@ function colourOf(name) { return (name === app.seat.name && app.seat.colour) || 
 function showSeat() {
   const badge = $("seat");
   badge.hidden = !app.seat.name;
-  badge.textContent = app.seat.name || "";
+  const given = app.seat.name && app.state && app.state.seat_names && app.state.seat_names[app.seat.name];
+  badge.textContent = given || app.seat.name || "";
+  badge.title = app.seat.name ? app.nameOf(app.seat.name) : "";
   badge.style.color = app.seat.colour || "";
 }
 
@@ -93,6 +95,7 @@ function renderState(state) {
   app.state = state;
   if (newGame) startGame(state);
   $("title").textContent = state.title;
+  showSeat();
   app.map.names = state.names || {};
   const phase = state.phase;
   const yours = !!phase.actor && phase.actor === app.actorName() && !state.outcome;
