@@ -278,6 +278,13 @@ def test_the_end_of_a_game_its_summary_the_past_games_and_the_export(browser, ta
     expect(page.locator("#summary-cards .card").first).to_contain_text(f"{winner} · winner")
     exported = page.evaluate("fetch(document.querySelector('#summary-export').href).then((r) => r.json())")
     assert exported["game"] == "dakalio" and exported["status"] == "over" and exported["entries"]
+    # The summary as a picture to share: headless Chromium has no share sheet, so the page downloads the PNG.
+    with page.expect_download() as download:
+        page.click("#summary-share")
+    png = Path(download.value.path()).read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(png[16:20], "big") == 960  # 480 px drawn at 2x
+    assert download.value.suggested_filename.endswith(".png")
+    assert page.get_attribute("#summary-page", "href") == f"/games/{session.record.id}"
     table.table.new_game("trajectory", ["red", "green"], {}, 3, guide=False)
     expect(page.locator("#summary")).to_be_hidden()
     page.locator("#history > summary").click()

@@ -7,6 +7,7 @@ import { openCalibration, openInvite, openJoin, openOverride, openSettings, open
 import { startSecure } from "./secure.js";
 import { Guides } from "./guide.js";
 import { Moves } from "./play.js";
+import { shareSummary } from "./share.js";
 
 const $ = (id) => document.getElementById(id);
 const LOG_LIMIT = 300;
@@ -161,6 +162,8 @@ function renderSummary(state) {
   $("summary-result").textContent = state.outcome.reason;
   $("summary-cards").replaceChildren(...finalCards(state.books, state.outcome.winners || []));
   $("summary-export").href = `/api/export?game=${state.game_id}`;
+  $("summary-page").href = `/games/${state.game_id}`;
+  $("summary-share").onclick = () => shareSummary(state.game_id, `${state.title}: ${state.outcome.reason}`);
 }
 
 function finalCards(books, winners) {
@@ -185,7 +188,11 @@ async function renderHistory() {
     const keep = Object.assign(document.createElement("a"), { className: "button", href: `/api/export?game=${game.id}`,
       textContent: "Keep the game (JSON)" });
     keep.download = "";
-    item.append(summary, players, body, keep);
+    const page = Object.assign(document.createElement("a"), { className: "button", href: `/games/${game.id}`,
+      textContent: "Summary page" });
+    const links = Object.assign(document.createElement("div"), { className: "row" });
+    links.append(page, keep);
+    item.append(summary, players, body, links);
     return item;
   }));
 }
