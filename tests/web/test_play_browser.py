@@ -296,3 +296,49 @@ def test_the_end_of_a_game_its_summary_the_past_games_and_the_export(browser, ta
     fits(page, 360)
     assert not errors, errors
     page.context.close()
+
+
+def test_orbital_battles_planet_surfaces_are_drawn_and_played_by_taps(browser, tables):
+    """A tap on a planet of the solar map opens its surface: hexes by terrain, the units on them; a land move is
+    played there by taps (the unit, then where it goes); the choice above the map leads back to the solar map."""
+    import random
+
+    from companion.sim.players import random_action
+    from companion.web.inputs import inputs as legal_inputs
+
+    table = tables("orbital_battle")
+    session, rng = table.table.session, random.Random(7)
+
+    def land_moves() -> list[dict[str, Any]]:
+        listed = legal_inputs(session.game, session.state, table.table.words())
+        surface = lambda sites: bool(sites) and all(re.fullmatch(r"p\d:\d{4}", s) for s in sites)  # noqa: E731
+        return [item for item in listed if surface(item["from"]) and surface(item["to"])]
+
+    while not land_moves():
+        session.submit(random_action(session.game, session.state, rng), "phone", due(table))
+    item = land_moves()[0]
+    planet = item["from"][0][1]
+    page, errors = open_phone(browser, table, due(table))
+    expect(page.locator("#surfaces")).to_be_visible()
+    solar = next(site for site, stack in session.game.layout(session.state).items() if f"planet-{planet}" in stack)
+    page.locator(f'#map [data-site="{solar}"]').click()
+    expect(page.locator("#surface")).to_have_value(planet)
+    expect(page.locator("#map polygon.terrain")).to_have_count(63)  # the planet's 9 x 7 hexes by terrain
+    on_surface = sum(len(stack) for site, stack in session.game.layout(session.state).items()
+                     if site.startswith(f"p{planet}:"))  # fmt: skip
+    expect(page.locator("#map [data-piece]")).to_have_count(on_surface)
+    expect(page.locator("#terrain-key")).to_be_visible()
+    fits(page, 360)
+    before = len(session.actions)
+    page.locator(f'#map [data-site="{item["from"][0]}"]').click()
+    expect(page.locator(f'#map .dest[data-site="{item["to"][0]}"]')).to_have_count(1)
+    page.locator(f'#map [data-site="{item["to"][0]}"]').click()
+    page.locator("#pick-list button", has_text=item["label"]).first.click()
+    page.wait_for_function(f"window.orrery.app.state && window.orrery.app.state.layout['{item['to'][0]}']")
+    assert len(session.actions) == before + 1 and session.actions[-1].to_json() == item["action"]
+    page.screenshot(path=ARTIFACTS / "play-orbital_battle-surface-phone.png")
+    page.select_option("#surface", "")
+    expect(page.locator("#map polygon.terrain")).to_have_count(0)
+    expect(page.locator(f'#map [data-site="{solar}"]')).to_have_count(1)
+    assert not errors, errors
+    page.context.close()

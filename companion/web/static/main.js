@@ -8,6 +8,7 @@ import { startSecure } from "./secure.js";
 import { Guides } from "./guide.js";
 import { Moves } from "./play.js";
 import { shareSummary } from "./share.js";
+import { Surfaces } from "./surfaces.js";
 
 const $ = (id) => document.getElementById(id);
 const LOG_LIMIT = 300;
@@ -57,6 +58,8 @@ const app = {
   },
   redrawMap() {
     if (!this.state) return;
+    this.surfaces.count();
+    $("terrain-key").hidden = !this.surfaces.shown;
     const view = this.guides.mapView(this.state.layout);
     this.map.update(view.layout, this.warning ? this.warning.sites : [], view.target, view.wrong);
   },
@@ -65,6 +68,7 @@ const app = {
 app.complain = (text) => complain(text);
 app.guides = new Guides(app);
 app.moves = new Moves(app);
+app.surfaces = new Surfaces(app);
 app.map.onSite = (site) => (app.guides.active() ? app.guides.tapSite(site) : app.moves.tapSite(site));
 // For the browser tests and anyone curious: when each announcement reached the page.
 window.orrery = { app, announced: {} };
@@ -119,7 +123,9 @@ function renderState(state) {
 async function startGame(state) {
   app.gameId = state.game_id;
   app.moves.close();
-  app.map.draw(await get(`/api/board?game=${state.game_id}`));
+  const board = await get(`/api/board?game=${state.game_id}`);
+  app.surfaces.start(board);
+  app.map.draw(board);
   app.redrawMap();
   const log = await get(`/api/log?game=${state.game_id}`);
   $("log").replaceChildren();

@@ -73,6 +73,11 @@ export class Moves {
   tapSite(site) {
     const map = this.app.map, name = map.siteName(site), here = map.piecesAt(site);
     const what = here.length ? `${name}: ${here.join(", ")}` : name;
+    // A planet on the solar map: its surface opens, unless a move starts or ends here (then the sheet offers it).
+    const planet = this.app.surfaces.planetAt(site);
+    this.extra = planet ? button(`Open planet ${planet}'s surface`, () => this.app.surfaces.show(planet)) : null;
+    const moving = this.mine() && this.items.some((item) => !item.chance && (item.from.includes(site) || item.to.includes(site)));
+    if (planet && !moving && !(this.picked && this.picked.site !== site)) { this.app.surfaces.show(planet); return; }
     if (!this.mine()) { this.sheet(what, [], "Nothing for you to do here now."); return; }
     if (this.picked && this.picked.site !== site) {
       const going = this.picked.items.filter((item) => item.to.includes(site) || item.from.includes(site));
@@ -173,7 +178,7 @@ export class Moves {
     $("pick-title").textContent = title;
     $("pick-note").textContent = note;
     $("pick-note").hidden = !note;
-    $("pick-list").replaceChildren(...rows);
+    $("pick-list").replaceChildren(...rows, ...(this.extra ? [this.extra] : []));
     $("pick").hidden = false;
     // From the map the sheet opens just below it, the map staying in view; from the panel it is brought to view.
     if (!this.picked) $("pick").scrollIntoView({ block: "start", behavior: "smooth" });
@@ -181,6 +186,7 @@ export class Moves {
 
   close() {
     $("pick").hidden = true;
+    this.extra = null;
     this.clearPick();
   }
 
