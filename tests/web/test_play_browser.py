@@ -145,7 +145,7 @@ def tap_a_move(page: Page, table: PhonesOnly) -> dict[str, Any]:
 
 def pick_in_panel(page: Page, inputs: list[dict[str, Any]]) -> dict[str, Any]:
     """The first non-chance input that is not the end of a turn, through its group's button and the pickers."""
-    others = [i for i in inputs if not i["chance"] and not i["type"].startswith(("end", "pass", "done"))]
+    others = [i for i in inputs if not i["chance"] and not i["type"].startswith(("end", "pass", "done", "resign"))]
     if not others:  # only the end of the turn is left: its big button
         item = next(i for i in inputs if not i["chance"])
         page.locator("#primary button", has_text=item["label"]).first.click()
@@ -271,7 +271,13 @@ def test_the_end_of_a_game_its_summary_the_past_games_and_the_export(browser, ta
     while "resign" not in {a.type for a in session.game.legal_actions(session.state)}:  # the asteroids set out
         session.submit(next(iter(session.game.legal_actions(session.state))), "phone", due(table))
     resigns = due(table)
-    session.submit(next(a for a in session.game.legal_actions(session.state) if a.type == "resign"), "phone", resigns)
+    page.evaluate(f"window.orrery.app.setSeat({{name: '{resigns}', colour: ''}})")
+    page.locator("#declared button", has_text="Resign…").click()  # it asks first: no game ends by a stray tap
+    expect(page.locator("#confirm")).to_be_visible()
+    page.click("#confirm button[value=no]")
+    assert session.game.outcome(session.state) is None
+    page.locator("#declared button", has_text="Resign…").click()
+    page.click("#confirm-yes")
     winner = "Red" if resigns == "green" else "Green"
     expect(page.locator("#summary")).to_be_visible()
     expect(page.locator("#summary-result")).to_have_text(session.game.outcome(session.state).reason)

@@ -4,6 +4,7 @@
 const $ = (id) => document.getElementById(id);
 const MAX_ROWS = 12;
 const PRIMARY = /^(end|pass|done)/;
+const FINAL = /^(resign|concede)/;
 
 function button(text, onclick, style = "") {
   const node = document.createElement("button");
@@ -58,7 +59,7 @@ export class Moves {
     for (const [title, items] of groups) {
       const drawn = primary.some((item) => item.chance && item.title === title);
       const onMap = items.some((item) => item.from.length || item.to.some((site) => this.app.map.sites.has(site)));
-      if (items.length <= 3 && !onMap) rows.push(...items.map((item) => button(item.label, () => this.book(item))));
+      if (items.length <= 3 && !onMap) rows.push(...items.map((item) => this.declare(item)));
       else {
         rows.push(button(`${drawn ? "Or say what you got" : title} (${items.length} ${items.length === 1 ? "way" : "ways"})${onMap ? " · or tap the map" : ""}`,
           () => this.open(title, items)));
@@ -99,6 +100,14 @@ export class Moves {
     this.clearPick();
     if (arriving.length) this.open(what, arriving, true);
     else this.sheet(what, [], "No legal move starts or ends here now.");
+  }
+
+  // A declared action's button; one that ends the game for its player (resigning) says so and asks first.
+  declare(item) {
+    if (!FINAL.test(item.type)) return button(item.label, () => this.book(item));
+    return button(`${item.title}…`, async () => {
+      if (await this.app.confirm(`${item.title}?`, `${item.label} The game ends here.`)) this.book(item);
+    });
   }
 
   clearPick() {
