@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from companion.boards import default_board
 from companion.table.session import Session
 from companion.table.store import Store
 from companion.table.token import token_file
@@ -293,6 +294,10 @@ def test_the_end_of_a_game_its_summary_the_past_games_and_the_export(browser, ta
     assert page.get_attribute("#summary-page", "href") == f"/games/{session.record.id}"
     table.table.new_game("trajectory", ["red", "green"], {}, 3, guide=False)
     expect(page.locator("#summary")).to_be_hidden()
+    # New game, new map: Trajectory's orbits, every site of its board and none of Dakalio's mat.
+    page.wait_for_function("window.orrery.app.map.board && window.orrery.app.map.board.name === 'trajectory'")
+    expect(page.locator("#map .site")).to_have_count(len(default_board("trajectory").sites))
+    expect(page.locator("#map .orbit-ring").first).to_be_attached()
     page.locator("#history > summary").click()
     past = page.locator("#history-list > details")
     expect(past).to_have_count(2)
