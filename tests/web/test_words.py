@@ -139,10 +139,14 @@ def test_records_in_the_books_name_their_numbers_and_the_asteroids_their_capital
     """Periorbis's books: ore by colour, a contract by its ship and row, the pool card by card, asteroids by the
     names the board prints (Ada, not ada); never a row of bare numbers."""
     words = Words(default_board("periorbis"), ["red", "green"])
-    ledger = {"players": {"red": {"bases": ["ada", "eros"], "contracts": [{"ship": "1-4", "row": 2, "crates": 0}]}},
+    employees = {"1": {"card": 0, "role": "basic", "where": "ada", "acted": True},
+                 "2": {"card": -1, "role": "engineer", "where": "hq", "acted": False}}
+    ledger = {"players": {"red": {"bases": ["ada", "eros"], "contracts": [{"ship": "1-4", "row": 2, "crates": 0}],
+                                  "employees": employees}},
               "table": {"ore": {"ada": {"black": 4, "grey": 3, "white": 1}},
                         "pool": [{"card": 10, "price": 6}, {"card": 12, "price": 8}]}}  # fmt: skip
     shown = books("periorbis", ledger, words)
-    assert dict(shown["players"][0]["rows"]) == {"Bases": "Ada, Eros", "Contracts": "ship 1-4, row 2"}
+    assert dict(shown["players"][0]["rows"]) == {"Bases": "Ada, Eros", "Contracts": "ship 1-4, row 2",
+                                                 "Employees": "1: basic on Ada, has acted; 2: engineer at HQ"}
     assert dict(shown["table"]) == {"Ore": "Ada: black 4, grey 3, white 1",
                                     "Pool": "card 10, price 6; card 12, price 8"}
