@@ -146,7 +146,8 @@ def tap_a_move(page: Page, table: PhonesOnly) -> dict[str, Any]:
 
 def pick_in_panel(page: Page, inputs: list[dict[str, Any]]) -> dict[str, Any]:
     """The first non-chance input that is not the end of a turn, through its group's button and the pickers."""
-    others = [i for i in inputs if not i["chance"] and not i["type"].startswith(("end", "pass", "done", "resign"))]
+    ends = ("end", "pass", "done", "resign", "concede")  # the end of a turn; the end of the game asks first
+    others = [i for i in inputs if not i["chance"] and not i["type"].startswith(ends)]
     if not others:  # only the end of the turn is left: its big button
         item = next(i for i in inputs if not i["chance"])
         page.locator("#primary button", has_text=item["label"]).first.click()
