@@ -200,3 +200,21 @@ def test_a_new_game_of_another_game_brings_its_own_board_map_and_layout(tmp_path
             assert guide["total"] == pieces and guide["site"] in sites
     finally:
         served.stop()
+
+
+def test_a_table_restarted_with_another_games_game_unfinished_comes_back(tmp_path):
+    """The grid is set up for Trajectory; a phone started Dakalio, and the table restarts with it unfinished: the
+    table comes back (no profile refused), Dakalio is declared on the phones on its own board, and the grid stays
+    Trajectory's for the next Trajectory game."""
+    from companion.table.config import TableConfig
+    from companion.table.live import LiveTable
+
+    board = default_board("trajectory")
+    save_profile(GridProfile(board.name, 8, 8, switch_map(board, 8, 8)), tmp_path / "grid.json")
+    Session.start(Store(tmp_path / "t.db"), "dakalio", ["red", "green"], {}, 2).store.close()
+    config = TableConfig(db=str(tmp_path / "t.db"), serial="/dev/null", grid_profile=str(tmp_path / "grid.json"))
+    live = LiveTable(config)
+    assert live.resumed and live.session.record.game == "dakalio"
+    assert live.board.name == "trajectory" and live.loop is None and live.switch_sites
+    assert live.use(Session.start(live.store, "trajectory", ["red", "green"], {}, 3)) is not None
+    live.store.close()
