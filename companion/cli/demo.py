@@ -11,6 +11,11 @@ import argparse
 import threading
 from typing import Any
 
+# The demo shows the referee at work early in every game: once the game has this many actions, a player makes an
+# illegal move at the first chance (held on the board a few paces, so the phones' warning can be read) and puts it
+# right; later ones come at random, as people make them.
+ILLEGAL_AFTER = 2
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("demo", help="watch scripted players play a whole game on a simulated board")
@@ -20,8 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--speed",
         type=float,
-        default=1.0,
-        help="actions a second at most (default 1, a pace people can follow; 0 plays as fast as the board settles)",
+        default=0.5,
+        help="actions a second at most (default 0.5: one every two seconds, a pace people can follow and read the "
+        "phones at; 0 plays as fast as the board settles)",
     )
     parser.add_argument(
         "--grid", default="virtual", help="virtual (default) or simavr: the real firmware in the simulator"
@@ -71,6 +77,7 @@ def _run(args: argparse.Namespace) -> int:
         pace=1 / args.speed if args.speed else 0.0,
         camera=None if args.camera else False,
         options=game_options(args.option, "demo"),
+        illegal_after=ILLEGAL_AFTER,
     )
     session = twin.session
     print(

@@ -55,6 +55,7 @@ def make_twin(
     wire: bool = False,
     camera: bool | None = False,
     options: Mapping[str, Any] | None = None,
+    illegal_after: int | None = None,
 ) -> Twin:
     """A twin around a new game, or (with `resume`) around the unfinished game in `db` if it holds one; with
     `camera`, the rendered camera watches the table too (None: if the game has a piece registry)."""
@@ -86,6 +87,7 @@ def make_twin(
         wire=work / "ttyGRID" if wire else None,
         camera=twin_camera(game, board, seed) if _camera(camera, game) else None,
         profile=profile,
+        illegal_after=illegal_after,
     )
 
 

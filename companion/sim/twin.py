@@ -31,6 +31,8 @@ from companion.table.senses import Senses
 from companion.table.session import Session
 from companion.table.setup_guide import placement_order
 
+HOLD_WRONG = 4  # paces an illegal move stays on the board before its player puts it right
+
 Switch = tuple[int, int]
 
 
@@ -69,10 +71,14 @@ class Twin:
         wire: Path | None = None,
         camera: TwinCamera | None = None,
         profile: Path | None = None,
+        illegal_after: int | None = None,
     ) -> None:
         """`wire`: a path for a USB cable between the grid and the host that can be unplugged; `camera`: the
         rendered camera over the table (None: a table with the grid alone); `profile`: the grid profile file the
-        table reads (a calibration from the phones writes it)."""
+        table reads (a calibration from the phones writes it); `illegal_after`: once the game has this many actions,
+        a player makes an illegal move at the first chance and puts it right (the demo shows one early in every
+        game, whatever the dice say)."""
+        self.illegal_after = illegal_after
         self.session = session
         self.profile = profile
         self.grid = grid
@@ -202,6 +208,9 @@ class Twin:
             return False
         action = scripted_action(game, state, self.rng)
         before = game.layout(state)
+        if self.illegal_after is not None and not self.stats.illegal_tried and len(self.session.actions) >= \
+                self.illegal_after:  # fmt: skip
+            self.try_illegal(before)
         result = game.apply(state, action)[0]
         after = game.layout(result)
         if action.type in game.board_moves:
@@ -279,6 +288,8 @@ class Twin:
             return
         count = len(self.session.actions)
         ruling = self.show(wrong)
+        if self.pace:
+            time.sleep(self.pace * HOLD_WRONG)  # at a person's pace the phones' warning is read before it is put right
         # A board that is part of a legal move (a piece set where a move's first step puts it) is no illegal move:
         # the table rightly says what is still to do. Only the rest are counted.
         if ruling is None or ruling.verdict != "in_progress":

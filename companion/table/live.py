@@ -44,7 +44,9 @@ class LiveTable:
         if session is None:
             session = Session.start(self.store, config.game, list(config.players), config.options, config.seed)
         self.session = session
-        self.game = game = session.record.game
+        # The senses are set up for the configured game's board, as a new game starts (its grid profile, its camera
+        # pose): a resumed game of another game, one a phone started, is declared on the phones, as in `use`.
+        self.game = game = config.game
         self.board = load_board(Path(config.board)) if config.board else default_board(game)
         self.notes: list[str] = [damaged] if damaged else []  # for the terminal: a damaged log, a sense left out
         # A grid with a place for its profile is opened even before its first calibration, so that the phones can
@@ -59,7 +61,8 @@ class LiveTable:
         if self.grid_profile is not None or self.camera_sites is not None:
             switches = self.switch_sites if self.switch_sites is not None else ({} if self.grid_profile else None)
             self.observer = Observer(switches, self.camera_sites, settle=config.settle)
-            self.loop = TableLoop(session, self.observer, lambda site: self.board.site(site).name)
+            if session.record.game == game:
+                self.loop = TableLoop(session, self.observer, lambda site: self.board.site(site).name)
         self.senses = Senses(
             session, self.observer, grid=self.switch_sites is not None, camera=self.camera_sites is not None
         )

@@ -17,6 +17,7 @@ from companion.web.guard import check_token, requires_token
 from companion.web.inputs import inputs as legal_inputs
 from companion.web.join import join_url, qr_svg
 from companion.web.options import option_fields
+from companion.web.surfaces import surface_json, surfaces
 from companion.web.trust import https_port, plain_base
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -73,7 +74,15 @@ def ledger() -> Response:
 
 @api.get("/board")
 def board() -> Response:
-    return jsonify(board_json(table().board()))
+    """The board for the map, with the maps the page may open beside it (`surfaces`); ?surface=ID: one of those."""
+    record = table().session.record
+    surface = request.args.get("surface")
+    if surface is None:
+        return jsonify({**board_json(table().board()), "surfaces": surfaces(record.game)})
+    drawn = surface_json(record.game, record.options, surface)
+    if drawn is None:
+        raise BadInput(f"surface: this game has no map {surface!r}", 404)
+    return jsonify(drawn)
 
 
 @api.get("/inputs")

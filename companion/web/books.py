@@ -3,6 +3,7 @@ JSON, ids or true/false) for the page's cards, one card per seat and one for the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from companion.web.words import Words
@@ -23,12 +24,34 @@ LABELS: dict[str, dict[str, str | None]] = {
 }  # fmt: skip
 
 
+def _employees(employees: dict[str, Any], words: Words) -> str:
+    """Periorbis's employees by HQ slot: each one's role and where the disc stands ("2: engineer at HQ"); the card
+    numbers stay out (a starting employee's card has none printed)."""
+    if not employees:
+        return "none"
+    said = []
+    for slot, employee in employees.items():
+        where = employee.get("where", "hq")
+        at = "at HQ" if where == "hq" else f"on {words.scalar(where)}"
+        acted = ", has acted" if employee.get("acted") else ""
+        said.append(f"{slot}: {employee.get('role', 'employee')} {at}{acted}")
+    return "; ".join(said)
+
+
+# Per game: counters shown by a presentation of their own rather than the generic one.
+SHOWN: dict[str, dict[str, Callable[[Any, Words], str]]] = {"periorbis": {"employees": _employees}}
+
+
 def _rows(game: str, counters: dict[str, Any], words: Words, seat: str | None) -> list[list[str]]:
     labels = LABELS.get(game, {})
     rows = []
     for key, value in counters.items():
         label = labels.get(key, words.key(key))
         if label is None:
+            continue
+        shown = SHOWN.get(game, {}).get(key)
+        if shown is not None:
+            rows.append([label, shown(value, words)])
             continue
         if isinstance(value, dict) and seat is not None and list(value) == [seat]:
             value = value[seat]  # a map keyed by the seat itself (ORBIT's markers): just the value

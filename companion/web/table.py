@@ -194,22 +194,23 @@ class Table:
         """The latest games of the log, newest first: who played, how it ended, and each seat's books at the end."""
         with self.reader() as store:
             records = store.games()[-limit:][::-1]
-        listed = []
-        for record in records:
-            session = self.past_game(record.id)
-            try:
-                outcome = session.game.outcome(session.state)
-                words = self.words(record.id)
-                listed.append({
-                    "id": record.id, "game": record.game, "title": session.game.title, "players": list(record.players),
-                    "status": record.status, "created": record.created,
-                    "result": words.text(outcome.reason) if outcome else None,
-                    "winners": list(outcome.winners) if outcome else [],
-                    "books": books(record.game, session.game.ledger(session.state), words),
-                })  # fmt: skip
-            finally:
-                session.store.close()
-        return listed
+        return [self.game_summary(record.id) for record in records]
+
+    def game_summary(self, game_id: int) -> dict[str, Any]:
+        """One game of the log as it stands (or ended): its game, when it began, its players, the result, the
+        winners and each seat's books (StoreError: no such game)."""
+        session = self.past_game(game_id)
+        try:
+            record, outcome, words = session.record, session.game.outcome(session.state), self.words(game_id)
+            return {
+                "id": record.id, "game": record.game, "title": session.game.title, "players": list(record.players),
+                "status": record.status, "created": record.created,
+                "result": words.text(outcome.reason) if outcome else None,
+                "winners": list(outcome.winners) if outcome else [],
+                "books": books(record.game, session.game.ledger(session.state), words),
+            }  # fmt: skip
+        finally:
+            session.store.close()
 
     def log_position(self) -> tuple[str, int]:
         """This log's identity and its last entry's id."""

@@ -22,6 +22,8 @@ class Words:
     def __init__(self, board: Board, seats: Collection[str]) -> None:
         self.sites = {site.id: site.name for site in board.sites}
         self.seats = set(seats)
+        # Names the board prints with a capital (Periorbis's asteroids: "Ada base slot 1"), for the ledger's "ada".
+        self.proper = {name.split()[0] for name in self.sites.values() if name[:1].isupper() and " " in name}
 
     def seat(self, name: str) -> str:
         return name[:1].upper() + name[1:]
@@ -83,6 +85,8 @@ class Words:
                 return self.seat(value)
             if value in self.sites or _SURFACE.match(value):
                 return self.site(value)
+            if value.capitalize() in self.proper:
+                return value.capitalize()
             return self.text(value)
         return str(value)
 
@@ -93,8 +97,14 @@ class Words:
                 return "none"
             return "; ".join(f"{self._label(k)}: {self._inner(v)}" for k, v in value.items())
         if isinstance(value, (list, tuple)):
-            return ", ".join(self._inner(v) for v in value) if value else "none"
+            return self._items(value)
         return self.scalar(value)
+
+    def _items(self, value: list[Any] | tuple[Any, ...]) -> str:
+        """A list: its items by commas, or by semicolons when they are records that hold commas themselves."""
+        if not value:
+            return "none"
+        return ("; " if any(isinstance(v, dict) for v in value) else ", ").join(self._inner(v) for v in value)
 
     def _label(self, key: Any) -> str:
         text = self.scalar(str(key))
@@ -102,10 +112,19 @@ class Words:
 
     def _inner(self, value: Any) -> str:
         if isinstance(value, dict):
-            # A record (an employee, a unit): its words and numbers, the names of its flags that are set.
-            parts = [self._inner(v) for v in value.values() if not isinstance(v, bool) and v not in (None, 0, "")]
-            parts += [self.key(k).lower() for k, v in value.items() if v is True]
-            return " ".join(parts) or "—"
+            # A record (an employee, ore by colour): a number or a code by its name ("grey 3", "ship 1-4"), a word
+            # as it is, the names of its flags that are set.
+            parts = []
+            for key, item in value.items():
+                if item is True:
+                    parts.append(self.key(key).lower())
+                elif isinstance(item, bool) or item in (None, 0, ""):
+                    continue
+                elif isinstance(item, (int, float)) or (isinstance(item, str) and any(c.isdigit() for c in item)):
+                    parts.append(f"{self.key(key).lower()} {self.scalar(item)}")
+                else:
+                    parts.append(self._inner(item))
+            return ", ".join(parts) or "—"
         if isinstance(value, (list, tuple)):
-            return ", ".join(self._inner(v) for v in value) if value else "none"
+            return self._items(value)
         return self.scalar(value)

@@ -168,3 +168,53 @@ def test_a_new_game_on_another_board_is_declared_on_the_phones(tmp_path):
     told = [e.events[0]["type"] for e in other.store.entries(other.record.id)]
     assert "senses-unused" in told
     live.store.close()
+
+
+def _call(page: str, path: str, token: str, body: dict | None = None) -> dict:
+    request = urllib.request.Request(
+        page + path, data=None if body is None else json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "X-Orrery-Token": token},
+    )  # fmt: skip
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.load(answer)
+
+
+def test_a_new_game_of_another_game_brings_its_own_board_map_and_layout(tmp_path):
+    """`companion serve` with one game in play; a phone starts another game: the map, the layout and the guided
+    setup are the new game's board, and starting the first game again brings its board back."""
+    served = Served("--db", str(tmp_path / "t.db"), "--serial", "none", "--game", "trajectory")
+    try:
+        joined = served.wait_for("Phones: open")
+        page, token = re.search(r"(http://127\.0\.0\.1:\d+/)\?t=(\S+)", joined).groups()
+        assert _call(page, "api/board", token)["name"] == default_board("trajectory").name
+        for game, players in (("dakalio", ["red", "green"]), ("orbital_battle", ["red", "green"]),
+                              ("trajectory", ["red", "green"])):  # fmt: skip
+            state = _call(page, "api/games", token, {"game": game, "players": players, "seed": 3})
+            board = default_board(game)
+            sites = {site.id for site in board.sites}
+            drawn = _call(page, "api/board", token)
+            assert drawn["name"] == board.name and {site["id"] for site in drawn["sites"]} == sites
+            assert state["layout"] and set(state["layout"]) <= sites
+            guide = _call(page, "api/setup", token)
+            pieces = sum(len(stack) for stack in state["layout"].values())
+            assert guide["total"] == pieces and guide["site"] in sites
+    finally:
+        served.stop()
+
+
+def test_a_table_restarted_with_another_games_game_unfinished_comes_back(tmp_path):
+    """The grid is set up for Trajectory; a phone started Dakalio, and the table restarts with it unfinished: the
+    table comes back (no profile refused), Dakalio is declared on the phones on its own board, and the grid stays
+    Trajectory's for the next Trajectory game."""
+    from companion.table.config import TableConfig
+    from companion.table.live import LiveTable
+
+    board = default_board("trajectory")
+    save_profile(GridProfile(board.name, 8, 8, switch_map(board, 8, 8)), tmp_path / "grid.json")
+    Session.start(Store(tmp_path / "t.db"), "dakalio", ["red", "green"], {}, 2).store.close()
+    config = TableConfig(db=str(tmp_path / "t.db"), serial="/dev/null", grid_profile=str(tmp_path / "grid.json"))
+    live = LiveTable(config)
+    assert live.resumed and live.session.record.game == "dakalio"
+    assert live.board.name == "trajectory" and live.loop is None and live.switch_sites
+    assert live.use(Session.start(live.store, "trajectory", ["red", "green"], {}, 3)) is not None
+    live.store.close()

@@ -1,5 +1,7 @@
 """The twin over a real pty: messy hands and illegal moves never get a wrong move accepted."""
 
+import pytest
+
 from companion.rules import Action
 from companion.sim.table_setup import make_twin
 
@@ -165,3 +167,24 @@ def test_a_capture_under_way_books_nothing_and_the_finished_move_needs_no_tap(tm
         assert twin.stats.taps == taps and twin.stats.wrong_accepted == 0
         assert session.actions[-1] == capture.action
         assert list(session.store.entries(session.record.id))[-1].source == "board"
+
+
+@pytest.mark.parametrize("game", ["trajectory", "orbit", "dakalio", "orbital_battle", "periorbis"])
+def test_the_demo_shows_an_illegal_move_and_its_correction_early_in_every_game(game):
+    """As `companion demo` plays it (its players, its illegal move early): within the first few actions a player
+    makes an illegal move, the table warns, and once it is put right the warning ends; nothing wrong is booked."""
+    from companion.cli.demo import ILLEGAL_AFTER
+    from companion.rules import load
+
+    engine = load(game)
+    players = min(max(3, engine.min_players), engine.max_players)  # the demo's default count
+    twin = make_twin(game, players, 1, "virtual", None, mess=0.0, illegal=0.0, illegal_after=ILLEGAL_AFTER)
+    said: list[str | None] = []
+    twin.loop.on_warning = lambda warning: said.append(warning.text if warning else None)
+    with twin:
+        while not twin.stats.illegal_tried and len(twin.session.actions) < 12:
+            assert twin.step()
+    assert twin.stats.illegal_tried == twin.stats.illegal_caught == 1, twin.stats
+    assert said and said[0].startswith("The board does not match the game") and said[-1] is None, said
+    assert twin.stats.wrong_accepted == 0 and len(twin.session.actions) < 12
+    twin.session.store.close()

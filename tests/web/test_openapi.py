@@ -89,10 +89,15 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     for path in ("/api/state", "/api/ledger", "/api/board", "/api/inputs", "/api/games", "/api/calibration/grid"):
         call(path, path)
     call("/api/log", "/api/log?after=1")
+    call("/api/board", "/api/board?surface=5", expect=404)  # Trajectory has one board (Orbital Battle: below)
     call("/api/history", "/api/history")
     call("/api/export", "/api/export")
     call("/api/export", "/api/export?game=x", expect=400)
     call("/api/export", "/api/export?game=99", expect=404)
+    call("/games/{game_id}", "/games/1")
+    call("/games/{game_id}", "/games/99", expect=404)
+    call("/games/{game_id}/summary.svg", "/games/1/summary.svg")
+    call("/games/{game_id}/summary.svg", "/games/99/summary.svg", expect=404)
     call("/api/log", "/api/log?after=x", expect=400)
     call("/api/qr", "/api/qr")
     call("/api/qr", "/api/qr?watch=true", token=None)
@@ -159,6 +164,9 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call("/api/token", "/api/token", "POST", {})
     served.table.token = TOKEN
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": ["red"]}, expect=201)
+    call("/api/games", "/api/games", "POST", {"game": "orbital_battle", "players": ["red", "green"]}, expect=201)
+    call("/api/board", "/api/board")
+    call("/api/board", "/api/board?surface=5")
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": []}, expect=400)
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": ["red"]}, token=None, expect=403)
     # Every operation in the file was exercised, and each status it lists was seen.

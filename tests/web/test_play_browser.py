@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from companion.boards import default_board
 from companion.table.session import Session
 from companion.table.store import Store
 from companion.table.token import token_file
@@ -89,6 +90,23 @@ def fits(page: Page, width: int) -> None:
         .filter(([, r]) => r.height < 44 || (r.width < 44 && r.width > 0))
         .map(([t, r]) => `${t} ${Math.round(r.width)}x${Math.round(r.height)}`)""")
     assert not small, small
+    header_is_tidy(page, width)
+
+
+def header_is_tidy(page: Page, width: int) -> None:
+    """The header is one line on a wide screen and two deliberate ones on a phone: the game, the seat and the link
+    side by side (a long name cut short, never wrapped), then every button in one row."""
+    header = page.evaluate("""(() => {
+        const box = (e) => e.getBoundingClientRect(), mid = (r) => r.top + r.height / 2;
+        const buttons = [...document.querySelectorAll('header nav button')].filter((b) => b.offsetParent);
+        const head = [document.querySelector('header h1'), document.querySelector('#link')].map(box);
+        return {rows: new Set(buttons.map((b) => Math.round(box(b).top))).size,
+                apart: Math.abs(mid(head[0]) - mid(head[1])), height: box(document.querySelector('header')).height,
+                title: head[0].height};
+    })()""")
+    assert header["rows"] == 1 and header["apart"] < 4, header
+    assert header["height"] <= (100 if width < 760 else 70), header
+    assert header["title"] < 40, header  # the game and the seat on one line
 
 
 def tap_a_move(page: Page, table: PhonesOnly) -> dict[str, Any]:
@@ -128,7 +146,8 @@ def tap_a_move(page: Page, table: PhonesOnly) -> dict[str, Any]:
 
 def pick_in_panel(page: Page, inputs: list[dict[str, Any]]) -> dict[str, Any]:
     """The first non-chance input that is not the end of a turn, through its group's button and the pickers."""
-    others = [i for i in inputs if not i["chance"] and not i["type"].startswith(("end", "pass", "done"))]
+    ends = ("end", "pass", "done", "resign", "concede")  # the end of a turn; the end of the game asks first
+    others = [i for i in inputs if not i["chance"] and not i["type"].startswith(ends)]
     if not others:  # only the end of the turn is left: its big button
         item = next(i for i in inputs if not i["chance"])
         page.locator("#primary button", has_text=item["label"]).first.click()
@@ -218,6 +237,13 @@ def test_names_beside_colours_a_confirmed_undo_and_a_new_table_code(browser, tab
     page.evaluate("window.orrery.app.send('/api/seat', {seat: 'red', name: 'Ann'})")
     expect(page.locator("#phase-line")).to_contain_text("your turn")
     expect(page.locator("#ledger .card.own b")).to_have_text("Ann (Red) · you")
+    expect(page.locator("#seat")).to_have_text("Ann")
+    long = "Maximiliana Wiśniewska"  # 24 characters at most
+    page.evaluate(f"window.orrery.app.send('/api/seat', {{seat: 'green', name: '{long}'}})")
+    page.evaluate("window.orrery.app.setSeat({name: 'green', colour: ''})")
+    expect(page.locator("#seat")).to_have_text(long)
+    fits(page, 360)  # a long name and the phase's own name keep the header to its two lines
+    page.evaluate("window.orrery.app.setSeat({name: 'red', colour: ''})")
     tap_a_move(page, table)
     page.click("#undo")
     expect(page.locator("#confirm")).to_be_visible()
@@ -247,15 +273,32 @@ def test_the_end_of_a_game_its_summary_the_past_games_and_the_export(browser, ta
     while "resign" not in {a.type for a in session.game.legal_actions(session.state)}:  # the asteroids set out
         session.submit(next(iter(session.game.legal_actions(session.state))), "phone", due(table))
     resigns = due(table)
-    session.submit(next(a for a in session.game.legal_actions(session.state) if a.type == "resign"), "phone", resigns)
+    page.evaluate(f"window.orrery.app.setSeat({{name: '{resigns}', colour: ''}})")
+    page.locator("#declared button", has_text="Resign…").click()  # it asks first: no game ends by a stray tap
+    expect(page.locator("#confirm")).to_be_visible()
+    page.click("#confirm button[value=no]")
+    assert session.game.outcome(session.state) is None
+    page.locator("#declared button", has_text="Resign…").click()
+    page.click("#confirm-yes")
     winner = "Red" if resigns == "green" else "Green"
     expect(page.locator("#summary")).to_be_visible()
     expect(page.locator("#summary-result")).to_have_text(session.game.outcome(session.state).reason)
     expect(page.locator("#summary-cards .card").first).to_contain_text(f"{winner} · winner")
     exported = page.evaluate("fetch(document.querySelector('#summary-export').href).then((r) => r.json())")
     assert exported["game"] == "dakalio" and exported["status"] == "over" and exported["entries"]
+    # The summary as a picture to share: headless Chromium has no share sheet, so the page downloads the PNG.
+    with page.expect_download() as download:
+        page.click("#summary-share")
+    png = Path(download.value.path()).read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(png[16:20], "big") == 960  # 480 px drawn at 2x
+    assert download.value.suggested_filename.endswith(".png")
+    assert page.get_attribute("#summary-page", "href") == f"/games/{session.record.id}"
     table.table.new_game("trajectory", ["red", "green"], {}, 3, guide=False)
     expect(page.locator("#summary")).to_be_hidden()
+    # New game, new map: Trajectory's orbits, every site of its board and none of Dakalio's mat.
+    page.wait_for_function("window.orrery.app.map.board && window.orrery.app.map.board.name === 'trajectory'")
+    expect(page.locator("#map .site")).to_have_count(len(default_board("trajectory").sites))
+    expect(page.locator("#map .orbit-ring").first).to_be_attached()
     page.locator("#history > summary").click()
     past = page.locator("#history-list > details")
     expect(past).to_have_count(2)
@@ -263,5 +306,51 @@ def test_the_end_of_a_game_its_summary_the_past_games_and_the_export(browser, ta
     past.nth(1).locator("summary").click()
     expect(past.nth(1).locator(".card").first).to_contain_text(f"{winner} · winner")
     fits(page, 360)
+    assert not errors, errors
+    page.context.close()
+
+
+def test_orbital_battles_planet_surfaces_are_drawn_and_played_by_taps(browser, tables):
+    """A tap on a planet of the solar map opens its surface: hexes by terrain, the units on them; a land move is
+    played there by taps (the unit, then where it goes); the choice above the map leads back to the solar map."""
+    import random
+
+    from companion.sim.players import random_action
+    from companion.web.inputs import inputs as legal_inputs
+
+    table = tables("orbital_battle")
+    session, rng = table.table.session, random.Random(7)
+
+    def land_moves() -> list[dict[str, Any]]:
+        listed = legal_inputs(session.game, session.state, table.table.words())
+        surface = lambda sites: bool(sites) and all(re.fullmatch(r"p\d:\d{4}", s) for s in sites)  # noqa: E731
+        return [item for item in listed if surface(item["from"]) and surface(item["to"])]
+
+    while not land_moves():
+        session.submit(random_action(session.game, session.state, rng), "phone", due(table))
+    item = land_moves()[0]
+    planet = item["from"][0][1]
+    page, errors = open_phone(browser, table, due(table))
+    expect(page.locator("#surfaces")).to_be_visible()
+    solar = next(site for site, stack in session.game.layout(session.state).items() if f"planet-{planet}" in stack)
+    page.locator(f'#map [data-site="{solar}"]').click()
+    expect(page.locator("#surface")).to_have_value(planet)
+    expect(page.locator("#map polygon.terrain")).to_have_count(63)  # the planet's 9 x 7 hexes by terrain
+    on_surface = sum(len(stack) for site, stack in session.game.layout(session.state).items()
+                     if site.startswith(f"p{planet}:"))  # fmt: skip
+    expect(page.locator("#map [data-piece]")).to_have_count(on_surface)
+    expect(page.locator("#terrain-key")).to_be_visible()
+    fits(page, 360)
+    before = len(session.actions)
+    page.locator(f'#map [data-site="{item["from"][0]}"]').click()
+    expect(page.locator(f'#map .dest[data-site="{item["to"][0]}"]')).to_have_count(1)
+    page.locator(f'#map [data-site="{item["to"][0]}"]').click()
+    page.locator("#pick-list button", has_text=item["label"]).first.click()
+    page.wait_for_function(f"window.orrery.app.state && window.orrery.app.state.layout['{item['to'][0]}']")
+    assert len(session.actions) == before + 1 and session.actions[-1].to_json() == item["action"]
+    page.screenshot(path=ARTIFACTS / "play-orbital_battle-surface-phone.png")
+    page.select_option("#surface", "")
+    expect(page.locator("#map polygon.terrain")).to_have_count(0)
+    expect(page.locator(f'#map [data-site="{solar}"]')).to_have_count(1)
     assert not errors, errors
     page.context.close()

@@ -133,3 +133,20 @@ def test_orbit_books_name_the_card_in_play_by_what_it_does():
     assert not re.search(r"\bc\d+\b", table["Card in play"]), table
     assert table["Card in play"].split(" ")[0] in ("advance", "fly", "take", "reverse", "nebula", "1", "2")
     assert ":" not in table["Features left"], table
+
+
+def test_records_in_the_books_name_their_numbers_and_the_asteroids_their_capitals():
+    """Periorbis's books: ore by colour, a contract by its ship and row, the pool card by card, asteroids by the
+    names the board prints (Ada, not ada); never a row of bare numbers."""
+    words = Words(default_board("periorbis"), ["red", "green"])
+    employees = {"1": {"card": 0, "role": "basic", "where": "ada", "acted": True},
+                 "2": {"card": -1, "role": "engineer", "where": "hq", "acted": False}}
+    ledger = {"players": {"red": {"bases": ["ada", "eros"], "contracts": [{"ship": "1-4", "row": 2, "crates": 0}],
+                                  "employees": employees}},
+              "table": {"ore": {"ada": {"black": 4, "grey": 3, "white": 1}},
+                        "pool": [{"card": 10, "price": 6}, {"card": 12, "price": 8}]}}  # fmt: skip
+    shown = books("periorbis", ledger, words)
+    assert dict(shown["players"][0]["rows"]) == {"Bases": "Ada, Eros", "Contracts": "ship 1-4, row 2",
+                                                 "Employees": "1: basic on Ada, has acted; 2: engineer at HQ"}
+    assert dict(shown["table"]) == {"Ore": "Ada: black 4, grey 3, white 1",
+                                    "Pool": "card 10, price 6; card 12, price 8"}

@@ -7,6 +7,8 @@ import { openCalibration, openInvite, openJoin, openOverride, openSettings, open
 import { startSecure } from "./secure.js";
 import { Guides } from "./guide.js";
 import { Moves } from "./play.js";
+import { shareSummary } from "./share.js";
+import { Surfaces } from "./surfaces.js";
 
 const $ = (id) => document.getElementById(id);
 const LOG_LIMIT = 300;
@@ -56,6 +58,8 @@ const app = {
   },
   redrawMap() {
     if (!this.state) return;
+    this.surfaces.count();
+    $("terrain-key").hidden = !this.surfaces.shown;
     const view = this.guides.mapView(this.state.layout);
     this.map.update(view.layout, this.warning ? this.warning.sites : [], view.target, view.wrong);
   },
@@ -64,6 +68,7 @@ const app = {
 app.complain = (text) => complain(text);
 app.guides = new Guides(app);
 app.moves = new Moves(app);
+app.surfaces = new Surfaces(app);
 app.map.onSite = (site) => (app.guides.active() ? app.guides.tapSite(site) : app.moves.tapSite(site));
 // For the browser tests and anyone curious: when each announcement reached the page.
 window.orrery = { app, announced: {} };
@@ -83,7 +88,9 @@ function colourOf(name) { return (name === app.seat.name && app.seat.colour) || 
 function showSeat() {
   const badge = $("seat");
   badge.hidden = !app.seat.name;
-  badge.textContent = app.seat.name || "";
+  const given = app.seat.name && app.state && app.state.seat_names && app.state.seat_names[app.seat.name];
+  badge.textContent = given || app.seat.name || "";
+  badge.title = app.seat.name ? app.nameOf(app.seat.name) : "";
   badge.style.color = app.seat.colour || "";
 }
 
@@ -93,6 +100,7 @@ function renderState(state) {
   app.state = state;
   if (newGame) startGame(state);
   $("title").textContent = state.title;
+  showSeat();
   app.map.names = state.names || {};
   const phase = state.phase;
   const yours = !!phase.actor && phase.actor === app.actorName() && !state.outcome;
@@ -115,7 +123,9 @@ function renderState(state) {
 async function startGame(state) {
   app.gameId = state.game_id;
   app.moves.close();
-  app.map.draw(await get(`/api/board?game=${state.game_id}`));
+  const board = await get(`/api/board?game=${state.game_id}`);
+  app.surfaces.start(board);
+  app.map.draw(board);
   app.redrawMap();
   const log = await get(`/api/log?game=${state.game_id}`);
   $("log").replaceChildren();
@@ -158,6 +168,8 @@ function renderSummary(state) {
   $("summary-result").textContent = state.outcome.reason;
   $("summary-cards").replaceChildren(...finalCards(state.books, state.outcome.winners || []));
   $("summary-export").href = `/api/export?game=${state.game_id}`;
+  $("summary-page").href = `/games/${state.game_id}`;
+  $("summary-share").onclick = () => shareSummary(state.game_id, `${state.title}: ${state.outcome.reason}`);
 }
 
 function finalCards(books, winners) {
@@ -182,7 +194,11 @@ async function renderHistory() {
     const keep = Object.assign(document.createElement("a"), { className: "button", href: `/api/export?game=${game.id}`,
       textContent: "Keep the game (JSON)" });
     keep.download = "";
-    item.append(summary, players, body, keep);
+    const page = Object.assign(document.createElement("a"), { className: "button", href: `/games/${game.id}`,
+      textContent: "Summary page" });
+    const links = Object.assign(document.createElement("div"), { className: "row" });
+    links.append(page, keep);
+    item.append(summary, players, body, links);
     return item;
   }));
 }

@@ -9,6 +9,7 @@ const COLOURS = { red: "#ef476f", green: "#06d6a0", blue: "#4d8bff", yellow: "#f
 // Planets that carry a name rather than a colour: each its own colour, none a player's.
 const PLANETS = { home: "#5ab0ff", metal: "#b8b8c8", helium: "#f4a261", ice: "#bde0fe" };
 const NAMED = ["#8ecae6", "#cdb4db", "#e9c46a", "#90be6d", "#f4a261", "#a8dadc", "#e5989b", "#b5838d"];
+const FEATURES = { starport: "★", resource: "◆", armory: "▲" };  // on a planet's surface (the map's key says so)
 const TILES = new Set(["station", "asteroid", "turn", "marker", "nebula", "portal", "tile", "token"]);
 const MIN_PIECE_PX = 26;  // across, on the map as drawn at its narrowest (a 360 px phone)
 
@@ -106,15 +107,21 @@ export class BoardMap {
     }
     const spots = el("g", { class: "sites" }, svg);
     this.circles = new Map();
-    const hexR = nearest / Math.sqrt(3);
+    const hexR = nearest / Math.sqrt(3), turn = board.hexes === "flat" ? 0 : Math.PI / 6;
+    const marks = el("g", { class: "features" });
     for (const site of board.sites) {
       let shape;
       if (site.kind === "hex") {
         const points = [0, 1, 2, 3, 4, 5].map((i) => {
-          const a = Math.PI / 6 + (i * Math.PI) / 3;
+          const a = turn + (i * Math.PI) / 3;
           return `${site.x + hexR * 0.97 * Math.cos(a)},${site.y + hexR * 0.97 * Math.sin(a)}`;
         }).join(" ");
-        shape = el("polygon", { points, class: "site hex", "data-site": site.id }, spots);
+        // A planet's hex is coloured by its terrain and marked with what stands on it (a starport, ...).
+        const terrain = board.hexes === "flat" ? site.tags.filter((tag) => !FEATURES[tag]).map((tag) => ` terrain ${tag}`).join("") : "";
+        shape = el("polygon", { points, class: `site hex${terrain}`, "data-site": site.id }, spots);
+        const feature = site.tags.find((tag) => FEATURES[tag]);
+        if (feature) el("text", { x: site.x, y: site.y - hexR * 0.45, class: "feature", "font-size": hexR * 0.55 }, marks)
+          .textContent = FEATURES[feature];
       } else {
         // A crowded board (ORBIT's 217 crossings) draws its sites small, so that its rings read as rings.
         const r = board.sites.length > 100 ? this.r * 0.6 : this.r;
@@ -123,6 +130,7 @@ export class BoardMap {
       el("title", {}, shape).textContent = site.name;
       this.circles.set(site.id, shape);
     }
+    svg.append(marks);
     // Sites in named groups (Periorbis's asteroids: "Ada base slot 1") get the group's name above them.
     const groups = new Map();
     for (const site of board.sites) {

@@ -4,6 +4,7 @@
 const $ = (id) => document.getElementById(id);
 const MAX_ROWS = 12;
 const PRIMARY = /^(end|pass|done)/;
+const FINAL = /^(resign|concede)/;
 
 function button(text, onclick, style = "") {
   const node = document.createElement("button");
@@ -58,7 +59,7 @@ export class Moves {
     for (const [title, items] of groups) {
       const drawn = primary.some((item) => item.chance && item.title === title);
       const onMap = items.some((item) => item.from.length || item.to.some((site) => this.app.map.sites.has(site)));
-      if (items.length <= 3 && !onMap) rows.push(...items.map((item) => button(item.label, () => this.book(item))));
+      if (items.length <= 3 && !onMap) rows.push(...items.map((item) => this.declare(item)));
       else {
         rows.push(button(`${drawn ? "Or say what you got" : title} (${items.length} ${items.length === 1 ? "way" : "ways"})${onMap ? " · or tap the map" : ""}`,
           () => this.open(title, items)));
@@ -73,6 +74,11 @@ export class Moves {
   tapSite(site) {
     const map = this.app.map, name = map.siteName(site), here = map.piecesAt(site);
     const what = here.length ? `${name}: ${here.join(", ")}` : name;
+    // A planet on the solar map: its surface opens, unless a move starts or ends here (then the sheet offers it).
+    const planet = this.app.surfaces.planetAt(site);
+    this.extra = planet ? button(`Open planet ${planet}'s surface`, () => this.app.surfaces.show(planet)) : null;
+    const moving = this.mine() && this.items.some((item) => !item.chance && (item.from.includes(site) || item.to.includes(site)));
+    if (planet && !moving && !(this.picked && this.picked.site !== site)) { this.app.surfaces.show(planet); return; }
     if (!this.mine()) { this.sheet(what, [], "Nothing for you to do here now."); return; }
     if (this.picked && this.picked.site !== site) {
       const going = this.picked.items.filter((item) => item.to.includes(site) || item.from.includes(site));
@@ -94,6 +100,14 @@ export class Moves {
     this.clearPick();
     if (arriving.length) this.open(what, arriving, true);
     else this.sheet(what, [], "No legal move starts or ends here now.");
+  }
+
+  // A declared action's button; one that ends the game for its player (resigning) says so and asks first.
+  declare(item) {
+    if (!FINAL.test(item.type)) return button(item.label, () => this.book(item));
+    return button(`${item.title}…`, async () => {
+      if (await this.app.confirm(`${item.title}?`, `${item.label} The game ends here.`)) this.book(item);
+    });
   }
 
   clearPick() {
@@ -173,7 +187,7 @@ export class Moves {
     $("pick-title").textContent = title;
     $("pick-note").textContent = note;
     $("pick-note").hidden = !note;
-    $("pick-list").replaceChildren(...rows);
+    $("pick-list").replaceChildren(...rows, ...(this.extra ? [this.extra] : []));
     $("pick").hidden = false;
     // From the map the sheet opens just below it, the map staying in view; from the panel it is brought to view.
     if (!this.picked) $("pick").scrollIntoView({ block: "start", behavior: "smooth" });
@@ -181,6 +195,7 @@ export class Moves {
 
   close() {
     $("pick").hidden = true;
+    this.extra = null;
     this.clearPick();
   }
 

@@ -1,0 +1,63 @@
+// Maps beside the board (Orbital Battle's planet surfaces): a choice above the map between the solar map and each
+// planet's surface (with how many pieces stand on it), and a tap on a planet on the solar map opens its surface.
+// A surface is drawn by the same map (its hexes by terrain, the units the layout puts there), so tapping a unit and
+// where it goes, or an empty hex to land on, plays as on the solar map.
+import { get } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+
+export class Surfaces {
+  constructor(app) {
+    this.app = app;
+    this.list = [];
+    this.board = null;  // the game's own board
+    this.shown = "";  // "" for the board, else the surface's id
+    this.cache = new Map();
+    $("surface").onchange = () => this.show($("surface").value);
+  }
+
+  // A new game: its board, and the maps beside it.
+  start(board) {
+    this.board = board;
+    this.list = board.surfaces || [];
+    this.shown = "";
+    this.cache.clear();
+    $("surfaces").hidden = !this.list.length;
+    this.count();
+  }
+
+  async show(id) {
+    let board = this.board;
+    if (id) {
+      if (!this.cache.has(id)) this.cache.set(id, await get(`/api/board?surface=${encodeURIComponent(id)}`));
+      board = this.cache.get(id);
+    }
+    this.shown = id;
+    this.app.moves.close();
+    this.app.map.draw(board);
+    this.app.redrawMap();
+    $("surface").value = id;
+    $("svg-title").textContent = id ? board.title : "The board";
+  }
+
+  // The surface of the planet standing on a site of the board, if any ("" when there is none or one is shown).
+  planetAt(site) {
+    if (this.shown || !this.list.length || !this.app.state) return "";
+    const planet = (this.app.state.layout[site] || []).find((piece) => piece.startsWith("planet-"));
+    const id = planet ? planet.slice("planet-".length) : "";
+    return this.list.some((s) => s.id === id) ? id : "";
+  }
+
+  // The choice's words: each surface with how many pieces stand on it now.
+  count() {
+    const layout = (this.app.state && this.app.state.layout) || {};
+    const options = [new Option("Solar map", "")];
+    for (const surface of this.list) {
+      const pieces = Object.entries(layout).filter(([site]) => site.startsWith(`p${surface.id}:`))
+        .reduce((sum, [, stack]) => sum + stack.length, 0);
+      options.push(new Option(`${surface.name}${pieces ? ` · ${pieces} ${pieces === 1 ? "unit" : "units"}` : ""}`, surface.id));
+    }
+    $("surface").replaceChildren(...options);
+    $("surface").value = this.shown;
+  }
+}
