@@ -341,7 +341,7 @@ def test_the_attacks_at_once_leave_a_phone_its_page_and_its_moves(served):
     ("orbit", {"board": "/dev/zero"}, "board: '/dev/zero' is not a data set this table offers (offered: 'front', "),
     ("orbital_battle", {"planet_files": {"1": "/dev/zero"}}, "planet_files.1: '/dev/zero' is not a data set"),
     ("periorbis", {"data": "/tmp"}, "data: '/tmp' is not a data set this table offers"),
-    ("orbital_battle", {"turn_limit": 10**9}, "turn_limit: 1000000000 is out of range (at most 10000)"),
+    ("orbital_battle", {"turn_limit": 10**9}, "options.turn_limit: expected a whole number from 0 to 200, got 10000"),
     ("orbital_battle", {"turn_limit": 2**70}, "the number 11805916207174113034... is too large"),
 ])  # fmt: skip
 def test_options_that_name_files_or_huge_numbers_start_nothing(served, game, options, says):
@@ -372,7 +372,49 @@ def test_the_host_s_own_settings_are_bounded_too(tmp_path):
     from companion.table.store import Store
 
     store = Store(tmp_path / "host.db")
-    with pytest.raises(UserError, match=r"^cannot start orbital_battle: turn_limit: 118059162071\.\.\. is out of "
-                                        r"range \(at most 10000\)$"):  # fmt: skip
+    with pytest.raises(UserError, match=r"^cannot start orbital_battle: options\.turn_limit: expected a whole number "
+                                        r"from 0 to 200, got 1180591620717411303424$"):  # fmt: skip
         Session.start(store, "orbital_battle", ["red", "blue"], {"turn_limit": 2**70}, 1)
     assert store.games() == []
+
+
+SEEDS = "seed: expected a whole number from 0 to 9007199254740991"
+
+
+@pytest.mark.parametrize("game, players, options, seed, says", [
+    ("orbit", ["red", "blue"], {}, -1, f"{SEEDS}, got -1"),
+    ("orbit", ["red", "blue", "green", "yellow", "white"], {}, None, "players: the standard game takes 2 to 4 players"),
+    ("dakalio", ["red", "blue"], {}, 2**53, f"{SEEDS}, got 9007199254740992"),
+    ("dakalio", ["red", "blue", "green"], {}, None, "players: Dakalio takes two players"),
+    ("periorbis", ["red", "blue"], {}, -7, f"{SEEDS}, got -7"),
+    ("periorbis", ["a", "b", "c", "d", "e", "f", "g"], {}, None, "players: Periorbis takes 2 to 6 players, got 7"),
+    ("trajectory", ["red", "blue"], {"slots": 100}, None, "options.slots: expected a whole number from 1 to 16"),
+    ("trajectory", ["red", "blue"], {"seats": [0, 400]}, None, "options.seats[1]: expected a number from 0 to 360"),
+    ("trajectory", ["red", "blue"], {"planets": {"home": 99}}, None, "options.planets.home: expected a whole number "
+                                                                       "from 0 to 31, got 99"),
+    ("orbital_battle", ["red", "blue"], {"turn_limit": 201}, None, "options.turn_limit: expected a whole number from "
+                                                                   "0 to 200, got 201"),
+    ("orbital_battle", ["red", "blue"], {"start_points": -1}, None, "options.start_points: expected a whole number "
+                                                                    "from 0 to 500, got -1"),
+    ("orbital_battle", ["red", "blue"], {"rings": [1, 2, 3, 4, 5, 6, 9]}, None, "options.rings[6]: expected a whole "
+                                                                                "number from 1 to 8, got 9"),
+])  # fmt: skip
+def test_numbers_out_of_each_game_s_bounds_are_a_one_line_400_naming_the_option_and_its_range(served, game, players,
+                                                                                              options, seed, says):
+    before = log_of(served)
+    status, answer = served.post("/api/games", {"game": game, "players": players, "options": options, "seed": seed})
+    assert status == 400 and answer["error"].startswith(f"cannot start {game}: {says}"), answer
+    assert "\n" not in answer["error"] and served.session.record.game == "trajectory"
+    the_phone_is_served(served, before)
+
+
+def test_the_command_line_refuses_a_number_out_of_the_game_s_bounds_in_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "companion", "demo", "--game", "orbital_battle", "--players", "2",
+                           "--port", "0", "--option", "turn_limit=1000"], capture_output=True, text=True, timeout=60,
+                          cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == ("companion: cannot start orbital_battle: options.turn_limit: expected a whole number from 0 "
+                           "to 200, got 1000\n")
