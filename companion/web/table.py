@@ -134,6 +134,7 @@ class Table:
             session, loop = self.session, self.loop
         snapshot = session.snapshot()
         snapshot["title"] = session.game.title
+        snapshot["log"] = self.log  # the log's identity: the page names it when it opens a stream (?after=LOG-N)
         snapshot["players"] = list(session.record.players)
         words = self.words()
         snapshot["books"] = books(session.record.game, snapshot["ledger"], words)
