@@ -232,12 +232,14 @@ class Table:
         return len(rows), rows[-1][0] if rows else after, messages
 
     def _shown(self, row: tuple) -> str:
-        """A stored entry for the stream, its sentences in words: parsed and written again only when the words pass
-        changes something in it (most entries go out as stored)."""
+        """A stored entry for the stream, its sentences in words: written again only when the words pass changes a
+        sentence (most entries go out as stored)."""
         events = row[6]
         words = self.words(row[1])
-        if words.text(events) != events:
-            events = json.dumps([{**e, "text": words.text(e.get("text", ""))} for e in json.loads(events)])
+        stored = json.loads(events)
+        shown = [{**event, "text": words.text(event.get("text", ""))} for event in stored]
+        if shown != stored:
+            events = json.dumps(shown)
         return _stored_entry_json((*row[:6], events, row[7]))
 
     # Acting (the API has checked the token).
