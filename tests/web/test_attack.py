@@ -418,3 +418,57 @@ def test_the_command_line_refuses_a_number_out_of_the_game_s_bounds_in_one_line(
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == ("companion: cannot start orbital_battle: options.turn_limit: expected a whole number from 0 "
                            "to 200, got 1000\n")
+
+
+def test_a_burst_of_connections_waits_in_the_listen_backlog_not_in_the_guests_retries(served):
+    """While the loop is busy for a moment, a hundred connections arrive (phones and guests alike): each is queued by
+    the kernel at once (a backlog of 128), where a queue of 5 would drop the rest and leave them to retry a second
+    or more later, as a real handshake once waited 32 s behind seven silent clients."""
+    before = log_of(served)
+    loop = served.server._loop
+    assert loop is not None
+    busy_until = time.monotonic() + 1.5
+    loop.call_soon_threadsafe(time.sleep, 1.5)  # the loop accepts nothing meanwhile
+    time.sleep(0.1)
+    burst, waits = [], []
+    try:
+        for n in range(100):
+            started = time.monotonic()
+            burst.append(socket.create_connection(("127.0.0.1", served.port), 5, (f"127.0.8.{1 + n}", 0)))
+            waits.append(time.monotonic() - started)
+        assert max(waits) < 0.5, max(waits)  # every one connected while the loop was still busy
+        time.sleep(max(0.0, busy_until - time.monotonic()))
+        the_phone_is_served(served, before)  # and the loop, free again, serves a phone at once beside them
+    finally:
+        for sock in burst:
+            sock.close()
+
+
+def test_an_idle_stream_costs_the_server_a_few_kb(served):
+    """200 idle streams from guests in a process of their own, so that only the server's side is counted."""
+    warm = Guests(served.port, "idle-streams", 20, subnet=3, per_address=4).spawn()  # every code path loaded once
+    try:
+        until_streams(served, 20)
+    finally:
+        warm.terminate()
+        warm.wait(10)
+    until_streams(served, 0)
+    baseline = rss_kb()
+    crowd = Guests(served.port, "idle-streams", 200, subnet=4, per_address=4).spawn()
+    try:
+        until_streams(served, 200)
+        time.sleep(1.0)
+        per_stream = (rss_kb() - baseline) / served.table.hub.streams
+        print(f"an idle stream: {per_stream:.1f} KB of the server's memory")
+        assert per_stream < 32, per_stream  # measured: about 12 KB (a thread's stack alone would be 64 KB or more)
+        the_phone_is_served(served, log_of(served))
+    finally:
+        crowd.terminate()
+        crowd.wait(10)
+
+
+def until_streams(served, count: int) -> None:
+    deadline = time.monotonic() + 30
+    while served.table.hub.streams != count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert served.table.hub.streams == count
