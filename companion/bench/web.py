@@ -2,7 +2,9 @@
 with the server's memory, against a baseline in the same run: bare aiohttp streaming the same rate of tiny messages
 (no Flask, no SQLite, no session), which is what the machine and the server alone cost. Then the same under attack
 (50 slow requests and 100 idle streams from other addresses meanwhile), and the server's memory while ten phones
-replay a 100,000-entry log at once."""
+replay a 100,000-entry log at once. The server, the phones and each crowd of guests run in processes of their own
+(loadgen.py), and the machine's load average is printed beside each row: on a shared machine the spread of the
+delays is its scheduling as much as the server's work."""
 
 from __future__ import annotations
 

@@ -193,6 +193,7 @@ def test_ten_replays_of_a_100000_entry_log_keep_memory_flat_and_the_page_answeri
             assert [stream.until("entry")["data"]["id"] for _ in range(1500)] == list(range(1, 1501))
         finally:
             stream.close()
+        print(f"ten stalled replays and one read: RSS {baseline / 1024:.1f} MB before, {rss_kb() / 1024:.1f} MB after")
         assert rss_kb() - baseline < 40 * 1024, (baseline, rss_kb())
     finally:
         for sock in stalled:
