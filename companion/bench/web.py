@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"  commit        {summary(result.commits, 1e3, 'ms')} (a move checked and written to disk)")
         print(f"  delivery      {summary(result.delays, 1e3, 'ms')} (from the commit to the phone)")
         if mode == "companion":
+            print(f"  state after   {summary(result.states, 1e3, 'ms')} (from the commit to the state after it)")
             print(f"  move to phone {summary(result.totals, 1e3, 'ms')} (commit and delivery)")
         print(f"  machine load  {load:.2f} before, {os.getloadavg()[0]:.2f} after (1-minute load average, "
               f"{os.cpu_count()} cores)")

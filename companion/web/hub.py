@@ -162,12 +162,9 @@ class Hub:
         with self._lock:
             return list(self._latest.values())
 
-    def announce(self, entry_id: int, data: object, log: str = "", state: object = None) -> None:
-        """An entry, and with `state` the state after it: both reach each stream together, in one write."""
-        messages = [(entry_id, sse.message("entry", data, sse.event_id(log, entry_id)))]
-        if state is not None:
-            messages.append((None, self._keep("state", state)))
-        self._fan_out(messages)
+    def announce(self, entry_id: int, data: object, log: str = "") -> None:
+        """An entry, the moment it is committed."""
+        self._fan_out([(entry_id, sse.message("entry", data, sse.event_id(log, entry_id)))])
 
     def transient(self, kind: str, data: object) -> None:
         self._fan_out([(None, self._keep(kind, data))])

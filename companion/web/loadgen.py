@@ -43,6 +43,7 @@ class Phone:
     delays: list[float] = field(default_factory=list)
     error: str = ""
     totals: list[float] = field(default_factory=list)  # from the move's submission (before its commit) to arrival
+    states: list[float] = field(default_factory=list)  # from a commit to the arrival of the state after it
 
 
 @dataclass
@@ -63,6 +64,10 @@ class LoadResult:
     @property
     def totals(self) -> list[float]:
         return [d for phone in self.phones for d in phone.totals]
+
+    @property
+    def states(self) -> list[float]:
+        return [d for phone in self.phones for d in phone.states]
 
     @property
     def lost(self) -> int:
@@ -133,8 +138,8 @@ def run_load(mode: str, clients: int, seconds: float, rate: float, attack: Attac
         heard = json.loads(_wait_for(work / "phones.json", phones, 30.0))
         committed = {int(k): v for k, v in report["at"].items()}
         began = {int(k): v for k, v in report["began"].items()}
-        result = [Phone(p["ids"], _since(committed, p["ids"], p["at"]), p["error"], _since(began, p["ids"], p["at"]))
-                  for p in heard]  # fmt: skip
+        result = [Phone(p["ids"], _since(committed, p["ids"], p["at"]), p["error"], _since(began, p["ids"], p["at"]),
+                        _since(committed, p["states"], p["states_at"])) for p in heard]  # fmt: skip
         return LoadResult(mode, clients, report["ids"], report["seconds"], result, memory, cpu, report["commits"])
     finally:
         for party in [*parties, child]:
@@ -364,14 +369,15 @@ def _serve_replay(clients: int, seconds: float, entries: float, work: Path) -> N
     threading.Event().wait()
 
 
-ENTRY_ID = re.compile(rb"event: entry\nid: (?:[0-9a-zA-Z]+-)?([0-9]+)\n")
+MESSAGE = re.compile(rb"event: (entry|state)\n(?:id: (?:[0-9a-zA-Z]+-)?([0-9]+)\n)?")
 
 
 def _phones(count: int, _: float, port: float, work: Path) -> None:
-    """`count` phones (127.0.1.x, an address each) on /events, read by one thread as bytes arrive: each entry's id
-    is stamped with the moment its bytes were read, and the SSE text is searched only for the ids."""
+    """`count` phones (127.0.1.x, an address each) on /events, read by one thread as bytes arrive: each entry's id,
+    and the first state after each entry, is stamped with the moment its bytes were read; the SSE text is searched
+    only for the events' names and ids."""
     selector = selectors.DefaultSelector()
-    heard = [{"ids": [], "at": [], "error": ""} for _ in range(count)]
+    heard = [{"ids": [], "at": [], "error": "", "states": [], "states_at": []} for _ in range(count)]
     pending = [b""] * count  # the bytes after the last whole id line, for an id split across two reads
     for n in range(count):
         sock = socket.create_connection(("127.0.0.1", int(port)), 30, (f"127.0.1.{1 + n}", 0))
@@ -406,10 +412,15 @@ def _phones(count: int, _: float, port: float, work: Path) -> None:
                 continue
             window = pending[n] + data
             end = 0
-            for match in ENTRY_ID.finditer(window):
-                heard[n]["ids"].append(int(match.group(1)))
-                heard[n]["at"].append(arrived)
+            phone = heard[n]
+            for match in MESSAGE.finditer(window):
                 end = match.end()
+                if match.group(1) == b"entry":
+                    phone["ids"].append(int(match.group(2)))
+                    phone["at"].append(arrived)
+                elif phone["ids"] and phone["states"][-1:] != phone["ids"][-1:]:  # the state after the last entry
+                    phone["states"].append(phone["ids"][-1])
+                    phone["states_at"].append(arrived)
             pending[n] = window[max(end, len(window) - 80):]
     (work / "phones.json").write_text(json.dumps(heard) + "\n")
 

@@ -401,8 +401,10 @@ class Table:
         self._publish_state()
 
     def _on_entry(self, entry: Entry) -> None:
-        # Called by the session after the commit, in the thread that made the change.
-        self.hub.announce(entry.id, self.entry_json(entry), self.log, state=self.state())
+        # Called by the session after the commit, in the thread that made the change. The announcement leaves at
+        # once; the state after it (books, names, the layout: a millisecond or more to make) follows.
+        self.hub.announce(entry.id, self.entry_json(entry), self.log)
+        self._publish_state()
 
     def _on_storage(self, failure: str | None) -> None:
         """The log could not be saved (or can be again): every phone is told at once, as a warning."""
