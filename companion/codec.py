@@ -24,10 +24,10 @@ class CodecError(ValueError):
 
 @dataclass(frozen=True)
 class Range:
-    """`Annotated[int, Range(0, 9)]`: a whole number from `low` to `high`."""
+    """`Annotated[int, Range(0, 9)]`: a whole number from `low` to `high` (or a number, on a float)."""
 
-    low: int
-    high: int
+    low: float
+    high: float
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,11 @@ class Maybe:
 def whole(low: int = 0, high: int = 999) -> Any:
     """The type of a bounded whole number: JSON 6.0, "6", true, -1 or 10**30 do not fit."""
     return Annotated[int, Range(low, high)]
+
+
+def number(low: float, high: float) -> Any:
+    """The type of a bounded number that may have a fraction (degrees round a table)."""
+    return Annotated[float, Range(low, high)]
 
 
 def text(most: int = 64) -> Any:
@@ -94,7 +99,7 @@ def from_json(kind: type[T] | Any, data: Any, path: str = "") -> T:
 
 @cache
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    return typing.get_type_hints(cls, include_extras=True)
 
 
 def _describe(data: Any) -> str:
@@ -164,7 +169,8 @@ def _decode_annotated(kind: Any, data: Any, path: str) -> Any:
     value = _decode(base, data, path)
     for mark in marks:
         if isinstance(mark, Range) and not mark.low <= value <= mark.high:
-            raise CodecError(f"{path}: expected a whole number from {mark.low} to {mark.high}, got {_describe(data)}")
+            what = "a whole number" if base is int else "a number"
+            raise CodecError(f"{path}: expected {what} from {mark.low} to {mark.high}, got {_describe(data)}")
         if isinstance(mark, MaxLength) and len(value) > mark.most:
             what = "characters" if isinstance(value, str) else "items"
             raise CodecError(f"{path}: at most {mark.most} {what}, got {len(value)}")

@@ -2,11 +2,14 @@
 with the server's memory, against a baseline in the same run: bare aiohttp streaming the same rate of tiny messages
 (no Flask, no SQLite, no session), which is what the machine and the server alone cost. Then the same under attack
 (50 slow requests and 100 idle streams from other addresses meanwhile), and the server's memory while ten phones
-replay a 100,000-entry log at once."""
+replay a 100,000-entry log at once. The server, the phones and each crowd of guests run in processes of their own
+(loadgen.py), and the machine's load average is printed beside each row: on a shared machine the spread of the
+delays is its scheduling as much as the server's work."""
 
 from __future__ import annotations
 
 import argparse
+import os
 
 HELP = "SSE delivery latency and loss for many phones, normal and under attack, and memory during replays"
 
@@ -27,17 +30,25 @@ def run(args: argparse.Namespace) -> int:
     if args.clients < 1 or args.seconds <= 0 or args.rate <= 0:
         raise UserError("bench web: --clients, --seconds and --rate must be positive")
     print(f"{args.clients} phones on /events for {args.seconds:g} s at {args.rate:g} announcements a second, "
-          "server in its own process, all on 127.0.0.1")
+          "on 127.0.0.1; the server, the phones and each crowd of guests in processes of their own")
     failed = 0
     rows = (("bare", None, "baseline: bare aiohttp, tiny messages"),
             ("companion", None, "companion: random legal actions committed, Flask app, hub"),
             ("companion", Attack(), "companion under attack: 50 slow requests and 100 idle streams meanwhile"))
     for mode, attack, title in rows:
+        load = os.getloadavg()[0]
         result = run_load(mode, args.clients, args.seconds, args.rate, attack)
         memory = result.rss_kb[len(result.rss_kb) // 5:] or result.rss_kb  # after the first fifth: warmed up
         print(f"{title}:")
         print(f"  announced     {len(result.produced)} ({result.rate:.1f}/s)")
-        print(f"  delivery      {summary(result.delays, 1e3, 'ms')}")
+        if mode == "companion":
+            print(f"  commit        {summary(result.commits, 1e3, 'ms')} (a move checked and written to disk)")
+        print(f"  delivery      {summary(result.delays, 1e3, 'ms')} (from the commit to the phone)")
+        if mode == "companion":
+            print(f"  state after   {summary(result.states, 1e3, 'ms')} (from the commit to the state after it)")
+            print(f"  move to phone {summary(result.totals, 1e3, 'ms')} (commit and delivery)")
+        print(f"  machine load  {load:.2f} before, {os.getloadavg()[0]:.2f} after (1-minute load average, "
+              f"{os.cpu_count()} cores)")
         print(f"  server CPU    {100 * result.cpu_seconds / result.seconds:.0f} % of a core while announcing")
         print(f"  lost          {result.lost} of {len(result.produced) * args.clients} deliveries, "
               f"{result.duplicated} duplicated")

@@ -266,6 +266,17 @@ def handler_for(handlers: Mapping[str, Handler], title: str, action: Action) -> 
         raise IllegalAction(f"{title} has no action {action.type!r} (actions: {', '.join(handlers)})") from None
 
 
+Seed = codec.whole(0, 2**53 - 1)  # what a game may start from: a number a phone's JavaScript holds exactly
+
+
+def read_seed(seed: Any) -> int:
+    """A game's seed, or a SetupError naming it (a phone or the host may give any number)."""
+    try:
+        return codec.from_json(Seed, seed, "seed")
+    except codec.CodecError as error:
+        raise SetupError(str(error)) from None
+
+
 def read_options(kind: type[S], options: Mapping[str, Any]) -> S:
     """A game's options dataclass from plain data, as a SetupError naming the option when it does not fit."""
     try:

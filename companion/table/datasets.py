@@ -5,8 +5,7 @@ default deck and data) and the data sets the host has added to the table with `c
 table's own folder (beside its database: DATA/GAME/OPTION/NAME). Only then is a name turned into the path the game
 reads. So no request can make the table open /dev/zero, a FIFO, or learn which files exist on it.
 
-Numbers in options are bounded too: a game that is set up with a number larger than any table plays (a turn limit
-of 2**70) is refused with the option's name, whether it came from a phone or the host's settings.
+Numbers in options are bounded by each game, where it declares its options (rules/GAME/state.py, `Options`).
 """
 
 from __future__ import annotations
@@ -33,7 +32,6 @@ BUILT_IN: dict[tuple[str, str], tuple[Any, ...]] = {  # values a game reads from
     ("periorbis", "data"): (None,),
 }
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
-LARGEST_NUMBER = 10_000  # any number in a game's options: turn limits, points, rings
 
 
 def data_folder(database: str | Path) -> Path:
@@ -112,16 +110,3 @@ class DataSets:
 
     def _folder(self, game: str, option: str) -> Path | None:
         return None if self.root is None else self.root / game / option
-
-
-def check_numbers(options: Mapping[str, Any], path: str = "") -> None:
-    """SetupError naming the option for any number (however deep) beyond what a table plays with."""
-    for key, value in options.items() if isinstance(options, Mapping) else enumerate(options):
-        label = f"{path}.{key}" if path else str(key)
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int | float) and not -LARGEST_NUMBER <= value <= LARGEST_NUMBER:
-            shown = str(value) if len(str(value)) <= 12 else f"{str(value)[:12]}..."
-            raise SetupError(f"{label}: {shown} is out of range (at most {LARGEST_NUMBER})")
-        if isinstance(value, Mapping | list | tuple):
-            check_numbers(value, label)

@@ -13,7 +13,7 @@ from typing import Any
 
 from companion.errors import UserError
 from companion.rules import Action, Event, Game, IllegalAction, SetupError, load
-from companion.table.datasets import check_numbers
+from companion.rules.engine import read_seed
 from companion.table.store import Entry, GameRecord, Store
 
 SNAPSHOT_EVERY = 25  # actions between state snapshots: bounds the replay work of a resume
@@ -46,8 +46,7 @@ class Session:
     def start(cls, store: Store, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int) -> Session:
         try:
             engine = load(game)
-            check_numbers(options)
-            state = engine.setup(players, options, seed)
+            state = engine.setup(players, options, read_seed(seed))
         except (KeyError, SetupError) as error:
             raise UserError(f"cannot start {game}: {error.args[0] if isinstance(error, KeyError) else error}") from None
         opening = [

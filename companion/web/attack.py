@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import os
 import selectors
 import socket
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -48,6 +51,15 @@ class Guests:
         self._thread = threading.Thread(target=self._run, name=f"guests-{self.kind}", daemon=True)
         self._thread.start()
         return self
+
+    def spawn(self) -> subprocess.Popen:
+        """The same crowd in a process of its own, as the guests' own devices would be (for the benchmark, which
+        must not share its phones' processor time with them); it runs until ended. A guest's device has a processor
+        of its own: here the crowd shares the table's, so it runs at a lower priority than the table and the phones
+        (it still gets every idle moment, and its connections cost the server the same)."""
+        argv = [sys.executable, "-m", "companion.web.attack", str(self.port), self.kind, str(self.count),
+                str(self.subnet), str(self.per_address), str(self.every)]  # fmt: skip
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
     def stop(self) -> None:
         self._stop.set()
@@ -129,3 +141,14 @@ def phone_check(port: int, paths: tuple[str, ...] = ("/", "/healthz"), source: s
             connection.close()
         slowest = max(slowest, time.monotonic() - started)
     return slowest
+
+
+def main() -> None:
+    port, kind, count, subnet, per_address, every = sys.argv[1:7]
+    os.nice(10)  # below the table and the phones: see spawn
+    guests = Guests(int(port), kind, int(count), int(subnet), int(per_address), float(every))
+    guests._run()  # until the process is ended
+
+
+if __name__ == "__main__":
+    main()

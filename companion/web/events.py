@@ -13,7 +13,7 @@ import asyncio
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING
 
-from aiohttp import web
+from aiohttp import HttpVersion11, web
 
 from companion.web import sse
 from companion.web.hub import TooManyStreams
@@ -63,17 +63,20 @@ async def stream(request: web.BaseRequest, table: Table, settings: WebSettings, 
             after = last if count == PAGE else None
         for message in table.hub.latest():
             await response.write(message)
+        # What arrived meanwhile, until nothing waits; from then on the hub writes to the socket itself (hub.py).
+        # An entry both replayed and live is sent once.
+        chunked = request.version >= HttpVersion11  # aiohttp sends a body of no known length in chunks on 1.1
+        while waiting := client.go_live(request.transport, chunked):  # type: ignore[arg-type]
+            data = b"".join(message for entry_id, message in waiting if entry_id is None or entry_id > last)
+            if data:
+                await response.write(data)
         while not client.ended:
             try:
                 async with asyncio.timeout(settings.heartbeat):
-                    await client.ready.wait()
+                    await client.ready.wait()  # set when the stream ends (or by a wake meant for its replay)
             except TimeoutError:
-                await response.write(sse.comment("keep-alive"))
-                continue
-            # An entry both replayed and live is sent once; what waits goes in one write.
-            waiting = b"".join(message for entry_id, message in client.take() if entry_id is None or entry_id > last)
-            if waiting:
-                await response.write(waiting)
+                client.send(sse.comment("keep-alive"))
+            client.ready.clear()
         return response
     finally:
         table.hub.leave(client)

@@ -1,10 +1,14 @@
 """Many phones on one stream, for the load test and `companion bench web`.
 
-The server runs in a child process (so that its memory can be watched alone) and produces announcements at a set
-rate once every phone is connected; the phones are threads reading real SSE over HTTP. Two servers can be measured:
+Every party runs in a process of its own, as on the Wi-Fi every guest has a device of its own: the server (so that
+its memory and processor time can be watched alone), the phones (one process reading every phone's socket as bytes
+arrive, stamping each entry's arrival before it parses anything), and each crowd of hostile guests (attack.py).
+A bench in one process would measure itself: its own readers and attackers queueing for one interpreter lock.
+
+The server produces announcements at a set rate once every phone is connected. Two servers can be measured:
 "companion" (the real table: a session committing random legal actions to SQLite, the Flask app, the hub) and
-"bare" (aiohttp streaming the same rate of tiny messages from a list of queues, nothing else): the baseline. Under
-attack, hostile guests (attack.py) hold slow requests and idle streams open meanwhile.
+"bare" (aiohttp streaming the same rate of tiny messages from a list of queues, nothing else): the baseline. The
+server notes when each entry was committed (the companion) or made (bare); delivery is from then to its arrival.
 """
 
 from __future__ import annotations
@@ -14,6 +18,9 @@ import http.client
 import json
 import os
 import random
+import re
+import selectors
+import socket
 import subprocess
 import sys
 import tempfile
@@ -25,45 +32,18 @@ from pathlib import Path
 
 from companion.web.attack import Guests
 
-MODES = ("companion", "bare", "replay")
+MODES = ("companion", "bare", "replay", "phones")
 
 
 @dataclass
 class Phone:
-    """One SSE reader: the entry ids it got and how long each took from its commit to arrival."""
+    """One SSE reader: the entry ids it got, in order, and how long each took from its commit to arrival."""
 
-    port: int
-    source: str = "127.0.0.1"  # the phone's own address (127.0.1.x: each phone is a client of its own, as on Wi-Fi)
     ids: list[int] = field(default_factory=list)
     delays: list[float] = field(default_factory=list)
     error: str = ""
-    connected: threading.Event = field(default_factory=threading.Event)
-
-    def read(self, stop: threading.Event) -> None:
-        try:
-            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30,
-                                                    source_address=(self.source, 0))  # fmt: skip
-            connection.request("GET", "/events")
-            response = connection.getresponse()
-            if response.status != 200:
-                raise OSError(f"/events answered {response.status}: {response.read()[:200]!r}")
-            self.connected.set()
-            event = ""
-            while not stop.is_set():
-                line = response.readline()
-                if not line:
-                    return
-                if line.startswith(b"event: "):
-                    event = line[7:].strip().decode()
-                elif line.startswith(b"data: ") and event == "entry":
-                    data = json.loads(line[6:])
-                    self.delays.append(time.time() - data["created"])
-                    self.ids.append(data["id"])
-            connection.close()
-        except OSError as error:
-            self.error = str(error)
-        finally:
-            self.connected.set()
+    totals: list[float] = field(default_factory=list)  # from the move's submission (before its commit) to arrival
+    states: list[float] = field(default_factory=list)  # from a commit to the arrival of the state after it
 
 
 @dataclass
@@ -75,10 +55,19 @@ class LoadResult:
     phones: list[Phone]
     rss_kb: list[int]  # the server's resident memory, once a second
     cpu_seconds: float = 0.0  # the server's processor time while it announced
+    commits: list[float] = field(default_factory=list)  # seconds from a move's submission to its commit (the disk)
 
     @property
     def delays(self) -> list[float]:
         return [d for phone in self.phones for d in phone.delays]
+
+    @property
+    def totals(self) -> list[float]:
+        return [d for phone in self.phones for d in phone.totals]
+
+    @property
+    def states(self) -> list[float]:
+        return [d for phone in self.phones for d in phone.states]
 
     @property
     def lost(self) -> int:
@@ -116,7 +105,7 @@ class Attack:
     slow: int = 50
     idle_streams: int = 100
 
-    def guests(self, port: int) -> list[Guests]:
+    def crowds(self, port: int) -> list[Guests]:
         return [Guests(port, "slow-headers", self.slow, subnet=2),
                 Guests(port, "idle-streams", self.idle_streams, subnet=3, per_address=4)]  # fmt: skip
 
@@ -126,20 +115,15 @@ def run_load(mode: str, clients: int, seconds: float, rate: float, attack: Attac
     `seconds` at `rate` a second, and measure."""
     work = Path(tempfile.mkdtemp(prefix="orrery-load-"))
     ready, done = work / "port", work / "done"
-    argv = [sys.executable, "-m", "companion.web.loadgen", mode, str(clients), str(seconds), str(rate), str(work)]
-    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    guests: list[Guests] = []
+    child = _child(mode, str(clients), str(seconds), str(rate), str(work))
+    parties: list[subprocess.Popen] = []
     try:
-        port = int(_wait_for(ready, child, 30.0))
-        guests = [g.start() for g in (attack.guests(port) if attack else [])]
+        port = int(_wait_for(ready, child, 120.0))
+        parties = [crowd.spawn() for crowd in (attack.crowds(port) if attack else [])]
         time.sleep(3.0 if attack else 0.0)  # the guests settle in first
-        stop = threading.Event()
-        phones = [Phone(port, f"127.0.1.{1 + n}") for n in range(clients)]
-        threads = [threading.Thread(target=p.read, args=(stop,), daemon=True) for p in phones]
-        for t in threads:
-            t.start()
-        for phone in phones:
-            phone.connected.wait(30)
+        phones = _child("phones", str(clients), "0", str(port), str(work))
+        parties.append(phones)
+        _wait_for(work / "phones-ready", phones, 60.0)
         cpu = cpu_seconds(child.pid)
         (work / "go").write_text("go\n")
         memory: list[int] = []
@@ -150,16 +134,21 @@ def run_load(mode: str, clients: int, seconds: float, rate: float, attack: Attac
         report = json.loads(_wait_for(done, child, 10.0))
         cpu = cpu_seconds(child.pid) - cpu
         time.sleep(1.0)  # the last messages in flight
-        stop.set()
-        return LoadResult(mode, clients, report["ids"], report["seconds"], phones, memory, cpu)
+        (work / "stop").write_text("stop\n")
+        heard = json.loads(_wait_for(work / "phones.json", phones, 30.0))
+        committed = {int(k): v for k, v in report["at"].items()}
+        began = {int(k): v for k, v in report["began"].items()}
+        result = [Phone(p["ids"], _since(committed, p["ids"], p["at"]), p["error"], _since(began, p["ids"], p["at"]),
+                        _since(committed, p["states"], p["states_at"])) for p in heard]  # fmt: skip
+        return LoadResult(mode, clients, report["ids"], report["seconds"], result, memory, cpu, report["commits"])
     finally:
-        for crowd in guests:
-            crowd.stop()
-        child.terminate()
-        try:
-            child.wait(10)
-        except subprocess.TimeoutExpired:
-            child.kill()
+        for party in [*parties, child]:
+            _end(party)
+
+
+def _since(moments: dict[int, float], ids: list[int], arrivals: list[float]) -> list[float]:
+    """Each arrival's seconds since its entry's moment (entries the server did not time left out)."""
+    return [t - moments[i] for i, t in zip(ids, arrivals, strict=True) if i in moments]
 
 
 @dataclass
@@ -200,8 +189,7 @@ def replay_count(port: int, source: str, expected: int, into: list[tuple[int, fl
 def run_replay(entries: int, replays: int) -> ReplayResult:
     """A server whose log holds `entries` entries; `replays` phones replay it from the start at once."""
     work = Path(tempfile.mkdtemp(prefix="orrery-replay-"))
-    argv = [sys.executable, "-m", "companion.web.loadgen", "replay", str(replays), "0", str(entries), str(work)]
-    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = _child("replay", str(replays), "0", str(entries), str(work))
     try:
         port = int(_wait_for(work / "port", child, 120.0))
         expected = int(_wait_for(work / "done", child, 10.0))
@@ -220,11 +208,22 @@ def run_replay(entries: int, replays: int) -> ReplayResult:
         after = rss_kb(child.pid)
         return ReplayResult(expected, [r[0] for r in results], [r[1] for r in results], before, peak, after)
     finally:
-        child.terminate()
-        try:
-            child.wait(10)
-        except subprocess.TimeoutExpired:
-            child.kill()
+        _end(child)
+
+
+def _child(*argv: str) -> subprocess.Popen:
+    """A party of the test in a process of its own (this module's main)."""
+    return subprocess.Popen([sys.executable, "-m", "companion.web.loadgen", *argv], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+
+
+def _end(child: subprocess.Popen) -> None:
+    child.terminate()
+    try:
+        child.wait(10)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait(10)
 
 
 def _wait_for(path: Path, child: subprocess.Popen, timeout: float) -> str:
@@ -239,40 +238,71 @@ def _wait_for(path: Path, child: subprocess.Popen, timeout: float) -> str:
     raise TimeoutError(f"the load server wrote no {path.name} within {timeout:.0f} s")
 
 
-# The child: the server under load.
-def _produce(rate: float, seconds: float, step: Callable[[], int], work: Path) -> dict:
+# The children: the server under load, and the phones.
+def _produce(rate: float, seconds: float, step: Callable[[int], tuple[int, float]], work: Path) -> dict:
+    """Call `step` (which returns the entry id it announced and when its commit began) on a fixed schedule once
+    every phone listens; the report says which ids were announced, when each was committed or made, and how long
+    each commit took."""
     while not (work / "go").exists():  # every phone is listening
         time.sleep(0.01)
     ids: list[int] = []
+    commits: list[float] = []
+    began: dict[int, float] = {}
     start = time.monotonic()
     for n in range(int(rate * seconds)):
         delay = start + n / rate - time.monotonic()  # on a fixed schedule: a slow step does not slow the rate
         if delay > 0:
             time.sleep(delay)
-        ids.append(step())
-    return {"ids": ids, "seconds": time.monotonic() - start}
+        entry_id, began[entry_id] = step(n)
+        ids.append(entry_id)
+        commits.append(_announced[entry_id] - began[entry_id])
+    return {"ids": ids, "seconds": time.monotonic() - start, "at": _announced, "began": began, "commits": commits}
+
+
+_announced: dict[int, float] = {}  # entry id -> the moment the server had it to announce (time.time())
 
 
 def _serve_companion(clients: int, seconds: float, rate: float, work: Path) -> None:
-    from companion.rules import load
+    from companion.rules import Action, load
     from companion.sim.players import random_action
     from companion.table.session import Session
-    from companion.table.store import Store
+    from companion.table.store import Entry, Store
     from companion.web.serve import start_server
     from companion.web.table import Table
 
+    class TimedTable(Table):
+        """The table, noting when each entry reached it committed (before it is made into messages and sent)."""
+
+        def _on_entry(self, entry: Entry) -> None:
+            _announced[entry.id] = time.time()
+            super()._on_entry(entry)
+
     players = ["red", "green", "blue"]
-    table = Table(Session.start(Store(work / "load.db"), "trajectory", players, {}, 1))
+    table = TimedTable(Session.start(Store(work / "load.db"), "trajectory", players, {}, 1))
     server = start_server(table, "127.0.0.1", 0)
-    (work / "port").write_text(f"{server.port}\n")
+    # The players choose their moves before the clock starts, as people do on phones of their own: the server's
+    # processor then does only what a table does for a move (check it, commit it, announce it).
     rng = random.Random(1)
     game = load("trajectory")
+    plan: list[tuple[int | None, Action]] = []  # (the seed of a new game to start first, the move)
+    state = table.session.state
+    for _ in range(int(rate * seconds)):
+        seed = None
+        if game.outcome(state) is not None:
+            seed = rng.randrange(1 << 30)
+            state = game.setup(players, {}, seed)
+        action = random_action(game, state, rng)
+        state, _ = game.apply(state, action)
+        plan.append((seed, action))
+    (work / "port").write_text(f"{server.port}\n")
 
-    def step() -> int:
+    def step(n: int) -> tuple[int, float]:
+        seed, action = plan[n]
         session = table.session
-        if game.outcome(session.state) is not None:
-            session = table.new_game("trajectory", players, {}, rng.randrange(1 << 30))
-        return session.submit(random_action(game, session.state, rng), "phone", None).id
+        if seed is not None:
+            session = table.new_game("trajectory", players, {}, seed)
+        began = time.time()
+        return session.submit(action, "phone", None).id, began
 
     report = _produce(rate, seconds, step, work)
     (work / "done").write_text(json.dumps(report) + "\n")
@@ -303,11 +333,12 @@ def _serve_bare(clients: int, seconds: float, rate: float, work: Path) -> None:
     (work / "port").write_text(f"{server.sockets[0].getsockname()[1]}\n")
     counter = iter(range(1, 1 << 62))
 
-    def step() -> int:
+    def step(_: int) -> tuple[int, float]:
         n = next(counter)
-        message = f"event: entry\nid: {n}\ndata: {json.dumps({'id': n, 'created': time.time()})}\n\n".encode()
+        _announced[n] = made = time.time()
+        message = f"event: entry\nid: {n}\ndata: {json.dumps({'id': n, 'created': made})}\n\n".encode()
         loop.call_soon_threadsafe(lambda: [q.put_nowait(message) for q in streams])
-        return n
+        return n, made
 
     report = _produce(rate, seconds, step, work)
     (work / "done").write_text(json.dumps(report) + "\n")
@@ -338,6 +369,62 @@ def _serve_replay(clients: int, seconds: float, entries: float, work: Path) -> N
     threading.Event().wait()
 
 
+MESSAGE = re.compile(rb"event: (entry|state)\n(?:id: (?:[0-9a-zA-Z]+-)?([0-9]+)\n)?")
+
+
+def _phones(count: int, _: float, port: float, work: Path) -> None:
+    """`count` phones (127.0.1.x, an address each) on /events, read by one thread as bytes arrive: each entry's id,
+    and the first state after each entry, is stamped with the moment its bytes were read; the SSE text is searched
+    only for the events' names and ids."""
+    selector = selectors.DefaultSelector()
+    heard = [{"ids": [], "at": [], "error": "", "states": [], "states_at": []} for _ in range(count)]
+    pending = [b""] * count  # the bytes after the last whole id line, for an id split across two reads
+    for n in range(count):
+        sock = socket.create_connection(("127.0.0.1", int(port)), 30, (f"127.0.1.{1 + n}", 0))
+        sock.sendall(b"GET /events HTTP/1.1\r\nHost: table\r\nAccept: text/event-stream\r\n\r\n")
+        head = b""
+        while b"\r\n\r\n" not in head:
+            part = sock.recv(65536)
+            if not part:
+                break
+            head += part
+        if not head.startswith(b"HTTP/1.1 200"):
+            heard[n]["error"] = f"/events answered {head[:200]!r}"
+            sock.close()
+            continue
+        pending[n] = head.partition(b"\r\n\r\n")[2]
+        sock.setblocking(False)
+        selector.register(sock, selectors.EVENT_READ, n)
+    (work / "phones-ready").write_text("ready\n")
+    while not (work / "stop").exists():
+        for key, _ in selector.select(0.05):
+            n = key.data
+            try:
+                data = key.fileobj.recv(262144)  # type: ignore[union-attr]
+            except BlockingIOError:
+                continue
+            except OSError as error:
+                data, heard[n]["error"] = b"", str(error)
+            arrived = time.time()
+            if not data:
+                selector.unregister(key.fileobj)
+                heard[n]["error"] = heard[n]["error"] or "the table closed the stream"
+                continue
+            window = pending[n] + data
+            end = 0
+            phone = heard[n]
+            for match in MESSAGE.finditer(window):
+                end = match.end()
+                if match.group(1) == b"entry":
+                    phone["ids"].append(int(match.group(2)))
+                    phone["at"].append(arrived)
+                elif phone["ids"] and phone["states"][-1:] != phone["ids"][-1:]:  # the state after the last entry
+                    phone["states"].append(phone["ids"][-1])
+                    phone["states_at"].append(arrived)
+            pending[n] = window[max(end, len(window) - 80):]
+    (work / "phones.json").write_text(json.dumps(heard) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="the server side of the stream load test (run by run_load)")
     parser.add_argument("mode", choices=MODES)
@@ -346,7 +433,7 @@ def main() -> None:
     parser.add_argument("rate", type=float, help="announcements a second (replay: the log's length)")
     parser.add_argument("work", type=Path)
     args = parser.parse_args()
-    serve = {"companion": _serve_companion, "bare": _serve_bare, "replay": _serve_replay}[args.mode]
+    serve = {"companion": _serve_companion, "bare": _serve_bare, "replay": _serve_replay, "phones": _phones}[args.mode]
     serve(args.clients, args.seconds, args.rate, args.work)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from typing import Any, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 from companion import codec
 from companion.rules import Game
@@ -17,6 +17,8 @@ from companion.table.datasets import BUILT_IN
 
 
 def _kind(hint: Any) -> tuple[str, list[Any]]:
+    if get_origin(hint) is Annotated:
+        return _kind(get_args(hint)[0])  # a bounded number is a number (the game refuses it out of bounds)
     if get_origin(hint) is Literal:
         return "choice", list(get_args(hint))
     if hint is bool:
@@ -37,7 +39,7 @@ def option_fields(game: Game, offered: dict[str, list[Any]] | None = None) -> li
         return []
     if options_type is None or not dataclasses.is_dataclass(options_type):
         return []
-    hints = typing.get_type_hints(options_type)
+    hints = typing.get_type_hints(options_type, include_extras=True)
     defaults = codec.to_json(options_type())
     fields = []
     for field in dataclasses.fields(options_type):

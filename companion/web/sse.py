@@ -50,3 +50,8 @@ def parse_last_id(value: str | None) -> Position | None:
     if len(value) > 64 or (dash and not log.isalnum()) or not number.isdigit():
         raise ValueError(value)
     return Position(log or None, int(number))
+
+
+def chunk(data: bytes) -> bytes:
+    """`data` as one HTTP/1.1 chunk, as a stream's body is sent (it has no length)."""
+    return b"%x\r\n%s\r\n" % (len(data), data)

@@ -134,6 +134,7 @@ class Table:
             session, loop = self.session, self.loop
         snapshot = session.snapshot()
         snapshot["title"] = session.game.title
+        snapshot["log"] = self.log  # the log's identity: the page names it when it opens a stream (?after=LOG-N)
         snapshot["players"] = list(session.record.players)
         words = self.words()
         snapshot["books"] = books(session.record.game, snapshot["ledger"], words)
@@ -232,12 +233,14 @@ class Table:
         return len(rows), rows[-1][0] if rows else after, messages
 
     def _shown(self, row: tuple) -> str:
-        """A stored entry for the stream, its sentences in words: parsed and written again only when the words pass
-        changes something in it (most entries go out as stored)."""
+        """A stored entry for the stream, its sentences in words: written again only when the words pass changes a
+        sentence (most entries go out as stored)."""
         events = row[6]
         words = self.words(row[1])
-        if words.text(events) != events:
-            events = json.dumps([{**e, "text": words.text(e.get("text", ""))} for e in json.loads(events)])
+        stored = json.loads(events)
+        shown = [{**event, "text": words.text(event.get("text", ""))} for event in stored]
+        if shown != stored:
+            events = json.dumps(shown)
         return _stored_entry_json((*row[:6], events, row[7]))
 
     # Acting (the API has checked the token).
@@ -399,8 +402,10 @@ class Table:
         self._publish_state()
 
     def _on_entry(self, entry: Entry) -> None:
-        # Called by the session after the commit, in the thread that made the change.
-        self.hub.announce(entry.id, self.entry_json(entry), self.log, state=self.state())
+        # Called by the session after the commit, in the thread that made the change. The announcement leaves at
+        # once; the state after it (books, names, the layout: a millisecond or more to make) follows.
+        self.hub.announce(entry.id, self.entry_json(entry), self.log)
+        self._publish_state()
 
     def _on_storage(self, failure: str | None) -> None:
         """The log could not be saved (or can be again): every phone is told at once, as a warning."""

@@ -58,6 +58,8 @@ class Words:
 
     def _token(self, match: re.Match[str]) -> str:
         token = match.group()
+        if token.isalpha() and token not in self.sites:
+            return token  # a plain word, as most are: nothing below could change it
         if token in self.sites or _SURFACE.match(token):
             return self.site(token)
         head = token.split("-")[0]

@@ -121,6 +121,42 @@ def test_after_a_restart_the_page_reconnects_and_replays_exactly_what_it_missed(
     expect(page.locator("#prompt")).to_have_text("Blue: fly, trade, build, then end your turn.")
 
 
+def test_a_page_names_its_log_and_a_replaced_log_gives_it_a_fresh_start_not_silence(page, served, tmp_path):
+    from companion.rules import Event
+    from companion.table.session import Session
+    from companion.table.store import Store
+
+    from .conftest import OPTIONS, serve
+
+    streams: list[str] = []
+    page.on("request", lambda request: streams.append(request.url) if "/events" in request.url else None)
+    page.goto(served.base + "/")
+    live(page)
+    old = served.session.store
+    assert streams[0].endswith(f"/events?after={old.identity}-{old.last_entry_id()}")  # the first stream too
+    port = served.port
+    served.server.stop()
+    expect(page.locator("#link")).to_have_text("reconnecting…")
+    # The table comes back on another database, whose log is longer than the one the phone knew: the phone's
+    # position (its Last-Event-ID, or ?after=) is another log's, and must not be taken as one of this log's.
+    store = Store(tmp_path / "replaced.db")
+    session = Session.start(store, "trajectory", ["red", "green"], OPTIONS, 2)
+    session.note(Event("note", "This table keeps a new log."))
+    for actor, action in (("red", Action.make("draw", card="action")), ("red", Action.make("end_turn")),
+                          ("green", Action.make("draw", card="action"))):  # fmt: skip
+        session.submit(action, "phone", actor)
+    assert session.record.id == served.session.record.id and store.last_entry_id() > old.last_entry_id()
+    fresh = serve(store, session, port)
+    served.table, served.server, served.observer, served.store = fresh.table, fresh.server, fresh.observer, store
+    live(page)
+    expect(page.locator("#prompt")).to_have_text("Green: fly, trade, build, then end your turn.")
+    texts = [e["text"] for entry in reversed(served.table.entries()) for e in entry["events"]]
+    assert texts[-2] == "This table keeps a new log."
+    expect(page.locator("#log li")).to_have_text(texts)
+    later = session.submit(Action.make("end_turn"), "phone", "green")  # and it hears the new log's moves
+    expect(page.locator(f'#log li[data-entry="{later.id}"]')).to_have_count(len(later.events))
+
+
 def test_a_spectator_sees_everything_and_is_refused_any_change(page, served):
     page.goto(served.base + "/")
     live(page)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from companion import codec
 from companion.boards.orbital_battle import DEFAULT_RADIUS, DEFAULT_RINGS
 from companion.rules.orbital_battle.units import KINDS, START_POINTS
 from companion.rules.rng import Rng
@@ -32,17 +33,24 @@ STEPS: tuple[tuple[str, int | None], ...] = (
 )
 
 
+# The bounds of the numbers in the options: rings of the map (the reed grid holds radius 8 at most), the points to
+# buy the first units with (the rulebook's 50, or a handicap), and a turn limit no evening outlasts.
+Ring = codec.whole(1, 8)
+StartPoints = codec.whole(0, 500)
+TurnLimit = codec.whole(0, 200)
+
+
 @dataclass(frozen=True)
 class Options:
     # The planet orbits as ring numbers round the star, inner to outer (the last is shared by planets 7 and 8),
     # and the number of rings on the map; 3r(r+1)+1 hexes must fit the 16 x 16 reed grid (radius 8 at most).
-    rings: tuple[int, ...] = DEFAULT_RINGS
-    radius: int = DEFAULT_RADIUS
+    rings: tuple[Ring, ...] = DEFAULT_RINGS
+    radius: Ring = DEFAULT_RADIUS
     # Planet number -> a terrain file of the table's own (format of companion/boards/orbital_battle_data/).
     planet_files: dict[str, str] | None = None
-    start_points: int = START_POINTS
+    start_points: StartPoints = START_POINTS
     # Turns after which the game ends without a six-planet win (0: play on until someone holds six planets).
-    turn_limit: int = 0
+    turn_limit: TurnLimit = 0
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Literal
 
+from companion import codec
+from companion.boards.trajectory import ORBIT_SIZES
 from companion.rules.rng import Rng
 
 Difficulty = Literal["easy", "normal", "hard"]
@@ -49,20 +51,27 @@ HABITATS_NEEDED = {"easy": 1, "normal": 2, "hard": 3}
 INFESTED_ALLOWED = {"easy": 3, "normal": 2, "hard": 1}
 
 
+# The bounds of the numbers in the options: degrees round the table, slots a mat can have, spaces on an orbit.
+Degrees = codec.number(0, 360)
+Slots = codec.whole(1, 16)
+ExtraSlots = codec.whole(0, 16)
+Space = codec.whole(0, max(ORBIT_SIZES) - 1)
+
+
 @dataclass(frozen=True)
 class Options:
     difficulty: Difficulty = "normal"
     # Where each player sits, in degrees counter-clockwise from the board's east edge (270 = the south edge);
     # None spreads the players evenly around the table starting at the south edge.
-    seats: tuple[float, ...] | None = None
-    # Fuel/cargo slots on a ship mat's regular side, and the extra slots on its heavy-lift side.
-    slots: int = 8
-    heavy_lift_extra_slots: int = 8
+    seats: tuple[Degrees, ...] | None = None
+    # Fuel/cargo slots on a ship mat's regular side (8 on the printed mat), and the extra slots on its heavy-lift side.
+    slots: Slots = 8
+    heavy_lift_extra_slots: ExtraSlots = 8
     # The resource spinner's sectors, equally likely, in order round the wheel: each names what it shows, one
     # resource, two joined by "+", or "blank". The default is the author's spinner (docs/rules/trajectory.md).
     spinner: tuple[str, ...] = SPINNER
     # Planet positions as space numbers on their orbits, for a table that placed its planets itself.
-    planets: dict[str, int] | None = None
+    planets: dict[str, Space] | None = None
 
 
 @dataclass(frozen=True)

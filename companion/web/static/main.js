@@ -17,6 +17,7 @@ const app = {
   state: null,
   gameId: null,
   lastId: 0,
+  log: "",  // the log's identity: with lastId, where this page stands (another log's position gets a fresh start)
   isPlayer: false,
   seat: JSON.parse(localStorage.getItem("orrery.seat") || "{}"),
   vibrateOn: localStorage.getItem("orrery.vibrate") !== "off",
@@ -292,7 +293,7 @@ async function refreshInputs() {
 
 // The stream: the browser reconnects by itself and sends Last-Event-ID; the server replays what was missed.
 function connect() {
-  const stream = new EventSource(`/events?after=${app.lastId}`);
+  const stream = new EventSource(`/events?after=${app.log ? `${app.log}-` : ""}${app.lastId}`);
   const link = $("link");
   stream.onopen = () => { link.textContent = "live"; link.className = "link up"; };
   stream.onerror = () => {
@@ -307,6 +308,13 @@ function connect() {
     if (entry.game_id !== app.gameId) return;
     addEntry(entry, true);
     if (entry.kind === "action" && app.opening) { app.opening = false; renderPlaceList(); }
+  });
+  // The table's log was replaced (a new database): what follows is its game in play from the first entry, then
+  // its state, which draws that game afresh.
+  stream.addEventListener("reset", (message) => {
+    app.log = JSON.parse(message.data).log;
+    app.lastId = 0;
+    app.gameId = null;
   });
   stream.addEventListener("state", (message) => renderState(JSON.parse(message.data)));
   stream.addEventListener("question", (message) => renderQuestion(JSON.parse(message.data)));
@@ -353,6 +361,7 @@ async function start() {
   startSecure();  // the screen kept awake, the service worker, and over plain http the step to trust the table
   const state = await get("/api/state");
   app.lastId = state.last_entry;
+  app.log = state.log;
   renderState(state);
   connect();
   if (app.isPlayer && !app.seat.name) openJoin(app);
