@@ -97,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
     baseline = cv2.aruco.ArucoDetector(
         cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, registry.dictionary)), cv2.aruco.DetectorParameters()
     )
-    print(f"{args.scenes} rendered {what}, stickers {registry.dictionary} {registry.sticker_mm:g} mm, one thread")
+    print(f"{args.scenes} rendered {what}, stickers {registry.dictionary} "
+          f"{'-'.join(f'{s:g}' for s in sorted(set(registry.sticker_sizes())))} mm, one thread")
     for w, h in sizes:
         for name in args.conditions.split(","):
             tally = Tally()
@@ -119,7 +120,7 @@ def _trajectory_scenes(args: argparse.Namespace, registry, size, conditions):
     board = default_board("trajectory")
     camera = overhead_camera(board.width, board.height, *size)
     vision = Vision(board, registry, sim_profile(camera, board.name))
-    renderer = Renderer(board, registry.dictionary, registry.sticker_mm)
+    renderer = Renderer(board, registry.dictionary)
     for index in range(args.scenes):
         hand = args.hands > 0 and (index % max(1, round(1 / args.hands)) == 0)
         scene = random_scene(board, registry, camera, args.seed + index, conditions, hand=hand)
@@ -146,7 +147,7 @@ def _orbit_scenes(args: argparse.Namespace, registry, size, conditions):
             board = game_board("orbit", table.options)
             camera = overhead_camera(board.width, board.height, *size)
             sides[side] = (camera, Vision(board, registry, sim_profile(camera, board.name)),
-                           Renderer(board, registry.dictionary, registry.sticker_mm))
+                           Renderer(board, registry.dictionary))
         camera, vision, renderer = sides[side]
         scene, _ = layout_scene(renderer.board, registry, camera, layout, rng, conditions, physical)
         if args.hands > 0 and index % max(1, round(1 / args.hands)) == 0:
@@ -158,7 +159,7 @@ def _measure(index: int, scene, vision, renderer, layout, baseline, tally: Tally
     import cv2
 
     from companion.rules import load
-    from companion.sim.render_truth import covered, visible
+    from companion.sim.render_truth import covered, match_sightings, visible
     from companion.table.observation import Observation, SiteReading
     from companion.table.observe import camera_view
 
@@ -172,8 +173,8 @@ def _measure(index: int, scene, vision, renderer, layout, baseline, tally: Tally
     t2 = time.perf_counter()
     tally.base_times.append(t1 - t0)
     tally.times.append(t2 - t1)
-    seen = {s.entry: s for s in report.sightings}
-    in_view = visible(scene, rendered, registry.sticker_mm)
+    seen, extra = match_sightings(report.sightings, scene.pieces)
+    in_view = visible(scene, rendered)
     unreliable = report.unreliable_sites() if report.reliable else {s.id for s in board.sites}
     frame_errors = 0
     for piece in scene.pieces:
@@ -183,8 +184,8 @@ def _measure(index: int, scene, vision, renderer, layout, baseline, tally: Tally
         if not in_view.get(piece.entry.id, False):
             if sighting is not None and sighting.site != piece.site:
                 frame_errors += 1  # a hidden piece read, and put on the wrong site
-            elif sighting is None and piece.site is not None and piece.site not in unreliable and not covered(
-                    scene, piece, registry.sticker_mm):
+            elif (sighting is None and piece.site is not None and piece.site not in unreliable
+                  and not covered(scene, piece)):
                 tally.count["unflagged"] += 1  # hidden (not under a piece: partial readings allow for that), unsaid
             continue
         tally.count["pieces"] += 1
@@ -197,7 +198,7 @@ def _measure(index: int, scene, vision, renderer, layout, baseline, tally: Tally
             frame_errors += 1
         else:
             tally.position.append(math.hypot(sighting.x - piece.x, sighting.y - piece.y))
-    frame_errors += len(seen)  # sightings of pieces that are not there
+    frame_errors += len(extra) + len(seen)  # sightings of pieces that are not there (or of unstickered ones)
     if layout is not None and report.reliable:
         view = camera_view(report, registry)
         shown = Observation(camera_pieces=view.pieces)

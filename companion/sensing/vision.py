@@ -43,10 +43,10 @@ SIZE_TOLERANCE = 0.3  # a sticker whose traced size is off by more than this is 
 
 @dataclass(frozen=True)
 class Sighting:
-    """A piece seen: its registry entry, its site (None when off every site) or position, and its stack level."""
+    """A piece seen: its kind (the registry's piece name: pieces of a kind share a sticker, so which of them it is
+    the camera cannot say, and no game asks), its site (None when off every site) or position, its stack level."""
 
     piece: str
-    entry: str
     sticker: int | None
     site: str | None
     level: int
@@ -59,7 +59,7 @@ class Sighting:
     turn: float | None = None
 
     def to_json(self) -> dict:
-        return {"piece": self.piece, "entry": self.entry, "sticker": self.sticker, "site": self.site,
+        return {"piece": self.piece, "sticker": self.sticker, "site": self.site,
                 "level": self.level, "x": round(self.x, 1), "y": round(self.y, 1),
                 "confidence": round(self.confidence, 3), "time": self.time,
                 "turn": None if self.turn is None else round(self.turn, 1)}
@@ -115,7 +115,7 @@ class FrameReport:
 
 
 def _stack_key(s: Sighting) -> tuple:
-    return (s.level, s.entry)
+    return (s.level, s.piece)
 
 
 def _detector(dictionary: str, tuned: bool) -> cv2.aruco.ArucoDetector:
@@ -150,6 +150,7 @@ class Vision:
         self.dist = profile.dist_coeffs
         self.move_tolerance_mm = move_tolerance_mm
         self._stickers = registry.by_sticker()
+        self._kind_count = {e.piece: registry.count(e.piece) for e in self._stickers.values()}
         self._fiducials = {(f.dictionary, f.id): f for f in board.fiducials}
         self._corner_detectors = {d: _detector(d, False) for d in {f.dictionary for f in board.fiducials}}
         self._sticker_detector = _detector(registry.dictionary, True)
@@ -168,7 +169,7 @@ class Vision:
         # How far from a piece's centre its sticker (with its white margin) can reach; a piece on a site has its
         # centre within the site tolerance, one off every site stands on the board.
         self._sticker_reach = max(
-            e.sticker_offset + math.sqrt(2) * registry.sticker_mm * (0.5 + 1 / 6) for e in registry.entries
+            e.sticker_offset + math.sqrt(2) * e.sticker_mm * (0.5 + 1 / 6) for e in registry.entries
         )
         lo = np.minimum(self._site_xy.min(axis=0) - self._tolerance, 0.0) - self._sticker_reach
         hi = np.maximum(self._site_xy.max(axis=0) + self._tolerance, (board.width, board.height)) + self._sticker_reach
@@ -379,7 +380,7 @@ class Vision:
         sites: dict[int, tuple[str | None, float]] = {}
         for i, (entry, _) in enumerate(found):
             (cx, cy), side = centres[i]
-            size_error = abs(side / self.registry.sticker_mm - 1)
+            size_error = abs(side / entry.sticker_mm - 1)
             if size_error > SIZE_TOLERANCE:
                 rejected += 1  # a sticker at the wrong height or a misread: not this piece
                 continue
@@ -391,11 +392,11 @@ class Vision:
                 level = 0
             sites[i] = (site, distance)
             confidence = (1 - size_error) * (1 - 0.3 * min(1.0, distance / self._tolerance) if site else 1.0)
-            if counts[entry.sticker] > 1:
-                confidence *= 0.5  # one sticker seen twice: at least one is a misread
-            sightings.append(Sighting(entry.piece, entry.id, entry.sticker, site, level, float(cx), float(cy),
+            if counts[entry.sticker] > self._kind_count[entry.piece]:
+                confidence *= 0.5  # more of a kind than the box holds: at least one is a misread
+            sightings.append(Sighting(entry.piece, entry.sticker, site, level, float(cx), float(cy),
                                       float(confidence), time, _turn(traced[i])))
-        return tuple(sorted(sightings, key=lambda s: (s.site or "~", s.level, s.entry))), rejected
+        return tuple(sorted(sightings, key=lambda s: (s.site or "~", s.level, s.piece, s.x, s.y))), rejected
 
     def _fitted_detector(self, pose: Pose,
                          shape: tuple[int, ...]) -> tuple[cv2.aruco.ArucoDetector, tuple[float, float]]:
@@ -407,15 +408,18 @@ class Vision:
         """
         key = (shape, *np.round(np.concatenate([pose.rvec * 1000, pose.tvec]), 0))
         if self._fitted is None or self._fitted[0] != key:
-            h = self.registry.sticker_mm / 2
-            square = np.array([(-h, -h), (h, -h), (h, h), (-h, h)])
+            # The smallest sticker at board level far out, the largest on the tallest stack.
             low = min(e.height for e in self.registry.entries)
-            spots = [(x, y, z) for x in (0, self.board.width / 2, self.board.width)
-                     for y in (0, self.board.height / 2, self.board.height) for z in (low, self._tallest)]
-            pts = np.array([(x + dx, y + dy, z) for x, y, z in spots for dx, dy in square], np.float64)
-            px = pose.project(pts, self.matrix, self.dist).reshape(-1, 4, 2)
-            perimeters = np.linalg.norm(px - np.roll(px, 1, axis=1), axis=2).sum(axis=1)
-            per_lo, per_hi = 0.6 * float(perimeters.min()), 1.5 * float(perimeters.max())
+            spots = [(x, y) for x in (0, self.board.width / 2, self.board.width)
+                     for y in (0, self.board.height / 2, self.board.height)]
+            bounds = []
+            for side, z in zip(self.registry.sticker_sizes(), (low, self._tallest), strict=True):
+                h = side / 2
+                pts = np.array([(x + dx, y + dy, z) for x, y in spots
+                                for dx, dy in ((-h, -h), (h, -h), (h, h), (-h, h))], np.float64)
+                px = pose.project(pts, self.matrix, self.dist).reshape(-1, 4, 2)
+                bounds.append(np.linalg.norm(px - np.roll(px, 1, axis=1), axis=2).sum(axis=1))
+            per_lo, per_hi = 0.6 * float(bounds[0].min()), 1.5 * float(bounds[1].max())
             params = self._sticker_detector.getDetectorParameters()
             longest = max(shape[:2])
             params.minMarkerPerimeterRate = per_lo / longest
@@ -458,7 +462,7 @@ class Vision:
     def _find_by_colour(self, image: np.ndarray, pose: Pose, stickered: tuple[Sighting, ...],
                         time: float) -> tuple[Sighting, ...]:
         """Unmarked pieces by colour; a blob where a stickered piece was seen is that piece, not another."""
-        taken = [(s.x, s.y, self.registry.entry(s.entry).radius) for s in stickered]
+        taken = [(s.x, s.y, self.registry.kind(s.piece).radius) for s in stickered]
         by_colour: dict[str, list[tuple[str | None, float, float, float, float]]] = {}
         for blob in self._colour.blobs(image, pose, self.matrix, self.dist):
             if any(math.dist((blob.x, blob.y), (x, y)) < r for x, y, r in taken):
@@ -473,7 +477,7 @@ class Vision:
                 confidence = COLOUR_CONFIDENCE * max(0.3, 1 - abs(ratio - 1))
                 if site:
                     confidence *= 1 - 0.3 * min(1.0, distance / self._tolerance)
-                out.append(Sighting(entry.piece, entry.id, None, site, 0, float(x), float(y), float(confidence),
+                out.append(Sighting(entry.piece, None, site, 0, float(x), float(y), float(confidence),
                                     time))
         return tuple(out)
 
@@ -590,7 +594,7 @@ class _Clock:
 
 
 def _replace_confidence(s: Sighting, confidence: float) -> Sighting:
-    return Sighting(s.piece, s.entry, s.sticker, s.site, s.level, s.x, s.y, confidence, s.time, s.turn)
+    return Sighting(s.piece, s.sticker, s.site, s.level, s.x, s.y, confidence, s.time, s.turn)
 
 
 def _marker_look(gray: np.ndarray, corners: np.ndarray) -> np.ndarray | None:

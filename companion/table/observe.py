@@ -36,8 +36,8 @@ def camera_view(report: FrameReport, registry: Registry) -> CameraView:
     lowest: dict[str, str] = {}
     for sighting in sorted(report.sightings, key=lambda s: s.level, reverse=True):
         if sighting.site is not None:
-            lowest[sighting.site] = sighting.entry
-    partial = frozenset(site for site, entry in lowest.items() if not registry.entry(entry).is_base)
+            lowest[sighting.site] = sighting.piece
+    partial = frozenset(site for site, piece in lowest.items() if not registry.kind(piece).is_base)
     return CameraView(report.time, report.stacks(), frozenset(report.unreliable_sites()), report.reliable, partial,
                       report.identifies)
 

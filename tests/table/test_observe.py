@@ -99,9 +99,9 @@ def test_camera_view_marks_stacks_without_a_base_as_partial():
     planet = next(e for e in registry.entries if e.is_base and e.sticker is not None)
     ship = next(e for e in registry.entries if e.piece == "ship-red")
     sightings = (
-        Sighting(planet.piece, planet.id, planet.sticker, "o2s0", 0, 0, 0, 1.0, 1.0),
-        Sighting(ship.piece, ship.id, ship.sticker, "o2s0", 1, 0, 0, 1.0, 1.0),
-        Sighting(ship.piece, ship.id, ship.sticker, "o3s4", 0, 0, 0, 1.0, 1.0),
+        Sighting(planet.piece, planet.sticker, "o2s0", 0, 0, 0, 1.0, 1.0),
+        Sighting(ship.piece, ship.sticker, "o2s0", 1, 0, 0, 1.0, 1.0),
+        Sighting(ship.piece, ship.sticker, "o3s4", 0, 0, 0, 1.0, 1.0),
     )
     view = camera_view(FrameReport(1.0, True, "", sightings), registry)
     assert view.partial == {"o3s4"}
