@@ -38,6 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fill", default="0.6-0.95", help="mounted: share of the frame the board fills (default "
                                                            "0.6-0.95)")
     parser.add_argument("--tilt", type=float, default=35.0, help="mounted: most tilt off vertical, degrees (35)")
+    parser.add_argument("--changes", type=int, default=0,
+                        help="mounted: settled changes per mounting read in crops around the changed sites, timed "
+                             "against the whole frame (--scenes mountings; e.g. --sizes 4056x3040); 0: frames")
     parser.add_argument("--hands", type=float, default=0.0,
                         help="share of scenes with a hand over the board (default 0)")
 
@@ -88,6 +91,12 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"bench vision: --fill: {args.fill!r} is not LOW-HIGH between 0.1 and 1")
         if args.per_mounting < 1:
             raise UserError("bench vision: --per-mounting must be 1 or more")
+        if args.changes < 0:
+            raise UserError("bench vision: --changes must be 0 or more")
+        if args.changes:
+            from companion.bench.vision_crops import run as run_crops
+
+            return run_crops(args, sizes)
         return run_mounted(args, sizes)
     args.conditions = args.conditions or "normal,harsh"
     for name in args.conditions.split(","):

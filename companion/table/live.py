@@ -162,7 +162,8 @@ class LiveTable:
                     self.senses.camera(True)
                 failures = 0
                 self.latest_image = frame.image
-                self.observer.camera(camera_view(vision.process(frame.image, time.monotonic()), registry))
+                changed = self.observer.changed_sites()  # decoded in crops around them (and a slow sweep)
+                self.observer.camera(camera_view(vision.process(frame.image, time.monotonic(), changed), registry))
         finally:
             if source is not None:
                 source.close()
