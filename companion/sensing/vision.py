@@ -274,13 +274,16 @@ class Vision:
             found.extend(self._decode(gray, (x0, y0), pose))
         sightings, rejected = self._trace(distinct(found), pose, time)
         clock.lap("stickers in crops")
-        # Sites read now take what this frame shows; the others keep the last report's reading, and so do pieces
-        # off every site that stand clear of the crops.
+        # Sites read now take what this frame shows; the others keep the last report's reading. A piece off every
+        # site is read afresh within a sticker's reach of a site read, and kept from the last reading further out.
         near = self._site_xy[[i for i, site in enumerate(ids) if site in read]]
         reach = self._tolerance + self._sticker_reach
-        kept = tuple(s for s in last.sightings if s.site not in read and (
-            s.site is not None or np.hypot(*(near - (s.x, s.y)).T).min(initial=np.inf) > reach))
-        fresh = tuple(s for s in sightings if s.site in read or s.site is None)
+
+        def close(s: Sighting) -> bool:
+            return float(np.hypot(*(near - (s.x, s.y)).T).min(initial=np.inf)) <= reach
+
+        kept = tuple(s for s in last.sightings if s.site not in read and (s.site is not None or not close(s)))
+        fresh = tuple(s for s in sightings if s.site in read or (s.site is None and close(s)))
         regions = self._unreliable_regions(colour, pose, corners)
         clock.lap("unreliable")
         hidden = {s for r in regions for s in r.sites}
