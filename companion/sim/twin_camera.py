@@ -40,7 +40,7 @@ class TwinCamera:
         self.board = board
         self.registry = registry
         self.camera = overhead_camera(board.width, board.height, *(size or frame_size(board.height,
-                                                                                       registry.sticker_sizes()[0])))
+                                                                                       registry.sticker_mm)))
         self.renderer = Renderer(board, registry.dictionary)
         self.vision = Vision(board, registry, sim_profile(self.camera, board.name))
         self.conditions = conditions
