@@ -255,8 +255,8 @@ class Vision:
         corners = self._unchanged_markers(colour)
         if len(corners) < MIN_FRESH_MARKERS:
             return None
-        pose, moved, reprojection, problem = self._update_pose(corners)
-        if problem or moved or pose is None:
+        pose, reprojection = self._pose, None  # the markers stand where they stood: so does the board
+        if pose is None:
             return None
         clock.lap("corners")
         ids = [s.id for s in self.board.sites]
@@ -613,12 +613,13 @@ class Vision:
     def _unreliable_regions(self, colour: np.ndarray, pose: Pose, corners: dict) -> list[Region]:
         frame_shape = colour.shape[:2]
         if frame_shape[0] > CORNER_SEARCH_LINES:
-            # A big frame (12 MP) is sampled, not averaged, to a quarter: shrinking it whole costs more than a
-            # settled change may take, and the check blurs its 4 mm cells anyway.
-            small = np.ascontiguousarray(colour[1::4, 1::4])
+            # A big frame (12 MP): the check samples its 4 mm cells from the frame itself (a few tens of thousands
+            # of pixels, blurred across cells after); shrinking the frame first costs more than a settled change may.
+            small, scale = colour, 1.0
         else:  # a quarter-size frame is plenty for the occlusion check's 4 mm cells
             small = cv2.resize(colour, (frame_shape[1] // 4, frame_shape[0] // 4), interpolation=cv2.INTER_AREA)
-        occluded, out_of_view = self._occlusion.find(small, 0.25, pose, self.matrix, self.dist)
+            scale = 0.25
+        occluded, out_of_view = self._occlusion.find(small, scale, pose, self.matrix, self.dist)
         regions = [
             Region(reason, outline, sites)
             for reason, mask in (("occluded", occluded), ("out of view", out_of_view & ~occluded))
