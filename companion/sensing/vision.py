@@ -565,7 +565,7 @@ class Vision:
     def _on_a_stack(self, entry: PieceEntry, corners_px: np.ndarray,
                     pose: Pose) -> tuple[np.ndarray, tuple[tuple[float, float], float]]:
         """A piece that may top a stack whose lower pieces are hidden under it: of the heights it may stand at (on
-        the board, up to the top of the tallest stack), the one that puts it nearest a site; on the board when none
+        the board, up to the top of the tallest stack), the lowest that puts it on a site; on the board when none
         does. Its traced position slides towards the camera's nadir as the height grows, by about 17 mm at ORBIT's
         board edge for a planet and three ships, while sites lie 31 mm or more apart: one site fits best."""
         low, high = entry.height, max(entry.height, self._tallest)
@@ -574,8 +574,11 @@ class Vision:
         start, slide = np.array(at_low), np.subtract(at_high, at_low)
         along = np.clip((self._site_xy - start) @ slide / max(float(slide @ slide), 1e-9), 0.0, 1.0)
         gaps = np.linalg.norm(self._site_xy - (start + along[:, None] * slide), axis=1)
-        best = int(np.argmin(gaps))
-        height = low + float(along[best]) * (high - low) if gaps[best] <= self._tolerance else low
+        # Of the sites it may stand on, the lowest stack: a lone ship beside the board's edge also lines up, higher
+        # up, with a site nearer the middle (its slide passes over it), but a stack's top traced at board level lands
+        # 17 mm at most off its own site, short of the next site out.
+        fits = np.flatnonzero(gaps <= self._tolerance)
+        height = low + float(along[fits].min()) * (high - low) if fits.size else low
         traced = pose.to_board(corners_px, height, self.matrix, self.dist)
         return traced, self._piece_centre(entry, traced)
 
