@@ -38,6 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fill", default="0.6-0.95", help="mounted: share of the frame the board fills (default "
                                                            "0.6-0.95)")
     parser.add_argument("--tilt", type=float, default=35.0, help="mounted: most tilt off vertical, degrees (35)")
+    parser.add_argument("--changes", type=int, default=0,
+                        help="mounted: settled changes per mounting read in crops around the changed sites, timed "
+                             "against the whole frame (--scenes mountings; e.g. --sizes 4056x3040); 0: frames")
     parser.add_argument("--hands", type=float, default=0.0,
                         help="share of scenes with a hand over the board (default 0)")
 
@@ -88,6 +91,12 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"bench vision: --fill: {args.fill!r} is not LOW-HIGH between 0.1 and 1")
         if args.per_mounting < 1:
             raise UserError("bench vision: --per-mounting must be 1 or more")
+        if args.changes < 0:
+            raise UserError("bench vision: --changes must be 0 or more")
+        if args.changes:
+            from companion.bench.vision_crops import run as run_crops
+
+            return run_crops(args, sizes)
         return run_mounted(args, sizes)
     args.conditions = args.conditions or "normal,harsh"
     for name in args.conditions.split(","):
@@ -97,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
     baseline = cv2.aruco.ArucoDetector(
         cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, registry.dictionary)), cv2.aruco.DetectorParameters()
     )
-    print(f"{args.scenes} rendered {what}, stickers {registry.dictionary} {registry.sticker_mm:g} mm, one thread")
+    print(f"{args.scenes} rendered {what}, stickers {registry.dictionary} "
+          f"{'-'.join(f'{s:g}' for s in sorted(set(registry.sticker_sizes())))} mm, one thread")
     for w, h in sizes:
         for name in args.conditions.split(","):
             tally = Tally()
@@ -119,7 +129,7 @@ def _trajectory_scenes(args: argparse.Namespace, registry, size, conditions):
     board = default_board("trajectory")
     camera = overhead_camera(board.width, board.height, *size)
     vision = Vision(board, registry, sim_profile(camera, board.name))
-    renderer = Renderer(board, registry.dictionary, registry.sticker_mm)
+    renderer = Renderer(board, registry.dictionary)
     for index in range(args.scenes):
         hand = args.hands > 0 and (index % max(1, round(1 / args.hands)) == 0)
         scene = random_scene(board, registry, camera, args.seed + index, conditions, hand=hand)
@@ -146,7 +156,7 @@ def _orbit_scenes(args: argparse.Namespace, registry, size, conditions):
             board = game_board("orbit", table.options)
             camera = overhead_camera(board.width, board.height, *size)
             sides[side] = (camera, Vision(board, registry, sim_profile(camera, board.name)),
-                           Renderer(board, registry.dictionary, registry.sticker_mm))
+                           Renderer(board, registry.dictionary))
         camera, vision, renderer = sides[side]
         scene, _ = layout_scene(renderer.board, registry, camera, layout, rng, conditions, physical)
         if args.hands > 0 and index % max(1, round(1 / args.hands)) == 0:
@@ -158,7 +168,7 @@ def _measure(index: int, scene, vision, renderer, layout, baseline, tally: Tally
     import cv2
 
     from companion.rules import load
-    from companion.sim.render_truth import covered, visible
+    from companion.sim.render_truth import covered, match_sightings, visible
     from companion.table.observation import Observation, SiteReading
     from companion.table.observe import camera_view
 
@@ -172,8 +182,8 @@ def _measure(index: int, scene, vision, renderer, layout, baseline, tally: Tally
     t2 = time.perf_counter()
     tally.base_times.append(t1 - t0)
     tally.times.append(t2 - t1)
-    seen = {s.entry: s for s in report.sightings}
-    in_view = visible(scene, rendered, registry.sticker_mm)
+    seen, extra = match_sightings(report.sightings, scene.pieces)
+    in_view = visible(scene, rendered)
     unreliable = report.unreliable_sites() if report.reliable else {s.id for s in board.sites}
     frame_errors = 0
     for piece in scene.pieces:
@@ -183,8 +193,8 @@ def _measure(index: int, scene, vision, renderer, layout, baseline, tally: Tally
         if not in_view.get(piece.entry.id, False):
             if sighting is not None and sighting.site != piece.site:
                 frame_errors += 1  # a hidden piece read, and put on the wrong site
-            elif sighting is None and piece.site is not None and piece.site not in unreliable and not covered(
-                    scene, piece, registry.sticker_mm):
+            elif (sighting is None and piece.site is not None and piece.site not in unreliable
+                  and not covered(scene, piece)):
                 tally.count["unflagged"] += 1  # hidden (not under a piece: partial readings allow for that), unsaid
             continue
         tally.count["pieces"] += 1
@@ -197,7 +207,7 @@ def _measure(index: int, scene, vision, renderer, layout, baseline, tally: Tally
             frame_errors += 1
         else:
             tally.position.append(math.hypot(sighting.x - piece.x, sighting.y - piece.y))
-    frame_errors += len(seen)  # sightings of pieces that are not there
+    frame_errors += len(extra) + len(seen)  # sightings of pieces that are not there (or of unstickered ones)
     if layout is not None and report.reliable:
         view = camera_view(report, registry)
         shown = Observation(camera_pieces=view.pieces)

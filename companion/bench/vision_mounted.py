@@ -122,7 +122,7 @@ def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_
     for m in range(math.ceil(frames / per_mounting)):
         rng = np.random.default_rng([seed, m, size[1]])  # the same mountings under every condition
         mounting = random_mounting(board, size, rng, fill, tilt)
-        renderer = MountedRenderer(board, registry.dictionary, registry.sticker_mm, mounting)
+        renderer = MountedRenderer(board, registry.dictionary, mounting)
         profile = calibrated(mounting, rng, CameraProfile)
         vision = Vision(board, registry, profile)
         shots = np.random.default_rng([seed, m, size[1], CONDITIONS.index(condition)])

@@ -57,11 +57,12 @@ class MountingCheck:
 
 def check_mounting(board: Board, registry: Registry, profile: CameraProfile, pose: Pose,
                    need_px: float = NEED_PX) -> MountingCheck:
-    """Each site's smallest sticker side in pixels: a sticker on the lowest stickered piece, centred on the site,
-    square to the board's axes and turned 45 degrees (the mean of its four projected sides, the smaller turn)."""
+    """Each site's smallest sticker side in pixels: the game's smallest sticker on the lowest stickered piece,
+    centred on the site, square to the board's axes and turned 45 degrees (the mean of its four projected sides, the
+    smaller turn)."""
     marked = [e for e in registry.entries if e.sticker is not None]
     z = min(e.height for e in marked) if marked else 0.0
-    h = registry.sticker_mm / 2
+    h = registry.sticker_sizes()[0] / 2
     turns = [np.array([(-h, -h), (h, -h), (h, h), (-h, h)])]
     turns.append(turns[0] @ np.array([[math.cos(math.pi / 4), -math.sin(math.pi / 4)],
                                       [math.sin(math.pi / 4), math.cos(math.pi / 4)]]))

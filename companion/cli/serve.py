@@ -16,7 +16,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--board", help="a board file (default: the game's own board)")
     parser.add_argument("--serial", help='the reed grid: a port, "auto" (by USB id, the default) or "none"')
     parser.add_argument("--grid-profile", help="the grid's switch-to-site profile from `companion calibrate grid`")
-    parser.add_argument("--camera", help='a device number, "picamera", an image folder, or "none" (the default)')
+    parser.add_argument("--camera", help='a device number, "picamera", "phone" (a phone on a stand opens the '
+                                         'camera page, /camera), an image folder, or "none" (the default)')
     parser.add_argument("--camera-profile", help="the camera profile from `companion calibrate camera` and `board`")
     parser.add_argument("--registry", help="a piece registry file (default: the game's own)")
     parser.add_argument("--host", help="the address to serve the phones on (default 0.0.0.0)")
@@ -96,7 +97,7 @@ def _web_table(live: Any) -> Any:
         camera = CameraFeed(latest, Vision(live.board, registry, vision.profile))  # a pose of its own for the view
     table = Table(
         live.session, live.loop, make_loop=make_loop, sensors=live.senses.status, board=board,
-        camera=camera, grid=live.table_grid(), datasets=DataSets(data_folder(live.config.db)),
+        camera=camera, grid=live.table_grid(), phone=live.phone, datasets=DataSets(data_folder(live.config.db)),
         token_path=token_file(live.config.db),
     )  # fmt: skip
     live.senses.on_change = lambda: table.publish_sensors()

@@ -69,7 +69,7 @@ def _print_report(name: str, report: FrameReport) -> None:
     for s in report.sightings:
         where = s.site or f"off-site at ({s.x:.0f}, {s.y:.0f}) mm"
         level = f" level {s.level}" if s.level else ""
-        print(f"  {s.entry:24} {where}{level}  confidence {s.confidence:.2f}")
+        print(f"  {s.piece:24} {where}{level}  confidence {s.confidence:.2f}")
     for region in report.unreliable:
         print(f"  unreliable ({region.reason}): {len(region.sites)} sites {', '.join(region.sites[:8])}")
 
@@ -96,7 +96,7 @@ def _render(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     save_profile(sim_profile(camera, board.name), out / "profile.json")
-    renderer = Renderer(board, registry.dictionary, registry.sticker_mm)
+    renderer = Renderer(board, registry.dictionary)
     for seed in range(args.seed, args.seed + args.count):
         scene = random_scene(board, registry, camera, seed, CONDITIONS[args.conditions], hand=args.hand)
         cv2.imwrite(str(out / f"scene-{seed}.png"), renderer.render(scene).image)

@@ -1,24 +1,31 @@
 """The piece registry: which sticker (or colour) stands for which game piece, and the piece's shape and height.
 
-A registry is data (a JSON file). Pieces of one kind share a piece name ("infestor-metal" three times), so several
-sticker ids map to one piece name; each physical piece keeps its own entry id. Entries without a sticker are told
-apart by colour alone, and only where their colour belongs to one piece name (ORBIT's nebula chips); a colour that
-several kinds share (ORBIT's station tiles) says nothing, so those pieces are in the box but the camera does not
-look for them.
+A registry is data (a JSON file). Each physical piece has an entry (its own id); pieces of one kind share a piece
+name ("station-storage" for every storage ring) and, being interchangeable, one sticker: a game needs as many sticker
+codes as it has kinds, not pieces, and the camera reports kinds at sites (which of three storage rings stands on a
+site is nothing a game asks). A kind's pieces share shape, size and sticker. Each kind's sticker has its own size
+(`sticker_mm`), chosen to fit the piece's outline with its white margin (`sticker_fits`). Entries without a sticker
+are told apart by colour alone, and only where their colour belongs to one piece name (ORBIT's nebula chips); a
+colour that several kinds share (ORBIT's station tiles) says nothing, so those pieces are in the box but the camera
+does not look for them.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from importlib import resources
 from pathlib import Path
+
+import numpy as np
 
 from companion.errors import UserError
 from companion.jsonfile import read_json
 
 SHAPES = {"square": 4, "octagon": 8, "ring": 8, "disc": 24}
+MARGIN_CELLS = 1  # the white margin printed round a sticker, in the marker's cells (a 16h5 marker is 6 cells wide)
 # How riders stand on what carries them: docked beside a base's sticker, side by side, all in view (Trajectory's
 # wide planets), or on its middle, one on another, hiding what is under them (ORBIT's ships on planets).
 STACKING = ("beside", "on top")
@@ -38,10 +45,39 @@ class PieceEntry:
     sticker_offset: float = 0.0
     layer: int = 3
     label_mm: float = 0.0  # a round white label of this diameter around the sticker (0: the sticker's own margin)
+    sticker_mm: float = 16.0  # the printed marker's side (its margin of MARGIN_CELLS white cells is extra)
 
     @property
     def sides(self) -> int:
         return SHAPES[self.shape]
+
+    def outline(self) -> np.ndarray:
+        """The footprint's corners (mm) about the piece's centre, its sticker's top along +y: a regular polygon of
+        the shape's sides and circumradius with a flat edge square to the sticker (as the pieces are cut)."""
+        n = self.sides
+        angles = math.pi / n + np.arange(n) * 2 * math.pi / n
+        return self.radius * np.column_stack([np.cos(angles), np.sin(angles)])
+
+    def sticker_outline(self) -> np.ndarray:
+        """What is stuck on the top face (mm, about the piece's centre): the round label's rim when there is one,
+        else the sticker's square with its white margin."""
+        centre = np.array([0.0, -self.sticker_offset])
+        if self.label_mm:
+            t = np.linspace(0, 2 * math.pi, 48, endpoint=False)
+            return centre + self.label_mm / 2 * np.column_stack([np.cos(t), np.sin(t)])
+        h = self.sticker_mm * (0.5 + MARGIN_CELLS / 6)
+        return centre + np.array([(-h, h), (h, h), (h, -h), (-h, -h)])
+
+    def sticker_fits(self) -> bool:
+        """Whether the sticker (or its label) lies wholly on the piece's top face (within 0.1 mm)."""
+        if self.sticker is None:
+            return True
+        outline = self.outline()
+        edges = np.roll(outline, -1, axis=0) - outline
+        normals = np.column_stack([edges[:, 1], -edges[:, 0]]) / np.linalg.norm(edges, axis=1)[:, None]
+        # A convex polygon counter-clockwise: a point is inside when it is behind every edge's outward normal.
+        reach = (self.sticker_outline()[:, None, :] - outline[None, :, :]) * normals[None, :, :]
+        return bool(np.all(reach.sum(axis=2) <= 0.1))
 
     @property
     def is_base(self) -> bool:
@@ -63,7 +99,28 @@ class Registry:
         return self.tallest_mm or 2 * max(e.height for e in self.entries)
 
     def by_sticker(self) -> dict[int, PieceEntry]:
-        return {e.sticker: e for e in self.entries if e.sticker is not None}
+        """Sticker id -> the first entry of the kind that carries it (a kind's pieces are alike)."""
+        out: dict[int, PieceEntry] = {}
+        for e in self.entries:
+            if e.sticker is not None:
+                out.setdefault(e.sticker, e)
+        return out
+
+    def kind(self, piece: str) -> PieceEntry:
+        """The first entry of a piece name: shape, height and sticker of every piece of that kind."""
+        for entry in self.entries:
+            if entry.piece == piece:
+                return entry
+        raise KeyError(piece)
+
+    def count(self, piece: str) -> int:
+        """How many pieces of this kind the box holds."""
+        return sum(1 for e in self.entries if e.piece == piece)
+
+    def sticker_sizes(self) -> tuple[float, float]:
+        """The smallest and largest sticker side (mm) of the stickered kinds."""
+        sizes = [e.sticker_mm for e in self.entries if e.sticker is not None] or [self.sticker_mm]
+        return min(sizes), max(sizes)
 
     def entry(self, entry_id: str) -> PieceEntry:
         for entry in self.entries:
@@ -133,9 +190,16 @@ def _parse(data: object, where: str) -> Registry:
     stacking = data.get("stacking", "beside")
     if stacking not in STACKING:
         raise UserError(f"{where}: stacking: {stacking!r} is not one of {', '.join(map(repr, STACKING))}")
+    try:
+        sticker_mm, tallest = float(data.get("sticker_mm", 16.0)), float(data.get("tallest_stack_mm", 0.0))
+    except (TypeError, ValueError):
+        raise UserError(f"{where}: sticker_mm and tallest_stack_mm must be numbers of mm") from None
+    if sticker_mm <= 0 or tallest < 0:
+        raise UserError(f"{where}: sticker_mm must be above 0 and tallest_stack_mm 0 or more")
     entries = []
     seen_ids: set[str] = set()
-    seen_stickers: set[int] = set()
+    kinds: dict[str, tuple[int, PieceEntry]] = {}  # piece name -> (index, first entry)
+    sticker_kinds: dict[int, str] = {}
     for index, raw in enumerate(data.get("pieces", [])):
         try:
             entry = PieceEntry(
@@ -149,28 +213,33 @@ def _parse(data: object, where: str) -> Registry:
                 sticker_offset=float(raw.get("sticker_offset", 0.0)),
                 layer=int(raw.get("layer", 3)),
                 label_mm=float(raw.get("label_mm", 0.0)),
+                sticker_mm=float(raw.get("sticker_mm", sticker_mm)),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise UserError(f"{where}: pieces[{index}]: bad or missing field {error}") from None
+        at = f"{where}: pieces[{index}]"
         if entry.shape not in SHAPES:
-            raise UserError(f"{where}: pieces[{index}].shape: {entry.shape!r} is not one of {', '.join(SHAPES)}")
+            raise UserError(f"{at}.shape: {entry.shape!r} is not one of {', '.join(SHAPES)}")
         if entry.id in seen_ids:
-            raise UserError(f"{where}: pieces[{index}].id: {entry.id!r} appears twice")
+            raise UserError(f"{at}.id: {entry.id!r} appears twice")
+        if entry.sticker_mm <= 0:
+            raise UserError(f"{at}.sticker_mm: must be above 0, not {entry.sticker_mm:g}")
         if entry.sticker is not None and not 0 <= entry.sticker < ids:
-            raise UserError(f"{where}: pieces[{index}].sticker: {dictionary} has ids 0 to {ids - 1}, "
-                            f"not {entry.sticker}")
-        if entry.sticker is not None and entry.sticker in seen_stickers:
-            raise UserError(f"{where}: pieces[{index}].sticker: sticker {entry.sticker} is given to two pieces")
+            raise UserError(f"{at}.sticker: {dictionary} has ids 0 to {ids - 1}, not {entry.sticker}")
+        if entry.sticker is not None and sticker_kinds.setdefault(entry.sticker, entry.piece) != entry.piece:
+            raise UserError(f"{at}.sticker: sticker {entry.sticker} is given to {sticker_kinds[entry.sticker]!r} "
+                            f"and {entry.piece!r} (one sticker stands for one kind of piece)")
+        first_index, first = kinds.setdefault(entry.piece, (index, entry))
+        unlike = [f.name for f in fields(PieceEntry) if f.name not in ("id", "piece")
+                  and getattr(entry, f.name) != getattr(first, f.name)]
+        if unlike:
+            raise UserError(f"{at}: a {entry.piece!r} unlike pieces[{first_index}] in {', '.join(unlike)} "
+                            f"(pieces of one kind are interchangeable: give it another piece name)")
+        if not entry.sticker_fits():
+            raise UserError(f"{at}: its {entry.sticker_mm:g} mm sticker does not fit on its {entry.shape} of "
+                            f"radius {entry.radius:g} mm (sticker_offset {entry.sticker_offset:g} mm)")
         seen_ids.add(entry.id)
-        if entry.sticker is not None:
-            seen_stickers.add(entry.sticker)
         entries.append(entry)
     if not entries:
         raise UserError(f"{where}: pieces: the registry lists no pieces")
-    try:
-        sticker_mm, tallest = float(data.get("sticker_mm", 16.0)), float(data.get("tallest_stack_mm", 0.0))
-    except (TypeError, ValueError):
-        raise UserError(f"{where}: sticker_mm and tallest_stack_mm must be numbers of mm") from None
-    if sticker_mm <= 0 or tallest < 0:
-        raise UserError(f"{where}: sticker_mm must be above 0 and tallest_stack_mm 0 or more")
     return Registry(str(data.get("game", "")), dictionary, sticker_mm, tuple(entries), stacking, tallest)

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from time import perf_counter
 
@@ -27,6 +28,7 @@ from companion.boards.model import Board
 from companion.errors import UserError
 from companion.sensing.pieces import PieceEntry, Registry
 from companion.sensing.vision_colour import COLOUR_CONFIDENCE, ColourFinder
+from companion.sensing.vision_crops import distinct, site_boxes
 from companion.sensing.vision_occlusion import OcclusionFinder
 from companion.sensing.vision_pose import Pose, fiducial_corners, solve_pose
 from companion.sensing.vision_profile import CameraProfile
@@ -39,14 +41,15 @@ SAME_LOOK = 0.97  # correlation of a marker's patch with its last look above whi
 LOOK_CELLS = 24  # a marker's look: its bounding box sampled on this many cells a side
 EDGE_PX = 3  # a sticker this close to the frame's edge cannot be read (its white margin is cut off)
 SIZE_TOLERANCE = 0.3  # a sticker whose traced size is off by more than this is not the piece it claims to be
+SWEEP_ROUNDS = 30  # frames read in crops go over every site in this many settled changes, besides the changed ones
 
 
 @dataclass(frozen=True)
 class Sighting:
-    """A piece seen: its registry entry, its site (None when off every site) or position, and its stack level."""
+    """A piece seen: its kind (the registry's piece name: pieces of a kind share a sticker, so which of them it is
+    the camera cannot say, and no game asks), its site (None when off every site) or position, its stack level."""
 
     piece: str
-    entry: str
     sticker: int | None
     site: str | None
     level: int
@@ -59,7 +62,7 @@ class Sighting:
     turn: float | None = None
 
     def to_json(self) -> dict:
-        return {"piece": self.piece, "entry": self.entry, "sticker": self.sticker, "site": self.site,
+        return {"piece": self.piece, "sticker": self.sticker, "site": self.site,
                 "level": self.level, "x": round(self.x, 1), "y": round(self.y, 1),
                 "confidence": round(self.confidence, 3), "time": self.time,
                 "turn": None if self.turn is None else round(self.turn, 1)}
@@ -115,7 +118,7 @@ class FrameReport:
 
 
 def _stack_key(s: Sighting) -> tuple:
-    return (s.level, s.entry)
+    return (s.level, s.piece)
 
 
 def _detector(dictionary: str, tuned: bool) -> cv2.aruco.ArucoDetector:
@@ -150,6 +153,7 @@ class Vision:
         self.dist = profile.dist_coeffs
         self.move_tolerance_mm = move_tolerance_mm
         self._stickers = registry.by_sticker()
+        self._kind_count = {e.piece: registry.count(e.piece) for e in self._stickers.values()}
         self._fiducials = {(f.dictionary, f.id): f for f in board.fiducials}
         self._corner_detectors = {d: _detector(d, False) for d in {f.dictionary for f in board.fiducials}}
         self._sticker_detector = _detector(registry.dictionary, True)
@@ -168,7 +172,7 @@ class Vision:
         # How far from a piece's centre its sticker (with its white margin) can reach; a piece on a site has its
         # centre within the site tolerance, one off every site stands on the board.
         self._sticker_reach = max(
-            e.sticker_offset + math.sqrt(2) * registry.sticker_mm * (0.5 + 1 / 6) for e in registry.entries
+            e.sticker_offset + math.sqrt(2) * e.sticker_mm * (0.5 + 1 / 6) for e in registry.entries
         )
         lo = np.minimum(self._site_xy.min(axis=0) - self._tolerance, 0.0) - self._sticker_reach
         hi = np.maximum(self._site_xy.max(axis=0) + self._tolerance, (board.width, board.height)) + self._sticker_reach
@@ -184,6 +188,8 @@ class Vision:
         self._edge_cache: tuple[np.ndarray, list] | None = None
         self._pose: Pose | None = None
         self._marker_looks: dict = {}  # fiducial -> (its corners, its normalised look) where last decoded
+        self._last: FrameReport | None = None  # the last reliable report, for frames read in crops
+        self._sweep = 0  # the next site of the slow sweep
         if profile.pose is not None:
             self._pose = Pose(np.array(profile.pose.rvec, np.float64), np.array(profile.pose.tvec, np.float64))
         self._max_reprojection = MAX_REPROJECTION_PX_720P * profile.image_size[1] / 720
@@ -192,7 +198,11 @@ class Vision:
     def pose(self) -> Pose | None:
         return self._pose
 
-    def process(self, image: np.ndarray, time: float = 0.0) -> FrameReport:
+    def process(self, image: np.ndarray, time: float = 0.0, changed: Collection[str] | None = None) -> FrameReport:
+        """What the frame shows. `changed`: the sites the reed grid says changed since the last frame read; the
+        stickers are then decoded only in crops around them and a few more sites of a slow sweep (the rest as the
+        last report had them), at the frame's full resolution, while the board has not moved. None: the whole
+        frame."""
         if image is None or image.ndim not in (2, 3) or image.size == 0:
             raise UserError("the frame is empty or not an image")
         height, width = image.shape[:2]
@@ -200,8 +210,19 @@ class Vision:
             w, h = self.profile.image_size
             raise UserError(f"the frame is {width}x{height} but camera profile {self.profile.camera!r} is for "
                             f"{w}x{h} frames")
-        clock = _Clock()
         colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        # Pieces found by colour (a calibrated range) are looked for over the whole frame, so not in crops.
+        if changed is not None and self._last is not None and not self._colour:
+            report = self._process_sites(colour, time, changed, self._last)
+            if report is not None:
+                self._last = report
+                return report
+        report = self._process_frame(colour, time)
+        self._last = report if report.reliable else None
+        return report
+
+    def _process_frame(self, colour: np.ndarray, time: float) -> FrameReport:
+        clock = _Clock()
         gray = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY)
         corners = self._find_corners(gray)
         clock.lap("corners")
@@ -217,9 +238,7 @@ class Vision:
         if self._colour:
             sightings = sightings + self._find_by_colour(colour, pose, sightings, time)
             clock.lap("colour")
-        # A quarter-size frame is plenty for the occlusion check's 4 mm cells.
-        small = cv2.resize(colour, (width // 4, height // 4), interpolation=cv2.INTER_AREA)
-        regions = self._unreliable_regions(small, (height, width), pose, corners)
+        regions = self._unreliable_regions(colour, pose, corners)
         clock.lap("unreliable")
         hidden = {s for r in regions for s in r.sites}
         sightings = tuple(
@@ -227,6 +246,58 @@ class Vision:
         )
         return FrameReport(time, True, "", sightings, tuple(regions), moved, seen, reprojection, rejected,
                            clock.laps, self.identifies)
+
+    def _process_sites(self, colour: np.ndarray, time: float, changed: Collection[str],
+                       last: FrameReport) -> FrameReport | None:
+        """The frame read in crops around the changed sites and the sweep's next few; None when the board or the
+        camera moved (fewer than three corner markers look as they did), for the whole frame to be read."""
+        clock = _Clock()
+        corners = self._unchanged_markers(colour)
+        if len(corners) < MIN_FRESH_MARKERS:
+            return None
+        pose, reprojection = self._pose, None  # the markers stand where they stood: so does the board
+        if pose is None:
+            return None
+        clock.lap("corners")
+        ids = [s.id for s in self.board.sites]
+        read = set(changed) & set(ids)
+        sweep = max(1, math.ceil(len(ids) / SWEEP_ROUNDS))
+        while sweep and len(read) < len(ids):
+            site = ids[self._sweep % len(ids)]
+            self._sweep += 1
+            if site not in read:
+                read.add(site)
+                sweep -= 1
+        found = []
+        for x0, y0, x1, y1 in site_boxes(self._site_pixels(pose, colour.shape, read), colour.shape):
+            gray = cv2.cvtColor(colour[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+            found.extend(self._decode(gray, (x0, y0), pose))
+        sightings, rejected = self._trace(distinct(found), pose, time)
+        clock.lap("stickers in crops")
+        # Sites read now take what this frame shows; the others keep the last report's reading. A piece off every
+        # site is read afresh within a sticker's reach of a site read, and kept from the last reading further out.
+        near = self._site_xy[[i for i, site in enumerate(ids) if site in read]]
+        reach = self._tolerance + self._sticker_reach
+
+        def close(s: Sighting) -> bool:
+            return float(np.hypot(*(near - (s.x, s.y)).T).min(initial=np.inf)) <= reach
+
+        kept = tuple(s for s in last.sightings if s.site not in read and (s.site is not None or not close(s)))
+        fresh = tuple(s for s in sightings if s.site in read or (s.site is None and close(s)))
+        regions = self._unreliable_regions(colour, pose, corners)
+        clock.lap("unreliable")
+        hidden = {s for r in regions for s in r.sites}
+        out = tuple(s if s.site not in hidden else _replace_confidence(s, s.confidence * 0.8) for s in fresh + kept)
+        return FrameReport(time, True, "", tuple(sorted(out, key=lambda s: (s.site or "~", s.level, s.piece))),
+                           tuple(regions), False, tuple(sorted(f.id for f in corners)), reprojection, rejected,
+                           clock.laps, self.identifies)
+
+    def _site_pixels(self, pose: Pose, shape: tuple[int, ...], sites: Collection[str]) -> list[np.ndarray]:
+        """For each site, the frame pixels of the ring within which a sticker of a piece on it may lie (at board
+        level and at the tallest stack's height)."""
+        index = {s.id: i for i, s in enumerate(self.board.sites)}
+        rings = self._reach_ring[[index[s] for s in sorted(sites)]]
+        return list(pose.project(rings.reshape(-1, 3), self.matrix, self.dist).reshape(len(rings), -1, 2))
 
     # -- the board
     def _find_corners(self, gray: np.ndarray) -> dict:
@@ -330,7 +401,12 @@ class Vision:
     # -- the pieces
     def _find_pieces(self, gray: np.ndarray, pose: Pose, time: float) -> tuple[tuple[Sighting, ...], int]:
         x0, y0, x1, y1 = self._board_box(pose, gray.shape)
-        roi = gray[y0:y1, x0:x1]
+        return self._trace(self._decode(gray[y0:y1, x0:x1], (x0, y0), pose), pose, time)
+
+    def _decode(self, roi: np.ndarray, origin: tuple[int, int], pose: Pose) -> list[tuple[PieceEntry, np.ndarray]]:
+        """The registry's stickers in a gray region whose top-left is `origin` in the frame: (entry, corners in
+        frame pixels)."""
+        x0, y0 = origin
         detector, (per_lo, per_hi) = self._fitted_detector(pose, roi.shape)
         # Stickers under about UPSCALE_BELOW_PX a side lose cells to the detector's thresholding and sampling:
         # decode them from the board region enlarged twice (the perimeter limits are rates of the region's size,
@@ -347,6 +423,11 @@ class Vision:
             entry = self._stickers.get(marker_id)
             if entry is not None:
                 found.append((entry, (c + 0.5) / up - 0.5 + np.array([x0, y0], np.float64)))
+        return found
+
+    def _trace(self, found: list[tuple[PieceEntry, np.ndarray]], pose: Pose,
+               time: float) -> tuple[tuple[Sighting, ...], int]:
+        """Decoded stickers traced to the board: the pieces' sightings, and how many were rejected."""
         if not found:
             return (), 0
         # First pass: every piece standing on the board.
@@ -379,7 +460,7 @@ class Vision:
         sites: dict[int, tuple[str | None, float]] = {}
         for i, (entry, _) in enumerate(found):
             (cx, cy), side = centres[i]
-            size_error = abs(side / self.registry.sticker_mm - 1)
+            size_error = abs(side / entry.sticker_mm - 1)
             if size_error > SIZE_TOLERANCE:
                 rejected += 1  # a sticker at the wrong height or a misread: not this piece
                 continue
@@ -391,11 +472,11 @@ class Vision:
                 level = 0
             sites[i] = (site, distance)
             confidence = (1 - size_error) * (1 - 0.3 * min(1.0, distance / self._tolerance) if site else 1.0)
-            if counts[entry.sticker] > 1:
-                confidence *= 0.5  # one sticker seen twice: at least one is a misread
-            sightings.append(Sighting(entry.piece, entry.id, entry.sticker, site, level, float(cx), float(cy),
+            if counts[entry.sticker] > self._kind_count[entry.piece]:
+                confidence *= 0.5  # more of a kind than the box holds: at least one is a misread
+            sightings.append(Sighting(entry.piece, entry.sticker, site, level, float(cx), float(cy),
                                       float(confidence), time, _turn(traced[i])))
-        return tuple(sorted(sightings, key=lambda s: (s.site or "~", s.level, s.entry))), rejected
+        return tuple(sorted(sightings, key=lambda s: (s.site or "~", s.level, s.piece, s.x, s.y))), rejected
 
     def _fitted_detector(self, pose: Pose,
                          shape: tuple[int, ...]) -> tuple[cv2.aruco.ArucoDetector, tuple[float, float]]:
@@ -405,24 +486,28 @@ class Vision:
         pixels is known (smallest at board level far out, largest on a stack under the lens), so contours far off
         it are dropped before they are examined (measured: 10.6 -> 4.8 ms at 720p, same stickers found).
         """
-        key = (shape, *np.round(np.concatenate([pose.rvec * 1000, pose.tvec]), 0))
+        key = tuple(np.round(np.concatenate([pose.rvec * 1000, pose.tvec]), 0))
         if self._fitted is None or self._fitted[0] != key:
-            h = self.registry.sticker_mm / 2
-            square = np.array([(-h, -h), (h, -h), (h, h), (-h, h)])
+            # The smallest sticker at board level far out, the largest on the tallest stack.
             low = min(e.height for e in self.registry.entries)
-            spots = [(x, y, z) for x in (0, self.board.width / 2, self.board.width)
-                     for y in (0, self.board.height / 2, self.board.height) for z in (low, self._tallest)]
-            pts = np.array([(x + dx, y + dy, z) for x, y, z in spots for dx, dy in square], np.float64)
-            px = pose.project(pts, self.matrix, self.dist).reshape(-1, 4, 2)
-            perimeters = np.linalg.norm(px - np.roll(px, 1, axis=1), axis=2).sum(axis=1)
-            per_lo, per_hi = 0.6 * float(perimeters.min()), 1.5 * float(perimeters.max())
+            spots = [(x, y) for x in (0, self.board.width / 2, self.board.width)
+                     for y in (0, self.board.height / 2, self.board.height)]
+            bounds = []
+            for side, z in zip(self.registry.sticker_sizes(), (low, self._tallest), strict=True):
+                h = side / 2
+                pts = np.array([(x + dx, y + dy, z) for x, y in spots
+                                for dx, dy in ((-h, -h), (h, -h), (h, h), (-h, h))], np.float64)
+                px = pose.project(pts, self.matrix, self.dist).reshape(-1, 4, 2)
+                bounds.append(np.linalg.norm(px - np.roll(px, 1, axis=1), axis=2).sum(axis=1))
+            self._fitted = (key, (0.6 * float(bounds[0].min()), 1.5 * float(bounds[1].max())), {})
+        _, (per_lo, per_hi), detectors = self._fitted
+        longest = max(shape[:2])
+        if longest not in detectors:  # the limits are rates of the region's longest side
             params = self._sticker_detector.getDetectorParameters()
-            longest = max(shape[:2])
             params.minMarkerPerimeterRate = per_lo / longest
-            params.maxMarkerPerimeterRate = per_hi / longest
-            detector = cv2.aruco.ArucoDetector(self._sticker_detector.getDictionary(), params)
-            self._fitted = (key, detector, (per_lo, per_hi))
-        return self._fitted[1], self._fitted[2]
+            params.maxMarkerPerimeterRate = min(4.0, per_hi / longest)
+            detectors[longest] = cv2.aruco.ArucoDetector(self._sticker_detector.getDictionary(), params)
+        return detectors[longest], (per_lo, per_hi)
 
     def _second_look(self, roi: np.ndarray, candidates: tuple, decoded: list[tuple[int, np.ndarray]],
                      per_lo: float, per_hi: float) -> list[tuple[int, np.ndarray]]:
@@ -458,7 +543,7 @@ class Vision:
     def _find_by_colour(self, image: np.ndarray, pose: Pose, stickered: tuple[Sighting, ...],
                         time: float) -> tuple[Sighting, ...]:
         """Unmarked pieces by colour; a blob where a stickered piece was seen is that piece, not another."""
-        taken = [(s.x, s.y, self.registry.entry(s.entry).radius) for s in stickered]
+        taken = [(s.x, s.y, self.registry.kind(s.piece).radius) for s in stickered]
         by_colour: dict[str, list[tuple[str | None, float, float, float, float]]] = {}
         for blob in self._colour.blobs(image, pose, self.matrix, self.dist):
             if any(math.dist((blob.x, blob.y), (x, y)) < r for x, y, r in taken):
@@ -473,14 +558,14 @@ class Vision:
                 confidence = COLOUR_CONFIDENCE * max(0.3, 1 - abs(ratio - 1))
                 if site:
                     confidence *= 1 - 0.3 * min(1.0, distance / self._tolerance)
-                out.append(Sighting(entry.piece, entry.id, None, site, 0, float(x), float(y), float(confidence),
+                out.append(Sighting(entry.piece, None, site, 0, float(x), float(y), float(confidence),
                                     time))
         return tuple(out)
 
     def _on_a_stack(self, entry: PieceEntry, corners_px: np.ndarray,
                     pose: Pose) -> tuple[np.ndarray, tuple[tuple[float, float], float]]:
         """A piece that may top a stack whose lower pieces are hidden under it: of the heights it may stand at (on
-        the board, up to the top of the tallest stack), the one that puts it nearest a site; on the board when none
+        the board, up to the top of the tallest stack), the lowest that puts it on a site; on the board when none
         does. Its traced position slides towards the camera's nadir as the height grows, by about 17 mm at ORBIT's
         board edge for a planet and three ships, while sites lie 31 mm or more apart: one site fits best."""
         low, high = entry.height, max(entry.height, self._tallest)
@@ -489,8 +574,11 @@ class Vision:
         start, slide = np.array(at_low), np.subtract(at_high, at_low)
         along = np.clip((self._site_xy - start) @ slide / max(float(slide @ slide), 1e-9), 0.0, 1.0)
         gaps = np.linalg.norm(self._site_xy - (start + along[:, None] * slide), axis=1)
-        best = int(np.argmin(gaps))
-        height = low + float(along[best]) * (high - low) if gaps[best] <= self._tolerance else low
+        # Of the sites it may stand on, the lowest stack: a lone ship beside the board's edge also lines up, higher
+        # up, with a site nearer the middle (its slide passes over it), but a stack's top traced at board level lands
+        # 17 mm at most off its own site, short of the next site out.
+        fits = np.flatnonzero(gaps <= self._tolerance)
+        height = low + float(along[fits].min()) * (high - low) if fits.size else low
         traced = pose.to_board(corners_px, height, self.matrix, self.dist)
         return traced, self._piece_centre(entry, traced)
 
@@ -525,9 +613,16 @@ class Vision:
         return max(0, x0), max(0, y0), min(shape[1], x1), min(shape[0], y1)
 
     # -- what the frame cannot tell
-    def _unreliable_regions(self, small: np.ndarray, frame_shape: tuple[int, int], pose: Pose,
-                            corners: dict) -> list[Region]:
-        occluded, out_of_view = self._occlusion.find(small, 0.25, pose, self.matrix, self.dist)
+    def _unreliable_regions(self, colour: np.ndarray, pose: Pose, corners: dict) -> list[Region]:
+        frame_shape = colour.shape[:2]
+        if frame_shape[0] > CORNER_SEARCH_LINES:
+            # A big frame (12 MP): the check samples its 4 mm cells from the frame itself (a few tens of thousands
+            # of pixels, blurred across cells after); shrinking the frame first costs more than a settled change may.
+            small, scale = colour, 1.0
+        else:  # a quarter-size frame is plenty for the occlusion check's 4 mm cells
+            small = cv2.resize(colour, (frame_shape[1] // 4, frame_shape[0] // 4), interpolation=cv2.INTER_AREA)
+            scale = 0.25
+        occluded, out_of_view = self._occlusion.find(small, scale, pose, self.matrix, self.dist)
         regions = [
             Region(reason, outline, sites)
             for reason, mask in (("occluded", occluded), ("out of view", out_of_view & ~occluded))
@@ -590,7 +685,7 @@ class _Clock:
 
 
 def _replace_confidence(s: Sighting, confidence: float) -> Sighting:
-    return Sighting(s.piece, s.entry, s.sticker, s.site, s.level, s.x, s.y, confidence, s.time, s.turn)
+    return Sighting(s.piece, s.sticker, s.site, s.level, s.x, s.y, confidence, s.time, s.turn)
 
 
 def _marker_look(gray: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
@@ -600,7 +695,10 @@ def _marker_look(gray: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
     hi = np.ceil(corners.max(axis=0)).astype(int) + 3
     if lo.min() < 0 or hi[0] > gray.shape[1] or hi[1] > gray.shape[0]:
         return None
-    patch = cv2.resize(gray[lo[1]:hi[1], lo[0]:hi[0]], (LOOK_CELLS, LOOK_CELLS), interpolation=cv2.INTER_AREA)
+    patch = gray[lo[1]:hi[1], lo[0]:hi[0]]
+    if patch.ndim == 3:  # a colour frame: only the patch is made gray
+        patch = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    patch = cv2.resize(patch, (LOOK_CELLS, LOOK_CELLS), interpolation=cv2.INTER_AREA)
     v = patch.astype(np.float32).ravel()
     v -= v.mean()
     norm = float(np.linalg.norm(v))

@@ -49,10 +49,9 @@ class Frame:
 class MountedRenderer:
     """Draws frames of one board from one mounting; keeps the lens map and the textures it made."""
 
-    def __init__(self, board: Board, dictionary: str, sticker_mm: float, mounting: Mounting) -> None:
+    def __init__(self, board: Board, dictionary: str, mounting: Mounting) -> None:
         self.board = board
         self.dictionary = dictionary
-        self.sticker_mm = sticker_mm
         self.cam = mounting
         self.scale = 2 if mounting.height <= 1200 else 1  # supersampling of the ideal picture
         self._textures: dict[tuple, np.ndarray] = {}
@@ -198,7 +197,7 @@ class MountedRenderer:
             cv2.fillConvexPoly(image, self._canvas(np.column_stack([rim, np.full(48, piece.top)])), STICKER_WHITE,
                                cv2.LINE_AA, 4)
         self._draw_sticker(image, piece)
-        margin = piece.sticker_square(self.sticker_mm * 4 / 3)
+        margin = piece.sticker_square(entry.sticker_mm * 4 / 3)
         px = self._canvas(np.column_stack([margin, np.full(4, piece.top)]))
         cv2.fillConvexPoly(ids, px, index, cv2.LINE_8, 4)
         x0, y0 = np.maximum(px.min(axis=0) // 16 - 1, 0)
@@ -207,7 +206,7 @@ class MountedRenderer:
 
     def _draw_sticker(self, image: np.ndarray, piece: Piece) -> None:
         """The printed sticker (the printables' marker with its one-cell margin) laid on the piece's top."""
-        side = self.sticker_mm
+        side = piece.entry.sticker_mm
         outer = side * 4 / 3
         drawing = Drawing(outer, outer, tuple(marker_shapes(self.dictionary, piece.entry.sticker, outer / 2,
                                                             outer / 2, side, side / 6)))
@@ -231,8 +230,8 @@ class MountedRenderer:
         image[y0:y1, x0:x1] = roi
 
     def _truth(self, piece: Piece, ids: np.ndarray, drawn: tuple, index: int) -> Truth:
-        code = piece.sticker_square(self.sticker_mm)
-        margin = piece.sticker_square(self.sticker_mm * 4 / 3)
+        code = piece.sticker_square(piece.entry.sticker_mm)
+        margin = piece.sticker_square(piece.entry.sticker_mm * 4 / 3)
         z = np.full(4, piece.top)
         px = self.cam.project(np.column_stack([code, z]))
         side = float(np.mean(np.linalg.norm(px - np.roll(px, 1, axis=0), axis=1)))

@@ -124,7 +124,7 @@ def _ride(base: Piece, spare: list[PieceEntry], registry: Registry, rng: np.rand
             out.append(Piece(entry, base.x + dx, base.y + dy, float(rng.uniform(0, 2 * math.pi)), z, base.site))
             z += entry.height
         return out
-    label = base.sticker_square(registry.sticker_mm * 4 / 3)  # the sticker and its white margin
+    label = base.sticker_square(base.entry.sticker_mm * 4 / 3)  # the sticker and its white margin
     for _ in range(int(rng.integers(1, 3))):
         if not spare:
             break

@@ -40,10 +40,9 @@ class Rendered:
 class Renderer:
     """Renders scenes of one board; keeps the rasterised board and lens maps it has made (per instance)."""
 
-    def __init__(self, board: Board, dictionary: str = "DICT_APRILTAG_16h5", sticker_mm: float = 18.0) -> None:
+    def __init__(self, board: Board, dictionary: str = "DICT_APRILTAG_16h5") -> None:
         self.board = board
         self.dictionary = dictionary
-        self.sticker_mm = sticker_mm
         self._drawing = board_drawing(board, labels=False)
         self._textures: dict[int, np.ndarray] = {}
         self._lens: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
@@ -148,7 +147,7 @@ class Renderer:
     def _draw_sticker(self, image: np.ndarray, cam: SimCamera, k: np.ndarray, piece: Placed, z: float) -> None:
         ax, ay = local_axes(piece.angle)
         centre = np.array([piece.x, piece.y]) - piece.entry.sticker_offset * ay
-        side = self.sticker_mm
+        side = piece.entry.sticker_mm
         half = side / 2 + side / 6  # a white margin one cell wide
 
         def quad(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:

@@ -41,7 +41,7 @@ class TwinCamera:
         self.registry = registry
         self.camera = overhead_camera(board.width, board.height, *(size or frame_size(board.height,
                                                                                        registry.sticker_mm)))
-        self.renderer = Renderer(board, registry.dictionary, registry.sticker_mm)
+        self.renderer = Renderer(board, registry.dictionary)
         self.vision = Vision(board, registry, sim_profile(self.camera, board.name))
         self.conditions = conditions
         self.physical = physical

@@ -13,7 +13,7 @@ Example (every key optional):
     profile = "calibration/grid.json"    # from `companion calibrate grid`
 
     [camera]
-    source = "none"                      # a device number, "picamera", an image folder, or "none"
+    source = "none"                      # a device number, "picamera", "phone", an image folder, or "none"
     profile = "calibration/camera.json"  # from `companion calibrate camera` and `board`
     registry = ""                        # a piece registry; default: the game's own
 

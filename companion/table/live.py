@@ -27,6 +27,7 @@ from companion.table.store import CannotSave, Store, set_aside_if_damaged
 if TYPE_CHECKING:
     from companion.calibration.grid import GridProfile
     from companion.sensing.pieces import Registry
+    from companion.sensing.pushed import PushedFrames
     from companion.sensing.vision import Vision
 
 TICK = 0.01  # seconds between looks at the board: well under the settle window
@@ -56,6 +57,11 @@ class LiveTable:
         camera = config.camera != "none" and _calibrated(config.camera_profile, "camera", self.notes)
         self.camera_sites = frozenset(s.id for s in self.board.sites) if camera else None
         self.vision = _vision(config, self.board, game) if self.camera_sites is not None else None
+        self.phone: PushedFrames | None = None  # the camera page's frames, when a phone is the table's camera
+        if self.camera_sites is not None and config.camera == "phone":
+            from companion.sensing.pushed import PushedFrames
+
+            self.phone = PushedFrames(self._still_wanted)
         self.observer: Observer | None = None
         self.loop: TableLoop | None = None
         if self.grid_profile is not None or self.camera_sites is not None:
@@ -141,6 +147,15 @@ class LiveTable:
                 with contextlib.suppress(CannotSave):  # the phones are told; the board is judged again later
                     loop.tick(now)
 
+    def _still_wanted(self) -> bool:
+        """A phone camera sends a full-resolution still once the grid is quiet on a change the camera has not read
+        (or, with no grid to say so, whenever it may)."""
+        observer = self.observer
+        if observer is None:
+            return False
+        changed = observer.changed_sites()
+        return changed is None or (bool(changed) and observer.grid_quiet(time.monotonic()))
+
     def _watch_camera(self) -> None:
         from companion.sensing.camera import open_source
 
@@ -151,7 +166,8 @@ class LiveTable:
         try:
             while not self._stop.is_set():
                 try:
-                    source = source or open_source("pi" if self.config.camera == "picamera" else self.config.camera)
+                    source = source or self.phone or open_source(
+                        "pi" if self.config.camera == "picamera" else self.config.camera)
                     frame = source.read()
                 except UserError:
                     frame = None  # unplugged: try again, and say so once
@@ -165,7 +181,8 @@ class LiveTable:
                     self.senses.camera(True)
                 failures = 0
                 self.latest_image = frame.image
-                self.observer.camera(camera_view(vision.process(frame.image, time.monotonic()), registry))
+                changed = self.observer.changed_sites()  # decoded in crops around them (and a slow sweep)
+                self.observer.camera(camera_view(vision.process(frame.image, time.monotonic(), changed), registry))
         finally:
             if source is not None:
                 source.close()

@@ -36,8 +36,8 @@ def camera_view(report: FrameReport, registry: Registry) -> CameraView:
     lowest: dict[str, str] = {}
     for sighting in sorted(report.sightings, key=lambda s: s.level, reverse=True):
         if sighting.site is not None:
-            lowest[sighting.site] = sighting.entry
-    partial = frozenset(site for site, entry in lowest.items() if not registry.entry(entry).is_base)
+            lowest[sighting.site] = sighting.piece
+    partial = frozenset(site for site, piece in lowest.items() if not registry.kind(piece).is_base)
     return CameraView(report.time, report.stacks(), frozenset(report.unreliable_sites()), report.reliable, partial,
                       report.identifies)
 
@@ -64,6 +64,8 @@ class Observer:
         self._frames: list[CameraView] = []
         self._settled_occupied: dict[str, bool] = {}
         self._lifted: set[str] = set()
+        # Sites whose switch changed since the camera last read them settled; None: the camera reads the whole frame.
+        self._pending: set[str] | None = None
         self._grid_link = switch_sites is not None  # the grid is connected (it may not be calibrated yet)
         self._grid_up = bool(switch_sites)  # connected and mapped to sites: what it says counts
         self._camera_up = camera_sites is not None
@@ -75,6 +77,7 @@ class Observer:
             self._grid_link = up
             self._grid_up = up and bool(self.switch_sites)
             self._occupied = {}
+            self._pending = None
 
     def remap(self, switch_sites: Mapping[Hashable, str]) -> None:
         """A new grid profile (a calibration from the phones): from now on the switches mean these sites. What the
@@ -86,6 +89,7 @@ class Observer:
             self._settled_occupied = {}
             self._lifted.clear()
             self._last_change = float("-inf")
+            self._pending = None
 
     def camera_available(self, up: bool) -> None:
         with self._lock:
@@ -105,6 +109,8 @@ class Observer:
                     occupied[site] = True
             if occupied != self._occupied:
                 self._last_change = at
+                if self._pending is not None:
+                    self._pending |= {site for site, now in occupied.items() if now != self._occupied.get(site)}
                 for site, now in occupied.items():
                     if self._settled_occupied.get(site) and not now:
                         self._lifted.add(site)
@@ -115,6 +121,17 @@ class Observer:
     def camera(self, view: CameraView) -> None:
         with self._lock:
             self._frames = [*self._frames[-1:], view]
+            # A reliable frame taken once the grid was quiet has read the changed sites it could see.
+            if view.reliable and self._grid_up and self._occupied and view.time >= self._last_change + self.settle:
+                self._pending = set(view.unreliable) if self._pending is None else self._pending & view.unreliable
+
+    def changed_sites(self) -> frozenset[str] | None:
+        """The sites the camera has to read again (their switch changed since it last read them settled), for it to
+        decode only there; None when it must read the whole frame (no grid, or nothing read settled yet)."""
+        with self._lock:
+            if not self._grid_up or self._pending is None:
+                return None
+            return frozenset(self._pending)
 
     # Reading.
     def lifted(self) -> frozenset[str]:

@@ -12,6 +12,7 @@ from companion.web.guides import guides
 from companion.web.health import health
 from companion.web.pages import pages
 from companion.web.summary import summaries
+from companion.web.phone_camera import phone_camera
 from companion.web.table import Table
 from companion.web.trust import ORIGINS_KEY, Origins, trust
 
@@ -22,6 +23,6 @@ def create_app(table: Table, settings: WebSettings | None = None, origins: Origi
     app.extensions[KEY] = Extension(table, settings or WebSettings())
     app.extensions[ORIGINS_KEY] = origins or Origins()  # the server fills in its ports once it has bound them
     errors.install(app)
-    for blueprint in (pages, api, guides, health, trust, summaries):  # /events is the server's own (events.py)
+    for blueprint in (pages, api, guides, health, trust, summaries, phone_camera):  # /events: the server's own
         app.register_blueprint(blueprint)
     return app

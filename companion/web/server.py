@@ -45,6 +45,7 @@ class Limits:
     body_seconds: float = 10.0  # its body
     handshake_seconds: float = 5.0  # a TLS handshake
     body_bytes: int = BODY_BYTES  # a request body
+    frame_bytes: int = 24 * 1024 * 1024  # a camera page's full-resolution still (phone_camera.FRAME_PATH)
     per_address: int = 32  # open connections from one client address
     connections: int = 768  # open connections in all (a Pi's default open-file limit is 1024)
     streams_per_address: int = 6  # live streams from one client address (a phone has one per open page)

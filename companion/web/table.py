@@ -18,6 +18,7 @@ from companion.atomic import write_atomically
 from companion.boards import Board, default_board
 from companion.errors import UserError
 from companion.rules import Action, SetupError
+from companion.sensing.pushed import PushedFrames
 from companion.table.datasets import DataSets
 from companion.table.grid_walk import GridWalk, TableGrid
 from companion.table.loop import Question, TableLoop, Warning
@@ -76,6 +77,7 @@ class Table:
         camera: CameraFeed | None = None,
         grid: TableGrid | None = None,
         datasets: DataSets | None = None,
+        phone: PushedFrames | None = None,
     ) -> None:
         if session.store.path == ":memory:":
             raise ValueError("the web table needs a store in a file: the streams read it on their own connections")
@@ -89,6 +91,7 @@ class Table:
         self.sensors: Sensors = sensors or (lambda: {"grid": "none", "camera": "none"})
         self._board = board
         self.camera = camera  # None: no camera at this table
+        self.phone = phone  # the camera page's frames, when a phone is the table's camera
         self.grid = grid  # the reed grid, its profile file and the observer that reads it (None: no grid)
         self.walk: GridWalk | None = None  # the grid's latest calibration walk-through
         self.guide: SetupGuide | None = None  # the latest guided setup

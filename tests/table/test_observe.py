@@ -99,9 +99,9 @@ def test_camera_view_marks_stacks_without_a_base_as_partial():
     planet = next(e for e in registry.entries if e.is_base and e.sticker is not None)
     ship = next(e for e in registry.entries if e.piece == "ship-red")
     sightings = (
-        Sighting(planet.piece, planet.id, planet.sticker, "o2s0", 0, 0, 0, 1.0, 1.0),
-        Sighting(ship.piece, ship.id, ship.sticker, "o2s0", 1, 0, 0, 1.0, 1.0),
-        Sighting(ship.piece, ship.id, ship.sticker, "o3s4", 0, 0, 0, 1.0, 1.0),
+        Sighting(planet.piece, planet.sticker, "o2s0", 0, 0, 0, 1.0, 1.0),
+        Sighting(ship.piece, ship.sticker, "o2s0", 1, 0, 0, 1.0, 1.0),
+        Sighting(ship.piece, ship.sticker, "o3s4", 0, 0, 0, 1.0, 1.0),
     )
     view = camera_view(FrameReport(1.0, True, "", sightings), registry)
     assert view.partial == {"o3s4"}
@@ -152,3 +152,21 @@ def test_the_settled_board_says_which_pieces_the_camera_tells_apart():
     grid_alone = Observer(SWITCHES, None, settle=0.3)
     grid_alone.reed(frozenset({(0, 1)}), at=5.0)
     assert grid_alone.observation(5.7).camera_pieces is None
+
+
+def test_the_camera_is_told_which_sites_to_read_again_until_it_has_read_them_settled():
+    observer = Observer(SWITCHES, SITES, settle=0.3)
+    assert observer.changed_sites() is None  # nothing read yet: the whole frame
+    observer.reed(frozenset({(0, 0)}), at=0.0)
+    observer.camera(view(0.5, {"a": ("ship-red",)}))
+    assert observer.changed_sites() == frozenset()
+    observer.reed(frozenset({(0, 1)}), at=1.0)  # the piece moves from a to b
+    assert observer.changed_sites() == {"a", "b"}
+    observer.camera(view(1.1, {"a": ("ship-red",)}, unreliable={"a", "b"}))  # still moving, under the hand
+    assert observer.changed_sites() == {"a", "b"}
+    observer.camera(view(1.4, {"b": ("ship-red",)}, unreliable={"a"}))  # settled; a still behind the hand
+    assert observer.changed_sites() == {"a"}
+    observer.camera(view(1.6, {"b": ("ship-red",)}))
+    assert observer.changed_sites() == frozenset()
+    observer.grid_available(False)
+    assert observer.changed_sites() is None  # the camera alone reads the whole frame

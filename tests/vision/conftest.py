@@ -10,6 +10,7 @@ from companion.boards import default_board
 from companion.sensing.pieces import default_registry
 from companion.sim.render import Renderer
 from companion.sim.render_camera import overhead_camera
+from companion.sim.render_truth import match_sightings
 
 
 @pytest.fixture(scope="session")
@@ -24,12 +25,17 @@ def registry():
 
 @pytest.fixture(scope="session")
 def renderer(board, registry):
-    return Renderer(board, registry.dictionary, registry.sticker_mm)
+    return Renderer(board, registry.dictionary)
 
 
 @pytest.fixture(scope="session")
 def camera(board):
     return overhead_camera(board.width, board.height, 1280, 720)
+
+
+@pytest.fixture(scope="session")
+def match():
+    return match_sightings
 
 
 @pytest.fixture(scope="session")
@@ -47,3 +53,4 @@ def _cover_marker(image: np.ndarray, camera, fid, colour=(150, 175, 215)) -> np.
     out = image.copy()
     cv2.fillConvexPoly(out, px.round().astype(np.int32), colour)
     return out
+

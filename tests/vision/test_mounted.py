@@ -40,7 +40,7 @@ def test_mountings_keep_the_board_in_frame_at_the_fill_and_tilt_asked(board, reg
     back = xy * (1 + cam.k1 * r2 + cam.k2 * r2 * r2) * cam.f + (cam.cx, cam.cy)
     assert np.abs(back - px).max() < 1e-3
     # The lens never folds back on itself: what the frame sees fits a canvas a little wider than the frame.
-    renderer = MountedRenderer(board, registry.dictionary, registry.sticker_mm, cam)
+    renderer = MountedRenderer(board, registry.dictionary, cam)
     assert max(renderer.canvas_size) < 3 * 2 * 1280
 
 
@@ -48,24 +48,27 @@ def test_frames_show_their_stickers_where_the_truth_says(board, registry):
     """Plain OpenCV (defaults, nothing of the pipeline) finds the visible stickers at their true place and size."""
     cam = mount(board, (1280, 720), 0.95, 0.4, math.radians(20), 1.0, 60.0, -0.15, 0.02)
     rng = np.random.default_rng(5)
-    renderer = MountedRenderer(board, registry.dictionary, registry.sticker_mm, cam)
+    renderer = MountedRenderer(board, registry.dictionary, cam)
     table = random_table(board, registry, rng, 22, arm=True)
     shot = random_shot("normal", np.random.default_rng(1))
     frame = renderer.render(table, shot, rng)
     detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, registry.dictionary)),
                                        cv2.aruco.DetectorParameters())
     found, ids, _ = detector.detectMarkers(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY))
-    seen = {int(i): c.reshape(4, 2) for c, i in zip(found, ids.ravel(), strict=True)}
+    seen: dict[int, list[np.ndarray]] = {}  # pieces of a kind share a sticker: an id may be found several times
+    for c, i in zip(found, ids.ravel(), strict=True):
+        seen.setdefault(int(i), []).append(c.reshape(4, 2))
     visible = [t for t in frame.truth if t.visible]
     assert len(visible) >= 12 and any(not t.visible for t in frame.truth)  # the arm hides some
     hits, sides = 0, []
     for t in visible:
-        c = seen.get(t.piece.entry.sticker)
-        if c is None:
-            continue
-        hits += 1
-        square = t.piece.sticker_square(registry.sticker_mm)
+        square = t.piece.sticker_square(t.piece.entry.sticker_mm)
         truth_px = cam.project(np.column_stack([square, np.full(4, t.piece.top)]))
+        near = [c for c in seen.get(t.piece.entry.sticker, []) if np.abs(c - truth_px).mean() < 10]
+        if not near:
+            continue
+        c = near[0]
+        hits += 1
         assert np.abs(c - truth_px).max() < 1.5  # same corners, same order: the sticker is upright as printed
         sides.append(np.mean(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1)) - t.side_px)
     assert hits >= 0.8 * len(visible)
@@ -100,9 +103,9 @@ def test_the_mounting_check_approves_big_stickers_and_says_what_to_change(board,
     far = overhead_camera(board.width, board.height, 1280, 720)
     for cam, approved in ((near, True), (far, False)):
         profile = sim_profile(cam, board.name)
-        check = check_mounting(board, registry, profile, Pose(np.array(cam.rvec), np.array(cam.tvec)), 24.0)
+        check = check_mounting(board, registry, profile, Pose(np.array(cam.rvec), np.array(cam.tvec)), 20.0)
         assert set(check.sizes) == {s.id for s in board.sites}
-        expected = registry.sticker_mm * cam.fx / 900.0
+        expected = registry.sticker_sizes()[0] * cam.fx / 900.0  # the smallest sticker (an infestor's)
         assert min(check.sizes.values()) == pytest.approx(expected, rel=0.15)
         assert check.approved is approved
         text = "\n".join(describe(check, profile.image_size))
@@ -128,25 +131,26 @@ def test_tables_have_no_overlapping_pieces_and_riders_clear_of_stickers(board, r
                 assert area < 0.5
         for rider in (p for p in table.pieces if p.z0 > 0):
             base = next(p for p in ground if p.site == rider.site and p.entry.is_base)
-            label = base.sticker_square(registry.sticker_mm * 4 / 3).astype(np.float32)
+            label = base.sticker_square(base.entry.sticker_mm * 4 / 3).astype(np.float32)
             area, _ = cv2.intersectConvexConvex(rider.outline().astype(np.float32), label)
             assert area < 0.5
 
 
-def test_sightings_say_which_way_each_sticker_points(board, registry):
+def test_sightings_say_which_way_each_sticker_points(board, registry, match):
     """The pipeline reads each sticker's turn (ORBIT's planet arrows need it) on a tilted, turned mounting."""
     from companion.sensing.vision import Vision
 
     cam = mount(board, (1280, 720), 0.95, 2.0, math.radians(25), 4.0, 60.0, -0.1, 0.0)
     rng = np.random.default_rng(8)
-    frame = MountedRenderer(board, registry.dictionary, registry.sticker_mm, cam).render(
+    frame = MountedRenderer(board, registry.dictionary, cam).render(
         random_table(board, registry, rng, 22, arm=False), random_shot("normal", rng), rng)
     profile = CameraProfile("exact", (cam.width, cam.height), ((cam.f, 0.0, cam.cx), (0.0, cam.f, cam.cy),
                                                                (0.0, 0.0, 1.0)), (cam.k1, cam.k2, 0.0, 0.0, 0.0))
     report = Vision(board, registry, profile).process(frame.image)
-    turns = {t.piece.entry.id: math.degrees(t.piece.turn) % 360 for t in frame.truth if t.visible}
-    read = [(s, turns[s.entry]) for s in report.sightings if s.entry in turns]
-    assert len(read) >= 0.9 * len(turns)
+    shown = [t.piece for t in frame.truth if t.visible]
+    seen, _ = match(report.sightings, shown)  # pieces of a kind share a sticker: matched by kind and place
+    read = [(seen[p.entry.id], math.degrees(p.turn) % 360) for p in shown if p.entry.id in seen]
+    assert len(read) >= 0.9 * len(shown)
     for sighting, turn in read:
-        assert abs((sighting.turn - turn + 180) % 360 - 180) < 4.0, sighting.entry
+        assert abs((sighting.turn - turn + 180) % 360 - 180) < 4.0, sighting.piece
     assert report.sightings[0].to_json()["turn"] == round(report.sightings[0].turn, 1)

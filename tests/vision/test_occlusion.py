@@ -8,7 +8,7 @@ from companion.sim.render_scene import random_scene
 from companion.sim.render_truth import visible
 
 
-def test_pieces_under_a_hand_are_withheld_and_their_sites_flagged(board, registry, renderer, camera):
+def test_pieces_under_a_hand_are_withheld_and_their_sites_flagged(board, registry, renderer, camera, match):
     vision = Vision(board, registry, sim_profile(camera, board.name))
     hidden_total = 0
     for seed in (2, 3):
@@ -16,10 +16,10 @@ def test_pieces_under_a_hand_are_withheld_and_their_sites_flagged(board, registr
         rendered = renderer.render(scene)
         report = vision.process(rendered.image)
         assert report.reliable
-        in_view = visible(scene, rendered, registry.sticker_mm)
+        in_view = visible(scene, rendered)
         flagged = report.unreliable_sites()
         assert any(r.reason == "occluded" for r in report.unreliable)
-        seen = {s.entry: s for s in report.sightings}
+        seen, _ = match(report.sightings, scene.pieces)
         for piece in scene.pieces:
             if piece.entry.id in seen:
                 assert seen[piece.entry.id].site == piece.site
@@ -50,7 +50,7 @@ def test_hidden_corner_marker_keeps_the_pose_and_flags_its_corner(board, registr
     report = vision.process(image)
     assert report.reliable and report.markers == tuple(sorted(f.id for f in kept))
     assert sum(r.reason == "corner marker hidden" for r in report.unreliable) == len(board.fiducials) - len(kept)
-    assert {s.entry for s in report.sightings} == {p.entry.id for p in scene.pieces}
+    assert sorted((s.piece, s.site) for s in report.sightings) == sorted((p.entry.piece, p.site) for p in scene.pieces)
 
 
 def test_all_corner_markers_hidden_is_unreliable(board, registry, renderer, camera, cover_marker):
@@ -72,8 +72,8 @@ def test_a_moved_board_is_noticed(board, registry, renderer, camera, cover_marke
     scene = random_scene(board, registry, shifted, 31, jitter=False)
     report = vision.process(renderer.render(scene).image)
     assert report.reliable and report.moved
-    truth = {p.entry.id: p.site for p in scene.pieces}
-    assert all(truth[s.entry] == s.site for s in report.sightings)
+    truth = {(p.entry.piece, p.site) for p in scene.pieces}
+    assert all((s.piece, s.site) in truth for s in report.sightings)
     assert len(report.sightings) >= len(scene.pieces) - 2  # (edge pieces may leave the frame)
     # Moved again, with only two markers in view: nothing to trust until the pose is found again.
     again = camera.moved(dx=-20.0)

@@ -20,16 +20,16 @@ def test_renderer_is_deterministic_by_seed(board, registry, renderer, camera):
     assert not np.array_equal(a, c)
 
 
-def test_every_piece_found_on_its_site_with_stacks_in_order(board, registry, renderer, camera):
+def test_every_piece_found_on_its_site_with_stacks_in_order(board, registry, renderer, camera, match):
     vision = Vision(board, registry, sim_profile(camera, board.name))
     for seed in (11, 12, 13):
         scene = random_scene(board, registry, camera, seed)
         rendered = renderer.render(scene)
         report = vision.process(rendered.image, 1.5)
         assert report.reliable, report.reason
-        in_view = visible(scene, rendered, registry.sticker_mm)
-        seen = {s.entry: s for s in report.sightings}
-        assert set(seen) <= {p.entry.id for p in scene.pieces}, "a piece that is not there"
+        in_view = visible(scene, rendered)
+        seen, extra = match(report.sightings, scene.pieces)
+        assert not extra, "a piece that is not there"
         for piece in scene.pieces:
             if not in_view[piece.entry.id]:
                 continue
@@ -42,7 +42,7 @@ def test_every_piece_found_on_its_site_with_stacks_in_order(board, registry, ren
         # Stacks bottom to top, named as the rules engine names them: the base first.
         for site, pieces in report.stacks().items():
             truth = sorted((p for p in scene.pieces if p.site == site and in_view[p.entry.id]),
-                           key=lambda p: (p.level, p.entry.id))
+                           key=lambda p: (p.level, p.entry.piece))
             assert list(pieces) == [p.entry.piece for p in truth]
         assert any(len(pieces) > 1 for pieces in report.stacks().values())
 

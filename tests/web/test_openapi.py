@@ -12,6 +12,7 @@ import pytest
 
 from companion.boards import default_board
 from companion.cli.demo import twin_camera
+from companion.sensing.pushed import PushedFrames
 from companion.sensing.reed import ReedLink
 from companion.sim.simavr_grid import virtual_grid
 from companion.table.grid_walk import TableGrid
@@ -169,8 +170,18 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call("/api/board", "/api/board?surface=5")
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": []}, expect=400)
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": ["red"]}, token=None, expect=403)
+    call("/camera", "/camera")
+    call("/api/camera/wanted", "/api/camera/wanted", expect=409)  # this table's camera is no phone
+    call("/api/camera/frame", "/api/camera/frame?still=1", "POST", raw=b"\xff\xd8", expect=409)
+    served.table.phone = PushedFrames()
+    call("/api/camera/wanted", "/api/camera/wanted")
+    call("/api/camera/wanted", "/api/camera/wanted", token=None, expect=403)
+    call("/api/camera/frame", "/api/camera/frame?still=1", "POST", raw=b"\xff\xd8", token=None, expect=403)
+    call("/api/camera/frame", "/api/camera/frame?still=1", "POST", raw=b"\xff\xd8", expect=415)  # sent as JSON
+    served.table.phone = None
     # Every operation in the file was exercised, and each status it lists was seen.
-    elsewhere = {("/events", "GET", 503), ("/ca.crt", "GET", 200)}  # a full stream pool; https (test_https.py)
+    elsewhere = {("/events", "GET", 503), ("/ca.crt", "GET", 200),  # a full stream pool; https (test_https.py)
+                 ("/api/camera/frame", "POST", 200), ("/api/camera/frame", "POST", 400)}  # test_phone_camera.py
     listed = {(p, m.upper(), int(s)) for p, item in SPEC["paths"].items() for m, op in item.items()
               for s in op["responses"] if (p, m.upper(), int(s)) not in elsewhere}
     assert listed <= call.seen, sorted(listed - call.seen)

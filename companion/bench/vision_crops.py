@@ -1,0 +1,120 @@
+"""`companion bench vision --changes N`: the time a settled change costs at full resolution (12 MP), read in crops
+around the sites the grid says changed, against the whole frame decoded, in the same run on the same frames.
+
+Each mounting (companion/sim/mounted_*.py) starts from a table read whole; then a hand moves one piece at a time to
+an empty site (or off the board, or a piece out of the box onto an empty site), the frame is taken once it has
+settled, and the pipeline reads it twice: in crops (told the two sites that changed) and whole (a second pipeline
+kept on the same frames). Both readings are scored against the truth as the mounted bench scores them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class Row:
+    crops: list[float] = field(default_factory=list)
+    whole: list[float] = field(default_factory=list)
+    outcomes: dict[str, list] = field(default_factory=lambda: {"crops": [], "whole": []})
+    fallbacks: int = 0
+
+
+def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
+    import cv2
+
+    from companion.bench.stats import summary
+
+    cv2.setNumThreads(1)
+    fill = tuple(float(v) for v in args.fill.split("-"))
+    print(f"settled changes read in crops against the whole frame: {args.changes} changes per mounting, "
+          f"{args.scenes} mountings per row, board filling {args.fill} of the frame, one thread")
+    for size in sizes:
+        row = _row(args.game, size, args.scenes, args.changes, args.seed, fill, args.tilt)
+        for name in ("crops", "whole"):
+            records = row.outcomes[name]
+            stickers = [o for results, _ in records for _, o in results]
+            right = sum(1 for results, false in records if not false and all(o == "read" for _, o in results))
+            n = max(1, len(stickers))
+            print(f"{args.game} {size[0]}x{size[1]} {name}: {len(records)} frames, all correct "
+                  f"{100 * right / max(1, len(records)):.1f}%; stickers {len(stickers)}: missed "
+                  f"{100 * stickers.count('missed') / n:.2f}%, withheld {100 * stickers.count('withheld') / n:.2f}%, "
+                  f"wrong {100 * stickers.count('wrong') / n:.2f}%; false pieces {sum(f for _, f in records)}")
+        print(f"  per settled change, in crops  {summary(row.crops, 1e3, 'ms')}"
+              f"  ({row.fallbacks} read whole: the board moved)")
+        print(f"  baseline, the whole frame     {summary(row.whole, 1e3, 'ms')}")
+    return 0
+
+
+def _row(game: str, size: tuple[int, int], mountings: int, changes: int, seed: int, fill: tuple[float, ...],
+         tilt: float) -> Row:
+    from companion.bench.vision_mounted import PIECES, calibrated, score
+    from companion.boards import default_board
+    from companion.sensing.pieces import default_registry
+    from companion.sensing.vision import Vision
+    from companion.sensing.vision_profile import CameraProfile
+    from companion.sim.mounted_camera import random_mounting, random_shot
+    from companion.sim.mounted_render import MountedRenderer
+    from companion.sim.mounted_scene import random_table
+
+    board, registry = default_board(game), default_registry(game)
+    sites = {s.id for s in board.sites}
+    row = Row()
+    for m in range(mountings):
+        rng = np.random.default_rng([seed, m, size[1], 7])
+        mounting = random_mounting(board, size, rng, fill, tilt)
+        renderer = MountedRenderer(board, registry.dictionary, mounting)
+        profile = calibrated(mounting, rng, CameraProfile)
+        crops, whole = Vision(board, registry, profile), Vision(board, registry, profile)
+        table = random_table(board, registry, rng, PIECES.get(game, 20), False)
+        shot = random_shot("normal", rng)
+        first = renderer.render(table, shot, rng).image
+        crops.process(first, 0.0)
+        whole.process(first, 0.0)
+        for k in range(changes):
+            table, changed = _move_one(board, table, rng)
+            frame = renderer.render(table, shot, rng)
+            t0 = time.perf_counter()
+            a = crops.process(frame.image, k + 1.0, changed)
+            t1 = time.perf_counter()
+            b = whole.process(frame.image, k + 1.0)
+            t2 = time.perf_counter()
+            row.crops.append(t1 - t0)
+            row.whole.append(t2 - t1)
+            row.fallbacks += "stickers in crops" not in a.timings
+            row.outcomes["crops"].append(score(a, frame.truth, sites))
+            row.outcomes["whole"].append(score(b, frame.truth, sites))
+    return row
+
+
+def _move_one(board, table, rng: np.random.Generator):
+    """The table after a hand moved one ground piece without riders to an empty site (turned anew): the table and
+    the two sites that changed."""
+    from companion.sim.mounted_scene import Piece, Table
+
+    pieces = list(table.pieces)
+    carrying = {p.site for p in pieces if p.z0 > 0}
+    movable = [i for i, p in enumerate(pieces) if p.z0 == 0 and p.site is not None and p.site not in carrying]
+    index = movable[int(rng.integers(len(movable)))]
+    piece = pieces[index]
+    for _ in range(100):
+        site = board.sites[int(rng.integers(len(board.sites)))]
+        moved = Piece(piece.entry, site.x + rng.normal(0, 1.0), site.y + rng.normal(0, 1.0),
+                      float(rng.uniform(0, 2 * math.pi)), 0.0, site.id)
+        others = [p for i, p in enumerate(pieces) if i != index]
+        if all(_apart(moved, p) for p in others):
+            pieces[index] = moved
+            return Table(tuple(pieces), table.arm), {piece.site, site.id}
+    return table, set()
+
+
+def _apart(a, b) -> bool:
+    import cv2
+
+    area, _ = cv2.intersectConvexConvex(a.outline().astype(np.float32), b.outline().astype(np.float32))
+    return area < 0.5 and math.dist((a.x, a.y), (b.x, b.y)) > a.entry.radius + b.entry.radius

@@ -1,0 +1,62 @@
+"""The camera page: a spare phone on a stand as the table's camera.
+
+The phone opens /camera over https (the table's own certificate authority makes the page a secure context, which
+getUserMedia requires), grants the camera, and sends what it sees: a still at the camera's full resolution when the
+table asks for one (the grid settled on a change the camera has not read), and a small preview every few seconds
+otherwise. Sending frames changes what the referee sees, so it takes the table token, as a move does.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from flask import Blueprint, Response, jsonify, request
+
+from companion.sensing.pushed import PushedFrames
+from companion.web.context import table
+from companion.web.errors import BadInput
+from companion.web.guard import requires_token
+from companion.web.pages import _file
+
+FRAME_PATH = "/api/camera/frame"
+FRAME_BYTES = 24 * 1024 * 1024  # a 12 MP still as a JPEG of good quality, with room to spare
+PREVIEW_EVERY_MS = 3000
+LONGEST_SIDE = 8192  # a frame wider or taller than this is no camera's
+
+phone_camera = Blueprint("phone_camera", __name__)
+
+
+def _phone() -> PushedFrames:
+    phone = getattr(table(), "phone", None)
+    if phone is None:
+        raise BadInput("this table's camera is not a phone: start the companion with `--camera phone`", 409)
+    return phone
+
+
+@phone_camera.get("/camera")
+def page() -> Response:
+    return _file("camera.html", "text/html")
+
+
+@phone_camera.get("/api/camera/wanted")
+@requires_token
+def wanted() -> Response:
+    return jsonify({"still": bool(_phone().wants_still()), "preview_every_ms": PREVIEW_EVERY_MS})
+
+
+@phone_camera.post(FRAME_PATH)
+@requires_token
+def frame() -> Response:
+    phone = _phone()
+    still = request.args.get("still", "0") == "1"
+    request.max_content_length = FRAME_BYTES
+    data = np.frombuffer(request.get_data(cache=False), np.uint8)
+    if request.mimetype not in ("image/jpeg", "image/png"):
+        raise BadInput(f"the frame must be image/jpeg or image/png, not {request.mimetype or 'untyped'}", 415)
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise BadInput("the frame is not an image the table can read", 400)
+    if max(image.shape[:2]) > LONGEST_SIDE:
+        raise BadInput(f"the frame is {image.shape[1]}x{image.shape[0]}: no camera's", 400)
+    phone.push(image, still)
+    return jsonify({"width": int(image.shape[1]), "height": int(image.shape[0]), "still": still})

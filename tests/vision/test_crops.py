@@ -1,0 +1,72 @@
+"""Frames read in crops around the sites the grid says changed: the same board as the whole frame gives."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from companion.sensing.vision import SWEEP_ROUNDS, Vision
+from companion.sensing.vision_crops import distinct, site_boxes
+from companion.sim.render_camera import sim_profile
+from companion.sim.render_scene import random_scene
+
+
+def _moved(board, scene, seed: int):
+    """The scene after a hand moved one piece standing alone on a site to an empty site."""
+    rng = np.random.default_rng(seed)
+    stacked = {p.site for p in scene.pieces if p.level > 0}
+    alone = [p for p in scene.pieces if p.site is not None and p.level == 0 and p.site not in stacked]
+    piece = alone[int(rng.integers(len(alone)))]
+    taken = {p.site for p in scene.pieces}
+    free = [s for s in board.sites if s.id not in taken
+            and all(np.hypot(s.x - p.x, s.y - p.y) > 70 for p in scene.pieces)]
+    site = free[int(rng.integers(len(free)))]
+    moved = replace(piece, x=site.x, y=site.y, site=site.id)
+    return replace(scene, pieces=tuple(moved if p is piece else p for p in scene.pieces)), {piece.site, site.id}
+
+
+def test_a_settled_change_read_in_crops_gives_the_whole_frames_board(board, registry, renderer, camera):
+    profile = sim_profile(camera, board.name)
+    crops, whole = Vision(board, registry, profile), Vision(board, registry, profile)
+    scene = random_scene(board, registry, camera, 41, jitter=False)
+    first = renderer.render(scene).image
+    assert crops.process(first, 0.0).reliable and whole.process(first, 0.0).reliable
+    for k in range(3):
+        scene, changed = _moved(board, scene, k)
+        image = renderer.render(scene).image
+        a = crops.process(image, k + 1.0, changed)
+        b = whole.process(image, k + 1.0)
+        assert "stickers in crops" in a.timings and "stickers in crops" not in b.timings
+        assert a.reliable and a.stacks() == b.stacks(), changed
+
+
+def test_a_site_the_grid_did_not_report_is_caught_up_by_the_sweep(board, registry, renderer, camera):
+    """A change the grid missed (a piece swapped for another of the same footprint) shows within a sweep."""
+    profile = sim_profile(camera, board.name)
+    vision = Vision(board, registry, profile)
+    scene = random_scene(board, registry, camera, 42, jitter=False)
+    vision.process(renderer.render(scene).image, 0.0)
+    later, _ = _moved(board, scene, 5)
+    image = renderer.render(later).image
+    truth = Vision(board, registry, profile).process(image).stacks()
+    reports = [vision.process(image, 1.0 + k, set()) for k in range(SWEEP_ROUNDS)]
+    assert reports[0].stacks() != truth  # nothing said the board changed: the first crops do not see it
+    assert reports[-1].stacks() == truth
+
+
+def test_a_moved_camera_is_read_whole(board, registry, renderer, camera):
+    profile = sim_profile(camera, board.name)
+    vision = Vision(board, registry, profile)
+    vision.process(renderer.render(random_scene(board, registry, camera, 43, jitter=False)).image, 0.0)
+    shifted = camera.moved(dx=25.0, dy=-10.0, yaw_deg=2.0)
+    report = vision.process(renderer.render(random_scene(board, registry, shifted, 43, jitter=False)).image, 1.0,
+                            {"o1s0"})
+    assert report.reliable and report.moved and "stickers in crops" not in report.timings
+
+
+def test_crops_overlapping_merge_and_a_sticker_read_twice_counts_once():
+    ring = [np.array([[10, 10], [50, 50]]), np.array([[40, 40], [90, 90]]), np.array([[200, 200], [240, 240]])]
+    assert site_boxes(ring, (300, 300)) == [(4, 4, 96, 96), (194, 194, 246, 246)]
+    square = np.array([[0, 0], [20, 0], [20, 20], [0, 20]], np.float64)
+    assert len(distinct([("a", square), ("a", square + 1.0), ("a", square + 40.0)])) == 2

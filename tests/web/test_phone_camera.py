@@ -1,0 +1,131 @@
+"""A spare phone as the table's camera: the camera page in Chromium, its camera a fake capture device fed with a
+frame from the mounted-camera bench, sends a full-resolution still the table's pipeline reads, and previews."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.bench.vision_mounted import calibrated, score
+from companion.boards import default_board
+from companion.rules import Action
+from companion.sensing.pieces import default_registry
+from companion.sensing.pushed import PushedFrames
+from companion.sensing.vision import Vision
+from companion.sensing.vision_profile import CameraProfile
+from companion.sim.mounted_camera import random_mounting, random_shot
+from companion.sim.mounted_render import MountedRenderer
+from companion.sim.mounted_scene import random_table
+from companion.table.session import Session
+from companion.table.store import Store
+from companion.web.context import WebSettings
+from companion.web.serve import start_server
+from companion.web.table import Table
+
+from .conftest import ARTIFACTS, CHROMIUM, FLAGS, OPTIONS, TOKEN, free_port
+
+SIZE = (1280, 720)
+
+
+@pytest.fixture(scope="module")
+def bench_frame():
+    """A frame of the Trajectory board as a mounted camera sees it, the truth of its stickers, and the profile a
+    calibration of that camera gives."""
+    board, registry = default_board("trajectory"), default_registry("trajectory")
+    rng = np.random.default_rng([7, 1])
+    mounting = random_mounting(board, SIZE, rng, (0.9, 0.95), 10.0)
+    frame = MountedRenderer(board, registry.dictionary, mounting).render(
+        random_table(board, registry, rng, 18, False), random_shot("normal", rng), rng)
+    return frame, calibrated(mounting, rng, CameraProfile), board, registry
+
+
+def _y4m(image: np.ndarray, path) -> None:
+    """The frame as a Y4M video (4:2:0), as Chromium's fake capture device reads it."""
+    h, w = image.shape[:2]
+    planes = cv2.cvtColor(image, cv2.COLOR_BGR2YUV_I420)
+    with open(path, "wb") as out:
+        out.write(f"YUV4MPEG2 W{w} H{h} F10:1 Ip A1:1 C420jpeg\n".encode())
+        for _ in range(3):
+            out.write(b"FRAME\n" + planes.tobytes())
+
+
+@pytest.fixture
+def phone_table(tmp_path):
+    store = Store(tmp_path / "table.db")
+    session = Session.start(store, "trajectory", ["red", "blue"], OPTIONS, 1)
+    session.submit(Action.make("draw", card="action"), "phone", "red")
+    phone = PushedFrames(lambda: True, quiet=30.0)
+    table = Table(session, token=TOKEN, phone=phone)
+    server = start_server(table, "127.0.0.1", free_port(), WebSettings(heartbeat=0.3, retry_ms=300), threads=8)
+    try:
+        yield server, phone
+    finally:
+        server.stop()
+        store.close()
+
+
+def test_the_camera_page_sends_a_full_resolution_still_the_pipeline_reads(tmp_path, bench_frame, phone_table):
+    from playwright.sync_api import sync_playwright
+
+    frame, profile, board, registry = bench_frame
+    server, phone = phone_table
+    video = tmp_path / "board.y4m"
+    _y4m(frame.image, video)
+    flags = [*FLAGS, "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+             f"--use-file-for-fake-video-capture={video}"]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=flags)
+        try:
+            page = browser.new_page(viewport={"width": 360, "height": 740})
+            page.goto(f"http://127.0.0.1:{server.port}/camera?t={TOKEN}")
+            still = phone.read()
+            assert still is not None, page.locator("#state").inner_text()
+            assert still.image.shape[:2] == (SIZE[1], SIZE[0])  # the camera's own size
+            page.wait_for_function("document.getElementById('sent').textContent.includes('1280 × 720')")
+            deadline = time.monotonic() + 10
+            while phone.preview is None and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert phone.preview is not None and phone.preview.shape[1] == 640
+            assert "watching the board" in page.locator("#state").inner_text()
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "camera-page.png"))
+        finally:
+            browser.close()
+    # The table's pipeline reads what the phone sent as it reads any camera's frames.
+    report = Vision(board, registry, profile).process(still.image)
+    results, false = score(report, frame.truth, {s.id for s in board.sites})
+    assert report.reliable and false == 0
+    assert len(results) >= 12 and all(outcome == "read" for _, outcome in results), results
+
+
+def _post(port: int, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("POST", path, body=body, headers=headers)
+    response = connection.getresponse()
+    answer = (response.status, json.loads(response.read()))
+    connection.close()
+    return answer
+
+
+def test_frames_take_the_token_and_must_be_images(phone_table, bench_frame):
+    server, phone = phone_table
+    jpeg = cv2.imencode(".jpg", bench_frame[0].image)[1].tobytes()
+    assert len(jpeg) > 8 * 1024  # over the limit of every other request body
+    path = "/api/camera/frame?still=1"
+    status, answer = _post(server.port, path, jpeg, {"Content-Type": "image/jpeg"})
+    assert status == 403 and "\n" not in answer["error"]
+    status, answer = _post(server.port, path, b"not a picture", {"Content-Type": "image/jpeg",
+                                                                 "X-Orrery-Token": TOKEN})
+    assert status == 400 and answer["error"] == "the frame is not an image the table can read"
+    status, answer = _post(server.port, path, jpeg, {"Content-Type": "text/plain", "X-Orrery-Token": TOKEN})
+    assert status == 415
+    assert phone.wants_still()
+    status, answer = _post(server.port, path, jpeg, {"Content-Type": "image/jpeg", "X-Orrery-Token": TOKEN})
+    assert status == 200 and answer == {"width": 1280, "height": 720, "still": True}
+    assert not phone.wants_still()  # not again until the table has read this one
+    assert phone.read().image.shape == (720, 1280, 3)
