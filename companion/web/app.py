@@ -11,8 +11,8 @@ from companion.web.context import KEY, Extension, WebSettings
 from companion.web.guides import guides
 from companion.web.health import health
 from companion.web.pages import pages
-from companion.web.summary import summaries
 from companion.web.phone_camera import phone_camera
+from companion.web.summary import summaries
 from companion.web.table import Table
 from companion.web.trust import ORIGINS_KEY, Origins, trust
 
