@@ -47,6 +47,7 @@ class HandStats:
     in_progress: int = 0  # boards a move is part way through: nothing booked, what is still to do shown
     illegal_tried: int = 0  # a piece set on a site no rule allows, then put back
     illegal_caught: int = 0  # ... that the table warned about
+    judge_seconds: list[float] = dataclasses.field(default_factory=list)  # the referee's time per settled board
 
     def add(self, other: HandStats) -> None:
         for key, value in vars(other).items():
@@ -197,6 +198,7 @@ class HandTable:
         ruling = twin.show(frame.layout)
         if ruling is None:
             return
+        self.stats.judge_seconds.append(twin.loop.judged_in)
         self._ruled = f"{ruling.verdict} {' '.join(ruling.todo)}".strip()
         if ruling.verdict == "ambiguous":
             self._ruled += f" ({len(ruling.actions)} choices)"

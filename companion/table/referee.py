@@ -30,6 +30,7 @@ from companion.rules import Action, Game
 from companion.rules.engine import Layout
 from companion.table.footprint import Footprint, footprint, progress, sentence, still_to_do
 from companion.table.observation import Observation, same_piece
+from companion.table.words import listing
 
 Verdict = Literal["unchanged", "explained", "in_progress", "ambiguous", "mismatch"]
 MAX_SHOWN = 3  # moves in progress described one by one; beyond that the text says how many fit
@@ -50,8 +51,9 @@ class Ruling:
     verdict: Verdict
     actions: tuple[Action, ...] = ()  # explained: the action; ambiguous, in_progress: one per distinct outcome
     fixes: tuple[Fix, ...] = ()  # mismatch: how to make the board match the game again
-    todo: tuple[str, ...] = ()  # in_progress: what is still to do, one sentence per move that fits
-    sites: tuple[str, ...] = ()  # in_progress: the sites still to change, for a map that highlights them
+    todo: tuple[str, ...] = ()  # in_progress: what is still to do, one sentence per move that fits; mismatch:
+    # what to check where moves under way tie (no advice to put back what one of them may have done)
+    sites: tuple[str, ...] = ()  # in_progress: the sites still to change; mismatch: the sites to check
 
 
 @dataclass(frozen=True)
@@ -156,9 +158,18 @@ class Referee:
             return self._partway(prepared, partway, name)
         # Never advise putting back what a legal move under way has done: the sites that a move's footprint
         # explains part way (a ship already moved while a neighbour was knocked off) are left out of the advice.
-        done = _under_way(prepared, observation, changed, physical)
-        wrong = [site for site in changed if site not in done] or changed
-        return Ruling("mismatch", fixes=tuple(_fixes(prepared.layout, observation, wrong, name, physical)))
+        # Where moves tie, only what none of them explains is certain; the rest is named, not put back.
+        explained, unsure = _under_way(prepared, observation, changed, physical)
+        wrong = [site for site in changed if site not in explained and site not in unsure]
+        if not wrong and not unsure:
+            wrong = changed
+        fixes = tuple(_fixes(prepared.layout, observation, wrong, name, physical))
+        if not unsure:
+            return Ruling("mismatch", fixes=fixes)
+        places = listing([name(site) for site in sorted(unsure)])
+        check = (f"Check {places}: a move under way explains part of what stands there, so which piece is out of "
+                 "place is not certain.")
+        return Ruling("mismatch", fixes=fixes, todo=(check,), sites=tuple(sorted(unsure)))
 
     def _partway(self, prepared: Prepared, partway: list[tuple[int, tuple]], name: Callable[[str], str]) -> Ruling:
         """Part of one or more footprints on the board: nothing booked; what is still to do, in words."""
@@ -190,12 +201,13 @@ class Referee:
 
 
 def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
-               physical: Callable[[str], str]) -> frozenset[str]:
-    """The changed sites that one legal move, read part way, explains (none if no move fits): of the moves that
-    fit, the one that explains most pieces set down (a hand sets pieces down on purpose; a piece gone may have
-    been knocked off), then most sites. A move with a piece still to set down does not count when a piece has
-    turned up elsewhere: that is where the piece went."""
-    best: frozenset[str] = frozenset()
+               physical: Callable[[str], str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The changed sites that a legal move, read part way, explains, and those that are not certain: of the moves
+    that fit, those that explain most pieces set down (a hand sets pieces down on purpose; a piece gone may have
+    been knocked off), then most sites. When several such moves tie, a site all of them explain is explained, and a
+    site some of them explain is unsure: advice to put it back could undo the move being made. A move with a piece
+    still to set down does not count when a piece has turned up elsewhere: that is where the piece went."""
+    best: list[frozenset[str]] = []
     best_key = (0, 0)
     gained = frozenset(site for site in changed if _gained(prepared.layout, observation, site))
     indices = {i for site in changed for i in prepared.by_site.get(site, ())}
@@ -203,13 +215,17 @@ def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
         fp = prepared.candidates[index].footprint
         covered = frozenset(changed) & fp.sites
         key = (len(covered & gained), len(covered))
-        if key <= best_key:
+        if key < best_key or (key == best_key and covered in best):
             continue
         fits, todo = progress(fp, observation, physical)
         in_hand = any(change.arriving for change in todo)
         if fits and not (in_hand and gained - covered):
-            best, best_key = covered, key
-    return best
+            best = [*best, covered] if key == best_key else [covered]
+            best_key = key
+    if not best:
+        return frozenset(), frozenset()
+    explained = frozenset.intersection(*best)
+    return explained, frozenset.union(*best) - explained
 
 
 def _gained(layout: Layout, observation: Observation, site: str) -> bool:
