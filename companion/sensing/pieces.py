@@ -38,6 +38,7 @@ class PieceEntry:
     sticker_offset: float = 0.0
     layer: int = 3
     label_mm: float = 0.0  # a round white label of this diameter around the sticker (0: the sticker's own margin)
+    points: bool = False  # the piece carries an arrow along its sticker's top edge that the rules follow
 
     @property
     def sides(self) -> int:
@@ -149,9 +150,12 @@ def _parse(data: object, where: str) -> Registry:
                 sticker_offset=float(raw.get("sticker_offset", 0.0)),
                 layer=int(raw.get("layer", 3)),
                 label_mm=float(raw.get("label_mm", 0.0)),
+                points=raw.get("points", False),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise UserError(f"{where}: pieces[{index}]: bad or missing field {error}") from None
+        if not isinstance(entry.points, bool):
+            raise UserError(f"{where}: pieces[{index}].points: expected true or false, not {entry.points!r}")
         if entry.shape not in SHAPES:
             raise UserError(f"{where}: pieces[{index}].shape: {entry.shape!r} is not one of {', '.join(SHAPES)}")
         if entry.id in seen_ids:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.rules import Action, Game
+from companion.rules.engine import unpointed
 from companion.rules.rng import Rng
 from companion.sim.goal_players import TABLE_CHANCE
 from companion.sim.hands import ORDERS, Footprint, Frame, Habits, Layout, footprint, plan
@@ -103,7 +104,12 @@ class HandTable:
         board = sensed(layout, self.sites)
         if not self.camera:
             return frozenset(board)
-        return frozenset((s, frozenset(Counter(map(game.physical_piece, p)).items())) for s, p in board.items())
+        # A sticker under a piece stacked on top of it cannot be read: nor the way its arrow points.
+        covered = self.twin.camera is not None and self.twin.camera.registry.stacking == "on top"
+        def shown(pieces: tuple[str, ...]) -> Counter[str]:
+            names = [game.physical_piece(p) for p in pieces]
+            return Counter([unpointed(p) for p in names[:-1]] + names[-1:] if covered else names)
+        return frozenset((s, frozenset(shown(p).items())) for s, p in board.items())
 
     def tellable(self, game: Game, state: Any, action: Action, result: Any) -> bool:
         """True when no other legal action that the table might mean leaves the same sensed board with other

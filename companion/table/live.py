@@ -162,7 +162,8 @@ class LiveTable:
                     self.senses.camera(True)
                 failures = 0
                 self.latest_image = frame.image
-                self.observer.camera(camera_view(vision.process(frame.image, time.monotonic()), registry))
+                self.observer.camera(camera_view(vision.process(frame.image, time.monotonic()), registry,
+                                                     vision.board))
         finally:
             if source is not None:
                 source.close()

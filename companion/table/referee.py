@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from companion.rules import Action, Game
-from companion.rules.engine import Layout
+from companion.rules.engine import Layout, points_to, unpointed
 from companion.table.footprint import Footprint, footprint, progress, sentence, still_to_do
 from companion.table.observation import Observation, same_piece
 from companion.table.words import listing
@@ -139,19 +139,14 @@ class Referee:
         prepared = self.prepare(state)
         changed = _changed(prepared.layout, observation, physical)
         if not changed:
+            # An arrow the game does not know yet (a planet stopped at a fork) that the camera reads: the action
+            # that points it so, if one does; otherwise the board agrees with the game.
+            pointed = _newly_pointed(prepared.layout, observation, physical)
+            whole, partway = self._fitting(prepared, pointed, observation) if pointed else ([], [])
+            if whole:
+                return self._whole(prepared, whole, partway, observation)
             return Ruling("unchanged")
-        # Only actions whose footprint covers every changed site can explain the board.
-        pools = [set(prepared.by_site.get(site, ())) for site in changed]
-        pools.sort(key=len)
-        indices = set.intersection(*pools) if pools else set()
-        whole: list[int] = []
-        partway: list[tuple[int, tuple]] = []
-        for index in sorted(indices):
-            fits, todo = progress(prepared.candidates[index].footprint, observation, physical)
-            if fits and todo:
-                partway.append((index, todo))
-            elif fits:
-                whole.append(index)
+        whole, partway = self._fitting(prepared, changed, observation)
         if whole:
             return self._whole(prepared, whole, partway, observation)
         if partway:
@@ -170,6 +165,22 @@ class Referee:
         check = (f"Check {places}: a move under way explains part of what stands there, so which piece is out of "
                  "place is not certain.")
         return Ruling("mismatch", fixes=fixes, todo=(check,), sites=tuple(sorted(unsure)))
+
+    def _fitting(self, prepared: Prepared, changed: list[str],
+                 observation: Observation) -> tuple[list[int], list[tuple[int, tuple]]]:
+        """The candidates whose footprint covers every changed site (by the site index): those the board shows
+        whole, and those it shows part way with what is still to do."""
+        pools = sorted((set(prepared.by_site.get(site, ())) for site in changed), key=len)
+        indices = set.intersection(*pools) if pools else set()
+        whole: list[int] = []
+        partway: list[tuple[int, tuple]] = []
+        for index in sorted(indices):
+            fits, todo = progress(prepared.candidates[index].footprint, observation, self.game.physical_piece)
+            if fits and todo:
+                partway.append((index, todo))
+            elif fits:
+                whole.append(index)
+        return whole, partway
 
     def _partway(self, prepared: Prepared, partway: list[tuple[int, tuple]], name: Callable[[str], str]) -> Ruling:
         """Part of one or more footprints on the board: nothing booked; what is still to do, in words."""
@@ -226,6 +237,19 @@ def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
         return frozenset(), frozenset()
     explained = frozenset.intersection(*best)
     return explained, frozenset.union(*best) - explained
+
+
+def _newly_pointed(layout: Layout, observation: Observation, physical: Callable[[str], str]) -> list[str]:
+    """Sites where the camera, reading exactly, sees a piece point a way the game has not settled (its layout name
+    does not point at all)."""
+    out = []
+    for site, reading in observation.sites.items():
+        if reading.pieces is None or reading.partial:
+            continue
+        unsettled = {p for p in observation.shown(tuple(layout.get(site, ())), physical) if not points_to(p)}
+        if any(points_to(p) and unpointed(p) in unsettled for p in reading.pieces):
+            out.append(site)
+    return out
 
 
 def _gained(layout: Layout, observation: Observation, site: str) -> bool:

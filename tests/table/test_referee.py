@@ -4,6 +4,7 @@ import pytest
 
 from companion.boards import default_board
 from companion.rules import Action, load
+from companion.rules.engine import unpointed
 from companion.table.observation import Observation, SiteReading
 from companion.table.referee import judge
 
@@ -111,11 +112,11 @@ def orbit_grid(layout):
 
 def orbit_camera(layout):
     """What ORBIT's camera reads with the grid: each stack's top ship (partial: it hides what is under it), else
-    the planet; only pieces with stickers, named as the box names them."""
+    the planet with the way its arrow points; only pieces with stickers, named as the box names them."""
     readings = {}
     for site in ORBIT_SITES:
         stack = [ORBIT.physical_piece(p) for p in layout.get(site, ())]
-        seen = [p for p in stack if p in STICKERED]
+        seen = [p for p in stack if unpointed(p) in STICKERED]
         ships = [p for p in seen if p.startswith("ship-")]
         readings[site] = SiteReading(bool(stack), tuple(ships[-1:] or seen), partial=bool(ships))
     return Observation(readings, camera_pieces=STICKERED)
