@@ -29,8 +29,8 @@ from typing import Any, Literal
 from companion.rules import Action, Game
 from companion.rules.engine import Layout, points_to, unpointed
 from companion.table.footprint import Footprint, footprint, progress, sentence, still_to_do
-from companion.table.observation import Observation, same_piece
-from companion.table.words import listing
+from companion.table.observation import Observation, aligned, same_piece
+from companion.table.words import listing, piece_words
 
 Verdict = Literal["unchanged", "explained", "in_progress", "ambiguous", "mismatch"]
 MAX_SHOWN = 3  # moves in progress described one by one; beyond that the text says how many fit
@@ -297,11 +297,16 @@ def _fixes(layout: Layout, observation: Observation, sites: Iterable[str], name:
         seen = reading.pieces
         # What the camera saw that should not be there, and what it should have seen (a partial reading may hide
         # pieces under those it saw, so only an empty one says a piece is missing).
-        extra = list((Counter(seen) - Counter(shown)).elements()) if seen is not None else []
+        seen_as, shown_as = aligned(seen, shown) if seen is not None else ([], [])
+        extra = list((Counter(seen_as) - Counter(shown_as)).elements())
         missing = []
         if seen is not None and not (reading.partial and seen):
-            missing = list((Counter(shown) - Counter(seen)).elements())
-        if extra or missing:
+            missing = list((Counter(shown_as) - Counter(seen_as)).elements())
+        turned = [p for p in extra if points_to(p)] if len(extra) == len(missing) == 1 else []
+        if turned and unpointed(turned[0]) == unpointed(missing[0]) and points_to(missing[0]):
+            what = ", ".join(seen or ())
+            advice = f"turn the {piece_words(missing[0])} on {where} to point to {name(points_to(missing[0]))}"
+        elif extra or missing:
             parts = [f"take {', '.join(extra)} off {where}"] if extra else []
             parts += [f"put {', '.join(missing)} on {where}"] if missing else []
             advice, what = " and ".join(parts), ", ".join(seen or ()) or "nothing"

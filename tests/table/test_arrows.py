@@ -93,3 +93,19 @@ def test_a_planet_stopped_at_a_fork_is_steered_on_a_phone_unless_a_camera_reads_
     exact = Observation({**seen.sites, site: SiteReading(True, after[site])}, camera_pieces=seen.camera_pieces)
     assert points_to(after[site][0]) == action["heading"]
     assert Referee(ORBIT).judge(state, exact).actions == (action,)
+
+
+def test_a_planet_pointing_another_way_than_the_game_has_it_is_advised_to_be_turned():
+    state = ORBIT.setup(["red", "green"], {}, 1)
+    layout = ORBIT.layout(state)
+    site, name = next((s, p[0]) for s, p in layout.items() if len(p) == 1 and p[0].startswith("planet-"))
+    board = game_board("orbit", {})
+    other = next(link.b for link in board.links_from(site) if link.kind == "orbit" and link.b != points_to(name))
+    seen = Observation({s.id: SiteReading(bool(layout.get(s.id)), layout.get(s.id, ())) for s in board.sites})
+    wrong = Observation({**seen.sites, site: SiteReading(True, (f"{unpointed(name)}>{other}",))})
+    assert Referee(ORBIT).judge(state, seen).verdict == "unchanged"
+    ruling = Referee(ORBIT).judge(state, wrong, lambda s: board.site(s).name)
+    assert ruling.verdict == "mismatch"
+    colour = unpointed(name).removeprefix("planet-")
+    assert [f.advice for f in ruling.fixes] == [
+        f"Turn the {colour} planet on {board.site(site).name} to point to {board.site(points_to(name)).name}."]

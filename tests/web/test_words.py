@@ -133,3 +133,9 @@ def test_orbit_books_name_the_card_in_play_by_what_it_does():
     assert not re.search(r"\bc\d+\b", table["Card in play"]), table
     assert table["Card in play"].split(" ")[0] in ("advance", "fly", "take", "reverse", "nebula", "1", "2")
     assert ":" not in table["Features left"], table
+
+
+def test_a_planet_is_named_with_the_way_its_arrow_points():
+    words = Words(default_board("orbit"), ["red", "green"])
+    assert words.piece("planet-red>r1s1") == f"{words.piece('planet-red')} pointing to {words.site('r1s1')}"
+    assert "r1s1" not in words.piece("planet-red>r1s1")
