@@ -44,8 +44,9 @@ class SiteReading:
         """True when nothing known about this site contradicts the pieces expected on it; `shown` is what of them
         the camera can show (default: all of them, as named).
 
-        A partial reading (the lowest piece seen is not a base, so a piece could hide under it) only says that what
-        was seen is there; the top of a stack is always in view, so it sees something wherever something stands."""
+        A partial reading (the lowest piece seen is not a base, so a piece could hide under it) says that what was
+        seen is there; the top of a stack is always in view, so it sees something wherever something stands, and the
+        top it sees is the stack's top."""
         if self.occupied is not None and self.occupied != bool(expected):
             return False
         if self.pieces is None:
@@ -53,7 +54,9 @@ class SiteReading:
         seen, shown = aligned(self.pieces, expected if shown is None else shown)
         if not self.partial:
             return sorted(seen) == sorted(shown)
-        return bool(seen) == bool(shown) and not Counter(seen) - Counter(shown)
+        # What is seen must be there, and the top seen must be the top expected: nothing hides a stack's top (a
+        # ship held over another's stack is not the one that docked there).
+        return bool(seen) == bool(shown) and not Counter(seen) - Counter(shown) and (not seen or seen[-1] == shown[-1])
 
 
 @dataclass(frozen=True)
