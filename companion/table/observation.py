@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from companion.rules.engine import points_to, unpointed
+from companion.rules.engine import POINTS_TO, points_to, unpointed
 
 
 def same_piece(name: str) -> str:
@@ -27,6 +27,8 @@ def same_piece(name: str) -> str:
 def aligned(seen: tuple[str, ...], shown: tuple[str, ...]) -> tuple[list[str], list[str]]:
     """Both lists of pieces with the way a piece points kept only where both sides say it (the camera did not read
     the arrow, or the game does not know it yet: the piece is compared as itself)."""
+    if not any(POINTS_TO in p for p in (*seen, *shown)):  # most games point nothing: compare as they are
+        return list(seen), list(shown)
     both = {unpointed(p) for p in seen if points_to(p)} & {unpointed(p) for p in shown if points_to(p)}
     def keep(pieces: tuple[str, ...]) -> list[str]:
         return [p if unpointed(p) in both else unpointed(p) for p in pieces]
