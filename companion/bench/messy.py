@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
 
     benches = choose(args)
     header = (f"{'game':<22}{'actions':>8}{'moves':>7}{'wrong':>7}{'undo':>6}{'untapped':>16}{'taps/move':>10}"
-              f"{'illegal caught':>15}{'s':>6}")
+              f"{'illegal caught':>15}{'s':>6}  judge ms: median, p95, p99")
     print(f"whole games with natural hands ({args.games} per row, settle {args.settle} s, grid {args.grid}"
           f"{', camera where the game has one' if args.camera else ', grid alone'})")
     print(header)
@@ -125,13 +125,18 @@ def run(args: argparse.Namespace) -> int:
     print("moves: actions that change what the sensors see; wrong: bookings of another action than the hand's "
           "(goal 0); undo: moves during which the table advised to undo them (goal 0); untapped: moves the board "
           "alone tells apart settled without a tap (goal >= 95 %); taps/move: phone taps per move; illegal caught: "
-          "pieces set where no rule allows that the table warned about")
+          "pieces set where no rule allows that the table warned about; judge ms: the referee's time over each settled "
+          "board of the games (median, p95, p99)")
     return 1 if failed else 0
 
 
 def row(label: str, s: Any, seconds: float) -> str:
+    from companion.bench.stats import percentile
+
     share = f"{100 * s.tellable_untapped / s.tellable:.0f}% of {s.tellable}" if s.tellable else "-"
     per_move = f"{s.board_taps / s.board_changes:.2f}" if s.board_changes else "-"
     illegal = f"{s.illegal_caught} of {s.illegal_tried}"
+    times = s.judge_seconds or [0.0]
+    judge = ", ".join(f"{percentile(times, q) * 1e3:.2f}" for q in (0.5, 0.95, 0.99))
     return (f"{label:<22}{s.actions:>8}{s.board_changes:>7}{s.wrong_bookings:>7}{s.undo_advice:>6}{share:>16}"
-            f"{per_move:>10}{illegal:>15}{seconds:>6.0f}")
+            f"{per_move:>10}{illegal:>15}{seconds:>6.0f}  {judge}")

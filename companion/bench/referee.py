@@ -23,7 +23,7 @@ LABELS = {
     "prepare": "prepare a state (once, while hands move)",
     "baseline": "baseline: legal actions once",
 }
-HELP = "the referee: time to explain or refuse a settled board, per game, median and p99"
+HELP = "the referee: time to explain or refuse a settled board, per game, median, p95 and p99"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,8 +55,9 @@ def run(args: argparse.Namespace) -> int:
         for label, samples in timings.items():
             what = LABELS[label]
             if samples:
-                median, p99 = percentile(samples, 0.5) * 1e3, percentile(samples, 0.99) * 1e3
-                print(f"  {what:40} median {median:7.2f} ms, p99 {p99:7.2f} ms (n={len(samples)})")
+                median, p95, p99 = (percentile(samples, q) * 1e3 for q in (0.5, 0.95, 0.99))
+                print(f"  {what:40} median {median:7.2f} ms, p95 {p95:7.2f} ms, p99 {p99:7.2f} ms "
+                      f"(n={len(samples)})")
     if wrong:
         print(f"WRONG rulings: {wrong}")
     return 1 if wrong else 0

@@ -7,6 +7,7 @@ bottom-left corner, x to the right, y up (angles counter-clockwise from east, as
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -95,6 +96,12 @@ class Board:
     def orbit_of(self, site_id: str) -> tuple[str, int]:
         """The orbit a site lies on and its index along it."""
         return self._orbit_of[site_id]
+
+    def bearing(self, a: str, b: str) -> float:
+        """Degrees counter-clockwise from the board's +y to the way from site `a` to site `b` (an arrow on a piece at
+        `a` pointing to `b`, as the camera measures a sticker's turn)."""
+        one, other = self.site(a), self.site(b)
+        return math.degrees(math.atan2(one.x - other.x, other.y - one.y)) % 360.0
 
     def with_tag(self, tag: str) -> tuple[Site, ...]:
         return tuple(site for site in self.sites if tag in site.tags)

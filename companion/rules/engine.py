@@ -147,6 +147,24 @@ class Outcome:
 Layout = dict[str, tuple[str, ...]]
 """Site id -> the pieces that must stand there, bottom to top."""
 
+POINTS_TO = ">"
+"""A layout name for a piece whose arrow the rules follow: `planet-red>r1s1` is the red planet pointing to r1s1."""
+
+
+def pointing(piece: str, site: str) -> str:
+    """The layout name of `piece` with its arrow pointing to `site` (no site: the arrow is not settled yet)."""
+    return f"{piece}{POINTS_TO}{site}" if site else piece
+
+
+def unpointed(name: str) -> str:
+    """A layout name without the way its arrow points: the piece itself."""
+    return name.partition(POINTS_TO)[0]
+
+
+def points_to(name: str) -> str | None:
+    """The site a pointing piece's arrow points to, or None."""
+    return name.partition(POINTS_TO)[2] or None
+
 Ledger = dict[str, dict[str, Any]]
 """{"players": {player: {counter: value}}, "table": {counter: value}}"""
 
@@ -198,7 +216,8 @@ class Game(ABC, Generic[S]):
 
     def physical_piece(self, name: str) -> str:
         """The piece in the box that a layout name stands for, as a camera tells pieces apart: the name itself,
-        unless the game names a piece by the part it plays (ORBIT's `ship-blue-red` is Red's blue spaceship)."""
+        unless the game names a piece by the part it plays (ORBIT's `ship-blue-red` is Red's blue spaceship). The
+        way a pointing piece points (`planet-red>r1s1`, see `pointing`) is kept: a camera can read it."""
         return name
 
     def decode_action(self, data: Any) -> Action:

@@ -46,6 +46,7 @@ class PieceEntry:
     layer: int = 3
     label_mm: float = 0.0  # a round white label of this diameter around the sticker (0: the sticker's own margin)
     sticker_mm: float = 16.0  # the printed marker's side (its margin of MARGIN_CELLS white cells is extra)
+    points: bool = False  # the piece carries an arrow along its sticker's top edge that the rules follow
 
     @property
     def sides(self) -> int:
@@ -214,10 +215,13 @@ def _parse(data: object, where: str) -> Registry:
                 layer=int(raw.get("layer", 3)),
                 label_mm=float(raw.get("label_mm", 0.0)),
                 sticker_mm=float(raw.get("sticker_mm", sticker_mm)),
+                points=raw.get("points", False),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise UserError(f"{where}: pieces[{index}]: bad or missing field {error}") from None
         at = f"{where}: pieces[{index}]"
+        if not isinstance(entry.points, bool):
+            raise UserError(f"{at}.points: expected true or false, not {entry.points!r}")
         if entry.shape not in SHAPES:
             raise UserError(f"{at}.shape: {entry.shape!r} is not one of {', '.join(SHAPES)}")
         if entry.id in seen_ids:

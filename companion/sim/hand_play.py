@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.rules import Action, Game
+from companion.rules.engine import unpointed
 from companion.rules.rng import Rng
 from companion.sim.goal_players import TABLE_CHANCE
 from companion.sim.hands import ORDERS, Footprint, Frame, Habits, Layout, footprint, plan
@@ -47,6 +48,7 @@ class HandStats:
     in_progress: int = 0  # boards a move is part way through: nothing booked, what is still to do shown
     illegal_tried: int = 0  # a piece set on a site no rule allows, then put back
     illegal_caught: int = 0  # ... that the table warned about
+    judge_seconds: list[float] = dataclasses.field(default_factory=list)  # the referee's time per settled board
 
     def add(self, other: HandStats) -> None:
         for key, value in vars(other).items():
@@ -102,7 +104,12 @@ class HandTable:
         board = sensed(layout, self.sites)
         if not self.camera:
             return frozenset(board)
-        return frozenset((s, frozenset(Counter(map(game.physical_piece, p)).items())) for s, p in board.items())
+        # A sticker under a piece stacked on top of it cannot be read: nor the way its arrow points.
+        covered = self.twin.camera is not None and self.twin.camera.registry.stacking == "on top"
+        def shown(pieces: tuple[str, ...]) -> Counter[str]:
+            names = [game.physical_piece(p) for p in pieces]
+            return Counter([unpointed(p) for p in names[:-1]] + names[-1:] if covered else names)
+        return frozenset((s, frozenset(shown(p).items())) for s, p in board.items())
 
     def tellable(self, game: Game, state: Any, action: Action, result: Any) -> bool:
         """True when no other legal action that the table might mean leaves the same sensed board with other
@@ -197,6 +204,7 @@ class HandTable:
         ruling = twin.show(frame.layout)
         if ruling is None:
             return
+        self.stats.judge_seconds.append(twin.loop.judged_in)
         self._ruled = f"{ruling.verdict} {' '.join(ruling.todo)}".strip()
         if ruling.verdict == "ambiguous":
             self._ruled += f" ({len(ruling.actions)} choices)"

@@ -18,6 +18,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from companion.rules.engine import unpointed
+
 Layout = dict[str, tuple[str, ...]]
 
 
@@ -45,24 +47,36 @@ def footprint(before: Layout, after: Layout, sites: Iterable[str] | None = None)
     leaves one site and a piece of the same name that arrives at another are one piece moving; what is left over
     was taken off or set down."""
     keep = None if sites is None else frozenset(sites)
-    leaving: dict[str, list[str]] = {}
-    arriving: dict[str, list[str]] = {}
+    # Keyed by the piece itself: a planet that moves and points a new way (`planet-red>r1s1`, then `planet-red>r1s2`
+    # elsewhere) is one piece carried and turned; turned where it stands, it is lifted and set down again.
+    leaving: dict[str, list[tuple[str, str]]] = {}
+    arriving: dict[str, list[tuple[str, str]]] = {}
     for site in sorted(set(before) | set(after)):
         if keep is not None and site not in keep:
             continue
         was, now = Counter(before.get(site, ())), Counter(after.get(site, ()))
         for piece in sorted((was - now).elements()):
-            leaving.setdefault(piece, []).append(site)
+            leaving.setdefault(unpointed(piece), []).append((piece, site))
         for piece in sorted((now - was).elements()):
-            arriving.setdefault(piece, []).append(site)
+            arriving.setdefault(unpointed(piece), []).append((piece, site))
     moved, removed, added = [], [], []
     for piece in sorted(set(leaving) | set(arriving)):
         out, into = leaving.get(piece, []), arriving.get(piece, [])
         pairs = min(len(out), len(into))
-        moved += [(piece, a, b) for a, b in zip(out[:pairs], into[:pairs], strict=True)]
-        removed += [(piece, s) for s in out[pairs:]]
-        added += [(piece, s) for s in into[pairs:]]
+        moved += [(name, a, b) for (name, a), (_, b) in zip(out[:pairs], into[:pairs], strict=True)]
+        removed += out[pairs:]
+        added += into[pairs:]
     return Footprint(tuple(moved), tuple(removed), tuple(added))
+
+
+def _as_set_down(piece: str, target: str, after: Layout) -> str:
+    """The name the piece has where it is set down (it may point a new way there)."""
+    return next((name for name in after.get(target, ()) if unpointed(name) == unpointed(piece)), piece)
+
+
+def _height(piece: str, target: str, after: Layout) -> int:
+    """Where in the target's stack the piece stands once set down (0: the bottom)."""
+    return list(after.get(target, ())).index(_as_set_down(piece, target, after))
 
 
 @dataclass(frozen=True)
@@ -126,7 +140,7 @@ def plan(
         stacks.setdefault((origin, target), []).append(piece)
     # ... set down bottom first, as they stand after the move.
     moves = [
-        ("move", (tuple(sorted(pieces, key=list(after.get(target, ())).index)), origin, target))
+        ("move", (tuple(sorted(pieces, key=lambda p, t=target: _height(p, t, after))), origin, target))
         for (origin, target), pieces in stacks.items()
     ]
     removes = [("remove", r) for r in foot.removed]
@@ -155,7 +169,7 @@ def plan(
                 if passing:
                     frames.append(Frame(_with(board, pieces[0], rng.choice(passing)), False, f"slides {piece}"))
             for one in pieces:
-                board = _with(board, one, target)
+                board = _with(board, _as_set_down(one, target, after), target)
             what = (piece,)
         elif kind == "remove":
             board = _without(board, *what)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from companion.boards.model import Board
+from companion.rules.engine import points_to, unpointed
 from companion.sensing.pieces import PieceEntry, Registry
 from companion.sim.render_camera import NORMAL, Conditions, SimCamera, jittered
 from companion.table.observation import same_piece
@@ -159,7 +160,12 @@ def layout_scene(
             continue
         site = board.site(site_id)
         dx, dy = rng.uniform(-SITE_SLOP_MM, SITE_SLOP_MM, 2)
-        base = Placed(chosen[0], site.x + dx, site.y + dy, float(rng.uniform(0, 2 * math.pi)), 0.0, site_id, 0)
+        heading = points_to(physical(pieces[0]))
+        if heading and board.has_site(heading):  # a hand points the arrow at the site, give or take a little
+            turn = math.radians(board.bearing(site_id, heading)) + float(rng.uniform(-0.12, 0.12))
+        else:
+            turn = float(rng.uniform(0, 2 * math.pi))
+        base = Placed(chosen[0], site.x + dx, site.y + dy, turn, 0.0, site_id, 0)
         placed.append(base)
         placed.extend(docked(base, list(chosen[1:] if on_top else chosen[1:3]), rng, registry.stacking))
     scene = Scene(board, camera, tuple(placed), conditions, None, int(rng.integers(1 << 30)))
@@ -172,7 +178,8 @@ def _box_pieces(layout: Mapping[str, tuple[str, ...]], registry: Registry,
     free: dict[str, list[PieceEntry]] = {}
     for entry in registry.entries:
         free.setdefault(entry.piece, []).append(entry)
-    return {site: tuple(free[p].pop() for p in map(physical, pieces) if free.get(p)) for site, pieces in layout.items()}
+    box = [(site, [unpointed(physical(p)) for p in pieces]) for site, pieces in layout.items()]
+    return {site: tuple(free[p].pop() for p in pieces if free.get(p)) for site, pieces in box}
 
 
 def _free_spot(board: Board, placed: list[Placed], entry: PieceEntry, rng: np.random.Generator) -> tuple | None:

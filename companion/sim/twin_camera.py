@@ -61,5 +61,5 @@ class TwinCamera:
         image, hidden = self.render(layout)
         report = self.vision.process(image, now)
         self.frames += 1
-        view = camera_view(report, self.registry)
+        view = camera_view(report, self.registry, self.board)
         return replace(view, unreliable=view.unreliable | hidden)

@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from companion.rules.engine import Layout
-from companion.table.observation import Observation, SiteReading, same_piece
+from companion.rules.engine import Layout, points_to, unpointed
+from companion.table.observation import Observation, SiteReading, aligned, same_piece
 from companion.table.words import listing, piece_words
 
 Physical = Callable[[str], str]
@@ -95,9 +95,11 @@ def _pairs(changes: Iterable[Change], physical: Physical):
     leaving = [(p, c.site) for c in changes for p in c.leaving]
     arriving = [(p, c.site) for c in changes for p in c.arriving]
     moved, turned = [], []
+    box = lambda name: unpointed(physical(name))  # noqa: E731 - the piece itself, whichever way it points
     for piece, source in list(leaving):
         same = [(q, s) for q, s in arriving if q == piece and s != source]
-        turn = [(q, s) for q, s in arriving if s == source and q != piece and physical(q) == physical(piece)]
+        same += [(q, s) for q, s in arriving if q != piece and box(q) == box(piece) and s != source]
+        turn = [(q, s) for q, s in arriving if s == source and q != piece and box(q) == box(piece)]
         match = same[:1] or turn[:1]
         if not match:
             continue
@@ -123,7 +125,8 @@ def site_reached(change: Change, reading: SiteReading, observation: Observation,
     if reading.occupied is not None and (bool(kept) if not reading.occupied else not either):
         return None  # empty where a piece stays throughout, or occupied where nothing ever stands
     if reading.pieces is not None:
-        seen, low, high = Counter(reading.pieces), Counter(shown(kept, physical)), Counter(shown(either, physical))
+        seen, high = map(Counter, aligned(reading.pieces, shown(either, physical)))
+        low = Counter(aligned(reading.pieces, shown(kept, physical))[1])
         if seen - high or (not reading.partial and low - seen):
             return None
     return "between"
@@ -180,7 +183,8 @@ def still_to_do(fp: Footprint, todo: Iterable[Change], name: Callable[[str], str
             steps.append(f"put {words(piece)} on {name(b)}")
     steps += [f"take {words(p)} off {name(s)}: it leaves the board" for p, s in removed if s in left]
     steps += [f"put {words(p)} on {name(s)}" for p, s in added if s in left]
-    steps += [f"turn {words(a)} on {name(s)} to show {piece_words(b)}" for a, b, s in turned if s in left]
+    steps += [f"turn {words(a)} on {name(s)} to " + (f"point to {name(points_to(b))}" if points_to(b) else
+                                                     f"show {piece_words(b)}") for a, b, s in turned if s in left]
     if len(steps) > MAX_STEPS:
         steps = [*steps[:MAX_STEPS - 1], f"{len(steps) - MAX_STEPS + 1} more pieces as the move says"]
     return steps

@@ -182,7 +182,8 @@ class LiveTable:
                 failures = 0
                 self.latest_image = frame.image
                 changed = self.observer.changed_sites()  # decoded in crops around them (and a slow sweep)
-                self.observer.camera(camera_view(vision.process(frame.image, time.monotonic(), changed), registry))
+                reading = vision.process(frame.image, time.monotonic(), changed)
+                self.observer.camera(camera_view(reading, registry, vision.board))
         finally:
             if source is not None:
                 source.close()

@@ -15,6 +15,7 @@ prompt (already announced) says what to move.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,6 +69,7 @@ class TableLoop:
         self.referee = Referee(session.game)
         self.warning: Warning | None = None
         self._questions = 0
+        self.judged_in = 0.0  # seconds the referee took over the last settled board (for the benchmarks)
         self._last_seen: Observation | None = None
         self._judged: Any = None  # the state the last settled board was judged against
         # Re-entrant: the loop's own bookings reach `_on_entry` through the session while the lock is held.
@@ -114,7 +116,9 @@ class TableLoop:
             if game.outcome(state) is not None or self.session.record.status != "playing":
                 return None
             self._judged = state
+            started = time.perf_counter()
             ruling = self.referee.judge(state, observation, self.site_name)
+            self.judged_in = time.perf_counter() - started
             try:
                 self._act(ruling)
             except CannotSave:
@@ -136,7 +140,8 @@ class TableLoop:
         elif ruling.verdict == "in_progress":
             self._warn(Warning(ruling.todo, ruling.sites, progress=True))
         elif ruling.verdict == "mismatch":
-            self._warn(Warning(tuple(fix.advice for fix in ruling.fixes), tuple(fix.site for fix in ruling.fixes)))
+            self._warn(Warning((*(fix.advice for fix in ruling.fixes), *ruling.todo),
+                               (*(fix.site for fix in ruling.fixes), *ruling.sites)))
         else:
             self._warn(None)
 

@@ -16,10 +16,23 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from companion.rules.engine import POINTS_TO, points_to, unpointed
+
 
 def same_piece(name: str) -> str:
     """A layout name that is the physical piece's own name (every game's but where Game.physical_piece says)."""
     return name
+
+
+def aligned(seen: tuple[str, ...], shown: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """Both lists of pieces with the way a piece points kept only where both sides say it (the camera did not read
+    the arrow, or the game does not know it yet: the piece is compared as itself)."""
+    if not any(POINTS_TO in p for p in (*seen, *shown)):  # most games point nothing: compare as they are
+        return list(seen), list(shown)
+    both = {unpointed(p) for p in seen if points_to(p)} & {unpointed(p) for p in shown if points_to(p)}
+    def keep(pieces: tuple[str, ...]) -> list[str]:
+        return [p if unpointed(p) in both else unpointed(p) for p in pieces]
+    return keep(seen), keep(shown)
 
 
 @dataclass(frozen=True)
@@ -33,16 +46,19 @@ class SiteReading:
         """True when nothing known about this site contradicts the pieces expected on it; `shown` is what of them
         the camera can show (default: all of them, as named).
 
-        A partial reading (the lowest piece seen is not a base, so a piece could hide under it) only says that what
-        was seen is there; the top of a stack is always in view, so it sees something wherever something stands."""
+        A partial reading (the lowest piece seen is not a base, so a piece could hide under it) says that what was
+        seen is there; the top of a stack is always in view, so it sees something wherever something stands, and the
+        top it sees is the stack's top."""
         if self.occupied is not None and self.occupied != bool(expected):
             return False
         if self.pieces is None:
             return True
-        shown = expected if shown is None else shown
+        seen, shown = aligned(self.pieces, expected if shown is None else shown)
         if not self.partial:
-            return sorted(self.pieces) == sorted(shown)
-        return bool(self.pieces) == bool(shown) and not Counter(self.pieces) - Counter(shown)
+            return sorted(seen) == sorted(shown)
+        # What is seen must be there, and the top seen must be the top expected: nothing hides a stack's top (a
+        # ship held over another's stack is not the one that docked there).
+        return bool(seen) == bool(shown) and not Counter(seen) - Counter(shown) and (not seen or seen[-1] == shown[-1])
 
 
 @dataclass(frozen=True)
@@ -57,7 +73,7 @@ class Observation:
         """The expected pieces as the camera can show them: each named as the physical piece `physical` says it is,
         without those the camera does not tell apart."""
         names = (physical(piece) for piece in expected)
-        return tuple(p for p in names if self.camera_pieces is None or p in self.camera_pieces)
+        return tuple(p for p in names if self.camera_pieces is None or unpointed(p) in self.camera_pieces)
 
     def agrees(self, site: str, expected: tuple[str, ...], physical: Callable[[str], str] = same_piece) -> bool:
         """True when the site's reading does not contradict `expected` (layout names, bottom to top)."""

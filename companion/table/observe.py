@@ -13,6 +13,8 @@ import threading
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
+from companion.boards import Board
+from companion.rules.engine import pointing
 from companion.sensing.pieces import Registry
 from companion.sensing.vision import FrameReport
 from companion.table.observation import Observation, SiteReading
@@ -30,16 +32,46 @@ class CameraView:
     pieces: frozenset[str] | None = None  # the piece names the camera tells apart (None: every piece)
 
 
-def camera_view(report: FrameReport, registry: Registry) -> CameraView:
+ARROW_SLACK = 50.0  # degrees an arrow may be off the way to a site and still point to it
+# Degrees by which the nearest way must beat every other: at ORBIT's forks the two ways leave 5-20 degrees apart,
+# closer than a hand points an arrow along a curved line, so the arrow there is not read (the phones say it).
+ARROW_MARGIN = 25.0
+
+
+def camera_view(report: FrameReport, registry: Registry, board: Board | None = None) -> CameraView:
     """A vision report as the fusion takes it. A stack whose lowest piece seen is not a base (a planet or a station,
-    which riders dock clear of) may hide a piece under it, so that site's reading is partial."""
+    which riders dock clear of) may hide a piece under it, so that site's reading is partial. With the `board`, a
+    piece whose arrow the rules follow (the registry's `points`) is named with the site its sticker's turn points
+    to (rules.engine.pointing), among the sites its site is linked to."""
     lowest: dict[str, str] = {}
     for sighting in sorted(report.sightings, key=lambda s: s.level, reverse=True):
         if sighting.site is not None:
             lowest[sighting.site] = sighting.piece
     partial = frozenset(site for site, piece in lowest.items() if not registry.kind(piece).is_base)
-    return CameraView(report.time, report.stacks(), frozenset(report.unreliable_sites()), report.reliable, partial,
+    stacks = report.stacks()
+    if board is not None:
+        for sighting in report.sightings:
+            heading = _heading(board, sighting.site, sighting.turn) if registry.kind(sighting.piece).points else ""
+            if heading and sighting.site is not None:
+                stack = list(stacks[sighting.site])
+                stack[stack.index(sighting.piece)] = pointing(sighting.piece, heading)
+                stacks[sighting.site] = tuple(stack)
+    return CameraView(report.time, stacks, frozenset(report.unreliable_sites()), report.reliable, partial,
                       report.identifies)
+
+
+def _heading(board: Board, site: str | None, turn: float | None) -> str:
+    """The site an arrow at `site` turned `turn` degrees points to ("" when it points to none, or not clearly to
+    one): an arrow points along an orbit, so to a site linked by an orbit's links where the site has any, else by
+    any link."""
+    if site is None or turn is None or not board.has_site(site):
+        return ""
+    links = list(board.links_from(site))
+    ways = [link.b for link in links if link.kind.startswith("orbit")] or [link.b for link in links]
+    off = sorted((abs((board.bearing(site, way) - turn + 180.0) % 360.0 - 180.0), way) for way in ways)
+    if not off or off[0][0] > ARROW_SLACK or (len(off) > 1 and off[1][0] - off[0][0] < ARROW_MARGIN):
+        return ""
+    return off[0][1]
 
 
 class Observer:

@@ -27,9 +27,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from companion.rules import Action, Game
-from companion.rules.engine import Layout
+from companion.rules.engine import Layout, points_to, unpointed
 from companion.table.footprint import Footprint, footprint, progress, sentence, still_to_do
-from companion.table.observation import Observation, same_piece
+from companion.table.observation import Observation, aligned, same_piece
+from companion.table.words import listing, piece_words
 
 Verdict = Literal["unchanged", "explained", "in_progress", "ambiguous", "mismatch"]
 MAX_SHOWN = 3  # moves in progress described one by one; beyond that the text says how many fit
@@ -50,8 +51,9 @@ class Ruling:
     verdict: Verdict
     actions: tuple[Action, ...] = ()  # explained: the action; ambiguous, in_progress: one per distinct outcome
     fixes: tuple[Fix, ...] = ()  # mismatch: how to make the board match the game again
-    todo: tuple[str, ...] = ()  # in_progress: what is still to do, one sentence per move that fits
-    sites: tuple[str, ...] = ()  # in_progress: the sites still to change, for a map that highlights them
+    todo: tuple[str, ...] = ()  # in_progress: what is still to do, one sentence per move that fits; mismatch:
+    # what to check where moves under way tie (no advice to put back what one of them may have done)
+    sites: tuple[str, ...] = ()  # in_progress: the sites still to change; mismatch: the sites to check
 
 
 @dataclass(frozen=True)
@@ -137,28 +139,48 @@ class Referee:
         prepared = self.prepare(state)
         changed = _changed(prepared.layout, observation, physical)
         if not changed:
+            # An arrow the game does not know yet (a planet stopped at a fork) that the camera reads: the action
+            # that points it so, if one does; otherwise the board agrees with the game.
+            pointed = _newly_pointed(prepared.layout, observation, physical)
+            whole, partway = self._fitting(prepared, pointed, observation) if pointed else ([], [])
+            if whole:
+                return self._whole(prepared, whole, partway, observation)
             return Ruling("unchanged")
-        # Only actions whose footprint covers every changed site can explain the board.
-        pools = [set(prepared.by_site.get(site, ())) for site in changed]
-        pools.sort(key=len)
-        indices = set.intersection(*pools) if pools else set()
-        whole: list[int] = []
-        partway: list[tuple[int, tuple]] = []
-        for index in sorted(indices):
-            fits, todo = progress(prepared.candidates[index].footprint, observation, physical)
-            if fits and todo:
-                partway.append((index, todo))
-            elif fits:
-                whole.append(index)
+        whole, partway = self._fitting(prepared, changed, observation)
         if whole:
             return self._whole(prepared, whole, partway, observation)
         if partway:
             return self._partway(prepared, partway, name)
         # Never advise putting back what a legal move under way has done: the sites that a move's footprint
         # explains part way (a ship already moved while a neighbour was knocked off) are left out of the advice.
-        done = _under_way(prepared, observation, changed, physical)
-        wrong = [site for site in changed if site not in done] or changed
-        return Ruling("mismatch", fixes=tuple(_fixes(prepared.layout, observation, wrong, name, physical)))
+        # Where moves tie, only what none of them explains is certain; the rest is named, not put back.
+        explained, unsure = _under_way(prepared, observation, changed, physical)
+        wrong = [site for site in changed if site not in explained and site not in unsure]
+        if not wrong and not unsure:
+            wrong = changed
+        fixes = tuple(_fixes(prepared.layout, observation, wrong, name, physical))
+        if not unsure:
+            return Ruling("mismatch", fixes=fixes)
+        places = listing([name(site) for site in sorted(unsure)])
+        check = (f"Check {places}: a move under way explains part of what stands there, so which piece is out of "
+                 "place is not certain.")
+        return Ruling("mismatch", fixes=fixes, todo=(check,), sites=tuple(sorted(unsure)))
+
+    def _fitting(self, prepared: Prepared, changed: list[str],
+                 observation: Observation) -> tuple[list[int], list[tuple[int, tuple]]]:
+        """The candidates whose footprint covers every changed site (by the site index): those the board shows
+        whole, and those it shows part way with what is still to do."""
+        pools = sorted((set(prepared.by_site.get(site, ())) for site in changed), key=len)
+        indices = set.intersection(*pools) if pools else set()
+        whole: list[int] = []
+        partway: list[tuple[int, tuple]] = []
+        for index in sorted(indices):
+            fits, todo = progress(prepared.candidates[index].footprint, observation, self.game.physical_piece)
+            if fits and todo:
+                partway.append((index, todo))
+            elif fits:
+                whole.append(index)
+        return whole, partway
 
     def _partway(self, prepared: Prepared, partway: list[tuple[int, tuple]], name: Callable[[str], str]) -> Ruling:
         """Part of one or more footprints on the board: nothing booked; what is still to do, in words."""
@@ -190,12 +212,13 @@ class Referee:
 
 
 def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
-               physical: Callable[[str], str]) -> frozenset[str]:
-    """The changed sites that one legal move, read part way, explains (none if no move fits): of the moves that
-    fit, the one that explains most pieces set down (a hand sets pieces down on purpose; a piece gone may have
-    been knocked off), then most sites. A move with a piece still to set down does not count when a piece has
-    turned up elsewhere: that is where the piece went."""
-    best: frozenset[str] = frozenset()
+               physical: Callable[[str], str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The changed sites that a legal move, read part way, explains, and those that are not certain: of the moves
+    that fit, those that explain most pieces set down (a hand sets pieces down on purpose; a piece gone may have
+    been knocked off), then most sites. When several such moves tie, a site all of them explain is explained, and a
+    site some of them explain is unsure: advice to put it back could undo the move being made. A move with a piece
+    still to set down does not count when a piece has turned up elsewhere: that is where the piece went."""
+    best: list[frozenset[str]] = []
     best_key = (0, 0)
     gained = frozenset(site for site in changed if _gained(prepared.layout, observation, site))
     indices = {i for site in changed for i in prepared.by_site.get(site, ())}
@@ -203,13 +226,30 @@ def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
         fp = prepared.candidates[index].footprint
         covered = frozenset(changed) & fp.sites
         key = (len(covered & gained), len(covered))
-        if key <= best_key:
+        if key < best_key or (key == best_key and covered in best):
             continue
         fits, todo = progress(fp, observation, physical)
         in_hand = any(change.arriving for change in todo)
         if fits and not (in_hand and gained - covered):
-            best, best_key = covered, key
-    return best
+            best = [*best, covered] if key == best_key else [covered]
+            best_key = key
+    if not best:
+        return frozenset(), frozenset()
+    explained = frozenset.intersection(*best)
+    return explained, frozenset.union(*best) - explained
+
+
+def _newly_pointed(layout: Layout, observation: Observation, physical: Callable[[str], str]) -> list[str]:
+    """Sites where the camera, reading exactly, sees a piece point a way the game has not settled (its layout name
+    does not point at all)."""
+    out = []
+    for site, reading in observation.sites.items():
+        if reading.pieces is None or reading.partial:
+            continue
+        unsettled = {p for p in observation.shown(tuple(layout.get(site, ())), physical) if not points_to(p)}
+        if any(points_to(p) and unpointed(p) in unsettled for p in reading.pieces):
+            out.append(site)
+    return out
 
 
 def _gained(layout: Layout, observation: Observation, site: str) -> bool:
@@ -257,11 +297,16 @@ def _fixes(layout: Layout, observation: Observation, sites: Iterable[str], name:
         seen = reading.pieces
         # What the camera saw that should not be there, and what it should have seen (a partial reading may hide
         # pieces under those it saw, so only an empty one says a piece is missing).
-        extra = list((Counter(seen) - Counter(shown)).elements()) if seen is not None else []
+        seen_as, shown_as = aligned(seen, shown) if seen is not None else ([], [])
+        extra = list((Counter(seen_as) - Counter(shown_as)).elements())
         missing = []
         if seen is not None and not (reading.partial and seen):
-            missing = list((Counter(shown) - Counter(seen)).elements())
-        if extra or missing:
+            missing = list((Counter(shown_as) - Counter(seen_as)).elements())
+        turned = [p for p in extra if points_to(p)] if len(extra) == len(missing) == 1 else []
+        if turned and unpointed(turned[0]) == unpointed(missing[0]) and points_to(missing[0]):
+            what = ", ".join(seen or ())
+            advice = f"turn the {piece_words(missing[0])} on {where} to point to {name(points_to(missing[0]))}"
+        elif extra or missing:
             parts = [f"take {', '.join(extra)} off {where}"] if extra else []
             parts += [f"put {', '.join(missing)} on {where}"] if missing else []
             advice, what = " and ".join(parts), ", ".join(seen or ()) or "nothing"

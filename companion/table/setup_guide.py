@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.boards import Board
+from companion.rules.engine import points_to, unpointed
 from companion.table.observation import Observation, same_piece
 from companion.table.observe import Observer
 from companion.table.steps import NotNow, Ticker
@@ -156,14 +157,14 @@ class SetupGuide:
         if reading.pieces is not None and self._camera_knows(step.piece, observation):
             # The camera sees this site and this kind of piece: the piece itself must be there.
             wanted = sum(1 for p in self.order[: index + 1] if (p.site, p.piece) == (step.site, step.piece))
-            return Counter(reading.pieces)[self.physical(step.piece)] >= wanted
+            return Counter(map(unpointed, reading.pieces))[unpointed(self.physical(step.piece))] >= wanted
         if step.level == 0 and reading.occupied is not None:
             return reading.occupied
         return False  # a piece on another: only a tap says so
 
     def _camera_knows(self, piece: str, observation: Observation) -> bool:
         kinds = observation.camera_pieces
-        return kinds is None or self.physical(piece) in kinds
+        return kinds is None or unpointed(self.physical(piece)) in kinds
 
     def _check_wrong(self, observation: Observation) -> None:
         expected = {p.site for p in self.order[: self.done + 1]}
@@ -175,7 +176,8 @@ class SetupGuide:
             return
         step = self.order[self.done]
         what, goes = self._words(step), self._name(step.site)
-        seen_on = next((s for s in wrong if self.physical(step.piece) in (observation.reading(s).pieces or ())), None)
+        piece = unpointed(self.physical(step.piece))
+        seen_on = next((s for s in wrong if piece in map(unpointed, observation.reading(s).pieces or ())), None)
         first = seen_on or wrong[0]
         later = next((p for p in self.order[self.done + 1 :] if p.site == first), None)
         if seen_on is not None:
@@ -205,7 +207,9 @@ class SetupGuide:
 
     def _the(self, piece: str) -> str:
         """ "the red planet", or "a portal station" when the layout has several alike."""
-        return f"{'a' if self._many[piece] > 1 else 'the'} {piece_words(piece)}"
+        heading = points_to(piece)
+        towards = f" pointing to {self._name(heading)}" if heading else ""
+        return f"{'a' if self._many[piece] > 1 else 'the'} {piece_words(piece)}{towards}"
 
     def _how(self) -> str | None:
         """How the piece asked for counts as placed: "sensors" when they can see it arrive, else "tap"."""

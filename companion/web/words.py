@@ -8,6 +8,7 @@ from collections.abc import Collection
 from typing import Any
 
 from companion.boards import Board
+from companion.rules.engine import points_to, unpointed
 
 KINDS_OWNED_BY_NAME = {"planet", "station", "asteroid", "turn", "infestor"}  # "yellow planet", not "Yellow's planet"
 _SURFACE = re.compile(r"^p(\d+):(\d+)$")  # a planet's surface hex (Orbital Battle), not a site of the board
@@ -35,7 +36,11 @@ class Words:
         return self.sites.get(site, site)
 
     def piece(self, piece: str) -> str:
-        """ship-green -> Green's ship; planet-metal -> metal planet; ship-blue-red -> Red's blue ship."""
+        """ship-green -> Green's ship; planet-metal -> metal planet; ship-blue-red -> Red's blue ship;
+        planet-red>r1s1 -> red planet pointing to ring 1 spot 1."""
+        heading = points_to(piece)
+        if heading:
+            return f"{self.piece(unpointed(piece))} pointing to {self.site(heading)}"
         kind, *rest = piece.split("-")
         if kind in self.seats and rest:  # red-army-1: Red's army 1
             return f"{self.seat(kind)}'s {' '.join(rest)}".replace("_", " ")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from companion.sim.hand_play import undoes
-from companion.sim.hands import Frame, Habits, footprint, plan
+from companion.sim.hands import ORDERS, Frame, Habits, footprint, plan
 
 TIDY = Habits(slide=0.0, lift=0.0, knock=0.0)
 SITES = [f"s{i}" for i in range(9)]
@@ -71,3 +71,18 @@ def test_advice_to_put_back_what_the_move_has_done_is_advice_to_undo():
     knocked = Frame({"s2": ("ship-blue", "ship-red")}, knocked=frozenset({"s5"}))
     assert not undoes("s5", ("planet",), knocked, BEFORE, foot)
     assert not undoes("s2", ("ship-blue",), Frame(dict(BEFORE)), BEFORE, foot)
+
+
+def test_a_planet_carried_and_turned_is_one_piece_moved_by_the_hand():
+    # ORBIT names a planet with the way its arrow points: advancing it moves the piece and points it anew, a hand
+    # carries it (never sets a second red planet down), and reversing it lifts it and sets it down turned.
+    before = {"r1s0": ("planet-red>r1s1",), "r2s0": ("planet-blue>r2s3",)}
+    after = {"r1s1": ("planet-red>r1s2",), "r2s0": ("planet-blue>r2s3",)}
+    assert footprint(before, after).moved == (("planet-red>r1s1", "r1s0", "r1s1"),)
+    for order in ORDERS:
+        frames = plan(before, after, order, random.Random(3), Habits(0, 0, 0), ["r1s0", "r1s1", "r2s0"])
+        assert frames[-1].layout == after
+        assert all(sum(p.startswith("planet-red") for s in f.layout.values() for p in s) <= 1 for f in frames)
+    turned = {"r1s0": ("planet-red>r1s3",), "r2s0": ("planet-blue>r2s3",)}
+    assert footprint(before, turned).moved == (("planet-red>r1s1", "r1s0", "r1s0"),)
+    assert plan(before, turned, ORDERS[0], random.Random(3), Habits(0, 0, 0), ["r1s0"])[-1].layout == turned

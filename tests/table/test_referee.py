@@ -4,6 +4,7 @@ import pytest
 
 from companion.boards import default_board
 from companion.rules import Action, load
+from companion.rules.engine import unpointed
 from companion.table.observation import Observation, SiteReading
 from companion.table.referee import judge
 
@@ -111,11 +112,11 @@ def orbit_grid(layout):
 
 def orbit_camera(layout):
     """What ORBIT's camera reads with the grid: each stack's top ship (partial: it hides what is under it), else
-    the planet; only pieces with stickers, named as the box names them."""
+    the planet with the way its arrow points; only pieces with stickers, named as the box names them."""
     readings = {}
     for site in ORBIT_SITES:
         stack = [ORBIT.physical_piece(p) for p in layout.get(site, ())]
-        seen = [p for p in stack if p in STICKERED]
+        seen = [p for p in stack if unpointed(p) in STICKERED]
         ships = [p for p in seen if p.startswith("ship-")]
         readings[site] = SiteReading(bool(stack), tuple(ships[-1:] or seen), partial=bool(ships))
     return Observation(readings, camera_pieces=STICKERED)
@@ -198,3 +199,43 @@ def test_a_neighbour_knocked_off_mid_move_is_all_the_advice_not_the_move_itself(
     ruling = judge(game, state, dakalio_reed(knocked))
     assert ruling.verdict == "mismatch"
     assert [fix.site for fix in ruling.fixes] == [neighbour]  # never "take the piece off" the ship's new site
+
+
+def _two_moves_to_one_site():
+    """A Dakalio state where two ships can each move to the same empty site (plain moves: one piece leaves, the
+    same piece arrives), and those two moves."""
+    import random
+
+    from companion.table.referee import Referee
+
+    game = load("dakalio")
+    state, rng, referee = game.setup(["red", "green"], {}, 1), random.Random(2), Referee(game)
+    for turn in range(600):
+        if game.outcome(state) is not None:
+            state = game.setup(["red", "green"], {}, turn)
+        moves = [c for c in referee.prepare(state).candidates
+                 if not c.declared and len(c.footprint.changes) == 2 and len(c.footprint.moved()) == 1]
+        for first in moves:
+            _, origin, target = first.footprint.moved()[0]
+            for other in moves:
+                _, elsewhere, same = other.footprint.moved()[0]
+                if same == target and elsewhere != origin:
+                    return game, state, first, other
+        state = game.apply(state, rng.choice(list(game.legal_actions(state))))[0]
+    raise AssertionError("no such position in 600 random actions")
+
+
+def test_when_two_moves_under_way_tie_the_advice_puts_back_neither():
+    # One ship has moved to the target while the other ship that could have gone there was knocked off: to the
+    # grid, either ship may be the one moved. Advice to put either back could undo the move being made, so the
+    # table names the sites to check instead.
+    game, state, first, other = _two_moves_to_one_site()
+    (_, origin, target), (_, elsewhere, _) = first.footprint.moved()[0], other.footprint.moved()[0]
+    board = {**first.after, elsewhere: ()}
+    ruling = judge(game, state, dakalio_reed(board))
+    assert ruling.verdict == "mismatch"
+    assert {fix.site for fix in ruling.fixes}.isdisjoint({origin, elsewhere, target})
+    assert set(ruling.sites) == {origin, elsewhere}
+    assert ruling.todo and "Check" in ruling.todo[0]
+    # Once the knocked ship is back, the move alone is on the board: booked.
+    assert judge(game, state, dakalio_reed(first.after)).actions == (first.action,)

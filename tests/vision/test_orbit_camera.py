@@ -13,6 +13,7 @@ import pytest
 
 from companion.errors import UserError
 from companion.rules import load
+from companion.rules.engine import points_to, unpointed
 from companion.rules.orbit.data import load_deck
 from companion.rules.orbit.state import COLOURS, NEBULA_CHIPS
 from companion.sensing.pieces import default_registry, dictionary_size, load_registry
@@ -70,7 +71,7 @@ def test_the_registry_fits_16h5_and_the_box(orbit):
 def test_the_box_has_a_piece_for_every_layout_name_of_real_games(orbit, layouts):
     kinds = Counter(e.piece for e in orbit.entries)
     for _, layout in layouts:
-        needed = Counter(GAME.physical_piece(p) for pieces in layout.values() for p in pieces)
+        needed = Counter(unpointed(GAME.physical_piece(p)) for pieces in layout.values() for p in pieces)
         assert not needed - kinds, needed - kinds
 
 
@@ -108,7 +109,7 @@ def _read(cameras, orbit, table, layout, rng, conditions):
     rendered = renderer.render(scene)
     report = vision.process(rendered.image)
     assert report.reliable, report.reason
-    return board, scene, rendered, report, camera_view(report, orbit)
+    return board, scene, rendered, report, camera_view(report, orbit, board)
 
 
 def _contradicted(board, layout, view) -> list[str]:
@@ -125,10 +126,10 @@ def _contradicted(board, layout, view) -> list[str]:
 
 def test_boards_of_real_games_are_read_piece_by_piece(orbit, layouts, cameras, match):
     """Every sticker in view is read on its site, nothing is invented, and every site's reading agrees with the board
-    (exact, or partial on a ship hiding the planet or tile under it)."""
+    (exact, or partial on a ship hiding the planet or tile under it), a planet's arrow included where it is read."""
     rng = np.random.default_rng(11)
     stacks = Counter()
-    read = 0
+    read = arrows = 0
     normal = [pair for index, pair in enumerate(layouts) if index % 4]  # three in four, of every kind of table
     for table, layout in normal:
         board, scene, rendered, report, view = _read(cameras, orbit, table, layout, rng, NORMAL)
@@ -145,12 +146,13 @@ def test_boards_of_real_games_are_read_piece_by_piece(orbit, layouts, cameras, m
                 assert covered(scene, piece)  # nothing else hides a sticker on this table
         assert not [s for s in extra if s.sticker is not None], f"pieces that are not there: {extra}"
         assert not _contradicted(board, layout, view)
+        arrows += sum(bool(points_to(p)) for stack in view.stacks.values() for p in stack)
         for site, pieces in layout.items():
             kinds = tuple(p.split("-")[0] for p in pieces)
             stacks[(*kinds[:1], len(kinds) - 1)] += len(pieces) > 1
             if len(pieces) > 1 and pieces[-1].startswith("ship"):
                 assert site in view.partial and GAME.physical_piece(pieces[-1]) in view.stacks[site]
-    assert read > 300
+    assert read > 300 and arrows > 100
     assert stacks[("planet", 1)] > 20 and stacks[("planet", 2)] > 0 and stacks[("station", 1)] > 0
     assert any(p.count("-") == 2 for _, layout in normal for ps in layout.values() for p in ps)  # dual ships
 

@@ -150,3 +150,9 @@ def test_records_in_the_books_name_their_numbers_and_the_asteroids_their_capital
                                                  "Employees": "1: basic on Ada, has acted; 2: engineer at HQ"}
     assert dict(shown["table"]) == {"Ore": "Ada: black 4, grey 3, white 1",
                                     "Pool": "card 10, price 6; card 12, price 8"}
+
+
+def test_a_planet_is_named_with_the_way_its_arrow_points():
+    words = Words(default_board("orbit"), ["red", "green"])
+    assert words.piece("planet-red>r1s1") == f"{words.piece('planet-red')} pointing to {words.site('r1s1')}"
+    assert "r1s1" not in words.piece("planet-red>r1s1")

@@ -18,6 +18,7 @@ from companion.rules.engine import (
     Phase,
     SetupError,
     handler_for,
+    pointing,
 )
 from companion.rules.engine import read_options as _read_options
 from companion.rules.orbit import flight, partners, planets, turns
@@ -174,7 +175,8 @@ class Orbit(Game[State]):
         for site in state.nebulas:
             stacks.setdefault(site, []).append("nebula")
         for colour, planet in state.planets.items():
-            stacks.setdefault(planet.site, []).append(f"planet-{colour}")
+            # The arrow is part of the piece: a camera that sees the planet's sticker reads which way it points.
+            stacks.setdefault(planet.site, []).append(pointing(f"planet-{colour}", planet.heading))
         for colour, ship in state.ships.items():
             stacks.setdefault(ship.site, []).append(piece(state, colour))
         return {site: tuple(pieces) for site, pieces in stacks.items()}

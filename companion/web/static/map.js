@@ -28,7 +28,7 @@ function hash(text) {
 
 // A piece's colour: a colour word in its name (ship-red, planet-yellow), a named planet's own, else neutral.
 export function pieceColour(piece) {
-  const [kind, ...rest] = piece.split(/[-_ ]/);
+  const [kind, ...rest] = piece.split(">")[0].split(/[-_ ]/);  // planet-red>r1s1: the red planet, pointing to r1s1
   if (kind === "planet" && PLANETS[rest[0]]) return PLANETS[rest[0]];
   for (const part of [kind, ...rest].reverse()) if (COLOURS[part]) return COLOURS[part];
   if (kind === "planet") return NAMED[hash(rest.join("-")) % NAMED.length];
@@ -38,7 +38,7 @@ export function pieceColour(piece) {
 
 // The letter on a piece: what it is (a planet's first letter or number, a station's kind, S for a ship).
 function pieceLetter(piece) {
-  const [kind, ...rest] = piece.split(/[-_ ]/);
+  const [kind, ...rest] = piece.split(">")[0].split(/[-_ ]/);
   if ((kind === "planet" || kind === "station") && rest.length && !COLOURS[rest[0]]) return rest[0].slice(0, 1).toUpperCase();
   return kind.slice(0, 1).toUpperCase();
 }
