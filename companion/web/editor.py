@@ -24,6 +24,7 @@ from companion.web.pages import _file
 
 editor = Blueprint("editor", __name__)
 SIDES = {"orbit": ("front", "back")}  # the boards a game brings, by the value its board option takes
+EMPTY = "empty"  # a board of the game's size with no sites yet, to lay a board out from scratch
 MOVED_MM = 1.0  # a site further than this from where the game's own board has it has moved
 
 
@@ -58,7 +59,10 @@ def start() -> Response:
     option = BOARD_OPTIONS[game]
     name = request.args.get("start", SIDES[game][0])
     sets = table().datasets
-    if name in SIDES[game]:
+    if name == EMPTY:
+        own = _built_in(game, SIDES[game][0])
+        board = Board(own.name, own.width, own.height, ())
+    elif name in SIDES[game]:
         board = _built_in(game, name)
     elif name in sets.names(game, option):
         try:
@@ -66,9 +70,10 @@ def start() -> Response:
         except (BoardFileError, SetupError) as error:
             raise BadInput(str(error)) from None
     else:
-        offered = ", ".join([*SIDES[game], *sets.names(game, option)])
+        offered = ", ".join([*SIDES[game], EMPTY, *sets.names(game, option)])
         raise BadInput(f"start: {name[:40]!r} is no board of {game} at this table (there are: {offered})", 404)
-    return jsonify(game=game, start=name, board=board_to_json(board), starts=[*SIDES[game], *sets.names(game, option)],
+    return jsonify(game=game, start=name, board=board_to_json(board),
+                   starts=[*SIDES[game], EMPTY, *sets.names(game, option)],
                    reference=board_to_json(_built_in(game, SIDES[game][0])))
 
 

@@ -20,7 +20,8 @@ def test_the_editor_checks_a_board_as_the_game_does_and_says_what_changed(served
     assert answer["diff"] == {"added": [], "moved": [], "removed": [], "links_added": [], "links_removed": []}
     board = _board()
     board["sites"][5]["x"] += 10
-    board["links"] = [link for link in board["links"] if not (link["kind"] == "orbit" and "r1s0" in (link["a"], link["b"]))]
+    board["links"] = [link for link in board["links"]
+                      if not (link["kind"] == "orbit" and "r1s0" in (link["a"], link["b"]))]
     status, answer = served.post("/api/editor/check", {"game": "orbit", "board": board})
     assert len(answer["problems"]) == 1 and "r1s0" in answer["problems"][0] and "\n" not in answer["problems"][0]
     board = _board()
@@ -41,7 +42,8 @@ def test_a_saved_board_is_a_data_set_a_new_game_is_played_and_mapped_on(served, 
     orbit_game = next(g for g in served.get("/api/games")["games"] if g["name"] == "orbit")
     field = next(f for f in orbit_game["options"] if f["name"] == "board")
     assert field["choices"] == ["front", "back", "my-copy"]
-    status, _ = served.post("/api/games", {"game": "orbit", "players": ["red", "blue"], "options": {"board": "my-copy"}})
+    status, _ = served.post("/api/games", {"game": "orbit", "players": ["red", "blue"],
+                                           "options": {"board": "my-copy"}})  # fmt: skip
     assert status == 201
     mapped = served.get("/api/board")
     assert any(site.get("label") == "the sun" or site.get("name") == "the sun" for site in mapped["sites"])

@@ -29,12 +29,17 @@ async function guarded(work) {
 // Starting points.
 async function loadStart(name, keepPicture = false) {
   const data = await get(`/api/editor/board?game=${state.game}&start=${encodeURIComponent(name)}`);
-  $("start").replaceChildren(...data.starts.map((s) => new Option(s === "front" || s === "back" ? `the game's own (${s})` : s, s, false, s === name)));
+  $("start").replaceChildren(...data.starts.map((s) => new Option(startName(s), s, false, s === name)));
   state.start = name;
   state.draft = new Draft(data.board);
   if (!keepPicture) state.picture = null;
   $("width").value = data.board.width; $("height").value = data.board.height;
   choose(null); draw(); changed();
+}
+
+function startName(start) {
+  if (start === "front" || start === "back") return `the game's own board (${start})`;
+  return start === "empty" ? "an empty board (from scratch)" : `your board “${start}”`;
 }
 
 async function takePhoto(blob) {
@@ -51,7 +56,7 @@ async function takePhoto(blob) {
   $("photo-view").src = URL.createObjectURL(state.photo);
   $("corners-step").hidden = false;
   placeCorners();
-  $("corners-step").scrollIntoView({ behavior: "smooth" });
+  $("corners-step").scrollIntoView();
 }
 
 function placeCorners() {
@@ -67,15 +72,15 @@ function placeCorners() {
     };
     put();
     handle.addEventListener("pointerdown", (down) => {
-      handle.setPointerCapture(down.pointerId);
+      down.preventDefault();
       const follow = (move) => {
         const box = frame.getBoundingClientRect();
         corner[0] = Math.max(0, Math.min(1, (move.clientX - box.left) / box.width)) * state.photoSize[0];
         corner[1] = Math.max(0, Math.min(1, (move.clientY - box.top) / box.height)) * state.photoSize[1];
         put();
       };
-      handle.addEventListener("pointermove", follow);
-      handle.addEventListener("pointerup", () => handle.removeEventListener("pointermove", follow), { once: true });
+      window.addEventListener("pointermove", follow);  // the window's: a quick finger leaves the ring behind
+      window.addEventListener("pointerup", () => window.removeEventListener("pointermove", follow), { once: true });
     });
     frame.appendChild(handle);
   });
@@ -92,7 +97,7 @@ async function flatten() {
   state.draft.change((b) => { b.width = width; b.height = height; });
   say("The photo is flat: now lay your sites over it.");
   draw(); changed();
-  $("edit-title").scrollIntoView({ behavior: "smooth" });
+  $("edit-title").scrollIntoView();
 }
 
 // Drawing: the board's mm with y up, so the SVG's y is the board's height less y.
@@ -104,6 +109,7 @@ function el(name, attrs, parent) {
 }
 
 function draw() {
+  if (!state.draft) return;
   const svg = $("board"), board = state.draft.board, H = board.height;
   svg.setAttribute("viewBox", `0 0 ${board.width} ${H}`);
   svg.replaceChildren();
