@@ -149,6 +149,10 @@ def test_a_board_is_built_over_a_photo_kept_and_played_on(browser, served, tmp_p
     page.reload()
     expect(page.locator("#message")).to_contain_text("Your draft from last time is back")
     expect(page.locator("#board .hit")).to_have_count(24)
+    expect(page.locator("#board image")).to_have_count(1)  # the flattened photo is kept with the draft
+    wide = page.evaluate("""() => [document.documentElement.scrollWidth, ...[...document.querySelectorAll('body *')]
+        .filter(e => e.getBoundingClientRect().right > 1280).map(e => e.tagName + ' ' + e.id)]""")
+    assert wide == [1280]
     assert errors == []
 
     phone = browser.new_context(viewport={"width": 360, "height": 780}).new_page()

@@ -6,6 +6,8 @@ import { Draft, PLANETS, boardFile, planetOf } from "/static/editor_board.js";
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 const DRAFT_KEY = "orrery.editor.draft";
+const PICTURE_KEY = "orrery.editor.picture";  // the flattened photo, kept with the draft
+const ZOOMS = [1, 2, 4];
 const PHOTO_SIDE = 2000;  // a photo is scaled down to this before it goes to the table
 const HINTS = {
   move: "Drag a site to move it; tap one to name it or make it a planet symbol, portal or station.",
@@ -15,7 +17,7 @@ const HINTS = {
   delete: "Tap a site to take it away with its lines.",
 };
 const state = { game: "orbit", draft: null, tool: "move", chosen: null, first: null, picture: null, photo: null,
-  corners: null, checkTimer: 0, start: "front" };
+  corners: null, checkTimer: 0, start: "front", zoom: 1 };
 
 function say(text, bad = false) {
   const box = $("message");
@@ -32,7 +34,7 @@ async function loadStart(name, keepPicture = false) {
   $("start").replaceChildren(...data.starts.map((s) => new Option(startName(s), s, false, s === name)));
   state.start = name;
   state.draft = new Draft(data.board);
-  if (!keepPicture) state.picture = null;
+  if (!keepPicture) { state.picture = null; localStorage.removeItem(PICTURE_KEY); }
   $("width").value = data.board.width; $("height").value = data.board.height;
   choose(null); draw(); changed();
 }
@@ -93,7 +95,9 @@ async function flatten() {
     method: "POST", headers: { "Content-Type": "image/jpeg", "X-Orrery-Token": token() }, body: state.photo,
   });
   if (!response.ok) throw new Error((await response.json().catch(() => ({}))).error || `the table answered ${response.status}`);
-  state.picture = URL.createObjectURL(await response.blob());
+  const flat = await response.blob();
+  state.picture = await new Promise((done) => { const r = new FileReader(); r.onload = () => done(r.result); r.readAsDataURL(flat); });
+  try { localStorage.setItem(PICTURE_KEY, state.picture); } catch { /* too large for this browser's storage: kept for this visit only */ }
   state.draft.change((b) => { b.width = width; b.height = height; });
   say("The photo is flat: now lay your sites over it.");
   draw(); changed();
@@ -185,8 +189,17 @@ function choose(id) {
   $("site-station").checked = s.tags.includes("station");
 }
 
+function zoom(step) {
+  state.zoom = ZOOMS[Math.max(0, Math.min(ZOOMS.length - 1, ZOOMS.indexOf(state.zoom) + step))];
+  $("board").style.width = `${state.zoom * 100}%`;
+  $("board").classList.toggle("zoomed", state.zoom > 1);
+  $("zoom-out").disabled = state.zoom === ZOOMS[0];
+  $("zoom-in").disabled = state.zoom === ZOOMS[ZOOMS.length - 1];
+}
+
 function setTool(tool) {
   state.tool = tool; state.first = null;
+  $("board").classList.toggle("dragging", tool === "move");  // only a drag of a site needs every touch
   document.querySelectorAll("[data-tool]").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.tool === tool)));
   $("tool-hint").textContent = HINTS[tool];
   draw();
@@ -282,12 +295,16 @@ async function main() {
       draw(); changed();
     });
   }
+  $("zoom-in").addEventListener("click", () => zoom(1));
+  $("zoom-out").addEventListener("click", () => zoom(-1));
+  zoom(0);
   setTool("move");
   await guarded(library);
   const kept = JSON.parse(localStorage.getItem(DRAFT_KEY) || "null");
-  await guarded(() => loadStart(kept ? kept.start : "front"));
+  await guarded(() => loadStart(kept ? kept.start : "front", Boolean(kept)));
   if (kept) {
     state.draft = new Draft(kept.board);
+    state.picture = localStorage.getItem(PICTURE_KEY);
     $("name").value = kept.name || "";
     say("Your draft from last time is back.");
     draw(); changed();
