@@ -132,6 +132,10 @@ def _save_checked(sets: DataSets, todo: list[tuple[str, str, str, Any]], source:
         return [sets.add(game, option, name, path) for game, option, name, path in staged]
 
 
+def read_data(path: str | Path) -> Any:
+    return read_json(path, SetupError)
+
+
 def write_file(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 

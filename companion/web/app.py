@@ -9,6 +9,7 @@ from companion.web.api import api
 from companion.web.body import BODY_BYTES
 from companion.web.context import KEY, Extension, WebSettings
 from companion.web.editor import editor
+from companion.web.editor_deck import decks
 from companion.web.editor_library import shelf
 from companion.web.guides import guides
 from companion.web.health import health
@@ -23,6 +24,7 @@ def create_app(table: Table, settings: WebSettings | None = None, origins: Origi
     app.extensions[KEY] = Extension(table, settings or WebSettings())
     app.extensions[ORIGINS_KEY] = origins or Origins()  # the server fills in its ports once it has bound them
     errors.install(app)
-    for blueprint in (pages, api, guides, health, trust, editor, shelf):  # /events is the server's own (events.py)
+    # /events is the server's own (events.py)
+    for blueprint in (pages, api, guides, health, trust, editor, decks, shelf):
         app.register_blueprint(blueprint)
     return app

@@ -130,15 +130,20 @@ def save() -> tuple[Response, int]:
     game = _game(field(data, "game", str))
     name, board = field(data, "name", str), field(data, "board", dict)
     option = BOARD_OPTIONS[game]
-    in_play = table().session.record
-    if in_play.game == game and name in table().datasets.names(game, option) \
-            and str(in_play.options.get(option, "")).endswith(f"/{option}/{name}"):
-        raise BadInput(f"name: {name!r} is the board of the game in play; save it under another name", 409)
     problems = _problems(game, board)
     if problems:
         raise BadInput(problems[0])
+    return keep(game, option, name, board)
+
+
+def keep(game: str, option: str, name: str, data: Any) -> tuple[Response, int]:
+    """Save checked data as a named set; never the set the game in play reads (its log must replay the same)."""
+    in_play = table().session.record
+    if in_play.game == game and name in table().datasets.names(game, option) \
+            and str(in_play.options.get(option, "")).endswith(f"/{option}/{name}"):
+        raise BadInput(f"name: {name!r} is the {option} of the game in play; save it under another name", 409)
     try:
-        library.save(table().datasets, game, option, name, board)
+        library.save(table().datasets, game, option, name, data)
     except SetupError as error:
         raise BadInput(str(error)) from None
     return jsonify(game=game, option=option, name=name, sets=table().datasets.names(game, option)), 201

@@ -86,3 +86,30 @@ def test_a_photo_is_flattened_by_its_four_corners(served):
     assert status == 400 and answer["error"].startswith("corners:")
     status, answer = served.request("POST", f"/api/editor/flatten?{query}", raw=b"not a picture")
     assert status == 400 and answer["error"].startswith("photo:")
+
+
+def test_the_deck_editor_names_the_card_that_is_wrong_and_keeps_a_good_deck(served, tmp_path):
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    deck = served.get("/api/editor/deck")["deck"]
+    status, answer = served.post("/api/editor/deck/check", {"deck": deck})
+    assert answer["problems"] == [] and answer["size"] == 56
+    assert answer["cards"]["c01"].startswith("advance red 1, orange 1")
+    deck["cards"][3]["planets"][0][1] = 3
+    answer = served.post("/api/editor/deck/check", {"deck": deck})[1]
+    assert answer["problems"] == ["card c04: counts are at least 1 and planets advance 1 or 2 positions"]
+    deck["cards"][3]["planets"][0][1] = 2
+    deck["markers"]["red"] = "laser"
+    status, answer = served.post("/api/editor/deck/save", {"name": "club", "deck": deck})
+    assert status == 400 and answer["error"].startswith("deck.markers.red: 'laser' is not one of")
+    deck["markers"]["red"] = ""
+    deck["cards"] = deck["cards"][:2]
+    answer = served.post("/api/editor/deck/check", {"deck": deck})[1]
+    assert answer["problems"] == ["the deck has 4 cards: too few to deal three to each player"]
+    deck = served.get("/api/editor/deck")["deck"]
+    deck["cards"][0]["count"] = 3
+    status, answer = served.post("/api/editor/deck/save", {"name": "club", "deck": deck})
+    assert status == 201, answer
+    assert served.get("/api/editor/deck?start=club")["deck"]["cards"][0]["count"] == 3
+    status, _ = served.post("/api/games", {"game": "orbit", "players": ["red", "blue"], "options": {"deck": "club"}})
+    assert status == 201
+    assert served.session.state.deck == 57 - 6

@@ -167,3 +167,51 @@ def test_a_board_is_built_over_a_photo_kept_and_played_on(browser, served, tmp_p
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=ARTIFACTS / "editor-desktop.png", full_page=True)
     phone.screenshot(path=ARTIFACTS / "editor-phone.png", full_page=True)
+
+
+def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path):
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    page = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{served.base}/editor/deck?t={served.table.token}")
+    expect(page.locator("#problems li")).to_have_text("The game can deal this deck.")
+    expect(page.locator("#size")).to_have_text("56 cards in all.")
+    first = page.locator("fieldset.card").first
+    expect(first.locator(".does")).to_contain_text("advance red 1, orange 1")
+    first.get_by_label("Copies").fill("0")
+    first.get_by_label("Copies").dispatch_event("change")
+    expect(page.locator("#problems li")).to_have_text(
+        "card c01: counts are at least 1 and planets advance 1 or 2 positions")
+    first.get_by_label("Copies").fill("3")
+    first.get_by_label("Copies").dispatch_event("change")
+    page.click("#add-card")
+    added = page.locator("fieldset.card").last
+    expect(added.locator("legend")).to_have_text("Card c29")
+    added.get_by_role("button", name="Add a planet to advance").click()
+    added = page.locator("fieldset.card").last
+    added.get_by_label("Advance", exact=True).select_option("gray")
+    added.get_by_label("by", exact=True).select_option("2")
+    added.get_by_label("Flight steps").fill("2")
+    added.get_by_label("Flight steps").dispatch_event("change")
+    expect(added.locator(".does")).to_have_text("advance gray 2; fly 2")
+    expect(page.locator("#size")).to_have_text("58 cards in all.")
+    page.fill("#name", "club")
+    page.click("#save")
+    expect(page.locator("#message")).to_contain_text("Kept on the table as “club”")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "editor-deck-phone.png")
+    first.scroll_into_view_if_needed()
+    page.screenshot(path=ARTIFACTS / "editor-deck-card-phone.png")
+    assert errors == []
+
+    status, state = served.post("/api/games", {"game": "orbit", "players": ["red", "blue"],
+                                               "options": {"deck": "club"}})  # fmt: skip
+    assert status == 201, state
+    assert served.session.state.deck == 58 - 6
+    for _ in range(2):
+        inputs = served.get("/api/inputs")
+        move = next(item for item in inputs["phone"] + inputs["board"] if not item.get("chance"))
+        assert served.post("/api/act", {"action": move["action"], "actor": inputs["actor"]})[0] == 200
+    assert len(served.session.actions) == 2

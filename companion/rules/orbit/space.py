@@ -7,13 +7,13 @@ file works the same as ours.
 from __future__ import annotations
 
 import math
-import os
 from collections import deque
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from companion.boards import Board, BoardFileError, load_board
 from companion.boards import orbit as sides
+from companion.jsonfile import file_stamp
 from companion.rules.engine import SetupError
 
 ORBIT_LINKS = ("orbit", "orbit-fork", "orbit-outside")
@@ -39,10 +39,7 @@ def space(spec: str) -> Space:
 
 
 def _stamp(spec: str) -> int:
-    try:
-        return 0 if spec in ("front", "back") else os.stat(spec).st_mtime_ns
-    except OSError:
-        return 0
+    return 0 if spec in ("front", "back") else file_stamp(spec)
 
 
 @cache

@@ -2,8 +2,8 @@
 // table as one edits, kept in this browser as a draft, and saved to the table's library.
 import { get, post, token, takeTokenFromUrl } from "/static/api.js";
 import { Draft, PLANETS, boardFile, planetOf } from "/static/editor_board.js";
+import { $, guarded, say } from "/static/editor_common.js";
 
-const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 const DRAFT_KEY = "orrery.editor.draft";
 const PICTURE_KEY = "orrery.editor.picture";  // the flattened photo, kept with the draft
@@ -19,14 +19,6 @@ const HINTS = {
 const state = { game: "orbit", draft: null, tool: "move", chosen: null, first: null, picture: null, photo: null,
   corners: null, checkTimer: 0, start: "front", zoom: 1 };
 
-function say(text, bad = false) {
-  const box = $("message");
-  box.textContent = text; box.hidden = !text; box.classList.toggle("bad", bad);
-}
-
-async function guarded(work) {
-  try { await work(); } catch (error) { say(error.message, true); }
-}
 
 // Starting points.
 async function loadStart(name, keepPicture = false) {
