@@ -161,8 +161,57 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": ["red"]}, expect=201)
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": []}, expect=400)
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": ["red"]}, token=None, expect=403)
+    editors(call, served, tmp_path)
     # Every operation in the file was exercised, and each status it lists was seen.
     elsewhere = {("/events", "GET", 503), ("/ca.crt", "GET", 200)}  # a full stream pool; https (test_https.py)
     listed = {(p, m.upper(), int(s)) for p, item in SPEC["paths"].items() for m, op in item.items()
               for s in op["responses"] if (p, m.upper(), int(s)) not in elsewhere}
     assert listed <= call.seen, sorted(listed - call.seen)
+
+
+def editors(call, served, tmp_path) -> None:
+    """The editors' and the library's operations, on a table with a folder for its data sets."""
+    import cv2
+    import numpy as np
+
+    from companion.boards.files import board_to_json
+    from companion.boards.orbit import build
+    from companion.table.datasets import DataSets
+
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    board = board_to_json(build("front"))
+    call("/editor", "/editor")
+    call("/editor/deck", "/editor/deck")
+    call("/api/editor/board", "/api/editor/board?start=empty")
+    call("/api/editor/board", "/api/editor/board?game=chess", expect=400)
+    call("/api/editor/board", "/api/editor/board?start=nowhere", expect=404)
+    call("/api/editor/check", "/api/editor/check", "POST", {"game": "orbit", "board": board})
+    call("/api/editor/check", "/api/editor/check", "POST", {"game": "orbit"}, expect=400)
+    save = "/api/editor/save"
+    call(save, save, "POST", {"game": "orbit", "name": "mine", "board": board}, expect=201)
+    call(save, save, "POST", {"game": "orbit", "name": "Mine!", "board": board}, expect=400)
+    call(save, save, "POST", {"game": "orbit", "name": "mine", "board": board}, token=None, expect=403)
+    served.post("/api/games", {"game": "orbit", "players": ["red", "blue"], "options": {"board": "mine"}})
+    call(save, save, "POST", {"game": "orbit", "name": "mine", "board": board}, expect=409)
+    photo = cv2.imencode(".png", np.full((300, 400, 3), 200, np.uint8))[1].tobytes()
+    flatten = "/api/editor/flatten?corners=10,10,390,10,390,290,10,290&width=700&height=700"
+    call("/api/editor/flatten", flatten, "POST", raw=photo)
+    call("/api/editor/flatten", flatten, "POST", raw=b"nothing", expect=400)
+    call("/api/editor/flatten", flatten, "POST", raw=photo, token=None, expect=403)
+    deck = served.get("/api/editor/deck")["deck"]
+    call("/api/editor/deck", "/api/editor/deck")
+    call("/api/editor/deck", "/api/editor/deck?start=nowhere", expect=404)
+    call("/api/editor/deck/check", "/api/editor/deck/check", "POST", {"deck": deck})
+    call("/api/editor/deck/check", "/api/editor/deck/check", "POST", {}, expect=400)
+    keep = "/api/editor/deck/save"
+    call(keep, keep, "POST", {"name": "club", "deck": deck}, expect=201)
+    call(keep, keep, "POST", {"name": "club", "deck": {**deck, "cards": []}}, expect=400)
+    call(keep, keep, "POST", {"name": "club", "deck": deck}, token=None, expect=403)
+    call("/api/library", "/api/library")
+    call("/api/library/export", "/api/library/export?set=orbit/deck/club")
+    call("/api/library/export", "/api/library/export?set=club", expect=400)
+    call("/api/library/export", "/api/library/export?set=orbit/deck/none", expect=404)
+    shared = json.dumps(served.get("/api/library/export")).encode()
+    call("/api/library/import", "/api/library/import?file=shared.json", "POST", raw=shared, expect=201)
+    call("/api/library/import", "/api/library/import", "POST", raw=b"[]", expect=400)
+    call("/api/library/import", "/api/library/import", "POST", raw=shared, token=None, expect=403)
