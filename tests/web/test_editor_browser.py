@@ -164,6 +164,11 @@ def test_a_board_is_built_over_a_photo_kept_and_played_on(browser, served, tmp_p
         .map((e) => [e.id || e.textContent.trim(), e.getBoundingClientRect().height])
         .filter(([, h]) => h < 44)""")
     assert small == []
+    phone.click("#zoom-in")
+    frame = phone.locator(".board-frame").bounding_box()["width"]
+    assert phone.locator("#board").bounding_box()["width"] > 1.9 * frame  # larger than the screen, to scroll over
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 360
+    phone.click("#zoom-out")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=ARTIFACTS / "editor-desktop.png", full_page=True)
     phone.screenshot(path=ARTIFACTS / "editor-phone.png", full_page=True)
