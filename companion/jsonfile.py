@@ -29,8 +29,9 @@ def file_stamp(path: str | Path | None) -> int:
         return 0
     try:
         found = Path(path)
-        return max([found.stat().st_mtime_ns, *(p.stat().st_mtime_ns for p in found.iterdir())] if found.is_dir()
-                   else [found.stat().st_mtime_ns])
+        files = [found, *found.iterdir()] if found.is_dir() else [found]
+        # the inode too: a set is replaced by renaming a new file over it, within the clock's tick or not
+        return hash(tuple((s.st_mtime_ns, s.st_size, s.st_ino) for s in (f.stat() for f in files)))
     except OSError:
         return 0
 

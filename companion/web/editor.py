@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,13 +84,22 @@ def _problems(game: str, data: Any) -> list[str]:
         board_from_json(data, "board")
     except BoardFileError as error:
         return [str(error)]
-    with tempfile.TemporaryDirectory(prefix="orrery-board-") as folder:
-        path = Path(folder) / "board.json"
+    found = trial(game, BOARD_OPTIONS[game], data, "board")
+    return [text.replace("options.board (board): ", "").replace("options.board: ", "") for text in found]
+
+
+def trial(game: str, option: str, data: Any, label: str, read: Callable[[str], Any] | None = None) -> list[str]:
+    """The first problem (one line, the file called `label`) of setting the game up with `data` as its option, after
+    `read` (the file's own reader, whose errors are plainer) if given; [] when there is none."""
+    with tempfile.TemporaryDirectory(prefix="orrery-editing-") as folder:
+        path = Path(folder) / label
         library.write_file(path, data)
         try:
-            library.check(game, BOARD_OPTIONS[game], path, "board")
-        except SetupError as error:
-            return [str(error).replace("options.board (board): ", "").replace("options.board: ", "")]
+            if read is not None:
+                read(str(path))
+            library.check(game, option, path, label)
+        except (SetupError, BoardFileError) as error:
+            return [str(error).replace(f"{path}: ", "").replace(str(path), label)]
     return []
 
 

@@ -4,18 +4,15 @@ the game reads a deck (each problem naming the card), and saved as one of the ta
 from __future__ import annotations
 
 import re
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from companion.rules import SetupError
-from companion.rules.orbit.data import DEFAULT_DECK, MARKER_FEATURES, STATION_KINDS, describe, load_deck
+from companion.rules.orbit.data import DEFAULT_DECK, MARKER_FEATURES, STATION_KINDS, DeckFile, describe, load_deck
 from companion.table import library
 from companion.web.body import UPLOAD_BYTES, field, json_body
 from companion.web.context import table
-from companion.web.editor import keep
+from companion.web.editor import keep, trial
 from companion.web.errors import BadInput
 from companion.web.guard import requires_token
 from companion.web.pages import _file
@@ -52,15 +49,11 @@ def start() -> Response:
 
 def problems(data: Any) -> tuple[list[str], dict[str, str]]:
     """What keeps the game from dealing this deck (each naming its card by id), and each card in words."""
-    with tempfile.TemporaryDirectory(prefix="orrery-deck-") as folder:
-        path = Path(folder) / "deck.json"
-        library.write_file(path, data)
-        try:
-            deck = load_deck(str(path))
-            library.check("orbit", "deck", path, "deck")
-        except SetupError as error:
-            return [_named(str(error).replace(f"{path}: ", "").replace(str(path), "deck"), data)], {}
-    return [], {card.id: describe(card) for card in deck.cards}
+    read: list[DeckFile] = []
+    found = trial("orbit", "deck", data, "deck", lambda path: read.append(load_deck(path)))
+    if found:
+        return [_named(found[0], data)], {}
+    return [], {card.id: describe(card) for card in read[0].cards}
 
 
 def _named(text: str, data: Any) -> str:

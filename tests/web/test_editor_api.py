@@ -113,3 +113,20 @@ def test_the_deck_editor_names_the_card_that_is_wrong_and_keeps_a_good_deck(serv
     status, _ = served.post("/api/games", {"game": "orbit", "players": ["red", "blue"], "options": {"deck": "club"}})
     assert status == 201
     assert served.session.state.deck == 57 - 6
+
+
+def test_a_planet_map_is_checked_by_its_hexes_and_kept_for_a_planet(served, tmp_path):
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    planet = served.get("/api/editor/planet?start=3")["planet"]
+    assert served.post("/api/editor/planet/check", {"planet": planet})[1]["problems"] == []
+    wrong = {**planet, "rows": [planet["rows"][0][:4] + "X" + planet["rows"][0][5:], *planet["rows"][1:]]}
+    answer = served.post("/api/editor/planet/check", {"planet": wrong})[1]
+    assert answer["problems"] == ["rows[0][4]: 'X' is not one of .dFHSCWRB#"]
+    status, answer = served.post("/api/editor/planet/save", {"name": "ours", "planet": {**planet, "starports": []}})
+    assert status == 400 and "starports: expected a list of 3 hexes" in answer["error"]
+    status, answer = served.post("/api/editor/planet/save", {"name": "ours", "planet": planet})
+    assert status == 201, answer
+    status, _ = served.post("/api/games", {"game": "orbital_battle", "players": ["red", "blue"],
+                                           "options": {"planet_files": {"3": "ours"}}})  # fmt: skip
+    assert status == 201
+    assert served.session.state.options.planet_files["3"].endswith("orbital_battle/planet_files/ours")

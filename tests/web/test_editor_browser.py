@@ -136,14 +136,7 @@ def test_a_board_is_built_over_a_photo_kept_and_played_on(browser, served, tmp_p
                                                "options": {"board": "my-copy"}})  # fmt: skip
     assert status == 201, state
     assert {s["id"] for s in served.get("/api/board")["sites"]} == {s["id"] for s in kept["sites"]}
-    played = 0
-    for _ in range(3):
-        inputs = served.get("/api/inputs")
-        move = next(item for item in inputs["phone"] + inputs["board"] if not item.get("chance"))
-        status, answer = served.post("/api/act", {"action": move["action"], "actor": inputs["actor"]})
-        assert status == 200, answer
-        played += 1
-    assert played == 3 and len(served.session.actions) == 3
+    play(served, 3)
 
     # The draft survives a reload (this browser's storage).
     page.reload()
@@ -165,7 +158,7 @@ def test_a_board_is_built_over_a_photo_kept_and_played_on(browser, served, tmp_p
         .filter(([, h]) => h < 44)""")
     assert small == []
     phone.click("#zoom-in")
-    frame = phone.locator(".board-frame").bounding_box()["width"]
+    frame = phone.locator("#board-editor .board-frame").bounding_box()["width"]
     assert phone.locator("#board").bounding_box()["width"] > 1.9 * frame  # larger than the screen, to scroll over
     assert phone.evaluate("document.documentElement.scrollWidth") <= 360
     phone.click("#zoom-out")
@@ -174,12 +167,28 @@ def test_a_board_is_built_over_a_photo_kept_and_played_on(browser, served, tmp_p
     phone.screenshot(path=ARTIFACTS / "editor-phone.png", full_page=True)
 
 
-def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path):
+def open_phone_editor(browser, served, tmp_path, path: str):
+    """An editor's page on a phone-sized Chromium, the table keeping data sets in `tmp_path`; and its errors."""
     served.table.datasets = DataSets(tmp_path / "datasets")
     page = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{served.base}/editor/deck?t={served.table.token}")
+    page.goto(f"{served.base}{path}?t={served.table.token}")
+    return page, errors
+
+
+def play(served, moves: int) -> None:
+    """Make `moves` moves of the game in play through the phones' API, each the first the game lists."""
+    for _ in range(moves):
+        inputs = served.get("/api/inputs")
+        move = next(item for item in inputs["phone"] + inputs["board"] if not item.get("chance"))
+        status, answer = served.post("/api/act", {"action": move["action"], "actor": inputs["actor"]})
+        assert status == 200, answer
+    assert len(served.session.actions) == moves
+
+
+def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path):
+    page, errors = open_phone_editor(browser, served, tmp_path, "/editor/deck")
     expect(page.locator("#problems li")).to_have_text("The game can deal this deck.")
     expect(page.locator("#size")).to_have_text("56 cards in all.")
     first = page.locator("fieldset.card").first
@@ -215,8 +224,39 @@ def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path
                                                "options": {"deck": "club"}})  # fmt: skip
     assert status == 201, state
     assert served.session.state.deck == 58 - 6
-    for _ in range(2):
-        inputs = served.get("/api/inputs")
-        move = next(item for item in inputs["phone"] + inputs["board"] if not item.get("chance"))
-        assert served.post("/api/act", {"action": move["action"], "actor": inputs["actor"]})[0] == 200
-    assert len(served.session.actions) == 2
+    play(served, 2)
+
+
+def test_a_planet_map_is_painted_hex_by_hex_kept_and_played_on(browser, served, tmp_path):
+    page, errors = open_phone_editor(browser, served, tmp_path, "/editor/planet")
+    expect(page.locator("#problems li")).to_have_text("The game can be played on this map.")
+    expect(page.locator("#planet polygon")).to_have_count(63)
+    page.click('[data-paint="water"]')
+    page.click('#planet polygon[data-hex="0000"]')
+    page.click('[data-paint="forest"]')
+    page.click('#planet polygon[data-hex="0101"]')
+    page.click('[data-paint="starports"]')
+    page.click('#planet polygon[data-hex="0000"]')  # a fourth starport, on water: the game refuses it
+    expect(page.locator("#problems li")).to_contain_text("starports: expected a list of 3 hexes")
+    page.click('[data-paint="clear"]')
+    page.click('#planet polygon[data-hex="0000"]')
+    expect(page.locator("#problems li")).to_have_text("The game can be played on this map.")
+    page.fill("#name", "our-first")
+    page.click("#save")
+    expect(page.locator("#message")).to_contain_text("Kept on the table as “our-first”")
+    expect(page.locator("#library li")).to_contain_text(["Orbital Battle: planet map “our-first”"])
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.locator("#planet").scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "editor-planet-phone.png")
+    assert errors == []
+    kept = json.loads((tmp_path / "datasets/orbital_battle/planet_files/our-first").read_text())
+    assert kept["rows"][0][0] == "W" and kept["rows"][1][1] == "F"
+
+    status, state = served.post("/api/games", {"game": "orbital_battle", "players": ["red", "blue"],
+                                               "options": {"planet_files": {"1": "our-first"}}})  # fmt: skip
+    assert status == 201, state
+    from companion.rules.orbital_battle.geo import planet_map
+
+    assert planet_map(served.session.state, "1").terrain["0000"] == "water"
+    play(served, 2)

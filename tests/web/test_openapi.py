@@ -169,6 +169,17 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     assert listed <= call.seen, sorted(listed - call.seen)
 
 
+def data_editor(call, kind: str, start: str, key: str, good, bad) -> None:
+    """A data editor's operations: the data to start from, the check, and keeping it."""
+    base = f"/api/editor/{kind}"
+    call(base, f"{base}?start={start}")
+    call(base, f"{base}?start=nowhere", expect=404)
+    call(f"{base}/check", f"{base}/check", "POST", {key: good})
+    call(f"{base}/check", f"{base}/check", "POST", {}, expect=400)
+    for body, token, status in (({key: good}, TOKEN, 201), ({key: bad}, TOKEN, 400), ({key: good}, None, 403)):
+        call(f"{base}/save", f"{base}/save", "POST", {"name": f"my-{kind}", **body}, token=token, expect=status)
+
+
 def editors(call, served, tmp_path) -> None:
     """The editors' and the library's operations, on a table with a folder for its data sets."""
     import cv2
@@ -199,16 +210,12 @@ def editors(call, served, tmp_path) -> None:
     call("/api/editor/flatten", flatten, "POST", raw=b"nothing", expect=400)
     call("/api/editor/flatten", flatten, "POST", raw=photo, token=None, expect=403)
     deck = served.get("/api/editor/deck")["deck"]
-    call("/api/editor/deck", "/api/editor/deck")
-    call("/api/editor/deck", "/api/editor/deck?start=nowhere", expect=404)
-    call("/api/editor/deck/check", "/api/editor/deck/check", "POST", {"deck": deck})
-    call("/api/editor/deck/check", "/api/editor/deck/check", "POST", {}, expect=400)
-    keep = "/api/editor/deck/save"
-    call(keep, keep, "POST", {"name": "club", "deck": deck}, expect=201)
-    call(keep, keep, "POST", {"name": "club", "deck": {**deck, "cards": []}}, expect=400)
-    call(keep, keep, "POST", {"name": "club", "deck": deck}, token=None, expect=403)
+    data_editor(call, "deck", "", "deck", deck, {**deck, "cards": []})
+    planet = served.get("/api/editor/planet?start=2")["planet"]
+    call("/editor/planet", "/editor/planet")
+    data_editor(call, "planet", "2", "planet", planet, {**planet, "armory": "9999"})
     call("/api/library", "/api/library")
-    call("/api/library/export", "/api/library/export?set=orbit/deck/club")
+    call("/api/library/export", "/api/library/export?set=orbit/deck/my-deck")
     call("/api/library/export", "/api/library/export?set=club", expect=400)
     call("/api/library/export", "/api/library/export?set=orbit/deck/none", expect=404)
     shared = json.dumps(served.get("/api/library/export")).encode()

@@ -2,7 +2,8 @@
 // table as one edits, kept in this browser as a draft, and saved to the table's library.
 import { get, post, token, takeTokenFromUrl } from "/static/api.js";
 import { Draft, PLANETS, boardFile, planetOf } from "/static/editor_board.js";
-import { $, guarded, say } from "/static/editor_common.js";
+import { $, guarded, say, showProblems } from "/static/editor_common.js";
+import { keep } from "/static/editor_library.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const DRAFT_KEY = "orrery.editor.draft";
@@ -206,10 +207,7 @@ function changed() {
 
 async function check() {
   const { problems, diff } = await post("/api/editor/check", { game: state.game, board: boardFile(state.draft.board) });
-  const list = $("problems");
-  list.replaceChildren(...(problems.length ? problems : ["The game can be played on this board."]).map((text) => {
-    const li = document.createElement("li"); li.textContent = text; if (!problems.length) li.className = "ok"; return li;
-  }));
+  showProblems(problems, "The game can be played on this board.");
   $("diff").textContent = diff ? describeDiff(diff) : "";
 }
 
@@ -224,47 +222,14 @@ function describeDiff(diff) {
   return parts.length ? `Against the game's own board: ${parts.join(", ")}.` : "The same as the game's own board.";
 }
 
-async function save() {
-  const name = $("name").value.trim();
-  if (!name) throw new Error("Give your board a name first (like my-copy).");
-  await post("/api/editor/save", { game: state.game, name, board: boardFile(state.draft.board) });
-  say(`Kept on the table as “${name}”: choose it as the board when you start a new game.`);
-  await library();
-  await loadStart(name, true);
-}
-
-// The library: every data set of the table, each to share; a shared file to add.
-async function library() {
-  const { sets } = await get("/api/library");
-  const list = $("library");
-  list.replaceChildren(...sets.map((s) => {
-    const li = document.createElement("li");
-    const label = document.createElement("span");
-    label.textContent = `${s.title}: ${s.option.replaceAll("_", " ")} “${s.name}”`;
-    const share = document.createElement("a");
-    share.className = "button"; share.textContent = "Share"; share.download = `orrery-${s.name}.json`;
-    share.href = `/api/library/export?set=${encodeURIComponent(`${s.game}/${s.option}/${s.name}`)}`;
-    li.append(label, share);
-    return li;
-  }));
-  if (!sets.length) { const li = document.createElement("li"); li.textContent = "Only the games' own boards and cards so far."; list.append(li); }
-  $("export-all").hidden = !sets.length;
-}
-
-async function importFile(file) {
-  const response = await fetch(`/api/library/import?file=${encodeURIComponent(file.name)}`, {
-    method: "POST", headers: { "Content-Type": "application/json", "X-Orrery-Token": token() }, body: await file.text(),
-  });
-  const data = await response.json().catch(() => ({ error: `the table answered ${response.status}` }));
-  if (!response.ok) throw new Error(data.error);
-  say(`Added: ${data.added.map((s) => s.name).join(", ")}.`);
-  await library();
+function save() {
+  return keep("/api/editor/save", "my-copy", { game: state.game, board: boardFile(state.draft.board) },
+    (name) => loadStart(name, true), "choose it as the board when you start a new game.");
 }
 
 async function main() {
   takeTokenFromUrl();
   $("site-planet").replaceChildren(new Option("none", ""), ...PLANETS.map((p) => new Option(p, p)));
-  $("export-all").href = "/api/library/export";
   document.querySelectorAll("[data-tool]").forEach((b) => b.addEventListener("click", () => setTool(b.dataset.tool)));
   $("board").addEventListener("pointerdown", onPointerDown);
   $("undo").addEventListener("click", () => { state.draft.undo(); choose(null); draw(); changed(); });
@@ -277,7 +242,6 @@ async function main() {
   }));
   $("flatten").addEventListener("click", () => guarded(flatten));
   $("save").addEventListener("click", () => guarded(save));
-  $("import").addEventListener("change", () => guarded(() => $("import").files[0] && importFile($("import").files[0])));
   $("name").addEventListener("change", changed);
   $("site-name").addEventListener("change", () => { state.draft.setSite(state.chosen, { label: $("site-name").value.trim() }); draw(); changed(); });
   for (const [id, key] of [["site-planet", "planet"], ["site-portal", "portal"], ["site-station", "station"]]) {
@@ -291,7 +255,6 @@ async function main() {
   $("zoom-out").addEventListener("click", () => zoom(-1));
   zoom(0);
   setTool("move");
-  await guarded(library);
   const kept = JSON.parse(localStorage.getItem(DRAFT_KEY) || "null");
   await guarded(() => loadStart(kept ? kept.start : "front", Boolean(kept)));
   if (kept) {

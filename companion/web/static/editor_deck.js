@@ -2,7 +2,8 @@
 // table as one edits (each problem naming its card) and kept in the table's library.
 import { get, post, takeTokenFromUrl } from "/static/api.js";
 import { PLANETS } from "/static/editor_board.js";
-import { $, guarded, say } from "/static/editor_common.js";
+import { $, guarded, showProblems, startEditing } from "/static/editor_common.js";
+import { keep } from "/static/editor_library.js";
 
 const DRAFT_KEY = "orrery.editor.deck";
 const FEATURES = { "": "nothing", hand: "hand size upgrade", energy: "energy capacity upgrade", jump: "hyper jump", cannon: "hyper accelerator cannon" };
@@ -89,9 +90,7 @@ async function check() {
   state.words = cards;
   for (const does of document.querySelectorAll(".does")) does.textContent = cards[does.dataset.card] || "";
   $("size").textContent = `${size} cards in all.`;
-  $("problems").replaceChildren(...(problems.length ? problems : ["The game can deal this deck."]).map((text) => {
-    const li = document.createElement("li"); li.textContent = text; if (!problems.length) li.className = "ok"; return li;
-  }));
+  showProblems(problems, "The game can deal this deck.");
 }
 
 async function load(name) {
@@ -101,12 +100,8 @@ async function load(name) {
   render(); changed();
 }
 
-async function save() {
-  const name = $("name").value.trim();
-  if (!name) throw new Error("Give your deck a name first (like my-deck).");
-  await post("/api/editor/deck/save", { name, deck: state.deck });
-  say(`Kept on the table as “${name}”: choose it as the deck when you start a new game.`);
-  await load(name);
+function save() {
+  return keep("/api/editor/deck/save", "my-deck", { deck: state.deck }, load, "choose it as the deck when you start a new game.");
 }
 
 async function main() {
@@ -118,15 +113,8 @@ async function main() {
     state.deck.cards.push({ id: `c${String(n).padStart(2, "0")}`, count: 1, planets: [] });
     render(); changed();
   });
-  $("save").addEventListener("click", () => guarded(save));
-  $("name").addEventListener("change", changed);
-  const kept = JSON.parse(localStorage.getItem(DRAFT_KEY) || "null");
-  await guarded(() => load(kept ? kept.start : ""));
-  if (kept) {
-    state.deck = kept.deck; $("name").value = kept.name || "";
-    say("Your draft from last time is back.");
-    render(); changed();
-  }
+  await startEditing({ key: DRAFT_KEY, save, changed, fresh: (kept) => load(kept ? kept.start : ""),
+    restore: (kept) => { state.deck = kept.deck; render(); } });
 }
 
 main();

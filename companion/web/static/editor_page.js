@@ -1,15 +1,21 @@
-// One page for the editors: /editor is the board's, /editor/deck the deck's.
-const deck = location.pathname.endsWith("/deck");
-document.getElementById(deck ? "deck-editor" : "board-editor").hidden = false;
-document.getElementById("editor-title").textContent = deck ? "Your deck" : "Your board";
-document.title = `${deck ? "Your deck" : "Your board"} · Orrery`;
-const other = document.getElementById("to-other");
-other.href = deck ? "/editor" : "/editor/deck";
-other.textContent = deck ? "Your board" : "Your deck";
-if (deck) {
-  document.getElementById("name-label").textContent = "Name for your deck";
-  document.getElementById("name").placeholder = "my-deck";
-  document.getElementById("size").hidden = false;
-  document.getElementById("diff").hidden = true;
-}
-import(deck ? "/static/editor_deck.js" : "/static/editor.js");
+import { setUpLibrary } from "/static/editor_library.js";
+
+// One page for the editors: /editor is the board's, /editor/deck the deck's, /editor/planet the planet maps'.
+const PAGES = {
+  board: { title: "Your board", name: "Name for your board", placeholder: "my-copy", script: "/static/editor.js" },
+  deck: { title: "Your deck", name: "Name for your deck", placeholder: "my-deck", script: "/static/editor_deck.js" },
+  planet: { title: "Planet maps", name: "Name for your map", placeholder: "my-planet-3", script: "/static/editor_planet.js" },
+};
+const which = location.pathname.split("/")[2] || "board";
+const page = PAGES[which] || PAGES.board;
+const $ = (id) => document.getElementById(id);
+$(`${which in PAGES ? which : "board"}-editor`).hidden = false;
+$("editor-title").textContent = page.title;
+document.title = `${page.title} · Orrery`;
+for (const link of document.querySelectorAll("nav [data-page]")) link.hidden = link.dataset.page === which;
+$("name-label").textContent = page.name;
+$("name").placeholder = page.placeholder;
+$("size").hidden = which !== "deck";
+$("diff").hidden = which !== "board";
+import(page.script);
+setUpLibrary();
