@@ -15,6 +15,7 @@ from pathlib import Path
 
 from companion.boards.files import BoardFileError
 from companion.boards.orbital_battle import COLUMNS, ROWS, all_hexes, hex_id, planet_neighbours
+from companion.jsonfile import file_stamp
 
 LEGEND = {
     ".": "grass",
@@ -105,9 +106,14 @@ def parse_map(data: object, planet: str, source: str) -> PlanetMap:
     return PlanetMap(planet, terrain, lists["starports"], lists["resources"], armory)
 
 
-@lru_cache(maxsize=32)
 def load_map(planet: str, path: str | None = None) -> PlanetMap:
-    """A planet's terrain: the table's file when given, else the default shipped with the companion."""
+    """A planet's terrain: the table's file when given, else the default shipped with the companion (read again
+    once the file changes: a table may replace its terrain under the same name)."""
+    return _load_map(planet, path, file_stamp(path))
+
+
+@lru_cache(maxsize=32)
+def _load_map(planet: str, path: str | None, stamp: int) -> PlanetMap:
     if path is None:
         resource = resources.files("companion.boards.orbital_battle_data").joinpath(f"planet{planet}.json")
         return parse_map(json.loads(resource.read_text()), planet, f"planet{planet}.json")

@@ -4,6 +4,10 @@ terrain, card data). Phones choose among them by name and never give a path (com
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from companion.table.datasets import DataSets
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,7 +20,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     add.add_argument("name", help="the name the phones see (lower-case letters, digits, - and _)")
     add.add_argument("path", help="the file (or, for periorbis data, the folder) to copy in")
     listing = commands.add_parser("list", help="the data sets the table offers")
-    for each in (add, listing):
+    export = commands.add_parser("export", help="write data sets as one library file to share")
+    export.add_argument("file", help="the library file to write")
+    export.add_argument("sets", nargs="*", metavar="GAME/OPTION/NAME",
+                        help="the sets to write, as orbit/board/my-copy (default: every set of the table)")
+    imported = commands.add_parser("import", help="add every data set of a library file, each checked by its game")
+    imported.add_argument("file", help="the library file to read")
+    for each in (add, listing, export, imported):
         each.add_argument("--db", default="companion.db", help="the table's database; its data sets are in the "
                           "folder datasets beside it (default companion.db)")
     parser.set_defaults(run=_run)
@@ -25,18 +35,43 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     from companion.errors import UserError
     from companion.rules import SetupError
+    from companion.table import library
     from companion.table.datasets import FILE_OPTIONS, DataSets, data_folder
 
     sets = DataSets(data_folder(args.db))
-    if args.data_command == "add":
-        try:
-            target = sets.add(args.game, args.option, args.name, args.path)
-        except SetupError as error:
-            raise UserError(str(error)) from None
-        print(f"{args.game} {args.option}: {args.name!r} is offered to the phones ({target})")
-        return 0
+    try:
+        if args.data_command in ("export", "import"):
+            return _library(sets, args)
+        if args.data_command == "add":
+            target = library.save_file(sets, args.game, args.option, args.name, args.path)
+            print(f"{args.game} {args.option}: {args.name!r} is offered to the phones ({target})")
+            return 0
+    except SetupError as error:
+        raise UserError(str(error)) from None
     for game, options in FILE_OPTIONS.items():
         for option in options:
             names = ", ".join(sets.names(game, option)) or "(the game's own only)"
             print(f"{game} {option}: {names}")
+    return 0
+
+
+def _library(sets: DataSets, args: argparse.Namespace) -> int:
+    from companion.jsonfile import read_json, write_json
+    from companion.rules import SetupError
+    from companion.table import library
+
+    if args.data_command == "import":
+        added = library.import_library(sets, read_json(args.file, SetupError), args.file)
+        for game, option, name in added:
+            print(f"{game} {option}: {name!r} is offered to the phones")
+        return 0
+    chosen = []
+    for spec in args.sets:
+        parts = spec.split("/")
+        if len(parts) != 3:
+            raise SetupError(f"{spec!r}: name a set as GAME/OPTION/NAME (like orbit/board/my-copy)")
+        chosen.append((parts[0], parts[1], parts[2]))
+    bundle = library.export(sets, chosen or None)
+    write_json(args.file, bundle)
+    print(f"{args.file}: {len(bundle['sets'])} data set(s)")
     return 0

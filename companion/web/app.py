@@ -8,6 +8,10 @@ from companion.web import errors
 from companion.web.api import api
 from companion.web.body import BODY_BYTES
 from companion.web.context import KEY, Extension, WebSettings
+from companion.web.editor import editor
+from companion.web.editor_deck import decks
+from companion.web.editor_library import shelf
+from companion.web.editor_planet import planets
 from companion.web.guides import guides
 from companion.web.health import health
 from companion.web.pages import pages
@@ -23,6 +27,7 @@ def create_app(table: Table, settings: WebSettings | None = None, origins: Origi
     app.extensions[KEY] = Extension(table, settings or WebSettings())
     app.extensions[ORIGINS_KEY] = origins or Origins()  # the server fills in its ports once it has bound them
     errors.install(app)
-    for blueprint in (pages, api, guides, health, trust, summaries, phone_camera):  # /events: the server's own
+    # /events is the server's own (events.py)
+    for blueprint in (pages, api, guides, health, trust, summaries, phone_camera, editor, decks, planets, shelf):
         app.register_blueprint(blueprint)
     return app

@@ -18,6 +18,7 @@ from companion.web.errors import BadInput
 _MISSING = object()
 _TYPES = {str: "a string", int: "a whole number", bool: "true or false", dict: "an object", list: "a list"}
 BODY_BYTES = 8 * 1024  # every body the API takes is a small JSON object (a new game's options are the largest)
+UPLOAD_BYTES = 4 * 1024 * 1024  # a board's photo (scaled down on the page), a board file or a library file
 DEPTH = 8  # objects and lists inside one another: the richest body (a new game's options) needs four
 LARGEST = 2**53  # the largest whole number JavaScript holds exactly
 

@@ -13,7 +13,9 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 
 from companion import codec
 from companion.rules import Game
-from companion.table.datasets import BUILT_IN
+from companion.table.datasets import BUILT_IN, FILE_OPTIONS
+
+OWN = "the game's own"  # how a choice of the game's own data reads
 
 
 def _kind(hint: Any) -> tuple[str, list[Any]]:
@@ -44,10 +46,13 @@ def option_fields(game: Game, offered: dict[str, list[Any]] | None = None) -> li
     fields = []
     for field in dataclasses.fields(options_type):
         kind, choices = _kind(hints[field.name])
-        if offered is not None and field.name in offered:
-            own = [v for v in BUILT_IN.get((game.name, field.name), ()) if v not in (None, "")]
-            kind, choices = "choice", [*own, *offered[field.name]]
-            if not choices:
+        labels = None
+        if offered is not None and field.name in offered and FILE_OPTIONS[game.name][field.name] != "files":
+            if not offered[field.name] and all(v in (None, "") for v in BUILT_IN.get((game.name, field.name), ())):
                 continue  # nothing to choose but the game's own: the option is left out
-        fields.append({"name": field.name, "kind": kind, "choices": choices, "default": defaults.get(field.name)})
+            own = list(BUILT_IN.get((game.name, field.name), ()))
+            kind, choices = "choice", [*own, *offered[field.name]]
+            labels = [OWN if v in (None, "") else str(v) for v in choices]  # the game's own deck has no name
+        fields.append({"name": field.name, "kind": kind, "choices": choices, "default": defaults.get(field.name),
+                       **({"labels": labels} if labels else {})})
     return fields

@@ -30,7 +30,7 @@ from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 from flask import Flask
 
-from companion.web.body import BODY_BYTES
+from companion.web.body import BODY_BYTES, UPLOAD_BYTES
 from companion.web.context import KEY
 from companion.web.events import EVENTS_PATH, stream
 from companion.web.hub import Hub
@@ -46,6 +46,7 @@ class Limits:
     handshake_seconds: float = 5.0  # a TLS handshake
     body_bytes: int = BODY_BYTES  # a request body
     frame_bytes: int = 24 * 1024 * 1024  # a camera page's full-resolution still (phone_camera.FRAME_PATH)
+    upload_bytes: int = UPLOAD_BYTES  # the body of an upload (wsgi.UPLOAD_PATHS): a photo, a board, a library
     per_address: int = 32  # open connections from one client address
     connections: int = 768  # open connections in all (a Pi's default open-file limit is 1024)
     streams_per_address: int = 6  # live streams from one client address (a phone has one per open page)

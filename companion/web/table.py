@@ -20,6 +20,7 @@ from companion.errors import UserError
 from companion.rules import Action, SetupError
 from companion.sensing.pushed import PushedFrames
 from companion.table.datasets import DataSets
+from companion.table.game_board import board_of
 from companion.table.grid_walk import GridWalk, TableGrid
 from companion.table.loop import Question, TableLoop, Warning
 from companion.table.session import Session
@@ -129,7 +130,7 @@ class Table:
 
     # Reading.
     def board(self) -> Board:
-        return self._board(self.session.record.game)
+        return board_of(self.session.record.game, self.session.record.options, self._board)
 
     def state(self) -> dict[str, Any]:
         """What every phone shows: the session's snapshot, the seats, the open question and the warning."""
@@ -160,7 +161,7 @@ class Table:
         if record.id not in self._words:
             if len(self._words) > 8:
                 self._words.clear()
-            self._words[record.id] = Words(self._board(record.game), record.players)
+            self._words[record.id] = Words(board_of(record.game, record.options, self._board), record.players)
         return self._words[record.id]
 
     def entry_json(self, entry: Entry) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from companion.web.phone_camera import FRAME_PATH
 if TYPE_CHECKING:
     from companion.web.server import Limits
 
+UPLOAD_PATHS = ("/api/editor/", "/api/library/")  # a photo, a board or a library file: larger than any other body
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "upgrade"}
 
 
@@ -37,7 +38,12 @@ def refuse(message: str, status: int = 400, close: bool = False) -> web.Response
 async def read_body(request: web.BaseRequest, limits: Limits) -> bytes | web.Response:
     """The whole body, or a refusal: larger than the limit (said before a byte of it is read when the request
     declares its length), or not all there within the deadline."""
-    limit = limits.frame_bytes if request.path == FRAME_PATH else limits.body_bytes
+    if request.path == FRAME_PATH:
+        limit = limits.frame_bytes
+    elif request.path.startswith(UPLOAD_PATHS):
+        limit = limits.upload_bytes
+    else:
+        limit = limits.body_bytes
     if request.content_length is not None and request.content_length > limit:
         return refuse(f"the request body is {request.content_length} bytes; the table takes {limit} at most", 400, True)
     chunks: list[bytes] = []

@@ -57,7 +57,6 @@ def test_a_terrain_file_of_the_tables_own_replaces_the_default(tmp_path):
     assert planet_map(state, "1").terrain["0000"] == "water"
     data["starports"] = ["0000", "0204", "0604"]
     path.write_text(json.dumps(data))
-    load_map.cache_clear()
     with pytest.raises(SetupError, match="a feature cannot stand on water"):
         GAME.setup(["red", "blue"], {"planet_files": {"1": str(path)}}, 1)
 

@@ -360,7 +360,8 @@ def test_a_data_set_the_host_added_is_offered_by_name_and_plays(served, tmp_path
     deck = Path(orbit_data).with_name("deck.json")
     served.table.datasets.add("orbit", "deck", "club-deck", deck)
     fields = {f["name"]: f for g in served.get("/api/games")["games"] if g["name"] == "orbit" for f in g["options"]}
-    assert fields["deck"]["kind"] == "choice" and fields["deck"]["choices"] == ["club-deck"]
+    assert fields["deck"]["kind"] == "choice" and fields["deck"]["choices"] == ["", "club-deck"]
+    assert fields["deck"]["labels"] == ["the game's own", "club-deck"]  # the game's own deck stays a choice
     assert fields["board"]["choices"] == ["front", "back"]
     status, answer = served.post("/api/games", {"game": "orbit", "players": ["red", "blue"],
                                                 "options": {"deck": "club-deck"}})  # fmt: skip

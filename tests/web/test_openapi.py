@@ -179,9 +179,65 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call("/api/camera/frame", "/api/camera/frame?still=1", "POST", raw=b"\xff\xd8", token=None, expect=403)
     call("/api/camera/frame", "/api/camera/frame?still=1", "POST", raw=b"\xff\xd8", expect=415)  # sent as JSON
     served.table.phone = None
+    editors(call, served, tmp_path)
     # Every operation in the file was exercised, and each status it lists was seen.
     elsewhere = {("/events", "GET", 503), ("/ca.crt", "GET", 200),  # a full stream pool; https (test_https.py)
                  ("/api/camera/frame", "POST", 200), ("/api/camera/frame", "POST", 400)}  # test_phone_camera.py
     listed = {(p, m.upper(), int(s)) for p, item in SPEC["paths"].items() for m, op in item.items()
               for s in op["responses"] if (p, m.upper(), int(s)) not in elsewhere}
     assert listed <= call.seen, sorted(listed - call.seen)
+
+
+def data_editor(call, kind: str, start: str, key: str, good, bad) -> None:
+    """A data editor's operations: the data to start from, the check, and keeping it."""
+    base = f"/api/editor/{kind}"
+    call(base, f"{base}?start={start}")
+    call(base, f"{base}?start=nowhere", expect=404)
+    call(f"{base}/check", f"{base}/check", "POST", {key: good})
+    call(f"{base}/check", f"{base}/check", "POST", {}, expect=400)
+    for body, token, status in (({key: good}, TOKEN, 201), ({key: bad}, TOKEN, 400), ({key: good}, None, 403)):
+        call(f"{base}/save", f"{base}/save", "POST", {"name": f"my-{kind}", **body}, token=token, expect=status)
+
+
+def editors(call, served, tmp_path) -> None:
+    """The editors' and the library's operations, on a table with a folder for its data sets."""
+    import cv2
+    import numpy as np
+
+    from companion.boards.files import board_to_json
+    from companion.boards.orbit import build
+    from companion.table.datasets import DataSets
+
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    board = board_to_json(build("front"))
+    call("/editor", "/editor")
+    call("/editor/deck", "/editor/deck")
+    call("/api/editor/board", "/api/editor/board?start=empty")
+    call("/api/editor/board", "/api/editor/board?game=chess", expect=400)
+    call("/api/editor/board", "/api/editor/board?start=nowhere", expect=404)
+    call("/api/editor/check", "/api/editor/check", "POST", {"game": "orbit", "board": board})
+    call("/api/editor/check", "/api/editor/check", "POST", {"game": "orbit"}, expect=400)
+    save = "/api/editor/save"
+    call(save, save, "POST", {"game": "orbit", "name": "mine", "board": board}, expect=201)
+    call(save, save, "POST", {"game": "orbit", "name": "Mine!", "board": board}, expect=400)
+    call(save, save, "POST", {"game": "orbit", "name": "mine", "board": board}, token=None, expect=403)
+    served.post("/api/games", {"game": "orbit", "players": ["red", "blue"], "options": {"board": "mine"}})
+    call(save, save, "POST", {"game": "orbit", "name": "mine", "board": board}, expect=409)
+    photo = cv2.imencode(".png", np.full((300, 400, 3), 200, np.uint8))[1].tobytes()
+    flatten = "/api/editor/flatten?corners=10,10,390,10,390,290,10,290&width=700&height=700"
+    call("/api/editor/flatten", flatten, "POST", raw=photo)
+    call("/api/editor/flatten", flatten, "POST", raw=b"nothing", expect=400)
+    call("/api/editor/flatten", flatten, "POST", raw=photo, token=None, expect=403)
+    deck = served.get("/api/editor/deck")["deck"]
+    data_editor(call, "deck", "", "deck", deck, {**deck, "cards": []})
+    planet = served.get("/api/editor/planet?start=2")["planet"]
+    call("/editor/planet", "/editor/planet")
+    data_editor(call, "planet", "2", "planet", planet, {**planet, "armory": "9999"})
+    call("/api/library", "/api/library")
+    call("/api/library/export", "/api/library/export?set=orbit/deck/my-deck")
+    call("/api/library/export", "/api/library/export?set=club", expect=400)
+    call("/api/library/export", "/api/library/export?set=orbit/deck/none", expect=404)
+    shared = json.dumps(served.get("/api/library/export")).encode()
+    call("/api/library/import", "/api/library/import?file=shared.json", "POST", raw=shared, expect=201)
+    call("/api/library/import", "/api/library/import", "POST", raw=b"[]", expect=400)
+    call("/api/library/import", "/api/library/import", "POST", raw=shared, token=None, expect=403)

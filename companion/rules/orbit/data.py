@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 
 from companion import codec
-from companion.jsonfile import read_json
+from companion.jsonfile import file_stamp, read_json
 from companion.rules.engine import SetupError
 
 DEFAULT_DECK = Path(__file__).with_name("deck.json")
@@ -51,9 +51,14 @@ class DeckFile:
         return sum(card.count for card in self.cards)
 
 
-@cache
 def load_deck(path: str = "") -> DeckFile:
-    """The deck file at `path` ("" for the default), checked; a bad file is a SetupError naming the place."""
+    """The deck file at `path` ("" for the default), checked; a bad file is a SetupError naming the place (read
+    again once the file changes: a table may replace its deck under the same name)."""
+    return _load_deck(path, file_stamp(path))
+
+
+@cache
+def _load_deck(path: str, stamp: int) -> DeckFile:
     where = path or str(DEFAULT_DECK)
     try:
         deck = codec.from_json(DeckFile, read_json(where, SetupError), "deck")

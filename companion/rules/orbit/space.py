@@ -13,6 +13,7 @@ from functools import cache, lru_cache
 
 from companion.boards import Board, BoardFileError, load_board
 from companion.boards import orbit as sides
+from companion.jsonfile import file_stamp
 from companion.rules.engine import SetupError
 
 ORBIT_LINKS = ("orbit", "orbit-fork", "orbit-outside")
@@ -31,9 +32,18 @@ class Space:
     bearing: dict[str, float]  # planet symbol site -> its angle round the board's centre, in degrees
 
 
-@cache
 def space(spec: str) -> Space:
-    """The topology of the board named by the `board` option: "front", "back" or a board file."""
+    """The topology of the board named by the `board` option: "front", "back" or a board file (read again when the
+    file has changed: a table's data set may be replaced under the same name)."""
+    return _space(spec, _stamp(spec))
+
+
+def _stamp(spec: str) -> int:
+    return 0 if spec in ("front", "back") else file_stamp(spec)
+
+
+@cache
+def _space(spec: str, stamp: int) -> Space:
     if spec in ("front", "back"):
         board = sides.build(spec)
     else:
@@ -67,6 +77,8 @@ def _topology(board: Board, spec: str) -> Space:
     for site, near in orbit.items():
         if not near:
             raise SetupError(f"options.board ({spec}): planet symbol {site} is on no orbit line")
+        if len(near) < 2:  # a planet goes round and round: its orbit must close
+            raise SetupError(f"options.board ({spec}): the orbit through {site} does not close (it ends there)")
     positions: dict[str, list[str]] = {}
     for site, colour in colour_of.items():
         positions.setdefault(colour, []).append(site)
@@ -97,10 +109,14 @@ def _topology(board: Board, spec: str) -> Space:
     )
 
 
-@lru_cache(maxsize=2048)
 def distances(spec: str, start: str, blocked: frozenset[str]) -> dict[str, int]:
     """The fewest flight steps from `start` to every site, never onto or over a blocked site (a nebula)."""
-    near = space(spec).neighbours
+    return _distances(spec, _stamp(spec), start, blocked)
+
+
+@lru_cache(maxsize=2048)
+def _distances(spec: str, stamp: int, start: str, blocked: frozenset[str]) -> dict[str, int]:
+    near = _space(spec, stamp).neighbours
     found = {start: 0}
     queue = deque([start])
     while queue:
@@ -112,10 +128,14 @@ def distances(spec: str, start: str, blocked: frozenset[str]) -> dict[str, int]:
     return found
 
 
-@lru_cache(maxsize=2048)
 def straight_lines(spec: str, start: str, blocked: frozenset[str]) -> tuple[str, ...]:
     """Every site a ship reaches in a straight line from `start`, stopping short of a blocked site."""
-    sp = space(spec)
+    return _straight_lines(spec, _stamp(spec), start, blocked)
+
+
+@lru_cache(maxsize=2048)
+def _straight_lines(spec: str, stamp: int, start: str, blocked: frozenset[str]) -> tuple[str, ...]:
+    sp = _space(spec, stamp)
     out = []
     for first in sp.neighbours[start]:
         prev, site = start, first

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from companion import codec
 from companion.boards.periorbis import ASTEROIDS_FILE
-from companion.jsonfile import read_json
+from companion.jsonfile import file_stamp, read_json
 from companion.rules.engine import SetupError
 
 DEFAULTS = Path(__file__).parent / "data"
@@ -153,9 +153,14 @@ def _need(ok: bool, source: str, where: str, problem: str) -> None:
         raise DataError(f"{source}: {where}: {problem}")
 
 
-@cache
 def load(folder: str | None = None) -> Data:
-    """The game's data: the defaults, with each file found in `folder` replacing its default."""
+    """The game's data: the defaults, with each file found in `folder` replacing its default (read again once a
+    file there changes: a table may replace its data under the same name)."""
+    return _load(folder, file_stamp(folder))
+
+
+@cache
+def _load(folder: str | None, stamp: int) -> Data:
     base = None
     if folder is not None:
         base = Path(folder)

@@ -126,7 +126,7 @@ function optionField(option) {
   let input;
   if (option.kind === "choice") {
     input = document.createElement("select");
-    for (const choice of option.choices) input.add(new Option(choice, JSON.stringify(choice), false, choice === option.default));
+    option.choices.forEach((choice, i) => input.add(new Option(option.labels ? option.labels[i] : choice, JSON.stringify(choice), false, choice === option.default)));
   } else {
     input = document.createElement("input");
     if (option.kind === "bool") { input.type = "checkbox"; input.checked = !!option.default; }

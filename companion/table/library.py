@@ -1,0 +1,163 @@
+"""The table's library: its named data sets listed, checked by the game that reads them, and shared as one file.
+
+A library file is one JSON object, {"format": "orrery-library", "sets": [...]}, each set naming its game, option
+and name and holding its data: "data" for a file (a board, a deck, a planet's terrain), "files" (file name ->
+data) for a folder (Periorbis's data). A set is checked the way its game will read it (the game is set up with it)
+before anything is written, and a file with one bad set adds none of them.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from companion.boards import BoardFileError
+from companion.jsonfile import read_json
+from companion.rules import SetupError, load
+from companion.table.datasets import FILE_OPTIONS, NAME, DataSets
+
+FORMAT = "orrery-library"
+SEATS = ("red", "green", "blue", "yellow")  # seat colours every game takes, for the trial set-up
+KINDS = {"file": "a file", "folder": "a folder", "files": "a file for each planet"}
+
+
+def listing(sets: DataSets) -> list[dict[str, Any]]:
+    """Every data set the table holds: its game, the option it is for and its name."""
+    return [
+        {"game": game, "title": load(game).title, "option": option, "name": name}
+        for game, options in FILE_OPTIONS.items()
+        for option in options
+        for name in sets.names(game, option)
+    ]
+
+
+def check(game: str, option: str, path: str | Path, label: str | None = None) -> None:
+    """SetupError (one line naming `label`, the set, and the field) unless the game can be set up with the file or
+    folder at `path` as its `option`."""
+    kind = _kind(game, option)
+    engine = load(game)
+    value: Any = {"1": str(path)} if kind == "files" else str(path)
+    seats = list(SEATS[: max(engine.min_players, 2)])
+    try:
+        engine.setup(seats, {option: value}, 0)
+        if kind == "files":
+            from companion.boards.orbital_battle_maps import load_map
+
+            load_map("1", str(path))
+    except (SetupError, BoardFileError, ValueError, KeyError) as error:
+        text = str(error)
+        if label is not None:
+            text = text.replace(str(path), label)
+        raise SetupError(text) from None
+
+
+def save(sets: DataSets, game: str, option: str, name: str, data: Any) -> Path:
+    """Check `data` (a file's JSON, or file name -> JSON for a folder) as the game reads it, then keep it as the
+    named set (replacing one of that name)."""
+    return _save_checked(sets, [(game, option, name, data)], "")[0]
+
+
+def save_file(sets: DataSets, game: str, option: str, name: str, source: str | Path) -> Path:
+    """Check the file (or folder) at `source` as the game reads it, then keep a copy as the named set."""
+    kind, source = _kind(game, option), Path(source)
+    if not NAME.match(name):
+        raise SetupError(f"{name!r}: a data set's name is 1 to 40 lower-case letters, digits, - and _")
+    if (kind == "folder") != source.is_dir() or not source.exists():
+        raise SetupError(f"{source}: {game}'s {option} takes {KINDS[kind]}")
+    check(game, option, source)
+    return sets.add(game, option, name, source)
+
+
+def export(sets: DataSets, chosen: Iterable[tuple[str, str, str]] | None = None) -> dict[str, Any]:
+    """A library file holding the chosen sets (game, option, name), or every set the table holds."""
+    wanted = list(chosen) if chosen is not None else [(s["game"], s["option"], s["name"]) for s in listing(sets)]
+    out = []
+    for game, option, name in wanted:
+        kind = _kind(game, option)
+        if name not in sets.names(game, option):
+            raise SetupError(f"{game} {option}: this table has no data set {name!r}")
+        path = sets.root / game / option / name  # type: ignore[operator]
+        entry: dict[str, Any] = {"game": game, "option": option, "name": name}
+        if kind == "folder":
+            entry["files"] = {p.name: read_json(p, SetupError) for p in sorted(path.glob("*.json"))}
+        else:
+            entry["data"] = read_json(path, SetupError)
+        out.append(entry)
+    return {"format": FORMAT, "sets": out}
+
+
+def import_library(sets: DataSets, bundle: Any, source: str = "library") -> list[tuple[str, str, str]]:
+    """Add every set of a library file, each checked first: any wrong set (a one-line SetupError naming `source`,
+    the set and the field) and none is added."""
+    if not isinstance(bundle, dict) or bundle.get("format") != FORMAT:
+        raise SetupError(f"{source}: not a library file (expected an object with \"format\": \"{FORMAT}\")")
+    listed = bundle.get("sets")
+    if not isinstance(listed, list) or not listed:
+        raise SetupError(f"{source}: sets: expected a list of at least one data set")
+    todo = []
+    for i, entry in enumerate(listed):
+        where = f"{source}: sets[{i}]"
+        if not isinstance(entry, dict):
+            raise SetupError(f"{where}: expected an object with game, option, name and its data")
+        game, option, name = (entry.get(key) for key in ("game", "option", "name"))
+        if not all(isinstance(v, str) for v in (game, option, name)):
+            raise SetupError(f"{where}: game, option and name must each be text")
+        kind = _kind(game, option, where)
+        data = entry.get("files" if kind == "folder" else "data")
+        if data is None:
+            wanted = "files" if kind == "folder" else "data"
+            raise SetupError(f"{where} ({game} {option} {name!r}): missing its {wanted}")
+        todo.append((game, option, name, data))
+    _save_checked(sets, todo, source)
+    return [(game, option, name) for game, option, name, _ in todo]
+
+
+def _save_checked(sets: DataSets, todo: list[tuple[str, str, str, Any]], source: str) -> list[Path]:
+    if sets.root is None:
+        raise SetupError("this table has no folder for data sets")
+    sets.root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".checking-", dir=sets.root) as staging:
+        staged = []
+        for i, (game, option, name, data) in enumerate(todo):
+            label = f"{source + ': ' if source else ''}{game} {option} {name!r}"
+            if not NAME.match(name):
+                raise SetupError(f"{label}: a data set's name is 1 to 40 lower-case letters, digits, - and _")
+            path = Path(staging) / f"{i}-{name}"
+            _write(path, data, _kind(game, option), label)
+            check(game, option, path, label)
+            staged.append((game, option, name, path))
+        return [sets.add(game, option, name, path) for game, option, name, path in staged]
+
+
+def read_data(path: str | Path) -> Any:
+    return read_json(path, SetupError)
+
+
+def write_file(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+def _write(path: Path, data: Any, kind: str, label: str) -> None:
+    if kind != "folder":
+        write_file(path, data)
+        return
+    if not isinstance(data, dict) or not data:
+        raise SetupError(f"{label}: files: expected an object of file names and their data")
+    path.mkdir()
+    for file_name, content in data.items():
+        stem = file_name.removesuffix(".json") if isinstance(file_name, str) else ""
+        if not (NAME.match(stem) and file_name.endswith(".json")):
+            raise SetupError(f"{label}: files: {str(file_name)[:40]!r} is not a data file's name (like orbit.json)")
+        write_file(path / file_name, content)
+
+
+def _kind(game: str, option: str, where: str | None = None) -> str:
+    kind = FILE_OPTIONS.get(game, {}).get(option)
+    if kind is None:
+        known = ", ".join(f"{g} {o}" for g, opts in FILE_OPTIONS.items() for o in opts)
+        raise SetupError(f"{where + ': ' if where else ''}{game} {option}: not an option that takes a data set "
+                         f"(those are: {known})")
+    return kind

@@ -1,0 +1,175 @@
+"""The board editor: its page, the board to start from, the checks as a person edits, a photo flattened, and the
+board saved as one of the table's data sets (the host's action: it needs the table token)."""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+
+from companion.boards import Board, BoardFileError
+from companion.boards.files import board_from_json, board_to_json
+from companion.rules import SetupError
+from companion.table import library
+from companion.table.game_board import BOARD_OPTIONS
+from companion.web.body import UPLOAD_BYTES, field, json_body
+from companion.web.context import table
+from companion.web.editor_image import PhotoError, flatten, parse_corners
+from companion.web.errors import BadInput
+from companion.web.guard import requires_token
+from companion.web.pages import _file
+
+editor = Blueprint("editor", __name__)
+SIDES = {"orbit": ("front", "back")}  # the boards a game brings, by the value its board option takes
+EMPTY = "empty"  # a board of the game's size with no sites yet, to lay a board out from scratch
+MOVED_MM = 1.0  # a site further than this from where the game's own board has it has moved
+
+
+@editor.before_request
+def _uploads() -> None:
+    request.max_content_length = UPLOAD_BYTES  # a board or a photo is larger than the API's other bodies
+
+
+@editor.get("/editor")
+def page() -> Response:
+    return _file("editor.html", "text/html")
+
+
+def _game(value: Any) -> str:
+    if value not in BOARD_OPTIONS:
+        raise BadInput(f"game: {str(value)[:40]!r} takes no board of its own (the editor makes boards for: "
+                       f"{', '.join(BOARD_OPTIONS)})")
+    return value
+
+
+def _built_in(game: str, side: str) -> Board:
+    from companion.boards import orbit
+
+    return orbit.build(side)
+
+
+@editor.get("/api/editor/board")
+def start() -> Response:
+    """A board to start from: one of the game's own ("front") or one of the table's data sets, with the game's own
+    first board to compare edits against."""
+    game = _game(request.args.get("game", "orbit"))
+    option = BOARD_OPTIONS[game]
+    name = request.args.get("start", SIDES[game][0])
+    sets = table().datasets
+    if name == EMPTY:
+        own = _built_in(game, SIDES[game][0])
+        board = Board(own.name, own.width, own.height, ())
+    elif name in SIDES[game]:
+        board = _built_in(game, name)
+    elif name in sets.names(game, option):
+        try:
+            board = board_from_json(library.export(sets, [(game, option, name)])["sets"][0]["data"], name)
+        except (BoardFileError, SetupError) as error:
+            raise BadInput(str(error)) from None
+    else:
+        offered = ", ".join([*SIDES[game], EMPTY, *sets.names(game, option)])
+        raise BadInput(f"start: {name[:40]!r} is no board of {game} at this table (there are: {offered})", 404)
+    return jsonify(game=game, start=name, board=board_to_json(board),
+                   starts=[*SIDES[game], EMPTY, *sets.names(game, option)],
+                   reference=board_to_json(_built_in(game, SIDES[game][0])))
+
+
+def _problems(game: str, data: Any) -> list[str]:
+    """What keeps the game from being played on the board: the board file's checks, then the game's own."""
+    try:
+        board_from_json(data, "board")
+    except BoardFileError as error:
+        return [str(error)]
+    found = trial(game, BOARD_OPTIONS[game], data, "board")
+    return [text.replace("options.board (board): ", "").replace("options.board: ", "") for text in found]
+
+
+def trial(game: str, option: str, data: Any, label: str, read: Callable[[str], Any] | None = None) -> list[str]:
+    """The first problem (one line, the file called `label`) of setting the game up with `data` as its option, after
+    `read` (the file's own reader, whose errors are plainer) if given; [] when there is none."""
+    with tempfile.TemporaryDirectory(prefix="orrery-editing-") as folder:
+        path = Path(folder) / label
+        library.write_file(path, data)
+        try:
+            if read is not None:
+                read(str(path))
+            library.check(game, option, path, label)
+        except (SetupError, BoardFileError) as error:
+            return [str(error).replace(f"{path}: ", "").replace(str(path), label)]
+    return []
+
+
+def board_diff(board: Board, reference: Board) -> dict[str, list[str]]:
+    """Sites added, moved and removed against the game's own board, and links added and removed."""
+    ours = {s.id: s for s in board.sites}
+    theirs = {s.id: s for s in reference.sites}
+    moved = [sid for sid in ours if sid in theirs
+             and math.hypot(ours[sid].x - theirs[sid].x, ours[sid].y - theirs[sid].y) > MOVED_MM]  # fmt: skip
+    links = {(lk.a, lk.b, lk.kind) for lk in board.links}
+    old_links = {(lk.a, lk.b, lk.kind) for lk in reference.links}
+    return {
+        "added": [sid for sid in ours if sid not in theirs],
+        "moved": moved,
+        "removed": [sid for sid in theirs if sid not in ours],
+        "links_added": [f"{a}-{b}" for a, b, _ in sorted(links - old_links)],
+        "links_removed": [f"{a}-{b}" for a, b, _ in sorted(old_links - links)],
+    }
+
+
+@editor.post("/api/editor/check")
+def check() -> Response:
+    """The board's problems as the game sees them (none: it can be played) and its changes from the default."""
+    data = json_body()
+    game = _game(field(data, "game", str))
+    board = field(data, "board", dict)
+    problems = _problems(game, board)
+    diff = None
+    if not problems:
+        diff = board_diff(board_from_json(board), _built_in(game, SIDES[game][0]))
+    return jsonify(problems=problems, diff=diff)
+
+
+@editor.post("/api/editor/save")
+@requires_token
+def save() -> tuple[Response, int]:
+    data = json_body()
+    game = _game(field(data, "game", str))
+    name, board = field(data, "name", str), field(data, "board", dict)
+    option = BOARD_OPTIONS[game]
+    problems = _problems(game, board)
+    if problems:
+        raise BadInput(problems[0])
+    return keep(game, option, name, board)
+
+
+def keep(game: str, option: str, name: str, data: Any) -> tuple[Response, int]:
+    """Save checked data as a named set; never the set the game in play reads (its log must replay the same)."""
+    in_play = table().session.record
+    if in_play.game == game and name in table().datasets.names(game, option) \
+            and str(in_play.options.get(option, "")).endswith(f"/{option}/{name}"):
+        raise BadInput(f"name: {name!r} is the {option} of the game in play; save it under another name", 409)
+    try:
+        library.save(table().datasets, game, option, name, data)
+    except SetupError as error:
+        raise BadInput(str(error)) from None
+    return jsonify(game=game, option=option, name=name, sets=table().datasets.names(game, option)), 201
+
+
+@editor.post("/api/editor/flatten")
+@requires_token
+def flattened() -> Response:
+    """The board's part of a photo (the body: a JPEG or PNG), seen from above, given its four corners."""
+    try:
+        corners = parse_corners(request.args.get("corners", ""))
+        width, height = float(request.args.get("width", "")), float(request.args.get("height", ""))
+        picture = flatten(request.get_data(), corners, width, height)
+    except ValueError as error:
+        message = str(error) if isinstance(error, PhotoError) else "width and height: numbers of millimetres"
+        raise BadInput(message) from None
+    response = Response(picture, mimetype="image/jpeg")
+    response.headers["Cache-Control"] = "no-store"
+    return response

@@ -1,0 +1,70 @@
+"""The planet terrain editor: an Orbital Battle planet's hexes, their terrain and its starports, resource clusters
+and armory, checked as the game reads a planet's file and saved as one of the table's data sets."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+
+from companion.boards.orbital_battle import COLUMNS, ROWS
+from companion.boards.orbital_battle_maps import LEGEND, load_map
+from companion.table import library
+from companion.web.body import UPLOAD_BYTES, field, json_body
+from companion.web.context import table
+from companion.web.editor import keep, trial
+from companion.web.errors import BadInput
+from companion.web.guard import requires_token
+from companion.web.pages import _file
+
+planets = Blueprint("planets", __name__)
+GAME, OPTION = "orbital_battle", "planet_files"
+OWN = tuple(str(n) for n in range(1, 9))  # the game's own planets, by number
+
+
+@planets.before_request
+def _uploads() -> None:
+    request.max_content_length = UPLOAD_BYTES
+
+
+@planets.get("/editor/planet")
+def page() -> Response:
+    return _file("editor.html", "text/html")
+
+
+@planets.get("/api/editor/planet")
+def start() -> Response:
+    """A planet's terrain to start from: one of the game's eight ("1" to "8") or one of the table's."""
+    name = request.args.get("start", OWN[0])
+    sets = table().datasets
+    if name in OWN:
+        text = resources.files("companion.boards.orbital_battle_data").joinpath(f"planet{name}.json").read_text()
+        data = json.loads(text)
+    elif name in sets.names(GAME, OPTION):
+        data = library.export(sets, [(GAME, OPTION, name)])["sets"][0]["data"]
+    else:
+        raise BadInput(f"start: {name[:40]!r} is no planet map at this table", 404)
+    return jsonify(start=name, planet=data, starts=[*OWN, *sets.names(GAME, OPTION)],
+                   legend={char: kind for char, kind in LEGEND.items()}, columns=COLUMNS, rows=ROWS)
+
+
+def problems(data: Any) -> list[str]:
+    return trial(GAME, OPTION, data, "terrain", lambda path: load_map("1", path))
+
+
+@planets.post("/api/editor/planet/check")
+def check() -> Response:
+    return jsonify(problems=problems(field(json_body(), "planet", dict)))
+
+
+@planets.post("/api/editor/planet/save")
+@requires_token
+def save() -> tuple[Response, int]:
+    data = json_body()
+    name, planet = field(data, "name", str), field(data, "planet", dict)
+    found = problems(planet)
+    if found:
+        raise BadInput(found[0])
+    return keep(GAME, OPTION, name, planet)

@@ -1,0 +1,40 @@
+// What the editors' pages share: a one-line message for what happened or went wrong.
+export const $ = (id) => document.getElementById(id);
+
+export function say(text, bad = false) {
+  const box = $("message");
+  box.textContent = text; box.hidden = !text; box.classList.toggle("bad", bad);
+  if (text) box.scrollIntoView({ block: "nearest" });  // where the person is looking may be far down the page
+}
+
+export async function guarded(work) {
+  try { await work(); } catch (error) { say(error.message, true); }
+}
+
+// The table's verdict on what is being edited: its problems, one a line, or that the game takes it.
+export function showProblems(problems, fine) {
+  $("problems").replaceChildren(...(problems.length ? problems : [fine]).map((text) => {
+    const li = document.createElement("li"); li.textContent = text; if (!problems.length) li.className = "ok"; return li;
+  }));
+}
+
+// The name typed for what is being kept, or a message saying one is needed.
+export function chosenName(example) {
+  const name = $("name").value.trim();
+  if (!name) throw new Error(`Give it a name first (like ${example}).`);
+  return name;
+}
+
+// An editor's start: its save button and name wired, then its draft from this browser's storage, or `fresh`.
+export async function startEditing({ key, save, changed, fresh, restore }) {
+  $("save").addEventListener("click", () => guarded(save));
+  $("name").addEventListener("change", changed);
+  const kept = JSON.parse(localStorage.getItem(key) || "null");
+  await guarded(() => fresh(kept));
+  if (kept) {
+    $("name").value = kept.name || "";
+    restore(kept);
+    say("Your draft from last time is back.");
+    changed();
+  }
+}

@@ -1,0 +1,132 @@
+"""The board editor's and the library's API under the production server: checks, saving, flattening, sharing."""
+
+import json
+
+import cv2
+import numpy as np
+
+from companion.boards import orbit
+from companion.boards.files import board_to_json
+from companion.table.datasets import DataSets
+
+
+def _board():
+    return board_to_json(orbit.build("front"))
+
+
+def test_the_editor_checks_a_board_as_the_game_does_and_says_what_changed(served):
+    status, answer = served.post("/api/editor/check", {"game": "orbit", "board": _board()})
+    assert status == 200 and answer["problems"] == []
+    assert answer["diff"] == {"added": [], "moved": [], "removed": [], "links_added": [], "links_removed": []}
+    board = _board()
+    board["sites"][5]["x"] += 10
+    board["links"] = [link for link in board["links"]
+                      if not (link["kind"] == "orbit" and "r1s0" in (link["a"], link["b"]))]
+    status, answer = served.post("/api/editor/check", {"game": "orbit", "board": board})
+    assert len(answer["problems"]) == 1 and "r1s0" in answer["problems"][0] and "\n" not in answer["problems"][0]
+    board = _board()
+    board["sites"][5]["x"] += 10
+    board["sites"].append({"id": "extra", "x": 10, "y": 10, "kind": "intersection", "label": "", "tags": []})
+    answer = served.post("/api/editor/check", {"game": "orbit", "board": board})[1]
+    assert answer["diff"]["moved"] == [board["sites"][5]["id"]] and answer["diff"]["added"] == ["extra"]
+
+
+def test_a_saved_board_is_a_data_set_a_new_game_is_played_and_mapped_on(served, tmp_path):
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    board = _board()
+    board["sites"][0]["label"] = "the sun"
+    status, answer = served.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board}, token=None)
+    assert status == 403
+    status, answer = served.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board})
+    assert status == 201, answer
+    orbit_game = next(g for g in served.get("/api/games")["games"] if g["name"] == "orbit")
+    field = next(f for f in orbit_game["options"] if f["name"] == "board")
+    assert field["choices"] == ["front", "back", "my-copy"]
+    status, _ = served.post("/api/games", {"game": "orbit", "players": ["red", "blue"],
+                                           "options": {"board": "my-copy"}})  # fmt: skip
+    assert status == 201
+    mapped = served.get("/api/board")
+    assert any(site.get("label") == "the sun" or site.get("name") == "the sun" for site in mapped["sites"])
+    status, answer = served.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board})
+    assert status == 409 and "in play" in answer["error"]
+    listed = served.get("/api/library")["sets"]
+    assert [(s["game"], s["option"], s["name"]) for s in listed] == [("orbit", "board", "my-copy")]
+
+
+def test_a_library_file_is_shared_and_added_whole_or_not_at_all(served, tmp_path):
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    served.post("/api/editor/save", {"game": "orbit", "name": "mine", "board": _board()})
+    bundle = served.get("/api/library/export?set=orbit/board/mine")
+    bundle["sets"][0]["name"] = "friends"
+    served.table.datasets = DataSets(tmp_path / "other")
+    raw = json.dumps(bundle).encode()
+    status, answer = served.request("POST", "/api/library/import?file=friends.json", raw=raw)
+    assert status == 201 and answer["added"] == [{"game": "orbit", "option": "board", "name": "friends"}]
+    bundle["sets"][0]["data"]["sites"][0]["x"] = -5
+    bundle["sets"][0]["name"] = "wrong"
+    status, answer = served.request("POST", "/api/library/import?file=wrong.json", raw=json.dumps(bundle).encode())
+    assert status == 400 and answer["error"].startswith("options.board: wrong.json: orbit board 'wrong'")
+    assert "outside the board" in answer["error"]
+    assert served.table.datasets.names("orbit", "board") == ["friends"]
+
+
+def test_a_photo_is_flattened_by_its_four_corners(served):
+    photo = np.full((600, 800, 3), 40, np.uint8)
+    corners = np.array([(150, 100), (650, 120), (700, 520), (100, 500)], np.int32)
+    cv2.fillPoly(photo, [corners], (200, 200, 200))
+    cv2.circle(photo, (150, 100), 12, (0, 0, 255), -1)  # a red mark at the board's top-left corner
+    raw = cv2.imencode(".jpg", photo)[1].tobytes()
+    query = "corners=" + ",".join(str(v) for v in corners.flatten()) + "&width=700&height=700"
+    status, answer = served.request("POST", f"/api/editor/flatten?{query}", raw=raw)
+    assert status == 200
+    flat = cv2.imdecode(np.frombuffer(answer, np.uint8), cv2.IMREAD_COLOR)
+    assert flat.shape[:2] == (1000, 1000)
+    assert flat[500, 500].mean() > 150 and flat[3, 3][2] > 150 > flat[3, 3][0]
+    status, answer = served.request("POST", "/api/editor/flatten?corners=1,2,3&width=700&height=700", raw=raw)
+    assert status == 400 and answer["error"].startswith("corners:")
+    status, answer = served.request("POST", f"/api/editor/flatten?{query}", raw=b"not a picture")
+    assert status == 400 and answer["error"].startswith("photo:")
+
+
+def test_the_deck_editor_names_the_card_that_is_wrong_and_keeps_a_good_deck(served, tmp_path):
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    deck = served.get("/api/editor/deck")["deck"]
+    status, answer = served.post("/api/editor/deck/check", {"deck": deck})
+    assert answer["problems"] == [] and answer["size"] == 56
+    assert answer["cards"]["c01"].startswith("advance red 1, orange 1")
+    deck["cards"][3]["planets"][0][1] = 3
+    answer = served.post("/api/editor/deck/check", {"deck": deck})[1]
+    assert answer["problems"] == ["card c04: counts are at least 1 and planets advance 1 or 2 positions"]
+    deck["cards"][3]["planets"][0][1] = 2
+    deck["markers"]["red"] = "laser"
+    status, answer = served.post("/api/editor/deck/save", {"name": "club", "deck": deck})
+    assert status == 400 and answer["error"].startswith("deck.markers.red: 'laser' is not one of")
+    deck["markers"]["red"] = ""
+    deck["cards"] = deck["cards"][:2]
+    answer = served.post("/api/editor/deck/check", {"deck": deck})[1]
+    assert answer["problems"] == ["the deck has 4 cards: too few to deal three to each player"]
+    deck = served.get("/api/editor/deck")["deck"]
+    deck["cards"][0]["count"] = 3
+    status, answer = served.post("/api/editor/deck/save", {"name": "club", "deck": deck})
+    assert status == 201, answer
+    assert served.get("/api/editor/deck?start=club")["deck"]["cards"][0]["count"] == 3
+    status, _ = served.post("/api/games", {"game": "orbit", "players": ["red", "blue"], "options": {"deck": "club"}})
+    assert status == 201
+    assert served.session.state.deck == 57 - 6
+
+
+def test_a_planet_map_is_checked_by_its_hexes_and_kept_for_a_planet(served, tmp_path):
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    planet = served.get("/api/editor/planet?start=3")["planet"]
+    assert served.post("/api/editor/planet/check", {"planet": planet})[1]["problems"] == []
+    wrong = {**planet, "rows": [planet["rows"][0][:4] + "X" + planet["rows"][0][5:], *planet["rows"][1:]]}
+    answer = served.post("/api/editor/planet/check", {"planet": wrong})[1]
+    assert answer["problems"] == ["rows[0][4]: 'X' is not one of .dFHSCWRB#"]
+    status, answer = served.post("/api/editor/planet/save", {"name": "ours", "planet": {**planet, "starports": []}})
+    assert status == 400 and "starports: expected a list of 3 hexes" in answer["error"]
+    status, answer = served.post("/api/editor/planet/save", {"name": "ours", "planet": planet})
+    assert status == 201, answer
+    status, _ = served.post("/api/games", {"game": "orbital_battle", "players": ["red", "blue"],
+                                           "options": {"planet_files": {"3": "ours"}}})  # fmt: skip
+    assert status == 201
+    assert served.session.state.options.planet_files["3"].endswith("orbital_battle/planet_files/ours")

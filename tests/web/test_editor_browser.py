@@ -1,0 +1,262 @@
+"""The board editor in Chromium, as a person with their own ORBIT board uses it: a photo of the board taken at a
+slant, its corners dragged into place, eight small orbits laid over it site by site, the board kept on the table,
+a game started on it and played; then the page at phone size."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import cv2
+import numpy as np
+from playwright.sync_api import expect
+
+from companion.table.datasets import DataSets
+from tests.web.conftest import ARTIFACTS
+
+PLANETS = ("red", "orange", "yellow", "green", "blue", "purple", "brown", "gray")
+BGR = {"red": (40, 40, 220), "orange": (30, 140, 250), "yellow": (40, 220, 240), "green": (60, 180, 60),
+       "blue": (220, 90, 40), "purple": (160, 50, 140), "brown": (40, 70, 120), "gray": (150, 150, 150)}
+SIZE_MM = 700.0
+# Where the test's photo has the board's corners (top-left, top-right, bottom-right, bottom-left), in pixels.
+PHOTO_CORNERS = [(260, 120), (1010, 160), (1100, 840), (180, 800)]
+
+
+def symbols() -> dict[str, list[tuple[float, float]]]:
+    """Three planet symbols per orbit, each orbit a triangle round the centre, in board mm (y up)."""
+    out = {}
+    for k, planet in enumerate(PLANETS):
+        radius = 50 + 38 * k
+        out[planet] = [(350 + radius * math.cos(math.radians(k * 15 + 120 * i)),
+                        350 + radius * math.sin(math.radians(k * 15 + 120 * i))) for i in range(3)]  # fmt: skip
+    return out
+
+
+def photo() -> bytes:
+    """A slanted photo of a printed board: the board drawn flat, then seen in perspective on a dark table."""
+    scale = 1000 / SIZE_MM
+    flat = np.full((1000, 1000, 3), 235, np.uint8)
+    for planet, spots in symbols().items():
+        for x, y in spots:
+            cv2.circle(flat, (round(x * scale), round((SIZE_MM - y) * scale)), 16, BGR[planet], -1)
+    matrix = cv2.getPerspectiveTransform(np.float32([(0, 0), (999, 0), (999, 999), (0, 999)]),
+                                         np.float32(PHOTO_CORNERS))
+    scene = cv2.warpPerspective(flat, matrix, (1280, 960), borderValue=(30, 25, 20))
+    return cv2.imencode(".jpg", scene, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+
+
+def tap_board(page, x: float, y: float) -> None:
+    """Tap the board where its point (x, y) in mm is shown."""
+    point = page.evaluate("""([x, y]) => {
+        const svg = document.getElementById("board");
+        svg.scrollIntoView({ block: "center" });
+        const p = svg.createSVGPoint(); p.x = x; p.y = svg.viewBox.baseVal.height - y;
+        const s = p.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""", [x, y])
+    page.mouse.click(point[0], point[1])
+
+
+def drag_corner(page, index: int, to: tuple[float, float]) -> None:
+    page.locator("#photo-frame").scroll_into_view_if_needed()
+    frame = page.locator("#photo-view").bounding_box()
+    handle = page.locator(".corner").nth(index).bounding_box()
+    page.mouse.move(handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(frame["x"] + frame["width"] * to[0] / 1280, frame["y"] + frame["height"] * to[1] / 960, steps=4)
+    page.mouse.up()
+
+
+def test_a_board_is_built_over_a_photo_kept_and_played_on(browser, served, tmp_path):
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    (tmp_path / "board.jpg").write_bytes(photo())
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{served.base}/editor?t={served.table.token}")
+    expect(page.locator("#problems li")).to_have_text("The game can be played on this board.")
+
+    page.select_option("#start", "empty")
+    page.click("#load")
+    expect(page.locator("#board .hit")).to_have_count(0)
+    page.locator("#photo").set_input_files(str(tmp_path / "board.jpg"))
+    expect(page.locator(".corner")).to_have_count(4)
+    for i, corner in enumerate(PHOTO_CORNERS):
+        drag_corner(page, i, corner)
+    page.click("#flatten")
+    expect(page.locator("#message")).to_contain_text("The photo is flat")
+
+    # Eight orbits: each symbol placed where the photo shows it, given its planet, then joined round.
+    page.click('[data-tool="site"]')
+    spots = symbols()
+    for planet in PLANETS:
+        for x, y in spots[planet]:
+            tap_board(page, x, y)
+    page.click('[data-tool="move"]')
+    for planet in PLANETS:
+        for x, y in spots[planet]:
+            tap_board(page, x, y)
+            page.select_option("#site-planet", planet)
+    for planet in PLANETS:
+        page.click('[data-tool="orbit"]')
+        for x, y in [*spots[planet], spots[planet][0]]:
+            tap_board(page, x, y)
+    page.click('[data-tool="line"]')
+    for inner, outer in itertools.pairwise(PLANETS):
+        tap_board(page, *spots[inner][0])
+        tap_board(page, *spots[outer][0])
+    expect(page.locator("#problems li")).to_have_text("The game can be played on this board.", timeout=5000)
+
+    # The flattened photo shows each symbol's colour where the site was placed over it.
+    seen = page.evaluate("""async () => {
+        const image = document.querySelector("#board image");
+        const bitmap = await createImageBitmap(await (await fetch(image.getAttribute("href"))).blob());
+        const canvas = new OffscreenCanvas(bitmap.width, bitmap.height), g = canvas.getContext("2d");
+        g.drawImage(bitmap, 0, 0);
+        const svg = document.getElementById("board"), W = svg.viewBox.baseVal.width, H = svg.viewBox.baseVal.height;
+        return [...document.querySelectorAll("#board .hit")].map((hit) => {
+            const x = Number(hit.getAttribute("cx")) * bitmap.width / W;
+            const y = Number(hit.getAttribute("cy")) * bitmap.height / H;
+            return Array.from(g.getImageData(Math.round(x), Math.round(y), 1, 1).data.slice(0, 3)); }); }""")
+    wanted = [BGR[p][::-1] for p in PLANETS for _ in range(3)]
+    assert len(seen) == 24
+    for rgb, want in zip(seen, wanted, strict=True):
+        assert max(abs(a - b) for a, b in zip(rgb, want, strict=True)) < 60, (rgb, want)
+
+    page.fill("#name", "my-copy")
+    page.click("#save")
+    expect(page.locator("#message")).to_contain_text("Kept on the table as “my-copy”")
+    expect(page.locator("#library li")).to_contain_text(["ORBIT: board “my-copy”"])
+    kept = json.loads((tmp_path / "datasets/orbit/board/my-copy").read_text())
+    assert len(kept["sites"]) == 24 and set(kept["orbits"]) == set(PLANETS)
+    for site, (x, y) in zip(kept["sites"], [s for p in PLANETS for s in spots[p]], strict=True):
+        assert math.hypot(site["x"] - x, site["y"] - y) < 3
+
+    # A game on it, from the new-game form's choice, and played through the phones' API.
+    status, state = served.post("/api/games", {"game": "orbit", "players": ["red", "blue"],
+                                               "options": {"board": "my-copy"}})  # fmt: skip
+    assert status == 201, state
+    assert {s["id"] for s in served.get("/api/board")["sites"]} == {s["id"] for s in kept["sites"]}
+    play(served, 3)
+
+    # The draft survives a reload (this browser's storage).
+    page.reload()
+    expect(page.locator("#message")).to_contain_text("Your draft from last time is back")
+    expect(page.locator("#board .hit")).to_have_count(24)
+    expect(page.locator("#board image")).to_have_count(1)  # the flattened photo is kept with the draft
+    wide = page.evaluate("""() => [document.documentElement.scrollWidth, ...[...document.querySelectorAll('body *')]
+        .filter(e => e.getBoundingClientRect().right > 1280).map(e => e.tagName + ' ' + e.id)]""")
+    assert wide == [1280]
+    assert errors == []
+
+    phone = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
+    phone.goto(f"{served.base}/editor?t={served.table.token}")
+    expect(phone.locator("#board .hit")).to_have_count(217)
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 360
+    small = phone.evaluate("""() => [...document.querySelectorAll("button, select, input, a.button, label.button")]
+        .filter((e) => e.offsetParent && e.type !== "checkbox" && e.type !== "file")
+        .map((e) => [e.id || e.textContent.trim(), e.getBoundingClientRect().height])
+        .filter(([, h]) => h < 44)""")
+    assert small == []
+    phone.click("#zoom-in")
+    frame = phone.locator("#board-editor .board-frame").bounding_box()["width"]
+    assert phone.locator("#board").bounding_box()["width"] > 1.9 * frame  # larger than the screen, to scroll over
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 360
+    phone.click("#zoom-out")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "editor-desktop.png", full_page=True)
+    phone.screenshot(path=ARTIFACTS / "editor-phone.png", full_page=True)
+
+
+def open_phone_editor(browser, served, tmp_path, path: str):
+    """An editor's page on a phone-sized Chromium, the table keeping data sets in `tmp_path`; and its errors."""
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    page = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{served.base}{path}?t={served.table.token}")
+    return page, errors
+
+
+def play(served, moves: int) -> None:
+    """Make `moves` moves of the game in play through the phones' API, each the first the game lists."""
+    for _ in range(moves):
+        inputs = served.get("/api/inputs")
+        move = next(item for item in inputs["phone"] + inputs["board"] if not item.get("chance"))
+        status, answer = served.post("/api/act", {"action": move["action"], "actor": inputs["actor"]})
+        assert status == 200, answer
+    assert len(served.session.actions) == moves
+
+
+def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path):
+    page, errors = open_phone_editor(browser, served, tmp_path, "/editor/deck")
+    expect(page.locator("#problems li")).to_have_text("The game can deal this deck.")
+    expect(page.locator("#size")).to_have_text("56 cards in all.")
+    first = page.locator("fieldset.card").first
+    expect(first.locator(".does")).to_contain_text("advance red 1, orange 1")
+    first.get_by_label("Copies").fill("0")
+    first.get_by_label("Copies").dispatch_event("change")
+    expect(page.locator("#problems li")).to_have_text(
+        "card c01: counts are at least 1 and planets advance 1 or 2 positions")
+    first.get_by_label("Copies").fill("3")
+    first.get_by_label("Copies").dispatch_event("change")
+    page.click("#add-card")
+    added = page.locator("fieldset.card").last
+    expect(added.locator("legend")).to_have_text("Card c29")
+    added.get_by_role("button", name="Add a planet to advance").click()
+    added = page.locator("fieldset.card").last
+    added.get_by_label("Advance", exact=True).select_option("gray")
+    added.get_by_label("by", exact=True).select_option("2")
+    added.get_by_label("Flight steps").fill("2")
+    added.get_by_label("Flight steps").dispatch_event("change")
+    expect(added.locator(".does")).to_have_text("advance gray 2; fly 2")
+    expect(page.locator("#size")).to_have_text("58 cards in all.")
+    page.fill("#name", "club")
+    page.click("#save")
+    expect(page.locator("#message")).to_contain_text("Kept on the table as “club”")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "editor-deck-phone.png")
+    first.scroll_into_view_if_needed()
+    page.screenshot(path=ARTIFACTS / "editor-deck-card-phone.png")
+    assert errors == []
+
+    status, state = served.post("/api/games", {"game": "orbit", "players": ["red", "blue"],
+                                               "options": {"deck": "club"}})  # fmt: skip
+    assert status == 201, state
+    assert served.session.state.deck == 58 - 6
+    play(served, 2)
+
+
+def test_a_planet_map_is_painted_hex_by_hex_kept_and_played_on(browser, served, tmp_path):
+    page, errors = open_phone_editor(browser, served, tmp_path, "/editor/planet")
+    expect(page.locator("#problems li")).to_have_text("The game can be played on this map.")
+    expect(page.locator("#planet polygon")).to_have_count(63)
+    page.click('[data-paint="water"]')
+    page.click('#planet polygon[data-hex="0000"]')
+    page.click('[data-paint="forest"]')
+    page.click('#planet polygon[data-hex="0101"]')
+    page.click('[data-paint="starports"]')
+    page.click('#planet polygon[data-hex="0000"]')  # a fourth starport, on water: the game refuses it
+    expect(page.locator("#problems li")).to_contain_text("starports: expected a list of 3 hexes")
+    page.click('[data-paint="clear"]')
+    page.click('#planet polygon[data-hex="0000"]')
+    expect(page.locator("#problems li")).to_have_text("The game can be played on this map.")
+    page.fill("#name", "our-first")
+    page.click("#save")
+    expect(page.locator("#message")).to_contain_text("Kept on the table as “our-first”")
+    expect(page.locator("#library li")).to_contain_text(["Orbital Battle: planet map “our-first”"])
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.locator("#planet").scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "editor-planet-phone.png")
+    assert errors == []
+    kept = json.loads((tmp_path / "datasets/orbital_battle/planet_files/our-first").read_text())
+    assert kept["rows"][0][0] == "W" and kept["rows"][1][1] == "F"
+
+    status, state = served.post("/api/games", {"game": "orbital_battle", "players": ["red", "blue"],
+                                               "options": {"planet_files": {"1": "our-first"}}})  # fmt: skip
+    assert status == 201, state
+    from companion.rules.orbital_battle.geo import planet_map
+
+    assert planet_map(served.session.state, "1").terrain["0000"] == "water"
+    play(served, 2)
