@@ -120,3 +120,13 @@ def test_a_wrong_land_move_is_a_mismatch_naming_the_hex(table):
     assert any(name in warning.text for name in hexes), warning.text
     assert set(warning.sites) <= {wrong, here} and warning.sites
     assert len(live.session.actions) == count
+
+
+def test_every_map_at_the_table_has_corner_markers_of_its_own():
+    """One camera over the solar map and the planet maps tells each map by its markers."""
+    from companion.boards import default_board
+
+    maps = [default_board("orbital_battle"), *(default_board(f"orbital_battle:planet{n}") for n in range(1, 9))]
+    ids = [f.id for board in maps for f in board.fiducials]
+    assert len(ids) == len(set(ids)) == 4 * len(maps) and max(ids) < 50
+    assert {f.dictionary for board in maps for f in board.fiducials} == {"DICT_4X4_50"}
