@@ -130,3 +130,18 @@ def test_every_map_at_the_table_has_corner_markers_of_its_own():
     ids = [f.id for board in maps for f in board.fiducials]
     assert len(ids) == len(set(ids)) == 4 * len(maps) and max(ids) < 50
     assert {f.dictionary for board in maps for f in board.fiducials} == {"DICT_4X4_50"}
+
+
+@pytest.mark.parametrize("table", ["march"], indirect=True)
+def test_a_planet_maps_grid_unplugged_is_the_grid_lost_not_its_pieces_taken_off(table):
+    """A planet map whose grid stops answering would read as every piece on it lifted: the table says the grid is
+    lost and judges nothing until it is back."""
+    live, grids, _ = table
+    _quiet(live)
+    count = len(live.session.actions)
+    grids.boards[1].grid.stop()
+    told = _wait(lambda: [e for e in live.session.store.entries(live.session.record.id)
+                          if e.events and e.events[0]["type"] == "grid-lost"])  # fmt: skip
+    assert told and live.senses.status()["grid"] == "lost"
+    time.sleep(0.3)
+    assert live.loop.warning is None and len(live.session.actions) == count
