@@ -58,6 +58,8 @@ class LiveTable:
         # Boards beside the game's own, each on a grid of its own (Orbital Battle's planet maps): their switches join
         # the game board's in one map, so the referee judges their sites like the game board's.
         self.beside = beside_boards(game, config.boards, self.notes)
+        # Only a calibrated one is opened: an unplugged grid not set up yet must not hold back the others.
+        self.beside_read = [other for other in self.beside if other.switch_sites]
         self.beside_sites = {k: v for other in self.beside for k, v in other.switch_sites.items()}
         if self.beside_sites:
             self.switch_sites = {**(self.switch_sites or {}), **self.beside_sites}
@@ -72,8 +74,8 @@ class LiveTable:
             self.phone = PushedFrames(self._still_wanted)
         self.observer: Observer | None = None
         self.loop: TableLoop | None = None
-        if self.grid_profile is not None or self.camera_sites is not None or self.beside:
-            grids = self.grid_profile is not None or bool(self.beside)
+        if self.grid_profile is not None or self.camera_sites is not None or self.beside_read:
+            grids = self.grid_profile is not None or bool(self.beside_read)
             switches = self.switch_sites if self.switch_sites is not None else ({} if grids else None)
             self.observer = Observer(switches, self.camera_sites, settle=config.settle)
             if session.record.game == game:
@@ -132,13 +134,13 @@ class LiveTable:
     def start(self, wait: float = 3.0) -> LiveTable:
         """Starts the senses; a grid that has not answered within `wait` seconds is announced as lost (and as
         back whenever it answers)."""
-        if self.grid_profile is not None or self.beside:
+        if self.grid_profile is not None or self.beside_read:
             from companion.sensing.reed import ReedLink
 
             if self.grid_profile is not None:
                 port = None if self.config.serial == "auto" else self.config.serial
                 self.link = ReedLink(port, on_link=self._grid_link)
-            self.beside_links = [ReedLink(other.grid.serial, on_link=self._grid_link) for other in self.beside]
+            self.beside_links = [ReedLink(other.grid.serial, on_link=self._grid_link) for other in self.beside_read]
             for link in self._links():
                 link.start()
             deadline = time.monotonic() + wait
@@ -182,7 +184,7 @@ class LiveTable:
         if not links or not all(link.synced for link in links):
             return None
         closed = set(self.link.occupancy()) if self.link is not None else set()
-        for other, link in zip(self.beside, self.beside_links, strict=True):
+        for other, link in zip(self.beside_read, self.beside_links, strict=True):
             closed |= {(other.index, *switch) for switch in link.occupancy()}
         return frozenset(closed)
 

@@ -145,3 +145,20 @@ def test_a_planet_maps_grid_unplugged_is_the_grid_lost_not_its_pieces_taken_off(
     assert told and live.senses.status()["grid"] == "lost"
     time.sleep(0.3)
     assert live.loop.warning is None and len(live.session.actions) == count
+
+
+def test_a_config_names_the_planet_maps_and_one_not_calibrated_yet_is_left_out(tmp_path):
+    from companion.table.config import load_config
+
+    path = tmp_path / "table.toml"
+    path.write_text('game = "orbital_battle"\nplayers = ["red", "blue"]\n[grid]\nserial = "none"\n'
+                    '[[boards]]\nboard = "orbital_battle:planet3"\nserial = "/dev/null"\n'
+                    f'profile = "{tmp_path / "planet3.json"}"\n')  # fmt: skip
+    config = load_config(path).with_overrides(db=str(tmp_path / "t.db"))
+    assert config.boards == (BoardGrid("orbital_battle:planet3", "/dev/null", str(tmp_path / "planet3.json")),)
+    live = LiveTable(config)
+    try:
+        assert any("the grid under orbital_battle:planet3 is left out" in note for note in live.notes)
+        assert live.switch_sites is None and live.observer is None and live.site_name("p3:0402") == "planet 3 hex 0402"
+    finally:
+        live.store.close()
