@@ -47,11 +47,14 @@ class Beside:
         return self.board.site(site.removeprefix(self.prefix)).name
 
 
-def beside_boards(game: str, grids: Iterable[BoardGrid], notes: list[str]) -> list[Beside]:
+def beside_boards(game: str, grids: Iterable[BoardGrid], notes: list[str], serial: str = "none") -> list[Beside]:
     """The boards beside `game`'s own, each with its grid's switch map (a board whose profile is not written yet is
-    left out, and the note says why; a profile that is wrong is a one-line error)."""
+    left out, and the note says why; a profile that is wrong is a one-line error). `serial`: the game board's own
+    grid's port, which no other board's grid may share."""
     out = []
     for index, grid in enumerate(grids):
+        if grid.serial == serial:
+            raise UserError(f"boards[{index}].serial: {serial} is the port of the game board's own grid ([grid])")
         try:
             board = default_board(grid.board)
         except (KeyError, ValueError):

@@ -57,7 +57,7 @@ class LiveTable:
         self.switch_sites = _switch_sites(config, self.board, self.notes)
         # Boards beside the game's own, each on a grid of its own (Orbital Battle's planet maps): their switches join
         # the game board's in one map, so the referee judges their sites like the game board's.
-        self.beside = beside_boards(game, config.boards, self.notes)
+        self.beside = beside_boards(game, config.boards, self.notes, config.serial)
         # Only a calibrated one is opened: an unplugged grid not set up yet must not hold back the others.
         self.beside_read = [other for other in self.beside if other.switch_sites]
         self.beside_sites = {k: v for other in self.beside for k, v in other.switch_sites.items()}
