@@ -90,10 +90,12 @@ def board_size(radius: int, hex_mm: float = HEX_MM) -> float:
     return round(2 * math.sqrt(3) * hex_mm * (radius + 0.5) + 2 * CORNER_MARKER_MM + 20, 1)
 
 
-def _fiducials(width: float, height: float) -> tuple[Fiducial, ...]:
+def _fiducials(width: float, height: float, first: int = 0) -> tuple[Fiducial, ...]:
+    """Four corner markers from id `first`: the solar map's are 0-3 and planet N's 4N to 4N+3, so that markers
+    tell each map on the table from the others (DICT_4X4_50 has ids up to 49)."""
     inset = CORNER_MARKER_MM / 2 + 10
     corners = ((inset, inset), (width - inset, inset), (width - inset, height - inset), (inset, height - inset))
-    return tuple(Fiducial(i, x, y, CORNER_MARKER_MM) for i, (x, y) in enumerate(corners))
+    return tuple(Fiducial(first + i, x, y, CORNER_MARKER_MM) for i, (x, y) in enumerate(corners))
 
 
 def build(rings: tuple[int, ...] = DEFAULT_RINGS, radius: int = DEFAULT_RADIUS, hex_mm: float = HEX_MM) -> Board:
@@ -181,7 +183,7 @@ def planet_board(planet: int, terrain: dict[str, str], features: dict[str, str])
     links = tuple(Link(h, n, "hex") for h in all_hexes() for n in planet_neighbours(h) if h < n)
     notes = f"Orbital Battle planet {planet}: an M8 tile, hexes CCRR, half-hexes tagged edge."
     return Board(f"orbital_battle:planet{planet}", round(width, 1), round(height, 1), tuple(sites), links, {},
-                 _fiducials(width, height), notes)
+                 _fiducials(width, height, 4 * planet), notes)
 
 
 def board_for(spec: str) -> Board:

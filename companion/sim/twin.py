@@ -24,6 +24,7 @@ from companion.sim.players import scripted_action
 from companion.sim.simavr_grid import GridProcess
 from companion.sim.twin_camera import TwinCamera
 from companion.sim.wire import FaultyWire
+from companion.table.footprint import footprint
 from companion.table.loop import TableLoop
 from companion.table.observe import Observer
 from companion.table.referee import Referee, Ruling
@@ -213,7 +214,7 @@ class Twin:
             self.try_illegal(before)
         result = game.apply(state, action)[0]
         after = game.layout(result)
-        if action.type in game.board_moves:
+        if action.type in game.board_moves and footprint(before, after).sites <= self.sites.keys():
             self._board_move(action, result, before, after)
         else:
             self.stats.phone_inputs += 1

@@ -12,6 +12,11 @@ Example (every key optional):
     serial = "auto"                      # a port, "auto" (find it by USB id) or "none"
     profile = "calibration/grid.json"    # from `companion calibrate grid`
 
+    [[boards]]                           # a board beside the game's own, on a grid of its own (one entry each)
+    board = "orbital_battle:planet3"     # Orbital Battle's planet maps: their hexes are the layout's p3:CCRR
+    serial = "/dev/ttyACM1"              # its grid's port (several grids: each needs its own port)
+    profile = "calibration/planet3.json" # from `companion calibrate grid --board orbital_battle:planet3`
+
     [camera]
     source = "none"                      # a device number, "picamera", "phone", an image folder, or "none"
     profile = "calibration/camera.json"  # from `companion calibrate camera` and `board`
@@ -39,6 +44,18 @@ SECTIONS = {"grid": {"serial": "serial", "profile": "grid_profile"},
 
 
 @dataclass(frozen=True)
+class BoardGrid:
+    """A board beside the game's own one (an Orbital Battle planet map) with its own reed grid and profile."""
+
+    board: str
+    serial: str
+    profile: str
+
+
+BOARD_KEYS = ("board", "serial", "profile")
+
+
+@dataclass(frozen=True)
 class TableConfig:
     game: str = "trajectory"
     players: tuple[str, ...] = ("red", "green", "blue")
@@ -56,6 +73,7 @@ class TableConfig:
     tls_dir: str | None = None
     tls_port: int = 8443
     settle: float = 0.3
+    boards: tuple[BoardGrid, ...] = ()
 
     def with_overrides(self, **values: Any) -> TableConfig:
         """The settings with every value that is not None replaced (the command line's options)."""
@@ -73,7 +91,9 @@ def load_config(path: str | Path) -> TableConfig:
         raise UserError(f"{path}: not TOML ({error})") from None
     flat: dict[str, Any] = {}
     for key, value in data.items():
-        if key in SECTIONS:
+        if key == "boards":
+            flat[key] = _board_grids(path, value)
+        elif key in SECTIONS:
             if not isinstance(value, dict):
                 raise UserError(f"{path}: [{key}] must be a table")
             for inner, inner_value in value.items():
@@ -85,6 +105,8 @@ def load_config(path: str | Path) -> TableConfig:
     known = {f.name: f for f in fields(TableConfig)}
     defaults = TableConfig()
     for key, value in flat.items():
+        if key == "boards":
+            continue
         if key not in known:
             raise UserError(f"{path}: {key}: unknown key")
         wanted = type(getattr(defaults, key)) if getattr(defaults, key) is not None else str
@@ -97,3 +119,26 @@ def load_config(path: str | Path) -> TableConfig:
         elif not isinstance(value, wanted) or (isinstance(value, bool) and wanted is not bool):
             raise UserError(f"{path}: {key}: expected {wanted.__name__}, found {type(value).__name__}")
     return replace(defaults, **flat)
+
+
+def _board_grids(path: Path, value: Any) -> tuple[BoardGrid, ...]:
+    """The [[boards]] entries: each a board name, its grid's port and its profile; no board or port twice."""
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise UserError(f"{path}: boards: expected [[boards]] tables")
+    grids = []
+    for i, entry in enumerate(value):
+        where = f"{path}: boards[{i}]"
+        for key in entry:
+            if key not in BOARD_KEYS:
+                raise UserError(f"{where}.{key}: unknown key (known: {', '.join(BOARD_KEYS)})")
+        for key in BOARD_KEYS:
+            if not isinstance(entry.get(key), str) or not entry[key]:
+                raise UserError(f"{where}.{key}: expected a name (a board, a port, a profile file)")
+        if entry["serial"] in ("auto", "none"):
+            raise UserError(f"{where}.serial: a board's own grid needs its port named (several grids share the USB id)")
+        grids.append(BoardGrid(entry["board"], entry["serial"], entry["profile"]))
+    for key in ("board", "serial"):
+        names = [getattr(g, key) for g in grids]
+        if twice := next((n for n in names if names.count(n) > 1), None):
+            raise UserError(f"{path}: boards: {key} {twice!r} is given twice")
+    return tuple(grids)

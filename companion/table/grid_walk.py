@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,10 +39,12 @@ class TableGrid:
     observer: Observer
     on_calibrated: Callable[[GridProfile], None] = field(default=lambda profile: None)
     settle: float = SETTLE
+    # The switches of the grids under other boards at the table (Orbital Battle's planet maps): kept as they are.
+    beside: Mapping[Hashable, str] = field(default_factory=dict)
 
     def mapping(self) -> dict[str, Switch]:
         """Site -> switch, as the table reads the board now (empty before the first calibration)."""
-        return {site: switch for switch, site in dict(self.observer.switch_sites).items()}
+        return {site: switch for switch, site in dict(self.observer.switch_sites).items() if switch not in self.beside}
 
     def size(self) -> tuple[int, int] | None:
         """The matrix the firmware reported, or None while no grid has answered."""
@@ -58,7 +60,7 @@ class TableGrid:
     def use(self, profile: GridProfile) -> None:
         """Save the profile where the table reads it and read the board with it from now on."""
         save_profile(profile, self.profile)
-        self.observer.remap({switch: site for site, switch in profile.sites.items()})
+        self.observer.remap({**{switch: site for site, switch in profile.sites.items()}, **self.beside})
         self.on_calibrated(profile)
 
 

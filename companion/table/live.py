@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from companion.boards import Board, default_board, load_board
 from companion.errors import UserError
 from companion.rules import Event
+from companion.table.beside import beside_boards, site_namer
 from companion.table.config import TableConfig
 from companion.table.grid_walk import TableGrid
 from companion.table.loop import TableLoop
@@ -54,6 +55,15 @@ class LiveTable:
         # calibrate it (the profile is then written there); it referees once it is calibrated.
         self.grid_profile = Path(config.grid_profile) if config.serial != "none" and config.grid_profile else None
         self.switch_sites = _switch_sites(config, self.board, self.notes)
+        # Boards beside the game's own, each on a grid of its own (Orbital Battle's planet maps): their switches join
+        # the game board's in one map, so the referee judges their sites like the game board's.
+        self.beside = beside_boards(game, config.boards, self.notes, config.serial)
+        # Only a calibrated one is opened: an unplugged grid not set up yet must not hold back the others.
+        self.beside_read = [other for other in self.beside if other.switch_sites]
+        self.beside_sites = {k: v for other in self.beside for k, v in other.switch_sites.items()}
+        if self.beside_sites:
+            self.switch_sites = {**(self.switch_sites or {}), **self.beside_sites}
+        self.site_name = site_namer(self.board, self.beside)
         camera = config.camera != "none" and _calibrated(config.camera_profile, "camera", self.notes)
         self.camera_sites = frozenset(s.id for s in self.board.sites) if camera else None
         self.vision = _vision(config, self.board, game) if self.camera_sites is not None else None
@@ -64,15 +74,17 @@ class LiveTable:
             self.phone = PushedFrames(self._still_wanted)
         self.observer: Observer | None = None
         self.loop: TableLoop | None = None
-        if self.grid_profile is not None or self.camera_sites is not None:
-            switches = self.switch_sites if self.switch_sites is not None else ({} if self.grid_profile else None)
+        if self.grid_profile is not None or self.camera_sites is not None or self.beside_read:
+            grids = self.grid_profile is not None or bool(self.beside_read)
+            switches = self.switch_sites if self.switch_sites is not None else ({} if grids else None)
             self.observer = Observer(switches, self.camera_sites, settle=config.settle)
             if session.record.game == game:
-                self.loop = TableLoop(session, self.observer, lambda site: self.board.site(site).name)
+                self.loop = TableLoop(session, self.observer, self.site_name)
         self.senses = Senses(
             session, self.observer, grid=self.switch_sites is not None, camera=self.camera_sites is not None
         )
         self.link = None
+        self.beside_links: list = []  # the grids under the boards beside the game's own, in the config's order
         self.latest_image = None  # the camera's last frame, for the calibration view
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -84,7 +96,7 @@ class LiveTable:
         self.senses.session = session
         self.loop = None
         if self.observer is not None and session.record.game == self.game:
-            self.loop = TableLoop(session, self.observer, lambda site: self.board.site(site).name)
+            self.loop = TableLoop(session, self.observer, self.site_name)
         elif self.observer is not None:
             text = (f"This table's sensors are set up for the {self.board.name} board, so {session.game.title}'s moves "
                     "are declared on a phone.")  # fmt: skip
@@ -96,11 +108,23 @@ class LiveTable:
         if self.grid_profile is None or self.observer is None:
             return None
         return TableGrid(self.board, lambda: self.link, self.grid_profile, self.observer, self._grid_calibrated,
-                         settle=self.config.settle)  # fmt: skip
+                         settle=self.config.settle, beside=self.beside_sites)  # fmt: skip
 
     def _grid_calibrated(self, profile: GridProfile) -> None:
-        self.switch_sites = {switch: site for site, switch in profile.sites.items()}
-        self.senses.calibrated("grid", self.link is not None and self.link.connected)
+        self.switch_sites = {**{switch: site for site, switch in profile.sites.items()}, **self.beside_sites}
+        self.senses.calibrated("grid", self._grids_connected())
+
+    def _links(self) -> list:
+        return [link for link in (self.link, *self.beside_links) if link is not None]
+
+    def _grids_connected(self) -> bool:
+        links = self._links()
+        return bool(links) and all(link.connected for link in links)
+
+    def _grid_link(self, up: bool) -> None:
+        """One grid came or went: the table's grid counts as up only while every grid under its boards is (a
+        planet map whose grid is away would read as empty)."""
+        self.senses.grid(up and self._grids_connected())
 
     def describe(self) -> str:
         """One line for the terminal: the game and what referees the board."""
@@ -110,12 +134,17 @@ class LiveTable:
     def start(self, wait: float = 3.0) -> LiveTable:
         """Starts the senses; a grid that has not answered within `wait` seconds is announced as lost (and as
         back whenever it answers)."""
-        if self.grid_profile is not None:
+        if self.grid_profile is not None or self.beside_read:
             from companion.sensing.reed import ReedLink
 
-            port = None if self.config.serial == "auto" else self.config.serial
-            self.link = ReedLink(port, on_link=self.senses.grid).start()
-            if not self.link.wait_synced(wait):
+            if self.grid_profile is not None:
+                port = None if self.config.serial == "auto" else self.config.serial
+                self.link = ReedLink(port, on_link=self._grid_link)
+            self.beside_links = [ReedLink(other.grid.serial, on_link=self._grid_link) for other in self.beside_read]
+            for link in self._links():
+                link.start()
+            deadline = time.monotonic() + wait
+            if not all(link.wait_synced(max(0.0, deadline - time.monotonic())) for link in self._links()):
                 self.senses.grid(False)
         if self.camera_sites is not None:
             self._spawn(self._watch_camera)
@@ -125,8 +154,8 @@ class LiveTable:
 
     def stop(self) -> None:
         self._stop.set()
-        if self.link is not None:
-            self.link.stop()
+        for link in self._links():
+            link.stop()
         for thread in self._threads:
             thread.join(timeout=2)
         self.store.close()
@@ -140,12 +169,24 @@ class LiveTable:
         assert self.observer is not None
         while not self._stop.wait(TICK):
             now = time.monotonic()
-            if self.link is not None and self.link.synced:
-                self.observer.reed(self.link.occupancy(), now)
+            closed = self._closed()
+            if closed is not None:
+                self.observer.reed(closed, now)
             loop = self.loop  # a new game from a phone replaces it; the next look uses the new one
             if loop is not None:
                 with contextlib.suppress(CannotSave):  # the phones are told; the board is judged again later
                     loop.tick(now)
+
+    def _closed(self) -> frozenset | None:
+        """Every grid's closed switches, the game board's as (row, col) and a board beside it's as (its place in the
+        list, row, col); None while a grid is out of step (a board read half would look like pieces taken off)."""
+        links = self._links()
+        if not links or not all(link.synced for link in links):
+            return None
+        closed = set(self.link.occupancy()) if self.link is not None else set()
+        for other, link in zip(self.beside_read, self.beside_links, strict=True):
+            closed |= {(other.index, *switch) for switch in link.occupancy()}
+        return frozenset(closed)
 
     def _still_wanted(self) -> bool:
         """A phone camera sends a full-resolution still once the grid is quiet on a change the camera has not read

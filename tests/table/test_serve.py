@@ -128,6 +128,17 @@ def test_serve_with_the_phones_alone_and_with_a_camera_that_runs_out(tmp_path):
         ("[grid]\nspeed = 1\n", "grid.speed: unknown key"),
         ("players = 'red'\n", "players: expected a list of names"),
         ("game = \n", "not TOML"),
+        ("boards = 3\n", "boards: expected [[boards]] tables"),
+        ("[[boards]]\nboard = 'orbital_battle:planet3'\n", "boards[0].serial: expected a name"),
+        ("[[boards]]\nboard = 'orbital_battle:planet3'\nserial = 'auto'\nprofile = 'p3.json'\n",
+         "boards[0].serial: a board's own grid needs its port named"),
+        ("[[boards]]\nboard = 'orbital_battle:planet3'\nserial = '/dev/null'\nprofile = 'p3.json'\n",
+         "'orbital_battle:planet3' is not a board trajectory's layout places beside its own"),
+        ("game = 'orbital_battle'\nplayers = ['red', 'blue']\n[[boards]]\nboard = 'orbital_battle:planet9'\n"
+         "serial = '/dev/null'\nprofile = 'p9.json'\n", "boards[0].board: no board 'orbital_battle:planet9'"),
+        ("game = 'orbital_battle'\nplayers = ['red', 'blue']\n[grid]\nserial = '/dev/ttyACM0'\n[[boards]]\n"
+         "board = 'orbital_battle:planet3'\nserial = '/dev/ttyACM0'\nprofile = 'p3.json'\n",
+         "boards[0].serial: /dev/ttyACM0 is the port of the game board's own grid"),
     ],
 )
 def test_a_bad_config_is_one_line_naming_the_key(tmp_path, capsys, config, message):

@@ -91,7 +91,9 @@ class OrbitalBattle(Game[State]):
     min_players = 2
     max_players = 2
     state_type = State
-    board_moves = frozenset({"orbit", "fly", "withdraw"})
+    # Landings and land moves are board moves too: a table with its planet maps on grids of their own follows them
+    # by hand (a table that senses the solar map alone does not see them, and they are declared on a phone).
+    board_moves = frozenset({"orbit", "fly", "withdraw", "unload", "march"})
     actions = ARGS
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
