@@ -64,9 +64,10 @@ def test_a_terrain_file_of_the_tables_own_replaces_the_default(tmp_path):
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"radius": 9}, "do not fit the 16 x 16 reed grid"),
+        ({"radius": 9}, r"options.radius: expected a whole number from 1 to 8, got 9"),
         ({"rings": [1, 2, 3]}, "seven ring numbers"),
-        ({"rings": [2, 3, 4, 5, 6, 7, 9]}, "outside a map of radius 8"),
+        ({"rings": [2, 3, 4, 5, 6, 7, 9]}, r"options.rings\[6\]: expected a whole number from 1 to 8, got 9"),
+        ({"radius": 6, "rings": [1, 2, 3, 4, 5, 6, 7]}, "ring 7 lies outside a map of radius 6"),
         ({"planet_files": {"9": "x.json"}}, "no planet '9'"),
     ],
 )

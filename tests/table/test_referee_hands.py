@@ -103,9 +103,13 @@ def test_a_trajectory_station_set_down_before_the_tap_is_offered_at_once():
     # offered at once, one tap, since nothing else leaves this board.
     seen = camera(game, built)
     (site,) = [s for s in built if built[s] != game.layout(state).get(s)]
-    top = SiteReading(True, tuple(p for p in built[site] if p.startswith("station")), partial=True)
+    top = SiteReading(True, built[site], partial=True)
     ruling = judge(game, state, Observation({**seen.sites, site: top}))
     assert (ruling.verdict, ruling.actions) == ("ambiguous", (build,))
+    # What the camera sees on top is the stack's top: a station seen without the ship on it means the ship is in
+    # the air, a move still under way.
+    lifted = SiteReading(True, tuple(p for p in built[site] if p.startswith("station")), partial=True)
+    assert judge(game, state, Observation({**seen.sites, site: lifted})).verdict == "in_progress"
     # The grid cannot feel a station set under a ship; the camera sees it.
     assert judge(game, state, reed("trajectory", built)).verdict == "unchanged"
 
