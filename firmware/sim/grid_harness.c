@@ -468,29 +468,45 @@ static void *simulate(void *unused) {
 }
 
 /* DTR: every time a program opens the pty, the USB-serial chip pulls DTR low and the board's capacitor turns that
- * edge into a reset pulse. The pty cannot carry DTR, so the harness watches the opens (inotify) instead. */
-static void *watch_opens(void *param) {
-  const char *path = (const char *)param;
-  int fd = inotify_init();
-  if (fd < 0 || inotify_add_watch(fd, path, IN_OPEN) < 0) {
-    fprintf(stderr, "grid_harness: cannot watch %s: %s\n", path, strerror(errno));
-    exit(2);
-  }
+ * edge into a reset pulse. The pty cannot carry DTR, so the harness watches the opens (inotify) instead. The queue
+ * of opens is read only under the lock, here and at power-up: an open made before "go" found an unpowered board and
+ * must not reset it later, however late this thread runs. */
+static int opens_fd = -1;
+
+static int take_opens(void) { /* with the lock held: whether the pty was opened since the last call */
   char buffer[4096];
-  for (;;) {
-    ssize_t n = read(fd, buffer, sizeof buffer);
-    if (n <= 0) continue;
+  int opened = 0;
+  ssize_t n;
+  while (opens_fd >= 0 && (n = read(opens_fd, buffer, sizeof buffer)) > 0) {
     for (char *p = buffer; p < buffer + n;) {
       struct inotify_event *event = (struct inotify_event *)p;
-      if (event->mask & IN_OPEN) {
-        pthread_mutex_lock(&lock);
-        if (running) atomic_store(&dtr_pending, 1); /* an unpowered board has nothing to reset */
-        pthread_mutex_unlock(&lock);
-      }
+      if (event->mask & IN_OPEN) opened = 1;
       p += sizeof *event + event->len;
     }
   }
+  return opened;
+}
+
+static void *watch_opens(void *unused) {
+  (void)unused;
+  struct pollfd ready = {.fd = opens_fd, .events = POLLIN};
+  for (;;) {
+    if (poll(&ready, 1, -1) <= 0) continue;
+    pthread_mutex_lock(&lock);
+    if (take_opens() && running) atomic_store(&dtr_pending, 1); /* an unpowered board has nothing to reset */
+    pthread_mutex_unlock(&lock);
+  }
   return NULL;
+}
+
+static void watch_pty(const char *path) {
+  opens_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (opens_fd < 0 || inotify_add_watch(opens_fd, path, IN_OPEN) < 0) {
+    fprintf(stderr, "grid_harness: cannot watch %s: %s\n", path, strerror(errno));
+    exit(2);
+  }
+  pthread_t watcher;
+  pthread_create(&watcher, NULL, watch_opens, NULL);
 }
 
 /* Intel hex into flash. simavr 1.6's read_ihex_chunks stops at the start-address records (types 03 and 05) that
@@ -617,14 +633,15 @@ int main(int argc, char **argv) {
   printf("pty %s\n", pty.port[0].slavename);
   fflush(stdout);
 
-  pthread_t thread, watcher;
+  pthread_t thread;
   pthread_create(&thread, NULL, simulate, NULL);
-  if (!no_dtr) pthread_create(&watcher, NULL, watch_opens, pty.port[0].slavename);
+  if (!no_dtr) watch_pty(pty.port[0].slavename);
   char line[512];
   while (fgets(line, sizeof line, stdin)) {
     if (strncmp(line, "quit", 4) == 0) break;
     if (strncmp(line, "go", 2) == 0) {
       pthread_mutex_lock(&lock);
+      take_opens(); /* opens before power-up reset nothing */
       running = 1;
       power_ups++;
       pthread_cond_signal(&started);

@@ -57,13 +57,19 @@ def test_debounce_is_set_from_the_host_and_reapplied_after_a_reset(grid, wire, c
     grid.pulse(2, 3, 12_000)  # now longer than the debounce: seen
     wait_for(lambda: link.changes.qsize() >= 2)
     assert [c.closed for c in drain(link)] == [True, False]
+    resets = link.counters.resets
     grid.reset()  # the firmware forgets the setting when it restarts; the host sets it again
-    wait_for(lambda: link.counters.resets == 1 and link.info.debounce_ms == 5)
+    # (how fast a reset syncs is the bootloader tests' business: this waits as long as a loaded host needs)
+    wait_for(lambda: link.counters.resets == resets + 1 and link.info.debounce_ms == 5, 10.0)
 
 
 def test_ping_answers(grid, wire, connect):
     link = connect(str(wire.path))
     assert link.ping(2.0) is not None
+
+
+def _not_set_hello(frame: frames.Frame) -> bool:
+    return not (isinstance(frame, frames.Hello) and frame.reason == "set")
 
 
 def test_serial_monitor_view_snapshots_heartbeats_and_errors(grid):
@@ -81,11 +87,14 @@ def test_serial_monitor_view_snapshots_heartbeats_and_errors(grid):
         port.write(b"Z\r\n")  # no such command
         time.sleep(0.1)
         port.write(frames.encode_command("D", "35"))
-        started = time.monotonic()
-        while time.monotonic() - started < 1.0:
+        # Read for a second of the sketch's own clock after the new setting (a loaded host runs the chip slower).
+        started, parsed = time.monotonic(), []
+        while time.monotonic() - started < 15.0:
             received += port.read(256)
-    lines = received.split(b"\n")[:-1]  # the last piece is a line not yet finished
-    parsed = [frames.parse_frame(line) for line in lines]
+            parsed = [frames.parse_frame(line) for line in received.split(b"\n")[:-1]]  # the last: not finished
+            after = [f.ms for f in itertools.dropwhile(_not_set_hello, parsed) if hasattr(f, "ms")]
+            if after and after[-1] - after[0] >= 1000:
+                break
     assert isinstance(parsed[0], frames.Hello) and parsed[0].reason == "boot"
     assert isinstance(parsed[1], frames.Snapshot)
     hellos = [f for f in parsed if isinstance(f, frames.Hello)]
