@@ -293,8 +293,9 @@ class ReedLink:
         valid frame, so a CH340 that is not a grid never hears from us."""
         ports = candidate_ports(self.comports)
         fresh = [port for port in ports if port not in self._silent]
-        if not fresh:
+        if not fresh:  # every candidate stayed silent: a grid among them may be slow to boot, so wait longer
             self._silent.clear()
+            self._longer_patience()
             fresh = ports
         if self._found in fresh:
             return self._found
@@ -346,8 +347,11 @@ class ReedLink:
                 if self._opened_port in (self.port, self._found):
                     # A grid slower to boot than we thought (a loaded host, a bootloader that listens longer): the
                     # reopening resets it again, so the next wait is longer, or it would never get to its hello.
-                    self._patience = min(self._patience * 2, self.boot_wait * 8)
+                    self._longer_patience()
                 raise LinkLost("no frame from the firmware")
+
+    def _longer_patience(self) -> None:
+        self._patience = min(self._patience * 2, self.boot_wait * 8)
 
     def request_snapshot_now(self, now: float) -> None:
         self._asked_at = now
