@@ -38,8 +38,9 @@ def _plugged(firmware_build: Path, tmp_path: Path, board: str, **options: object
 
 
 def _link(wire: FaultyWire, speed: float) -> ReedLink:
-    """The host's link, its wait for a silent bootloader stretched as far as the simulated chip runs slow."""
-    return ReedLink(str(wire.path), boot_wait=BOOT_WAIT / speed)
+    """The host's link, its wait for a silent bootloader stretched as far as the simulated chip runs slow, twice
+    over: the load beside it changes from one second to the next."""
+    return ReedLink(str(wire.path), boot_wait=2 * BOOT_WAIT / speed)
 
 
 @pytest.mark.parametrize("board", ["mega", "uno", "nano", "nano-old"])
