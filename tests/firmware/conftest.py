@@ -47,7 +47,7 @@ def wire(grid: GridProcess, tmp_path: Path) -> Iterator[FaultyWire]:
 # Waits for something the board does end as soon as it is done: the bound only catches a board that never does it,
 # and is wide because a loaded machine runs the simulation slower than real time. Goals on time are asserted apart,
 # on the board's own clock or, for the host, against it (companion.sim.simavr_grid.BoardClock).
-PATIENCE = 30.0
+PATIENCE = 60.0
 
 
 def wait_until(condition, timeout: float = PATIENCE) -> float:
