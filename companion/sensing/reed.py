@@ -83,7 +83,7 @@ class PortReport:
 def probe(device: str, wait: float = BOOT_WAIT) -> frames.Hello | None:
     """Opens a port (which resets a board through DTR) and listens for the firmware: its hello, or None when no
     valid frame came within `wait`. Nothing is written to a port before it has sent a valid frame."""
-    link = ReedLink(device, backoff=(60.0, 60.0)).start()  # no second opening within the wait
+    link = ReedLink(device, boot_wait=wait, backoff=(60.0, 60.0)).start()  # no second opening within the wait
     try:
         deadline = time.monotonic() + wait
         while link.info is None and time.monotonic() < deadline:
@@ -127,6 +127,7 @@ class ReedLink:
         *,
         debounce_ms: int | None = None,
         silence_timeout: float = 1.0,
+        boot_wait: float = BOOT_WAIT,
         backoff: tuple[float, float] = (0.05, 2.0),
         on_link: Callable[[bool], None] | None = None,
         comports: Comports | None = None,
@@ -136,6 +137,8 @@ class ReedLink:
         self.port = port
         self.debounce_ms = debounce_ms  # re-applied after every handshake that reports another value
         self.silence_timeout = silence_timeout
+        self.boot_wait = boot_wait  # silence after opening (or after a running firmware fell silent) before reopening
+        self._patience = boot_wait  # the wait of the next session: longer after each one a grid stayed silent through
         self.backoff = backoff
         self.on_link = on_link
         self.comports = comports  # port=None: the candidates come from here (pyserial's list_ports by default)
@@ -290,8 +293,9 @@ class ReedLink:
         valid frame, so a CH340 that is not a grid never hears from us."""
         ports = candidate_ports(self.comports)
         fresh = [port for port in ports if port not in self._silent]
-        if not fresh:
+        if not fresh:  # every candidate stayed silent: a grid among them may be slow to boot, so wait longer
             self._silent.clear()
+            self._longer_patience()
             fresh = ports
         if self._found in fresh:
             return self._found
@@ -329,6 +333,7 @@ class ReedLink:
             running = last_frame > opened and quiet <= self.silence_timeout
             if self._hello is not None and running and not self._connected:
                 self._handshaken = True
+                self._patience = self.boot_wait
                 self._found = self._opened_port
                 self._set_link(True)
             if self._hello is None and running and now - asked_hello > 0.3:
@@ -338,8 +343,15 @@ class ReedLink:
                 self.request_snapshot_now(now)
             if self._connected and not running:
                 self._set_link(False)  # the consumers hear of it now; the port stays open for a reboot
-            if quiet > (self.silence_timeout if last_frame > opened else 0.0) + BOOT_WAIT:
+            if quiet > (self.silence_timeout if last_frame > opened else 0.0) + self._patience:
+                if self._opened_port in (self.port, self._found):
+                    # A grid slower to boot than we thought (a loaded host, a bootloader that listens longer): the
+                    # reopening resets it again, so the next wait is longer, or it would never get to its hello.
+                    self._longer_patience()
                 raise LinkLost("no frame from the firmware")
+
+    def _longer_patience(self) -> None:
+        self._patience = min(self._patience * 2, self.boot_wait * 8)
 
     def request_snapshot_now(self, now: float) -> None:
         self._asked_at = now

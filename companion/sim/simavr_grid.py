@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from companion.firmware_tools import BOARDS, CHECKOUT_FIRMWARE, CORE_ROOT, SIZES, build_all, firmware_dir
@@ -110,6 +111,12 @@ class GridProcess:
     def time_us(self) -> int:
         return int(self.command("time"))
 
+    def run_for(self, microseconds: int) -> None:
+        """Waits until the board has run this long on its own clock (a loaded machine runs it slower than real time)."""
+        until = self.time_us() + microseconds
+        while self.time_us() < until:
+            time.sleep(0.01)
+
     def stop(self) -> None:
         process = self._process
         if process is None:
@@ -129,6 +136,27 @@ class GridProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class BoardClock:
+    """Wall time and the simulated board's own time since it was made. On a loaded host the simulation runs slower
+    than the clock on the wall, so what the board does (its bootloader's wait, its heartbeats) is timed on its own
+    clock, and what the host does is timed in wall time no longer than the board's: the time it would have taken
+    beside a board running at real speed (a simulation running faster than real time changes nothing)."""
+
+    def __init__(self, grid: GridProcess) -> None:
+        self.grid = grid
+        self.wall0, self.board0 = time.monotonic(), grid.time_us()
+
+    def elapsed(self) -> tuple[float, float]:
+        """Seconds of wall time and of the board's time since the clock was made."""
+        board = (self.grid.time_us() - self.board0) / 1e6
+        return time.monotonic() - self.wall0, board
+
+    def host_seconds(self) -> tuple[float, str]:
+        """The elapsed time at real speed (the lesser of the two clocks), and both clocks, for a failure message."""
+        wall, board = self.elapsed()
+        return min(wall, board), f"{wall:.2f} s of wall time, {board:.2f} s of the board's"
 
 
 def board_pins(board: str) -> tuple[list[str], list[str]]:

@@ -126,10 +126,10 @@ class FaultyWire:
             events = os.read(self._opens, 4096)
             if not self.plugged or not events:
                 return
-            self.opens += 1
             os.close(self.up)
             self.up = os.open(self.upstream, os.O_RDWR | os.O_NOCTTY)
             tty.setraw(self.up)
+            self.opens += 1  # counted once the grid has seen the opening too
 
     def stop(self) -> None:
         self._stop.set()

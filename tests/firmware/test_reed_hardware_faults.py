@@ -18,7 +18,7 @@ def test_a_stuck_reed_shows_as_it_is(grid, wire, connect, wait_for, drain):
     grid.close_switch(3, 3)
     wait_for(lambda: (3, 3) in link.occupancy())
     grid.open_switch(1, 1)
-    _run_for(grid, 100_000)
+    grid.run_for(100_000)
     time.sleep(0.05)
     assert link.occupancy() == {(1, 1), (3, 3)}
     grid.stuck(1, 1, "free")  # tapped loose
@@ -44,7 +44,7 @@ def test_chatter_faster_than_the_debounce_is_filtered(grid, wire, connect, drain
     link = connect(str(wire.path))
     drain(link, 0.05)
     grid.chatter(0, 0, 7_000, 9)  # 9 edges 7 ms apart: it ends closed
-    _run_for(grid, 200_000)
+    grid.run_for(200_000)
     changes = drain(link, 0.2)
     assert [(c.switch, c.closed) for c in changes] == [((0, 0), True)]
 
@@ -58,20 +58,13 @@ def test_a_slow_column_line_ghosts_without_a_pull_up(grid, wire, connect, wait_f
     grid.slow_column(0, fall_us=0.5, rise_us=40)  # about 1 nF of line through 35 kOhm: tau 35 us
     grid.close_switch(0, 0)
     wait_for(lambda: (0, 0) in link.occupancy())
-    _run_for(grid, 100_000)
+    grid.run_for(100_000)
     assert (1, 0) in link.occupancy()  # the ghost
     grid.open_switch(0, 0)
     wait_for(lambda: not link.occupancy())
     grid.slow_column(0, fall_us=0.5, rise_us=5)  # the same line with 4.7 kOhm: tau under 5 us
     grid.close_switch(0, 0)
     wait_for(lambda: (0, 0) in link.occupancy())
-    _run_for(grid, 100_000)
+    grid.run_for(100_000)
     time.sleep(0.05)
     assert link.occupancy() == {(0, 0)}
-
-
-def _run_for(grid, microseconds: int) -> None:
-    """Waits until the simulated board has run this long (the machine may run it slower than real time)."""
-    until = grid.time_us() + microseconds
-    while grid.time_us() < until:
-        time.sleep(0.02)

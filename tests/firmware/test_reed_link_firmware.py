@@ -40,7 +40,7 @@ def test_debounce_filters_short_pulses_and_times_long_ones(grid, wire, connect, 
     link = connect(str(wire.path))
     drain(link, 0.05)
     grid.pulse(0, 1, 12_000)  # 12 ms: shorter than the 20 ms debounce, a bounce
-    time.sleep(0.2)
+    grid.run_for(200_000)
     assert drain(link, 0.05) == []
     grid.pulse(0, 1, 150_000)  # 150 ms of simulated time
     wait_for(lambda: link.changes.qsize() >= 2)
@@ -57,15 +57,17 @@ def test_debounce_is_set_from_the_host_and_reapplied_after_a_reset(grid, wire, c
     grid.pulse(2, 3, 12_000)  # now longer than the debounce: seen
     wait_for(lambda: link.changes.qsize() >= 2)
     assert [c.closed for c in drain(link)] == [True, False]
-    resets = link.counters.resets
+    before = link.info
     grid.reset()  # the firmware forgets the setting when it restarts; the host sets it again
-    # (how fast a reset syncs is the bootloader tests' business: this waits as long as a loaded host needs)
-    wait_for(lambda: link.counters.resets == resets + 1 and link.info.debounce_ms == 5, 10.0)
+    # (how fast a reset syncs is the bootloader tests' business: this only waits until it has; a board slow enough
+    # that the host reopened the port was reset once more, and is set again all the same)
+    wait_for(lambda: link.info is not before and link.info.reason == "set" and link.info.debounce_ms == 5)
+    assert grid.resets()[0] >= 1 and link.counters.resets + link.counters.reconnects >= 1
 
 
 def test_ping_answers(grid, wire, connect):
     link = connect(str(wire.path))
-    assert link.ping(2.0) is not None
+    assert link.ping(30.0) is not None
 
 
 def _not_set_hello(frame: frames.Frame) -> bool:
@@ -79,7 +81,7 @@ def test_serial_monitor_view_snapshots_heartbeats_and_errors(grid):
         # A person waits for the board's hello before typing: what is typed into the bootloader keeps it waiting.
         # Bytes are gathered and cut into lines at the end: a read that times out mid-line returns half a line.
         received, started = b"", time.monotonic()
-        while b"\n" not in received and time.monotonic() - started < 5.0:
+        while b"\n" not in received and time.monotonic() - started < 30.0:
             received += port.read(256)
         port.write(b"I\r\n")  # read-only commands need no CRC
         port.write(b"D 50\r\n")  # a setting does
@@ -89,7 +91,7 @@ def test_serial_monitor_view_snapshots_heartbeats_and_errors(grid):
         port.write(frames.encode_command("D", "35"))
         # Read for a second of the sketch's own clock after the new setting (a loaded host runs the chip slower).
         started, parsed = time.monotonic(), []
-        while time.monotonic() - started < 15.0:
+        while time.monotonic() - started < 30.0:
             received += port.read(256)
             parsed = [frames.parse_frame(line) for line in received.split(b"\n")[:-1]]  # the last: not finished
             after = [f.ms for f in itertools.dropwhile(_not_set_hello, parsed) if hasattr(f, "ms")]

@@ -78,10 +78,10 @@ def test_the_link_finds_the_grid_by_its_hello_and_never_writes_to_the_other_devi
     grid, gps, comports, grid_port = two_ch340
     assert candidate_ports(comports)[1] == grid_port  # by USB id alone the GPS would come first
     with ReedLink(comports=comports) as link:
-        assert link.wait_synced(10.0), link.counters
+        assert link.wait_synced(60.0), link.counters  # a wait, not a goal
         assert link.found_port == grid_port
         grid.close_switch(2, 3)
-        deadline = time.monotonic() + 3
+        deadline = time.monotonic() + 30  # a wait, not a goal: a loaded machine runs the board slowly
         while link.occupancy() != {(2, 3)} and time.monotonic() < deadline:
             time.sleep(0.01)
         assert link.occupancy() == {(2, 3)}
