@@ -107,7 +107,10 @@ class FaultyWire:
         while not self._stop.is_set():
             with self.lock:
                 fds = [self.up, self._opens] + ([self.master] if self.plugged else [])
-            ready, _, _ = select.select(fds, [], [], 0.01)
+            try:
+                ready, _, _ = select.select(fds, [], [], 0.01)
+            except OSError:  # unplugged between taking the descriptors and the select: take them again
+                continue
             with self.lock:
                 if self._opens in ready:
                     self._host_opened()
