@@ -146,6 +146,16 @@ def save() -> tuple[Response, int]:
     return keep(game, option, name, board)
 
 
+def save_checked(game: str, option: str, key: str, problems: Callable[[Any], list[str]]) -> tuple[Response, int]:
+    """The request's `name` and its data under `key` (an object), kept as a named set if `problems` finds none."""
+    body = json_body()
+    name, data = field(body, "name", str), field(body, key, dict)
+    found = problems(data)
+    if found:
+        raise BadInput(found[0])
+    return keep(game, option, name, data)
+
+
 def keep(game: str, option: str, name: str, data: Any) -> tuple[Response, int]:
     """Save checked data as a named set; never the set the game in play reads (its log must replay the same)."""
     in_play = table().session.record

@@ -130,3 +130,33 @@ def test_a_planet_map_is_checked_by_its_hexes_and_kept_for_a_planet(served, tmp_
                                            "options": {"planet_files": {"3": "ours"}}})  # fmt: skip
     assert status == 201
     assert served.session.state.options.planet_files["3"].endswith("orbital_battle/planet_files/ours")
+
+
+def test_periorbis_data_is_checked_card_by_card_and_a_game_starts_on_it(served, tmp_path):
+    from companion.rules.periorbis.datafiles import load
+
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    files = served.get("/api/editor/periorbis")["files"]
+    status, answer = served.post("/api/editor/periorbis/check", {"files": files})
+    assert status == 200 and answer["problems"] == []
+    assert answer["cards"]["employee -2"] == "captain, paid 2: carries 3 cargo"
+    assert answer["cards"]["ship 1-1"].startswith("8 credits a crate, 12 spaces")
+    files["employees.json"]["decks"][0][2]["wage"] = 0
+    answer = served.post("/api/editor/periorbis/check", {"files": files})[1]
+    assert answer["problems"] == ["employee card 3 (deck 1), wage: must be at least 1"] and answer["cards"] == {}
+    files["employees.json"]["decks"][0][2]["wage"] = 3
+    files["orbit.json"]["turns"][3]["vesta"] = 1
+    status, answer = served.post("/api/editor/periorbis/save", {"name": "club", "files": files})
+    assert status == 400 and answer["error"] == "orbit track, turn 4: no asteroid 'vesta' in asteroids.json"
+    assert served.get("/api/library")["sets"] == []
+    del files["orbit.json"]["turns"][3]["vesta"]
+    files["setup.json"]["start_team"] = [-2, 0]
+    status, answer = served.post("/api/editor/periorbis/save", {"name": "club", "files": files})
+    assert status == 201, answer
+    assert served.get("/api/editor/periorbis?start=club")["files"]["setup.json"]["start_team"] == [-2, 0]
+    status, _ = served.post("/api/games", {"game": "periorbis", "players": ["red", "blue"],
+                                           "options": {"data": "club"}})  # fmt: skip
+    assert status == 201
+    folder = served.session.state.options.data
+    assert folder.endswith("periorbis/data/club") and load(folder).cards[3].wage == 3
+    assert load(folder).setup.start_team == (-2, 0)

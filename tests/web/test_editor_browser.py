@@ -187,18 +187,22 @@ def play(served, moves: int) -> None:
     assert len(served.session.actions) == moves
 
 
+def enter(box, label: str, value: str) -> None:
+    """Type a number into the field of that label in `box`, as a person does: it changes once they leave it."""
+    box.get_by_label(label).fill(value)
+    box.get_by_label(label).dispatch_event("change")
+
+
 def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path):
     page, errors = open_phone_editor(browser, served, tmp_path, "/editor/deck")
     expect(page.locator("#problems li")).to_have_text("The game can deal this deck.")
     expect(page.locator("#size")).to_have_text("56 cards in all.")
     first = page.locator("fieldset.card").first
     expect(first.locator(".does")).to_contain_text("advance red 1, orange 1")
-    first.get_by_label("Copies").fill("0")
-    first.get_by_label("Copies").dispatch_event("change")
+    enter(first, "Copies", "0")
     expect(page.locator("#problems li")).to_have_text(
         "card c01: counts are at least 1 and planets advance 1 or 2 positions")
-    first.get_by_label("Copies").fill("3")
-    first.get_by_label("Copies").dispatch_event("change")
+    enter(first, "Copies", "3")
     page.click("#add-card")
     added = page.locator("fieldset.card").last
     expect(added.locator("legend")).to_have_text("Card c29")
@@ -206,8 +210,7 @@ def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path
     added = page.locator("fieldset.card").last
     added.get_by_label("Advance", exact=True).select_option("gray")
     added.get_by_label("by", exact=True).select_option("2")
-    added.get_by_label("Flight steps").fill("2")
-    added.get_by_label("Flight steps").dispatch_event("change")
+    enter(added, "Flight steps", "2")
     expect(added.locator(".does")).to_have_text("advance gray 2; fly 2")
     expect(page.locator("#size")).to_have_text("58 cards in all.")
     page.fill("#name", "club")
@@ -259,4 +262,51 @@ def test_a_planet_map_is_painted_hex_by_hex_kept_and_played_on(browser, served, 
     from companion.rules.orbital_battle.geo import planet_map
 
     assert planet_map(served.session.state, "1").terrain["0000"] == "water"
+    play(served, 2)
+
+
+def test_periorbis_cards_track_and_team_are_entered_kept_and_played_on(browser, served, tmp_path):
+    page, errors = open_phone_editor(browser, served, tmp_path, "/editor/periorbis")
+    ok = "The game can start on these cards, track and team."
+    # about a hundred cards are built and checked before the first verdict: allow for a busy machine
+    expect(page.locator("#problems li")).to_have_text(ok, timeout=20_000)
+    captain = page.locator("fieldset.card", has=page.locator("legend", has_text="Start card -2"))
+    expect(captain.locator(".does")).to_have_text("captain, paid 2: carries 3 cargo")
+    enter(captain, "Cargo carried", "4")
+    expect(captain.locator(".does")).to_have_text("captain, paid 2: carries 4 cargo")
+    card = page.locator("fieldset.card", has=page.locator("legend", has_text="Card 3, deck 1"))
+    enter(card, "Wage", "0")
+    expect(page.locator("#problems li")).to_have_text("employee card 3 (deck 1), wage: must be at least 1")
+    enter(card, "Wage", "3")
+    ship = page.locator("fieldset.card", has=page.locator("legend", has_text="Ship 1-1"))
+    enter(ship, "Leaves once filled", "13")
+    expect(page.locator("#problems li")).to_have_text("ship card 1-1, minimum: must be 1 to the ship's spaces")
+    enter(ship, "Leaves once filled", "4")
+    expect(ship.locator(".does")).to_contain_text("leaves once 4 are filled")
+    turn = page.locator("#periorbis-orbit fieldset.card").first
+    turn.get_by_label("hygiea", exact=True).select_option(label="reached with drive 2")
+    team = page.locator("fieldset.card", has=page.locator("legend", has_text="Start team"))
+    team.get_by_label("HQ slot 3").select_option(label="nobody")
+    expect(page.locator("#problems li")).to_have_text(ok)
+    page.fill("#name", "club")
+    page.click("#save")
+    expect(page.locator("#message")).to_contain_text("Kept on the table as “club”")
+    expect(page.locator("#library li")).to_contain_text(["Periorbis: cards, track and start team “club”"])
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    small = page.evaluate("""() => [...document.querySelectorAll("#periorbis-editor :is(button, input, select)")]
+        .filter((e) => e.getBoundingClientRect().height < 44).map((e) => e.textContent || e.ariaLabel)""")
+    assert small == []
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    captain.evaluate("(card) => card.scrollIntoView()")
+    page.screenshot(path=ARTIFACTS / "editor-periorbis-phone.png")
+    assert errors == []
+
+    status, state = served.post("/api/games", {"game": "periorbis", "players": ["red", "blue"],
+                                               "options": {"data": "club"}})  # fmt: skip
+    assert status == 201, state
+    from companion.rules.periorbis.datafiles import load
+
+    data = load(served.session.state.options.data)
+    assert data.cards[-2].skills.captain == 4 and data.ships["1-1"].minimum == 4
+    assert data.setup.start_team == (0, -1) and data.orbit[0]["hygiea"] == 2
     play(served, 2)

@@ -38,3 +38,34 @@ export async function startEditing({ key, save, changed, fresh, restore }) {
     changed();
   }
 }
+
+// Form parts the card editors build from, each telling `whenChanged`'s function after its own change.
+let anyChange = () => {};
+export function whenChanged(work) { anyChange = work; }
+
+export function labelled(text, input) {
+  const label = document.createElement("label");
+  label.append(text + " ", input);
+  if (text) input.setAttribute("aria-label", text);  // the label also holds a list's options: name it plainly
+  return label;
+}
+
+export function numberInput(value, onChange) {
+  const input = document.createElement("input");
+  input.inputMode = "numeric"; input.value = value;
+  input.addEventListener("change", () => { onChange(Number(input.value)); anyChange(); });
+  return input;
+}
+
+export function select(options, value, onChange) {
+  const input = document.createElement("select");
+  for (const [key, text] of Object.entries(options)) input.add(new Option(text, key, false, key === String(value)));
+  input.addEventListener("change", () => { onChange(input.value); anyChange(); });
+  return input;
+}
+
+export function button(text, onClick) {
+  const b = document.createElement("button");
+  b.type = "button"; b.textContent = text; b.addEventListener("click", onClick);
+  return b;
+}
