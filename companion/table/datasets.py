@@ -31,6 +31,9 @@ BUILT_IN: dict[tuple[str, str], tuple[Any, ...]] = {  # values a game reads from
     ("orbital_battle", "planet_files"): (None,),
     ("periorbis", "data"): (None,),
 }
+FILE_KEYS: dict[tuple[str, str], dict[str, str]] = {  # the keys of a "files" option, each with what it is called
+    ("orbital_battle", "planet_files"): {str(n): f"planet {n}" for n in range(1, 9)},
+}
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 
 

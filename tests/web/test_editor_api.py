@@ -126,6 +126,10 @@ def test_a_planet_map_is_checked_by_its_hexes_and_kept_for_a_planet(served, tmp_
     assert status == 400 and "starports: expected a list of 3 hexes" in answer["error"]
     status, answer = served.post("/api/editor/planet/save", {"name": "ours", "planet": planet})
     assert status == 201, answer
+    game = next(g for g in served.get("/api/games")["games"] if g["name"] == "orbital_battle")
+    picker = next(f for f in game["options"] if f["name"] == "planet_files")
+    assert picker["kind"] == "choices" and picker["choices"] == ["ours"]
+    assert picker["labels"] == ["the game's own", "ours"] and picker["keys"]["3"] == "planet 3"
     status, _ = served.post("/api/games", {"game": "orbital_battle", "players": ["red", "blue"],
                                            "options": {"planet_files": {"3": "ours"}}})  # fmt: skip
     assert status == 201

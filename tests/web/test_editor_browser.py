@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 
 from companion.table.datasets import DataSets
 from tests.web.conftest import ARTIFACTS
+from tests.web.test_browser import join
 
 PLANETS = ("red", "orange", "yellow", "green", "blue", "purple", "brown", "gray")
 BGR = {"red": (40, 40, 220), "orange": (30, 140, 250), "yellow": (40, 220, 240), "green": (60, 180, 60),
@@ -256,9 +257,21 @@ def test_a_planet_map_is_painted_hex_by_hex_kept_and_played_on(browser, served, 
     kept = json.loads((tmp_path / "datasets/orbital_battle/planet_files/our-first").read_text())
     assert kept["rows"][0][0] == "W" and kept["rows"][1][1] == "F"
 
-    status, state = served.post("/api/games", {"game": "orbital_battle", "players": ["red", "blue"],
-                                               "options": {"planet_files": {"1": "our-first"}}})  # fmt: skip
-    assert status == 201, state
+    # The host starts a game on it from the new-game form: planet 1 on the map kept, the others the game's own.
+    join(page, served, "red")
+    page.click('button[data-open="setup"]')
+    page.select_option("#setup-game", "orbital_battle")
+    planets = page.locator('#setup-options fieldset[data-option="planet_files"]')
+    expect(planets.locator("select")).to_have_count(8)
+    expect(planets.get_by_label("planet 1")).to_contain_text("the game's own")
+    planets.get_by_label("planet 1").select_option(label="our-first")
+    assert page.evaluate("document.getElementById('setup').scrollWidth") <= 360
+    page.click("#setup-start")
+    page.click("#confirm-yes")
+    expect(page.locator("#setup")).to_be_hidden()
+    assert served.session.game.name == "orbital_battle"
+    chosen = served.session.state.options.planet_files
+    assert list(chosen) == ["1"] and chosen["1"].endswith("orbital_battle/planet_files/our-first")
     from companion.rules.orbital_battle.geo import planet_map
 
     assert planet_map(served.session.state, "1").terrain["0000"] == "water"
