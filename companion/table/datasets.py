@@ -22,12 +22,14 @@ from companion.rules import SetupError
 # The options that name files, by game: "file" (one file), "folder", or "files" (a map of keys to files).
 FILE_OPTIONS: dict[str, dict[str, str]] = {
     "orbit": {"board": "file", "deck": "file"},
+    "dakalio": {"mat": "file"},
     "orbital_battle": {"planet_files": "files"},
     "periorbis": {"data": "folder"},
 }
 BUILT_IN: dict[tuple[str, str], tuple[Any, ...]] = {  # values a game reads from its own package
     ("orbit", "board"): ("front", "back"),
     ("orbit", "deck"): ("",),
+    ("dakalio", "mat"): (None,),
     ("orbital_battle", "planet_files"): (None,),
     ("periorbis", "data"): (None,),
 }

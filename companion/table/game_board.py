@@ -11,7 +11,7 @@ from companion.boards import Board, BoardFileError, load_board
 from companion.errors import UserError
 from companion.table.datasets import DataSets
 
-BOARD_OPTIONS = {"orbit": "board"}  # games whose options may name the board itself
+BOARD_OPTIONS = {"orbit": "board", "dakalio": "mat"}  # games whose options may name the board itself
 
 
 def board_of(game: str, options: Mapping[str, Any], table_board: Callable[[str], Board]) -> Board:

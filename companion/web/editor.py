@@ -40,9 +40,9 @@ def page() -> Response:
 
 
 def _game(value: Any) -> str:
-    if value not in BOARD_OPTIONS:
+    if value not in SIDES:
         raise BadInput(f"game: {str(value)[:40]!r} takes no board of its own (the editor makes boards for: "
-                       f"{', '.join(BOARD_OPTIONS)})")
+                       f"{', '.join(SIDES)})")
     return value
 
 

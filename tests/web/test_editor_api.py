@@ -164,3 +164,22 @@ def test_periorbis_data_is_checked_card_by_card_and_a_game_starts_on_it(served, 
     folder = served.session.state.options.data
     assert folder.endswith("periorbis/data/club") and load(folder).cards[3].wage == 3
     assert load(folder).setup.start_team == (-2, 0)
+
+
+def test_a_dakalio_mat_of_the_tables_is_chosen_by_name_and_played_on(served, tmp_path):
+    from companion.boards import dakalio
+    from companion.table import library
+
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    mat = board_to_json(dakalio.build())
+    next(site for site in mat["sites"] if site["id"] == "e5")["label"] = "our blue base"
+    library.save(served.table.datasets, "dakalio", "mat", "ours", mat)
+    game = next(g for g in served.get("/api/games")["games"] if g["name"] == "dakalio")
+    field = next(f for f in game["options"] if f["name"] == "mat")
+    assert field["choices"] == [None, "ours"] and field["labels"] == ["the game's own", "ours"]
+    status, answer = served.post("/api/games", {"game": "dakalio", "players": ["red", "blue"],
+                                                "options": {"mat": "/etc/hostname"}})  # fmt: skip
+    assert status == 400 and "mat: '/etc/hostname' is not a data set this table offers" in answer["error"]
+    status, _ = served.post("/api/games", {"game": "dakalio", "players": ["red", "blue"], "options": {"mat": "ours"}})
+    assert status == 201
+    assert any("our blue base" in (site.get("label"), site.get("name")) for site in served.get("/api/board")["sites"])
