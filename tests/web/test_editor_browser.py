@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import time
 
 import cv2
 import numpy as np
@@ -194,6 +195,19 @@ def enter(box, label: str, value: str) -> None:
     box.get_by_label(label).dispatch_event("change")
 
 
+def start_from_the_form(page, served, game: str, choose) -> None:
+    """The host starts a new game of `game` from the phone page's new-game form, `choose` setting its options."""
+    join(page, served, "red")
+    page.click('button[data-open="setup"]')
+    page.select_option("#setup-game", game)
+    choose(page.locator("#setup-options"))
+    assert page.evaluate("document.getElementById('setup').scrollWidth") <= 360
+    page.click("#setup-start")
+    page.click("#confirm-yes")
+    expect(page.locator("#setup")).to_be_hidden()
+    assert served.session.game.name == game
+
+
 def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path):
     page, errors = open_phone_editor(browser, served, tmp_path, "/editor/deck")
     expect(page.locator("#problems li")).to_have_text("The game can deal this deck.")
@@ -258,18 +272,13 @@ def test_a_planet_map_is_painted_hex_by_hex_kept_and_played_on(browser, served, 
     assert kept["rows"][0][0] == "W" and kept["rows"][1][1] == "F"
 
     # The host starts a game on it from the new-game form: planet 1 on the map kept, the others the game's own.
-    join(page, served, "red")
-    page.click('button[data-open="setup"]')
-    page.select_option("#setup-game", "orbital_battle")
-    planets = page.locator('#setup-options fieldset[data-option="planet_files"]')
-    expect(planets.locator("select")).to_have_count(8)
-    expect(planets.get_by_label("planet 1")).to_contain_text("the game's own")
-    planets.get_by_label("planet 1").select_option(label="our-first")
-    assert page.evaluate("document.getElementById('setup').scrollWidth") <= 360
-    page.click("#setup-start")
-    page.click("#confirm-yes")
-    expect(page.locator("#setup")).to_be_hidden()
-    assert served.session.game.name == "orbital_battle"
+    def planet_one(options) -> None:
+        planets = options.locator('fieldset[data-option="planet_files"]')
+        expect(planets.locator("select")).to_have_count(8)
+        expect(planets.get_by_label("planet 1")).to_contain_text("the game's own")
+        planets.get_by_label("planet 1").select_option(label="our-first")
+
+    start_from_the_form(page, served, "orbital_battle", planet_one)
     chosen = served.session.state.options.planet_files
     assert list(chosen) == ["1"] and chosen["1"].endswith("orbital_battle/planet_files/our-first")
     from companion.rules.orbital_battle.geo import planet_map
@@ -314,12 +323,18 @@ def test_periorbis_cards_track_and_team_are_entered_kept_and_played_on(browser, 
     page.screenshot(path=ARTIFACTS / "editor-periorbis-phone.png")
     assert errors == []
 
-    status, state = served.post("/api/games", {"game": "periorbis", "players": ["red", "blue"],
-                                               "options": {"data": "club"}})  # fmt: skip
-    assert status == 201, state
+    start_from_the_form(page, served, "periorbis", lambda options: options.get_by_label("data").select_option("club"))
     from companion.rules.periorbis.datafiles import load
 
     data = load(served.session.state.options.data)
     assert data.cards[-2].skills.captain == 4 and data.ships["1-1"].minimum == 4
     assert data.setup.start_team == (0, -1) and data.orbit[0]["hygiea"] == 2
-    play(served, 2)
+    # Red's first move, made on Red's phone: an employee set to research, tapped among the moves the page offers.
+    expect(page.locator("#your-turn")).to_be_visible()
+    page.locator("#declared button", has_text="Red's employee 1 researches").click()
+    deadline = time.monotonic() + 10
+    while not served.session.actions and time.monotonic() < deadline:
+        time.sleep(0.05)
+    entry = served.get("/api/log")["entries"][-1]
+    assert entry["action"]["type"] != "end_turn" and entry["action"]["employee"] == 1
+    assert (entry["actor"], entry["source"]) == ("red", "phone") and len(served.session.actions) == 1
