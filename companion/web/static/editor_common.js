@@ -25,6 +25,15 @@ export function chosenName(example) {
   return name;
 }
 
+// What is being edited kept as a draft in this browser (with the name typed), and checked by the table a moment after
+// the last change.
+const checks = {};
+export function keepDraft(key, draft, check) {
+  localStorage.setItem(key, JSON.stringify({ ...draft, name: $("name").value }));
+  clearTimeout(checks[key]);
+  checks[key] = setTimeout(() => guarded(check), 300);
+}
+
 // An editor's start: its save button and name wired, then its draft from this browser's storage, or `fresh`.
 export async function startEditing({ key, save, changed, fresh, restore }) {
   $("save").addEventListener("click", () => guarded(save));

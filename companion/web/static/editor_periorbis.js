@@ -1,7 +1,7 @@
 // Periorbis's data: the employee and ship cards (each in words), the orbit track, the asteroids and the start team,
 // checked by the table as one edits (each problem naming the card or the turn) and kept in the table's library.
 import { get, post, takeTokenFromUrl } from "/static/api.js";
-import { $, button, guarded, labelled, numberInput, select, showProblems, startEditing, whenChanged } from "/static/editor_common.js";
+import { $, button, guarded, keepDraft, labelled, numberInput, select, showProblems, startEditing, whenChanged } from "/static/editor_common.js";
 import { keep } from "/static/editor_library.js";
 
 const DRAFT_KEY = "orrery.editor.periorbis";
@@ -10,7 +10,7 @@ const SKILLS = [["build", "Credits off building", 0], ["upgrade", "Research data
   ["sell", "Crates sold", 2], ["captain", "Cargo carried", 2], ["research", "Research data made", 1],
   ["black", "Crates from black ore", 1], ["grey", "Crates from grey ore", 1], ["white", "Crates from white ore", 0]];
 const SETUP = [["credits", "Credits at the start"], ["hq_open", "HQ slots open"], ["fleet", "Ships at the start"], ["fleet_max", "Most ships"], ["drive_levels", "Drive levels"]];
-const state = { files: null, start: "", timer: 0, words: {} };
+const state = { files: null, start: "", words: {} };
 
 function box(title, key) {
   const set = document.createElement("fieldset");
@@ -136,9 +136,7 @@ function render() {
 }
 
 function changed() {
-  localStorage.setItem(DRAFT_KEY, JSON.stringify({ start: state.start, files: state.files, name: $("name").value }));
-  clearTimeout(state.timer);
-  state.timer = setTimeout(() => guarded(check), 300);
+  keepDraft(DRAFT_KEY, { start: state.start, files: state.files }, check);
 }
 
 async function check() {
