@@ -14,9 +14,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("data", help="the data sets (boards, decks, terrain) a table offers its phones")
     commands = parser.add_subparsers(dest="data_command", required=True)
     add = commands.add_parser("add", help="add a file or folder under a name the phones may choose")
-    add.add_argument("game", help="the game (orbit, orbital_battle, periorbis)")
-    add.add_argument("option", help="the option it is for (orbit: board, deck; orbital_battle: planet_files; "
-                     "periorbis: data)")
+    add.add_argument("game", help="the game (orbit, dakalio, orbital_battle, periorbis)")
+    add.add_argument("option", help="the option it is for (orbit: board, deck; dakalio: mat; "
+                     "orbital_battle: planet_files; periorbis: data)")
     add.add_argument("name", help="the name the phones see (lower-case letters, digits, - and _)")
     add.add_argument("path", help="the file (or, for periorbis data, the folder) to copy in")
     listing = commands.add_parser("list", help="the data sets the table offers")

@@ -13,7 +13,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("print", help="write a printable SVG at true scale (print at 100%%)")
     what = parser.add_subparsers(dest="printable", required=True, metavar="WHAT")
     board = what.add_parser("board", help="the board overlay with fiducials and site marks")
-    board.add_argument("game", metavar="GAME", help="game name or board file")
+    board.add_argument("game", metavar="GAME", help="game name, board file, or the name of a board of the table's "
+                       "(made in the board editor; `companion data list`)")
+    board.add_argument("--db", default="companion.db", help="the table's database; its boards are in the folder "
+                       "datasets beside it (default companion.db)")
     board.add_argument("--tiles", choices=("a4", "letter"),
                        help="cut into overlapping pages of this paper with alignment marks; --out names them "
                             "OUT-1.svg, OUT-2.svg, ...")
@@ -32,10 +35,18 @@ def _run(args: argparse.Namespace) -> int:
     from companion.printables.shapes import to_svg
 
     if args.printable == "board":
+        from companion.errors import UserError
         from companion.printables.overlay import board_drawing
         from companion.sensing.vision_setup import resolve_board
+        from companion.table.datasets import DataSets, data_folder
+        from companion.table.game_board import board_names, named_board
 
-        drawing = board_drawing(resolve_board(args.game))
+        sets = DataSets(data_folder(args.db))
+        mine = named_board(sets, args.game)
+        try:
+            drawing = board_drawing(resolve_board(str(mine) if mine else args.game))
+        except UserError as error:
+            raise UserError(f"{error}; this table: {board_names(sets)}" if mine is None else str(error)) from None
     elif args.printable == "stickers":
         from companion.printables.stickers import sticker_sheet
         from companion.sensing.pieces import default_registry, load_registry

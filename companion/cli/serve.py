@@ -13,7 +13,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--players", help="comma-separated seats for a new game (default red,green,blue)")
     parser.add_argument("--seed", type=int, help="the new game's seed")
     parser.add_argument("--db", help="the SQLite game log (default companion.db); an unfinished game resumes")
-    parser.add_argument("--board", help="a board file (default: the game's own board)")
+    parser.add_argument("--board", help="a board file, or the name of a board of the table's (made in the board "
+                        "editor; `companion data list`) (default: the game's own board)")
     parser.add_argument("--serial", help='the reed grid: a port, "auto" (by USB id, the default) or "none"')
     parser.add_argument("--grid-profile", help="the grid's switch-to-site profile from `companion calibrate grid`")
     parser.add_argument("--camera", help='a device number, "picamera", "phone" (a phone on a stand opens the '
@@ -33,6 +34,8 @@ def _run(args: argparse.Namespace) -> int:
     import threading
 
     from companion.table.config import TableConfig, load_config
+    from companion.table.datasets import DataSets, data_folder
+    from companion.table.game_board import table_board
     from companion.table.live import LiveTable
     from companion.web.serve import serve, tls_settings
 
@@ -43,6 +46,8 @@ def _run(args: argparse.Namespace) -> int:
         camera_profile=args.camera_profile, registry=args.registry, host=args.host, port=args.port,
         tls_dir=args.tls_dir, tls_port=args.tls_port,
     )  # fmt: skip
+    if config.board:
+        config = config.with_overrides(board=table_board(DataSets(data_folder(config.db)), config.board))
     tls = tls_settings(config.tls_dir, config.tls_port, config.port)
     table = LiveTable(config)
     table.session.subscribe(_print_entry)

@@ -22,14 +22,19 @@ from companion.rules import SetupError
 # The options that name files, by game: "file" (one file), "folder", or "files" (a map of keys to files).
 FILE_OPTIONS: dict[str, dict[str, str]] = {
     "orbit": {"board": "file", "deck": "file"},
+    "dakalio": {"mat": "file"},
     "orbital_battle": {"planet_files": "files"},
     "periorbis": {"data": "folder"},
 }
 BUILT_IN: dict[tuple[str, str], tuple[Any, ...]] = {  # values a game reads from its own package
     ("orbit", "board"): ("front", "back"),
     ("orbit", "deck"): ("",),
+    ("dakalio", "mat"): (None,),
     ("orbital_battle", "planet_files"): (None,),
     ("periorbis", "data"): (None,),
+}
+FILE_KEYS: dict[tuple[str, str], dict[str, str]] = {  # the keys of a "files" option, each with what it is called
+    ("orbital_battle", "planet_files"): {str(n): f"planet {n}" for n in range(1, 9)},
 }
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 

@@ -11,6 +11,7 @@ from companion.web.context import KEY, Extension, WebSettings
 from companion.web.editor import editor
 from companion.web.editor_deck import decks
 from companion.web.editor_library import shelf
+from companion.web.editor_periorbis import periorbis
 from companion.web.editor_planet import planets
 from companion.web.guides import guides
 from companion.web.health import health
@@ -28,6 +29,7 @@ def create_app(table: Table, settings: WebSettings | None = None, origins: Origi
     app.extensions[ORIGINS_KEY] = origins or Origins()  # the server fills in its ports once it has bound them
     errors.install(app)
     # /events is the server's own (events.py)
-    for blueprint in (pages, api, guides, health, trust, summaries, phone_camera, editor, decks, planets, shelf):
+    for blueprint in (pages, api, guides, health, trust, summaries, phone_camera, editor, decks, planets, periorbis,
+                      shelf):
         app.register_blueprint(blueprint)
     return app

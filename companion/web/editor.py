@@ -40,9 +40,9 @@ def page() -> Response:
 
 
 def _game(value: Any) -> str:
-    if value not in BOARD_OPTIONS:
+    if value not in SIDES:
         raise BadInput(f"game: {str(value)[:40]!r} takes no board of its own (the editor makes boards for: "
-                       f"{', '.join(BOARD_OPTIONS)})")
+                       f"{', '.join(SIDES)})")
     return value
 
 
@@ -144,6 +144,16 @@ def save() -> tuple[Response, int]:
     if problems:
         raise BadInput(problems[0])
     return keep(game, option, name, board)
+
+
+def save_checked(game: str, option: str, key: str, problems: Callable[[Any], list[str]]) -> tuple[Response, int]:
+    """The request's `name` and its data under `key` (an object), kept as a named set if `problems` finds none."""
+    body = json_body()
+    name, data = field(body, "name", str), field(body, key, dict)
+    found = problems(data)
+    if found:
+        raise BadInput(found[0])
+    return keep(game, option, name, data)
 
 
 def keep(game: str, option: str, name: str, data: Any) -> tuple[Response, int]:

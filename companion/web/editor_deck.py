@@ -12,7 +12,7 @@ from companion.rules.orbit.data import DEFAULT_DECK, MARKER_FEATURES, STATION_KI
 from companion.table import library
 from companion.web.body import UPLOAD_BYTES, field, json_body
 from companion.web.context import table
-from companion.web.editor import keep, trial
+from companion.web.editor import save_checked, trial
 from companion.web.errors import BadInput
 from companion.web.guard import requires_token
 from companion.web.pages import _file
@@ -80,9 +80,4 @@ def check() -> Response:
 @decks.post("/api/editor/deck/save")
 @requires_token
 def save() -> tuple[Response, int]:
-    data = json_body()
-    name, deck = field(data, "name", str), field(data, "deck", dict)
-    found, _ = problems(deck)
-    if found:
-        raise BadInput(found[0])
-    return keep("orbit", "deck", name, deck)
+    return save_checked("orbit", "deck", "deck", lambda deck: problems(deck)[0])

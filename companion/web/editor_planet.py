@@ -12,16 +12,17 @@ from flask import Blueprint, Response, jsonify, request
 from companion.boards.orbital_battle import COLUMNS, ROWS
 from companion.boards.orbital_battle_maps import LEGEND, load_map
 from companion.table import library
+from companion.table.datasets import FILE_KEYS
 from companion.web.body import UPLOAD_BYTES, field, json_body
 from companion.web.context import table
-from companion.web.editor import keep, trial
+from companion.web.editor import save_checked, trial
 from companion.web.errors import BadInput
 from companion.web.guard import requires_token
 from companion.web.pages import _file
 
 planets = Blueprint("planets", __name__)
 GAME, OPTION = "orbital_battle", "planet_files"
-OWN = tuple(str(n) for n in range(1, 9))  # the game's own planets, by number
+OWN = tuple(FILE_KEYS[(GAME, OPTION)])  # the game's own planets, by number
 
 
 @planets.before_request
@@ -62,9 +63,4 @@ def check() -> Response:
 @planets.post("/api/editor/planet/save")
 @requires_token
 def save() -> tuple[Response, int]:
-    data = json_body()
-    name, planet = field(data, "name", str), field(data, "planet", dict)
-    found = problems(planet)
-    if found:
-        raise BadInput(found[0])
-    return keep(GAME, OPTION, name, planet)
+    return save_checked(GAME, OPTION, "planet", problems)

@@ -1,8 +1,9 @@
 """The setup wizard's fields for a game's options, read from the type of its state's `options` field.
 
 A game whose state has an `options` dataclass gets one field per option: a choice for a Literal, a number, a
-checkbox, or JSON text for anything richer (seats, planets). A game without one gets none, and the wizard still
-accepts options as JSON.
+checkbox, or JSON text for anything richer (seats). An option naming files is a choice among the game's own data and
+the table's data sets; one naming a file for each planet, a choice for each planet. A game without options gets none,
+and the wizard still accepts options as JSON.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 
 from companion import codec
 from companion.rules import Game
-from companion.table.datasets import BUILT_IN, FILE_OPTIONS
+from companion.table.datasets import BUILT_IN, FILE_KEYS, FILE_OPTIONS
 
 OWN = "the game's own"  # how a choice of the game's own data reads
 
@@ -46,13 +47,17 @@ def option_fields(game: Game, offered: dict[str, list[Any]] | None = None) -> li
     fields = []
     for field in dataclasses.fields(options_type):
         kind, choices = _kind(hints[field.name])
-        labels = None
-        if offered is not None and field.name in offered and FILE_OPTIONS[game.name][field.name] != "files":
+        extra: dict[str, Any] = {}
+        if offered is not None and field.name in offered:
             if not offered[field.name] and all(v in (None, "") for v in BUILT_IN.get((game.name, field.name), ())):
                 continue  # nothing to choose but the game's own: the option is left out
             own = list(BUILT_IN.get((game.name, field.name), ()))
             kind, choices = "choice", [*own, *offered[field.name]]
-            labels = [OWN if v in (None, "") else str(v) for v in choices]  # the game's own deck has no name
+            extra["labels"] = [OWN if v in (None, "") else str(v) for v in choices]  # the game's own deck has no name
+            if FILE_OPTIONS[game.name][field.name] == "files":
+                # a choice for each planet: its keys ("3") and what each is called ("planet 3")
+                kind, choices = "choices", [v for v in choices if v is not None]
+                extra = {"labels": [OWN, *choices], "keys": FILE_KEYS[(game.name, field.name)]}
         fields.append({"name": field.name, "kind": kind, "choices": choices, "default": defaults.get(field.name),
-                       **({"labels": labels} if labels else {})})
+                       **extra})
     return fields

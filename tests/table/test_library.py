@@ -83,3 +83,20 @@ def test_a_replaced_board_is_read_again_by_the_rules(tmp_path):
             site["tags"] = [t for t in site["tags"] if t != "portal"]
     library.save(sets, "orbit", "board", "mine", changed)
     assert "r3s9" not in space(path).portals
+
+
+def test_a_replaced_dakalio_mat_is_read_again_by_the_rules(tmp_path):
+    from companion.boards import dakalio
+    from companion.rules.dakalio.mat import mat
+
+    sets = DataSets(tmp_path / "sets")
+    first = board_to_json(dakalio.build())
+    path = str(library.save(sets, "dakalio", "mat", "ours", first))
+    assert len(mat(path).entries["a5"]) == 3
+    changed = board_to_json(dakalio.build())
+    changed["links"] = [link for link in changed["links"]
+                        if (link["kind"], link["a"], link["b"]) != ("entry", "a5", "b6")]  # fmt: skip
+    library.save(sets, "dakalio", "mat", "ours", changed)
+    assert len(mat(path).entries["a5"]) == 2
+    with pytest.raises(SetupError, match="dakalio mat 'wrong'"):
+        library.save(sets, "dakalio", "mat", "wrong", {**first, "sites": first["sites"][1:]})

@@ -229,3 +229,29 @@ def test_a_table_restarted_with_another_games_game_unfinished_comes_back(tmp_pat
     assert live.board.name == "trajectory" and live.loop is None and live.switch_sites
     assert live.use(Session.start(live.store, "trajectory", ["red", "green"], {}, 3)) is not None
     live.store.close()
+
+
+def test_a_board_of_the_table_is_named_as_the_phones_name_it(tmp_path, capsys):
+    from companion.boards import orbit
+    from companion.boards.files import board_to_json
+    from companion.table import library
+    from companion.table.datasets import DataSets, data_folder
+
+    db = tmp_path / "table.db"
+    board = board_to_json(orbit.build("back"))
+    board["sites"][0]["label"] = "our sun"
+    library.save(DataSets(data_folder(db)), "orbit", "board", "my-copy", board)
+    assert main(["serve", "--db", str(db), "--game", "orbit", "--board", "our-copy"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("--board: 'our-copy' is neither a board file nor a board of this table (its boards: "
+                        "my-copy (orbit))") and len(err.splitlines()) == 1  # fmt: skip
+    assert main(["print", "board", "my-copy", "--db", str(db), "--out", str(tmp_path / "overlay.svg")]) == 0
+    assert "<svg" in (tmp_path / "overlay.svg").read_text()
+    assert main(["print", "board", "our-copy", "--db", str(db), "--out", str(tmp_path / "x.svg")]) == 2
+    assert "this table: its boards: my-copy (orbit)" in capsys.readouterr().err
+    served = Served("--db", str(db), "--serial", "none", "--game", "orbit", "--players", "red,blue",
+                    "--board", "my-copy")  # fmt: skip
+    try:
+        served.wait_for("Refereeing with: phones alone")
+    finally:
+        served.stop()

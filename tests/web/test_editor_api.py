@@ -126,7 +126,60 @@ def test_a_planet_map_is_checked_by_its_hexes_and_kept_for_a_planet(served, tmp_
     assert status == 400 and "starports: expected a list of 3 hexes" in answer["error"]
     status, answer = served.post("/api/editor/planet/save", {"name": "ours", "planet": planet})
     assert status == 201, answer
+    game = next(g for g in served.get("/api/games")["games"] if g["name"] == "orbital_battle")
+    picker = next(f for f in game["options"] if f["name"] == "planet_files")
+    assert picker["kind"] == "choices" and picker["choices"] == ["ours"]
+    assert picker["labels"] == ["the game's own", "ours"] and picker["keys"]["3"] == "planet 3"
     status, _ = served.post("/api/games", {"game": "orbital_battle", "players": ["red", "blue"],
                                            "options": {"planet_files": {"3": "ours"}}})  # fmt: skip
     assert status == 201
     assert served.session.state.options.planet_files["3"].endswith("orbital_battle/planet_files/ours")
+
+
+def test_periorbis_data_is_checked_card_by_card_and_a_game_starts_on_it(served, tmp_path):
+    from companion.rules.periorbis.datafiles import load
+
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    files = served.get("/api/editor/periorbis")["files"]
+    status, answer = served.post("/api/editor/periorbis/check", {"files": files})
+    assert status == 200 and answer["problems"] == []
+    assert answer["cards"]["employee -2"] == "captain, paid 2: carries 3 cargo"
+    assert answer["cards"]["ship 1-1"].startswith("8 credits a crate, 12 spaces")
+    files["employees.json"]["decks"][0][2]["wage"] = 0
+    answer = served.post("/api/editor/periorbis/check", {"files": files})[1]
+    assert answer["problems"] == ["employee card 3 (deck 1), wage: must be at least 1"] and answer["cards"] == {}
+    files["employees.json"]["decks"][0][2]["wage"] = 3
+    files["orbit.json"]["turns"][3]["vesta"] = 1
+    status, answer = served.post("/api/editor/periorbis/save", {"name": "club", "files": files})
+    assert status == 400 and answer["error"] == "orbit track, turn 4: no asteroid 'vesta' in asteroids.json"
+    assert served.get("/api/library")["sets"] == []
+    del files["orbit.json"]["turns"][3]["vesta"]
+    files["setup.json"]["start_team"] = [-2, 0]
+    status, answer = served.post("/api/editor/periorbis/save", {"name": "club", "files": files})
+    assert status == 201, answer
+    assert served.get("/api/editor/periorbis?start=club")["files"]["setup.json"]["start_team"] == [-2, 0]
+    status, _ = served.post("/api/games", {"game": "periorbis", "players": ["red", "blue"],
+                                           "options": {"data": "club"}})  # fmt: skip
+    assert status == 201
+    folder = served.session.state.options.data
+    assert folder.endswith("periorbis/data/club") and load(folder).cards[3].wage == 3
+    assert load(folder).setup.start_team == (-2, 0)
+
+
+def test_a_dakalio_mat_of_the_tables_is_chosen_by_name_and_played_on(served, tmp_path):
+    from companion.boards import dakalio
+    from companion.table import library
+
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    mat = board_to_json(dakalio.build())
+    next(site for site in mat["sites"] if site["id"] == "e5")["label"] = "our blue base"
+    library.save(served.table.datasets, "dakalio", "mat", "ours", mat)
+    game = next(g for g in served.get("/api/games")["games"] if g["name"] == "dakalio")
+    field = next(f for f in game["options"] if f["name"] == "mat")
+    assert field["choices"] == [None, "ours"] and field["labels"] == ["the game's own", "ours"]
+    status, answer = served.post("/api/games", {"game": "dakalio", "players": ["red", "blue"],
+                                                "options": {"mat": "/etc/hostname"}})  # fmt: skip
+    assert status == 400 and "mat: '/etc/hostname' is not a data set this table offers" in answer["error"]
+    status, _ = served.post("/api/games", {"game": "dakalio", "players": ["red", "blue"], "options": {"mat": "ours"}})
+    assert status == 201
+    assert any("our blue base" in (site.get("label"), site.get("name")) for site in served.get("/api/board")["sites"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import time
 
 import cv2
 import numpy as np
@@ -14,6 +15,7 @@ from playwright.sync_api import expect
 
 from companion.table.datasets import DataSets
 from tests.web.conftest import ARTIFACTS
+from tests.web.test_browser import join
 
 PLANETS = ("red", "orange", "yellow", "green", "blue", "purple", "brown", "gray")
 BGR = {"red": (40, 40, 220), "orange": (30, 140, 250), "yellow": (40, 220, 240), "green": (60, 180, 60),
@@ -187,18 +189,35 @@ def play(served, moves: int) -> None:
     assert len(served.session.actions) == moves
 
 
+def enter(box, label: str, value: str) -> None:
+    """Type a number into the field of that label in `box`, as a person does: it changes once they leave it."""
+    box.get_by_label(label).fill(value)
+    box.get_by_label(label).dispatch_event("change")
+
+
+def start_from_the_form(page, served, game: str, choose) -> None:
+    """The host starts a new game of `game` from the phone page's new-game form, `choose` setting its options."""
+    join(page, served, "red")
+    page.click('button[data-open="setup"]')
+    page.select_option("#setup-game", game)
+    choose(page.locator("#setup-options"))
+    assert page.evaluate("document.getElementById('setup').scrollWidth") <= 360
+    page.click("#setup-start")
+    page.click("#confirm-yes")
+    expect(page.locator("#setup")).to_be_hidden()
+    assert served.session.game.name == game
+
+
 def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path):
     page, errors = open_phone_editor(browser, served, tmp_path, "/editor/deck")
     expect(page.locator("#problems li")).to_have_text("The game can deal this deck.")
     expect(page.locator("#size")).to_have_text("56 cards in all.")
     first = page.locator("fieldset.card").first
     expect(first.locator(".does")).to_contain_text("advance red 1, orange 1")
-    first.get_by_label("Copies").fill("0")
-    first.get_by_label("Copies").dispatch_event("change")
+    enter(first, "Copies", "0")
     expect(page.locator("#problems li")).to_have_text(
         "card c01: counts are at least 1 and planets advance 1 or 2 positions")
-    first.get_by_label("Copies").fill("3")
-    first.get_by_label("Copies").dispatch_event("change")
+    enter(first, "Copies", "3")
     page.click("#add-card")
     added = page.locator("fieldset.card").last
     expect(added.locator("legend")).to_have_text("Card c29")
@@ -206,8 +225,7 @@ def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path
     added = page.locator("fieldset.card").last
     added.get_by_label("Advance", exact=True).select_option("gray")
     added.get_by_label("by", exact=True).select_option("2")
-    added.get_by_label("Flight steps").fill("2")
-    added.get_by_label("Flight steps").dispatch_event("change")
+    enter(added, "Flight steps", "2")
     expect(added.locator(".does")).to_have_text("advance gray 2; fly 2")
     expect(page.locator("#size")).to_have_text("58 cards in all.")
     page.fill("#name", "club")
@@ -253,10 +271,70 @@ def test_a_planet_map_is_painted_hex_by_hex_kept_and_played_on(browser, served, 
     kept = json.loads((tmp_path / "datasets/orbital_battle/planet_files/our-first").read_text())
     assert kept["rows"][0][0] == "W" and kept["rows"][1][1] == "F"
 
-    status, state = served.post("/api/games", {"game": "orbital_battle", "players": ["red", "blue"],
-                                               "options": {"planet_files": {"1": "our-first"}}})  # fmt: skip
-    assert status == 201, state
+    # The host starts a game on it from the new-game form: planet 1 on the map kept, the others the game's own.
+    def planet_one(options) -> None:
+        planets = options.locator('fieldset[data-option="planet_files"]')
+        expect(planets.locator("select")).to_have_count(8)
+        expect(planets.get_by_label("planet 1")).to_contain_text("the game's own")
+        planets.get_by_label("planet 1").select_option(label="our-first")
+
+    start_from_the_form(page, served, "orbital_battle", planet_one)
+    chosen = served.session.state.options.planet_files
+    assert list(chosen) == ["1"] and chosen["1"].endswith("orbital_battle/planet_files/our-first")
     from companion.rules.orbital_battle.geo import planet_map
 
     assert planet_map(served.session.state, "1").terrain["0000"] == "water"
     play(served, 2)
+
+
+def test_periorbis_cards_track_and_team_are_entered_kept_and_played_on(browser, served, tmp_path):
+    page, errors = open_phone_editor(browser, served, tmp_path, "/editor/periorbis")
+    ok = "The game can start on these cards, track and team."
+    # about a hundred cards are built and checked before the first verdict: allow for a busy machine
+    expect(page.locator("#problems li")).to_have_text(ok, timeout=20_000)
+    captain = page.locator("fieldset.card", has=page.locator("legend", has_text="Start card -2"))
+    expect(captain.locator(".does")).to_have_text("captain, paid 2: carries 3 cargo")
+    enter(captain, "Cargo carried", "4")
+    expect(captain.locator(".does")).to_have_text("captain, paid 2: carries 4 cargo")
+    card = page.locator("fieldset.card", has=page.locator("legend", has_text="Card 3, deck 1"))
+    enter(card, "Wage", "0")
+    expect(page.locator("#problems li")).to_have_text("employee card 3 (deck 1), wage: must be at least 1")
+    enter(card, "Wage", "3")
+    ship = page.locator("fieldset.card", has=page.locator("legend", has_text="Ship 1-1"))
+    enter(ship, "Leaves once filled", "13")
+    expect(page.locator("#problems li")).to_have_text("ship card 1-1, minimum: must be 1 to the ship's spaces")
+    enter(ship, "Leaves once filled", "4")
+    expect(ship.locator(".does")).to_contain_text("leaves once 4 are filled")
+    turn = page.locator("#periorbis-orbit fieldset.card").first
+    turn.get_by_label("hygiea", exact=True).select_option(label="reached with drive 2")
+    team = page.locator("fieldset.card", has=page.locator("legend", has_text="Start team"))
+    team.get_by_label("HQ slot 3").select_option(label="nobody")
+    expect(page.locator("#problems li")).to_have_text(ok)
+    page.fill("#name", "club")
+    page.click("#save")
+    expect(page.locator("#message")).to_contain_text("Kept on the table as “club”")
+    expect(page.locator("#library li")).to_contain_text(["Periorbis: cards, track and start team “club”"])
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    small = page.evaluate("""() => [...document.querySelectorAll("#periorbis-editor :is(button, input, select)")]
+        .filter((e) => e.getBoundingClientRect().height < 44).map((e) => e.textContent || e.ariaLabel)""")
+    assert small == []
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    captain.evaluate("(card) => card.scrollIntoView()")
+    page.screenshot(path=ARTIFACTS / "editor-periorbis-phone.png")
+    assert errors == []
+
+    start_from_the_form(page, served, "periorbis", lambda options: options.get_by_label("data").select_option("club"))
+    from companion.rules.periorbis.datafiles import load
+
+    data = load(served.session.state.options.data)
+    assert data.cards[-2].skills.captain == 4 and data.ships["1-1"].minimum == 4
+    assert data.setup.start_team == (0, -1) and data.orbit[0]["hygiea"] == 2
+    # Red's first move, made on Red's phone: an employee set to research, tapped among the moves the page offers.
+    expect(page.locator("#your-turn")).to_be_visible()
+    page.locator("#declared button", has_text="Red's employee 1 researches").click()
+    deadline = time.monotonic() + 10
+    while not served.session.actions and time.monotonic() < deadline:
+        time.sleep(0.05)
+    entry = served.get("/api/log")["entries"][-1]
+    assert entry["action"]["type"] != "end_turn" and entry["action"]["employee"] == 1
+    assert (entry["actor"], entry["source"]) == ("red", "phone") and len(served.session.actions) == 1

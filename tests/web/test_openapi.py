@@ -233,6 +233,9 @@ def editors(call, served, tmp_path) -> None:
     planet = served.get("/api/editor/planet?start=2")["planet"]
     call("/editor/planet", "/editor/planet")
     data_editor(call, "planet", "2", "planet", planet, {**planet, "armory": "9999"})
+    files = served.get("/api/editor/periorbis")["files"]
+    call("/editor/periorbis", "/editor/periorbis")
+    data_editor(call, "periorbis", "", "files", files, {**files, "setup.json": {"credits": -1}})
     call("/api/library", "/api/library")
     call("/api/library/export", "/api/library/export?set=orbit/deck/my-deck")
     call("/api/library/export", "/api/library/export?set=club", expect=400)

@@ -13,6 +13,7 @@ from functools import cache
 
 from companion.boards import Board, BoardFileError, load_board
 from companion.boards import dakalio as default_mat
+from companion.jsonfile import file_stamp
 from companion.rules.engine import SetupError
 
 LOAD_KINDS = ("base", "load")
@@ -119,9 +120,13 @@ def from_board(board: Board, source: str = "mat") -> Mat:
     )
 
 
-@cache
 def mat(path: str | None = None) -> Mat:
-    """The default mat, or the mat in a board file (read once: a mat does not change during a game)."""
+    """The default mat, or the mat in a board file (read again once the table replaces the file under its name)."""
+    return _mat(path, file_stamp(path))
+
+
+@cache
+def _mat(path: str | None, stamp: int) -> Mat:
     if path is None:
         return from_board(default_mat.build(), "the default mat")
     try:

@@ -120,7 +120,28 @@ export async function openSetup(app) {
   $("setup").showModal();
 }
 
+// A file for each planet: "the game's own" or one of the table's sets, chosen planet by planet.
+function perKeyField(option) {
+  const box = document.createElement("fieldset");
+  const legend = document.createElement("legend");
+  legend.textContent = option.name.replaceAll("_", " ");
+  box.append(legend);
+  for (const [key, title] of Object.entries(option.keys)) {
+    const label = document.createElement("label");
+    label.textContent = `${title} `;
+    const input = document.createElement("select");
+    input.dataset.key = key;
+    [null, ...option.choices].forEach((choice, i) => input.add(new Option(option.labels[i], choice ?? "")));
+    label.append(input);
+    box.append(label);
+  }
+  box.dataset.option = option.name;
+  box.dataset.kind = option.kind;
+  return box;
+}
+
 function optionField(option) {
+  if (option.kind === "choices") return perKeyField(option);
   const label = document.createElement("label");
   label.textContent = option.name.replaceAll("_", " ") + " ";
   let input;
@@ -144,6 +165,10 @@ function readOption(input) {
   const kind = input.dataset.kind;
   if (kind === "bool") return input.checked;
   if (kind === "choice") return JSON.parse(input.value);
+  if (kind === "choices") {
+    const chosen = Object.fromEntries([...input.querySelectorAll("select")].filter((s) => s.value).map((s) => [s.dataset.key, s.value]));
+    return Object.keys(chosen).length ? chosen : undefined;  // every planet the game's own
+  }
   const text = input.value.trim();
   if (!text) return undefined;  // the game's default
   if (kind === "number") {

@@ -2,7 +2,7 @@
 // table as one edits, kept in this browser as a draft, and saved to the table's library.
 import { get, post, token, takeTokenFromUrl } from "/static/api.js";
 import { Draft, PLANETS, boardFile, planetOf } from "/static/editor_board.js";
-import { $, guarded, say, showProblems } from "/static/editor_common.js";
+import { $, guarded, keepDraft, say, showProblems } from "/static/editor_common.js";
 import { keep } from "/static/editor_library.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -18,7 +18,7 @@ const HINTS = {
   delete: "Tap a site to take it away with its lines.",
 };
 const state = { game: "orbit", draft: null, tool: "move", chosen: null, first: null, picture: null, photo: null,
-  corners: null, checkTimer: 0, start: "front", zoom: 1 };
+  corners: null, start: "front", zoom: 1 };
 
 
 // Starting points.
@@ -200,9 +200,7 @@ function setTool(tool) {
 
 // Every change: kept as this browser's draft, then checked by the table a moment later.
 function changed() {
-  localStorage.setItem(DRAFT_KEY, JSON.stringify({ game: state.game, start: state.start, board: state.draft.board, name: $("name").value }));
-  clearTimeout(state.checkTimer);
-  state.checkTimer = setTimeout(() => guarded(check), 300);
+  keepDraft(DRAFT_KEY, { game: state.game, start: state.start, board: state.draft.board }, check);
 }
 
 async function check() {

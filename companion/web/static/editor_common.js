@@ -25,6 +25,15 @@ export function chosenName(example) {
   return name;
 }
 
+// What is being edited kept as a draft in this browser (with the name typed), and checked by the table a moment after
+// the last change.
+const checks = {};
+export function keepDraft(key, draft, check) {
+  localStorage.setItem(key, JSON.stringify({ ...draft, name: $("name").value }));
+  clearTimeout(checks[key]);
+  checks[key] = setTimeout(() => guarded(check), 300);
+}
+
 // An editor's start: its save button and name wired, then its draft from this browser's storage, or `fresh`.
 export async function startEditing({ key, save, changed, fresh, restore }) {
   $("save").addEventListener("click", () => guarded(save));
@@ -37,4 +46,35 @@ export async function startEditing({ key, save, changed, fresh, restore }) {
     say("Your draft from last time is back.");
     changed();
   }
+}
+
+// Form parts the card editors build from, each telling `whenChanged`'s function after its own change.
+let anyChange = () => {};
+export function whenChanged(work) { anyChange = work; }
+
+export function labelled(text, input) {
+  const label = document.createElement("label");
+  label.append(text + " ", input);
+  if (text) input.setAttribute("aria-label", text);  // the label also holds a list's options: name it plainly
+  return label;
+}
+
+export function numberInput(value, onChange) {
+  const input = document.createElement("input");
+  input.inputMode = "numeric"; input.value = value;
+  input.addEventListener("change", () => { onChange(Number(input.value)); anyChange(); });
+  return input;
+}
+
+export function select(options, value, onChange) {
+  const input = document.createElement("select");
+  for (const [key, text] of Object.entries(options)) input.add(new Option(text, key, false, key === String(value)));
+  input.addEventListener("change", () => { onChange(input.value); anyChange(); });
+  return input;
+}
+
+export function button(text, onClick) {
+  const b = document.createElement("button");
+  b.type = "button"; b.textContent = text; b.addEventListener("click", onClick);
+  return b;
 }

@@ -2,7 +2,7 @@
 // table as one edits (each problem naming its card) and kept in the table's library.
 import { get, post, takeTokenFromUrl } from "/static/api.js";
 import { PLANETS } from "/static/editor_board.js";
-import { $, guarded, showProblems, startEditing } from "/static/editor_common.js";
+import { $, button, guarded, keepDraft, labelled, numberInput, select, showProblems, startEditing, whenChanged } from "/static/editor_common.js";
 import { keep } from "/static/editor_library.js";
 
 const DRAFT_KEY = "orrery.editor.deck";
@@ -10,34 +10,7 @@ const FEATURES = { "": "nothing", hand: "hand size upgrade", energy: "energy cap
 const STATIONS = { hand: "hand size", energy: "energy capacity", portal: "portal", cannon: "cannon", fuel: "fuel depot" };
 const NUMBERS = [["count", "Copies", 1], ["wild", "Wild planet symbols", 0], ["energy", "Energy to take", 0], ["fly", "Flight steps", 0]];
 const FLAGS = [["all", "Every planet advances 1"], ["reverse", "Reverse an arrow"], ["max_energy", "Take the maximum energy"], ["nebula", "Nebula"]];
-const state = { deck: null, start: "", timer: 0, words: {} };
-
-function labelled(text, input) {
-  const label = document.createElement("label");
-  label.append(text + " ", input);
-  if (text) input.setAttribute("aria-label", text);  // the label also holds a list's options: name it plainly
-  return label;
-}
-
-function numberInput(value, onChange) {
-  const input = document.createElement("input");
-  input.inputMode = "numeric"; input.value = value;
-  input.addEventListener("change", () => { onChange(Number(input.value)); changed(); });
-  return input;
-}
-
-function select(options, value, onChange) {
-  const input = document.createElement("select");
-  for (const [key, text] of Object.entries(options)) input.add(new Option(text, key, false, key === String(value)));
-  input.addEventListener("change", () => { onChange(input.value); changed(); });
-  return input;
-}
-
-function button(text, onClick) {
-  const b = document.createElement("button");
-  b.type = "button"; b.textContent = text; b.addEventListener("click", onClick);
-  return b;
-}
+const state = { deck: null, start: "", words: {} };
 
 function cardBox(card, index) {
   const box = document.createElement("fieldset");
@@ -80,9 +53,7 @@ function render() {
 }
 
 function changed() {
-  localStorage.setItem(DRAFT_KEY, JSON.stringify({ start: state.start, deck: state.deck, name: $("name").value }));
-  clearTimeout(state.timer);
-  state.timer = setTimeout(() => guarded(check), 300);
+  keepDraft(DRAFT_KEY, { start: state.start, deck: state.deck }, check);
 }
 
 async function check() {
@@ -106,6 +77,7 @@ function save() {
 
 async function main() {
   takeTokenFromUrl();
+  whenChanged(changed);
   $("deck-load").addEventListener("click", () => guarded(() => load($("deck-start").value)));
   $("add-card").addEventListener("click", () => {
     let n = state.deck.cards.length + 1;

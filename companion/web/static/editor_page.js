@@ -1,10 +1,11 @@
 import { setUpLibrary } from "/static/editor_library.js";
 
-// One page for the editors: /editor is the board's, /editor/deck the deck's, /editor/planet the planet maps'.
+// One page for the editors: /editor is the board's, /editor/deck the deck's, /editor/planet the planet maps', /editor/periorbis Periorbis's cards.
 const PAGES = {
   board: { title: "Your board", name: "Name for your board", placeholder: "my-copy", script: "/static/editor.js" },
   deck: { title: "Your deck", name: "Name for your deck", placeholder: "my-deck", script: "/static/editor_deck.js" },
   planet: { title: "Planet maps", name: "Name for your map", placeholder: "my-planet-3", script: "/static/editor_planet.js" },
+  periorbis: { title: "Periorbis cards", name: "Name for your data", placeholder: "my-periorbis", script: "/static/editor_periorbis.js" },
 };
 const which = location.pathname.split("/")[2] || "board";
 const page = PAGES[which] || PAGES.board;

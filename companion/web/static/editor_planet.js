@@ -1,7 +1,7 @@
 // An Orbital Battle planet's map: a tap paints a hex's terrain or puts a starport, resource cluster or the armory
 // on it; checked by the table as one edits and kept in the table's library.
 import { get, post, takeTokenFromUrl } from "/static/api.js";
-import { $, guarded, showProblems, startEditing } from "/static/editor_common.js";
+import { $, guarded, keepDraft, showProblems, startEditing } from "/static/editor_common.js";
 import { keep } from "/static/editor_library.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -10,7 +10,7 @@ const COLOURS = { grass: "#6fae4f", desert: "#e0c27a", forest: "#2f6b35", hills:
   crater: "#555a66", water: "#3f7fd0", road: "#b8b0a0", bridge: "#8a6a40", edge: "#1a2030" };
 const FEATURES = { starports: "starport", resources: "resource cluster", armory: "armory" };
 const MARKS = { starports: "S", resources: "R", armory: "A" };
-const state = { data: null, legend: {}, start: "1", paint: "grass", columns: 9, rows: 7, timer: 0 };
+const state = { data: null, legend: {}, start: "1", paint: "grass", columns: 9, rows: 7 };
 
 function hexId(column, row) { return `${String(column).padStart(2, "0")}${String(row).padStart(2, "0")}`; }
 
@@ -78,9 +78,7 @@ function paints() {
 }
 
 function changed() {
-  localStorage.setItem(DRAFT_KEY, JSON.stringify({ start: state.start, data: state.data, name: $("name").value }));
-  clearTimeout(state.timer);
-  state.timer = setTimeout(() => guarded(check), 300);
+  keepDraft(DRAFT_KEY, { start: state.start, data: state.data }, check);
 }
 
 async function check() {
