@@ -178,6 +178,7 @@ def _serve(twin: Any, args: argparse.Namespace) -> int:
         serve(table, args.host, args.port, tls=_tls(args, twin))
     finally:
         stop.set()
+        twin.stopping.set()
         wake.set()
         player.join(timeout=10)
     if failures:

@@ -10,6 +10,7 @@ never touch the board (a card drawn, a station built) they declare on a phone, t
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -80,6 +81,7 @@ class Twin:
         a player makes an illegal move at the first chance and puts it right (the demo shows one early in every
         game, whatever the dice say)."""
         self.illegal_after = illegal_after
+        self.stopping = threading.Event()  # set when the demo stops: a held illegal move is not waited out
         self.session = session
         self.profile = profile
         self.grid = grid
@@ -289,8 +291,9 @@ class Twin:
             return
         count = len(self.session.actions)
         ruling = self.show(wrong)
-        if self.pace:
-            time.sleep(self.pace * HOLD_WRONG)  # at a person's pace the phones' warning is read before it is put right
+        # At a person's pace the phones' warning is read before it is put right (not waited out when stopping).
+        if self.pace and self.stopping.wait(self.pace * HOLD_WRONG):
+            return
         # A board that is part of a legal move (a piece set where a move's first step puts it) is no illegal move:
         # the table rightly says what is still to do. Only the rest are counted.
         if ruling is None or ruling.verdict != "in_progress":

@@ -120,7 +120,9 @@ def tap_a_move(page: Page, table: PhonesOnly) -> dict[str, Any]:
     on_map = [i for i in inputs if not i["chance"] and i["from"] and set(i["from"] + i["to"]) <= set(sites)]
     placed = [i for i in inputs if not i["chance"] and not i["from"] and i["to"] and set(i["to"]) <= set(sites)]
     if on_map:
-        item = on_map[0]
+        # A move to another site first: a piece turned where it stands (an ORBIT planet's arrow) is one of its many
+        # choices in the list its tap opens.
+        item = min(on_map, key=lambda i: bool(set(i["to"]) & set(i["from"])))
         page.locator(f'#map [data-site="{item["from"][0]}"]').click()
         expect(page.locator("#pick")).to_be_visible()
         if item["to"] and item["to"][0] not in item["from"]:  # a piece turned where it stands is chosen from the list
