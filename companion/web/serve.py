@@ -3,6 +3,7 @@ Ctrl-C. `companion demo` uses it for the twin's table and `companion serve` for 
 
 from __future__ import annotations
 
+import signal
 import socket
 import ssl
 import sys
@@ -10,7 +11,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from companion.errors import UserError
 from companion.web.app import create_app
@@ -124,6 +125,18 @@ def announce(server: WebServer, table: Table, out: TextIO = sys.stdout, qr: bool
     return url
 
 
+def _stop_on_signals(stop: threading.Event, signalled: list[int]) -> dict[int, Any]:
+    """Ctrl-C (SIGINT) and systemd's stop (SIGTERM) end serving cleanly, even when the companion was started with
+    SIGINT ignored (a background job of a shell) or with SIGTERM's default (which ends Python without cleaning up).
+    Returns the handlers it replaced; none when not on the main thread (only that thread may set handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous = {}
+    for number in (signal.SIGINT, signal.SIGTERM):
+        previous[number] = signal.signal(number, lambda got, _frame: (signalled.append(got), stop.set()))
+    return previous
+
+
 def serve(
     table: Table,
     host: str = "0.0.0.0",
@@ -139,11 +152,17 @@ def serve(
     announce(server, table, out, qr)
     renewal = None if tls is None else Renewal(tls, server, out)
     stop = until or threading.Event()
+    signalled: list[int] = []
+    previous = _stop_on_signals(stop, signalled)
     try:
         while not stop.wait(0.5):
             if renewal is not None:
                 renewal.tick()
+        if signalled:
+            print("Stopping.", file=out, flush=True)
     except KeyboardInterrupt:
         print("Stopping.", file=out, flush=True)
     finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
         server.stop()
