@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 from companion import codec
 from companion.rules import Game
 from companion.table.datasets import BUILT_IN, FILE_KEYS, FILE_OPTIONS
+from companion.web.option_words import words_for
 
 OWN = "the game's own"  # how a choice of the game's own data reads
 
@@ -34,8 +35,9 @@ def _kind(hint: Any) -> tuple[str, list[Any]]:
 
 
 def option_fields(game: Game, offered: dict[str, list[Any]] | None = None) -> list[dict[str, Any]]:
-    """[{name, kind, choices, default}] for the game's options; empty when the game declares none. An option that
-    names files is a choice among what the table `offered` (its data sets), after the game's own."""
+    """[{name, kind, choices, default, label, help, advanced}] for the game's options; empty when the game declares
+    none. An option that names files is a choice among what the table `offered` (its data sets), after the game's
+    own; one whose value is a player is of kind "player"."""
     try:
         options_type = typing.get_type_hints(game.state_type).get("options")
     except (NameError, TypeError):
@@ -53,11 +55,18 @@ def option_fields(game: Game, offered: dict[str, list[Any]] | None = None) -> li
                 continue  # nothing to choose but the game's own: the option is left out
             own = list(BUILT_IN.get((game.name, field.name), ()))
             kind, choices = "choice", [*own, *offered[field.name]]
-            extra["labels"] = [OWN if v in (None, "") else str(v) for v in choices]  # the game's own deck has no name
+            words = words_for(game.name, field.name).choices
+            # the game's own deck has no name; the board's sides have theirs
+            extra["labels"] = [OWN if v in (None, "") else words.get(v, str(v)) for v in choices]
             if FILE_OPTIONS[game.name][field.name] == "files":
                 # a choice for each planet: its keys ("3") and what each is called ("planet 3")
                 kind, choices = "choices", [v for v in choices if v is not None]
                 extra = {"labels": [OWN, *choices], "keys": FILE_KEYS[(game.name, field.name)]}
+        words = words_for(game.name, field.name)
+        if kind == "choice" and "labels" not in extra and words.choices:
+            extra["labels"] = [words.choices.get(choice, str(choice)) for choice in choices]
+        if words.player:
+            kind = "player"
         fields.append({"name": field.name, "kind": kind, "choices": choices, "default": defaults.get(field.name),
-                       **extra})
+                       "label": words.label, "help": words.help, "advanced": words.advanced, **extra})
     return fields

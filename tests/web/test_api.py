@@ -124,9 +124,10 @@ def test_an_ambiguous_move_is_confirmed_through_the_api(served):
 def test_the_setup_wizard_starts_a_new_game_on_the_same_log(served):
     games = served.get("/api/games")["games"]
     trajectory = next(g for g in games if g["name"] == "trajectory")
-    assert {"name": "difficulty", "kind": "choice", "choices": ["easy", "normal", "hard"], "default": "normal"} in (
-        trajectory["options"]
-    )
+    difficulty = next(o for o in trajectory["options"] if o["name"] == "difficulty")
+    assert (difficulty["kind"], difficulty["choices"], difficulty["default"]) == ("choice", ["easy", "normal", "hard"],
+                                                                                  "normal")  # fmt: skip
+    assert difficulty["label"] == "Difficulty" and difficulty["labels"] == ["Easy", "Normal", "Hard"]
     status, state = served.post("/api/games", {"game": "trajectory", "players": ["green", "blue", "red"],
                                                "options": {"difficulty": "hard"}})
     assert status == 201, state

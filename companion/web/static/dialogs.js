@@ -91,8 +91,20 @@ export async function openSetup(app) {
     const game = games.find((g) => g.name === select.value);
     $("setup-players").innerHTML = SEAT_NAMES.map((name, i) =>
       `<label><input type="checkbox" name="player" value="${name}" ${i < Math.max(game.min_players, 2) ? "checked" : ""}> ${name}</label>`).join("");
-    $("setup-options").replaceChildren(...game.options.map(optionField));
+    const fields = game.options.filter((o) => !o.advanced).map(optionField);
+    const advanced = game.options.filter((o) => o.advanced);
+    if (advanced.length) {
+      // options only a table set up its own way needs: folded away, typed as JSON
+      const more = document.createElement("details");
+      const summary = document.createElement("summary");
+      summary.textContent = "For a table set up its own way";
+      more.append(summary, ...advanced.map(optionField));
+      fields.push(more);
+    }
+    $("setup-options").replaceChildren(...fields);
+    fillPlayerOptions();
   };
+  $("setup-players").onchange = fillPlayerOptions;
   select.onchange = render;
   render();
   $("setup-error").textContent = "";
@@ -124,7 +136,7 @@ export async function openSetup(app) {
 function perKeyField(option) {
   const box = document.createElement("fieldset");
   const legend = document.createElement("legend");
-  legend.textContent = option.name.replaceAll("_", " ");
+  legend.textContent = option.label;
   box.append(legend);
   for (const [key, title] of Object.entries(option.keys)) {
     const label = document.createElement("label");
@@ -140,12 +152,33 @@ function perKeyField(option) {
   return box;
 }
 
+// An option whose value is a player: the players ticked above, or nobody ("the companion draws").
+function fillPlayerOptions() {
+  const players = [...document.querySelectorAll("#setup-players input:checked")].map((i) => i.value);
+  for (const input of document.querySelectorAll('#setup-options select[data-kind="player"]')) {
+    const kept = input.value;
+    input.replaceChildren(new Option("The companion draws", "null"),
+      ...players.map((p) => new Option(p, JSON.stringify(p), false, JSON.stringify(p) === kept)));
+  }
+}
+
 function optionField(option) {
   if (option.kind === "choices") return perKeyField(option);
   const label = document.createElement("label");
-  label.textContent = option.name.replaceAll("_", " ") + " ";
+  label.className = `option ${option.kind}`;
+  const title = document.createElement("span");
+  title.className = "option-title";
+  title.textContent = option.label;
+  label.append(title);
+  if (option.help) {
+    const help = document.createElement("small");
+    help.textContent = option.help;
+    label.append(help);
+  }
   let input;
-  if (option.kind === "choice") {
+  if (option.kind === "player") {
+    input = document.createElement("select");  // filled from the players ticked
+  } else if (option.kind === "choice") {
     input = document.createElement("select");
     option.choices.forEach((choice, i) => input.add(new Option(option.labels ? option.labels[i] : choice, JSON.stringify(choice), false, choice === option.default)));
   } else {
@@ -153,7 +186,7 @@ function optionField(option) {
     if (option.kind === "bool") { input.type = "checkbox"; input.checked = !!option.default; }
     else if (option.kind === "number") { input.inputMode = "decimal"; input.value = option.default ?? ""; }
     else { input.value = option.default == null ? "" : option.kind === "json" ? JSON.stringify(option.default) : option.default; }
-    if (option.kind === "json") input.placeholder = "default (JSON)";
+    if (option.kind === "json") input.placeholder = "empty: as the game comes";
   }
   input.dataset.option = option.name;
   input.dataset.kind = option.kind;
@@ -165,6 +198,7 @@ function readOption(input) {
   const kind = input.dataset.kind;
   if (kind === "bool") return input.checked;
   if (kind === "choice") return JSON.parse(input.value);
+  if (kind === "player") return JSON.parse(input.value) ?? undefined;  // nobody chosen: the companion draws
   if (kind === "choices") {
     const chosen = Object.fromEntries([...input.querySelectorAll("select")].filter((s) => s.value).map((s) => [s.dataset.key, s.value]));
     return Object.keys(chosen).length ? chosen : undefined;  // every planet the game's own
