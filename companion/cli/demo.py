@@ -84,8 +84,9 @@ def _run(args: argparse.Namespace) -> int:
         f"{session.game.title}: {args.players} scripted players on a simulated board ({args.grid} grid, "
         f"{'the rendered camera' if twin.camera else 'no camera'}), seed {args.seed}. Log: {session.store.path}"
     )
-    session.subscribe(_print_entry)
-    twin.loop.on_warning = _print_warning
+    print_entry, print_warning = _printers(session)
+    session.subscribe(print_entry)
+    twin.loop.on_warning = print_warning
     if args.terminal:
         with twin:
             print(f"  {session.game.phase(session.state).prompt}")
@@ -94,13 +95,22 @@ def _run(args: argparse.Namespace) -> int:
     return _serve(twin, args)
 
 
-def _print_entry(entry: Any) -> None:
-    for event in entry.events:
-        print(f"  {event['text']}", flush=True)
+def _printers(session: Any) -> tuple[Any, Any]:
+    """What the terminal prints of a game: its announcements and the referee's warnings, pieces and sites named as
+    the phones name them ("Red's ship", not ship-red)."""
+    from companion.sim.table_setup import game_board
+    from companion.web.words import Words
 
+    words = Words(game_board(session.game.name, session.record.options), session.record.players)
 
-def _print_warning(warning: Any) -> None:
-    print(f"  ! {warning.text}" if warning else "  ! The board matches the game again.", flush=True)
+    def print_entry(entry: Any) -> None:
+        for event in entry.events:
+            print(f"  {words.text(event['text'])}", flush=True)
+
+    def print_warning(warning: Any) -> None:
+        print(f"  ! {words.text(warning.text)}" if warning else "  ! The board matches the game again.", flush=True)
+
+    return print_entry, print_warning
 
 
 def _report(twin: Any, stats: Any) -> int:
@@ -128,8 +138,8 @@ def _serve(twin: Any, args: argparse.Namespace) -> int:
 
     def new_loop(session: Any) -> TableLoop:
         loop = TableLoop(session, twin.observer, site_name)
-        loop.on_warning = _print_warning
-        session.subscribe(_print_entry)
+        print_entry, loop.on_warning = _printers(session)
+        session.subscribe(print_entry)
         return loop
 
     def on_new_game(session: Any, loop: Any) -> None:

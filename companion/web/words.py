@@ -67,8 +67,9 @@ class Words:
             return token  # a plain word, as most are: nothing below could change it
         if token in self.sites or _SURFACE.match(token):
             return self.site(token)
-        head = token.split("-")[0]
-        if "-" in token and (head in _PIECE_KINDS or head in self.seats) and token.islower():
+        parts = token.split("-")
+        # a piece: a kind the games share (ship-red, turn-marker), or any kind a seat owns (transport-green, red-army-1)
+        if "-" in token and token.islower() and (_PIECE_KINDS.intersection(parts) or self.seats.intersection(parts)):
             return self.piece(token)
         if "_" in token and token.islower():
             return token.replace("_", " ")

@@ -15,6 +15,7 @@ import pytest
 
 from companion.boards import default_board
 from companion.rules import load
+from companion.rules.orbital_battle.units import KINDS as UNIT_KINDS
 from companion.sim.players import random_action
 from companion.sim.table_setup import make_twin
 from companion.web.books import books
@@ -24,13 +25,17 @@ from companion.web.words import Words
 GAMES = {"trajectory": 2, "orbit": 2, "dakalio": 2, "orbital_battle": 2, "periorbis": 3}
 JSON = re.compile(r"[{}\[\]]|\"\w+\"\s*:|\b(?:true|false|null|True|False|None)\b")
 SNAKE = re.compile(r"\b[a-z]+_[a-z_]+\b")
-PIECE = re.compile(r"\b(?:ship|planet|station|base|army|fleet|infestor|marker|dakalio)-[a-z0-9-]+\b")
+# A piece id: lowercase words joined by hyphens, one of them a kind of piece or a seat's colour (transport-green).
+HYPHENATED = re.compile(r"\b[a-z0-9_]+(?:-[a-z0-9_]+)+\b")
+PIECE_PARTS = {"ship", "planet", "station", "base", "army", "fleet", "infestor", "marker", "dakalio", *UNIT_KINDS,
+               "red", "green", "blue", "yellow"}  # fmt: skip
 CARD = re.compile(r"\bcard c\d+\b")
 
 
 def leaks(text: str, site_ids: set[str]) -> list[str]:
     """What in `text` is an internal id or JSON rather than words."""
-    found = [m.group() for pattern in (JSON, SNAKE, PIECE, CARD) for m in pattern.finditer(text)]
+    found = [m.group() for pattern in (JSON, SNAKE, CARD) for m in pattern.finditer(text)]
+    found += [m.group() for m in HYPHENATED.finditer(text) if PIECE_PARTS.intersection(m.group().split("-"))]
     found += [word for word in re.findall(r"[a-z0-9:/-]+", text) if word in site_ids]
     return found
 
