@@ -207,8 +207,10 @@ def _twin_grid(twin: Any) -> Any:
     from companion.boards import default_board
     from companion.table.grid_walk import TableGrid
 
+    beside = {key: site for site, key in twin.sites.items() if len(key) == 3}  # the planet maps' grids: kept
     return TableGrid(default_board(twin.session.record.game), lambda: twin.link, twin.profile, twin.observer,
-                     lambda profile: twin.senses.calibrated("grid", True), settle=twin.observer.settle)  # fmt: skip
+                     lambda profile: twin.senses.calibrated("grid", True), settle=twin.observer.settle,
+                     beside=beside)  # fmt: skip
 
 
 def _walked_site(table: Any) -> str | None:

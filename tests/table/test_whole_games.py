@@ -29,7 +29,7 @@ def test_a_whole_game_is_played_at_the_table_to_its_end(tmp_path, game, players,
         stats = table.play(1500)
         session = twin.session
         # The board the grid reports at the end is the game's.
-        assert twin.link.occupancy() == twin._closed(session.game.layout(session.state))
+        assert twin.occupancy() == twin._closed(session.game.layout(session.state))
     assert session.game.outcome(session.state) is not None
     assert stats.board_changes > 0 and stats.frames >= stats.board_changes
     entries = list(session.store.entries(session.record.id))
