@@ -102,7 +102,8 @@ def _web_table(live: Any) -> Any:
         camera = CameraFeed(latest, Vision(live.board, registry, vision.profile))  # a pose of its own for the view
     table = Table(
         live.session, live.loop, make_loop=make_loop, sensors=live.senses.status, board=board,
-        camera=camera, grid=live.table_grid(), phone=live.phone, datasets=DataSets(data_folder(live.config.db)),
+        camera=camera, grid=live.table_grid(),
+        beside=live.beside_grids(), phone=live.phone, datasets=DataSets(data_folder(live.config.db)),
         token_path=token_file(live.config.db),
     )  # fmt: skip
     live.senses.on_change = lambda: table.publish_sensors()

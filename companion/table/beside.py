@@ -66,7 +66,8 @@ def beside_boards(game: str, grids: Iterable[BoardGrid], notes: list[str], seria
             switches = {(index, *switch): prefix + site for site, switch in profile.sites.items()}
         else:
             notes.append(f"the grid under {board.name} is left out: {grid.profile} does not exist yet (make it with "
-                         f"`companion calibrate grid --game {grid.board} --port {grid.serial}`)")
+                         "the page's Calibrate view or `companion calibrate grid --game "
+                         f"{grid.board} --port {grid.serial} --out {grid.profile}`)")
         out.append(Beside(index, grid, board, prefix, switches))
     return out
 

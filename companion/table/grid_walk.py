@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,8 +30,10 @@ Status = dict[str, Any]
 
 @dataclass
 class TableGrid:
-    """The reed grid at a table as its calibration needs it: the running link (None before it starts), the profile
-    file the table reads, and the observer that turns the grid's switches into sites for the referee."""
+    """A reed grid at a table as its calibration needs it: the running link (None before it starts), the profile
+    file the table reads, and the observer that turns every grid's switches into sites for the referee. A table of
+    several boards has one per grid: `place` None for the game board's own (its switches keyed (row, col)), else the
+    board's place in the config's list (keyed (place, row, col)), whose sites the layout names with `prefix`."""
 
     board: Board
     link: Callable[[], Any]
@@ -39,12 +41,18 @@ class TableGrid:
     observer: Observer
     on_calibrated: Callable[[GridProfile], None] = field(default=lambda profile: None)
     settle: float = SETTLE
-    # The switches of the grids under other boards at the table (Orbital Battle's planet maps): kept as they are.
-    beside: Mapping[Hashable, str] = field(default_factory=dict)
+    place: int | None = None
+    prefix: str = ""
+
+    def mine(self, key: Hashable) -> bool:
+        """Is this switch key one of this grid's (the others' stay as they are when this grid is calibrated)?"""
+        assert isinstance(key, tuple)
+        return len(key) == 2 if self.place is None else len(key) == 3 and key[0] == self.place
 
     def mapping(self) -> dict[str, Switch]:
-        """Site -> switch, as the table reads the board now (empty before the first calibration)."""
-        return {site: switch for switch, site in dict(self.observer.switch_sites).items() if switch not in self.beside}
+        """The board's own site id -> switch, as the table reads the board now (empty before the first calibration)."""
+        return {site.removeprefix(self.prefix): (key[-2], key[-1])
+                for key, site in dict(self.observer.switch_sites).items() if self.mine(key)}  # fmt: skip
 
     def size(self) -> tuple[int, int] | None:
         """The matrix the firmware reported, or None while no grid has answered."""
@@ -60,7 +68,10 @@ class TableGrid:
     def use(self, profile: GridProfile) -> None:
         """Save the profile where the table reads it and read the board with it from now on."""
         save_profile(profile, self.profile)
-        self.observer.remap({**{switch: site for site, switch in profile.sites.items()}, **self.beside})
+        kept = {key: site for key, site in dict(self.observer.switch_sites).items() if not self.mine(key)}
+        place = () if self.place is None else (self.place,)
+        mine = {(*place, *switch): self.prefix + site for site, switch in profile.sites.items()}
+        self.observer.remap({**kept, **mine})
         self.on_calibrated(profile)
 
 
@@ -81,7 +92,8 @@ class GridWalk:
             raise NotNow("the reed grid is not answering: check its USB cable, then start again")
         rows, cols = size
         board = grid.board
-        walked = list(sites) if sites else [site.id for site in board.sites]
+        # The page names a board beside the game's own by the layout's ids ("p3:0403"), the profile by the board's.
+        walked = [site.removeprefix(grid.prefix) for site in sites] if sites else [site.id for site in board.sites]
         for site in walked:
             if not board.has_site(site):
                 raise ValueError(f"sites: board {board.name!r} has no site {site!r}")
@@ -131,7 +143,7 @@ class GridWalk:
             elif do == "redo":
                 if site is None:
                     raise ValueError("site: missing; expected the site to ask again")
-                recording.redo(site)
+                recording.redo(site.removeprefix(self.grid.prefix))
             elif do not in ("save", "stop"):
                 raise ValueError(f"do: expected skip, back, redo, save or stop, not {do!r}")
             self.message, self.refused = None, False  # (a refused request above changed nothing, this included)
@@ -211,17 +223,19 @@ class GridWalk:
             text = recording.prompt()
         else:
             text = self.message or ""
+        prefix = self.grid.prefix
         return {
+            "board": self.grid.board.name,
             "state": self.state,
             "step": min(recording.index + 1, len(recording.sites)),
             "total": len(recording.sites),
-            "site": site,
+            "site": None if site is None else prefix + site,
             "name": None if site is None else recording.name(site),
             "text": text,
             "message": self.message,
             "refused": self.refused,
             "mapped": len(recording.sites) - len(unmapped),
-            "unmapped": unmapped,
+            "unmapped": [prefix + s for s in unmapped],
             "grid": "lost" if self._lost else "up",
             "profile": str(self.grid.profile),
         }
