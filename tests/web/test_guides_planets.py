@@ -74,3 +74,40 @@ def test_a_planet_maps_grid_is_walked_from_the_phones_and_read_at_once(planets_s
     switches = dict(served.observer.switch_sites)
     assert switches[(0, *planet.sites["0403"])] == "p3:0403" and switches[solar.sites["sun"]] == "sun"
     assert not served.table.loop.paused
+
+
+def test_the_page_walks_a_planet_maps_grid_on_that_planets_surface(browser, planets_served):
+    from playwright.sync_api import expect
+
+    from .conftest import ARTIFACTS
+    from .test_browser import join
+
+    served, grids = planets_served
+    planet = grids.boards[1]
+    page = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+    try:
+        join(page, served, "red")
+        page.click('button[data-open="calibration"]')
+        expect(page.locator("#grid-board")).to_be_visible()
+        page.select_option("#grid-board", PLANET)
+        expect(page.locator("#grid-note")).to_contain_text("0 of 63 sites have a switch")
+        expect(page.locator("#grid-list li").first).to_contain_text("planet 3 hex 0000: no switch yet")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=ARTIFACTS / "calibration-planet-dialog.png")
+        page.click("#grid-start")
+        expect(page.locator("#calibration")).to_be_hidden()
+        # The map turns to planet 3's surface and marks the hex asked.
+        expect(page.locator("#guide-text")).to_have_text("Put a piece on planet 3 hex 0000.")
+        expect(page.locator("#svg-title")).to_have_text("Planet 3")
+        expect(page.locator('#map .site.target[data-site="p3:0000"]')).to_have_count(1)
+        planet.grid.close_switch(*planet.sites["0000"])
+        expect(page.locator("#guide-text")).to_have_text("Put a piece on planet 3 hex 0001.")
+        row, col = planet.sites["0000"]
+        expect(page.locator("#guide-message")).to_have_text(f"planet 3 hex 0000 is switch row {row} column {col}.")
+        expect(page.locator('#map .site.target[data-site="p3:0001"]')).to_have_count(1)
+        page.screenshot(path=ARTIFACTS / "calibration-planet.png", full_page=True)
+        page.click('#guide-buttons button[data-do="stop"]')
+        expect(page.locator("#guide-text")).to_contain_text("Stopped: nothing was saved")
+        assert not served.profile.exists()
+    finally:
+        page.context.close()

@@ -40,11 +40,19 @@ export class Guides {
     // A finished guide is shown only to a phone that saw it run (a reconnecting stream repeats the last word).
     const ended = data && !running && this.seenRunning[kind] && before && before.state !== data.state;
     this.seenRunning[kind] = !!running;
+    if (running && kind === "calibration") this.follow(data);
     if (running) this.show(kind, data);
     else if (ended) this.finish(data);
     else if (!this.active()) $("guide").hidden = true;
     this.app.redrawMap();
     this.app.renderPlaceList();
+  }
+
+  // A walk of a planet map's grid shows that planet's surface, where its hexes are asked ("p3:0403").
+  follow(data) {
+    const surfaces = this.app.surfaces, planet = /^p(\d+):/.exec(data.site || "");
+    const wanted = planet ? planet[1] : "";
+    if (data.site && surfaces.list.length && surfaces.shown !== wanted) surfaces.show(wanted);
   }
 
   show(kind, data) {
