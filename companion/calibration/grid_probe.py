@@ -107,6 +107,13 @@ class GridProbe:
             raise ValueError("every board has had its turn")
         self.index += 1
 
+    def back(self) -> None:
+        """Ask the board before this one again (its grid is forgotten)."""
+        if self.index == 0:
+            raise ValueError("this is the first board")
+        self.index -= 1
+        self.bound.pop(self.boards[self.index], None)
+
     def unbound(self) -> list[str]:
         return [b for b in self.boards if b not in self.bound]
 

@@ -144,6 +144,7 @@ def _serve(twin: Any, args: argparse.Namespace) -> int:
         camera=twin_camera(twin.session.record.game, args.seed, lambda: table.session, twin.session.record.options),
         grid=_twin_grid(twin),
         beside=_twin_beside_grids(twin),
+        probe=_twin_probe(twin),
         token_path=token_file(twin.session.store.path),
     )
     table.on_new_game(on_new_game)
@@ -219,6 +220,25 @@ def _twin_beside_grids(twin: Any) -> list[Any]:
     return [TableGrid(on.board, lambda i=i: twin.beside_links[i] if i < len(twin.beside_links) else None, on.profile,
                       twin.observer, lambda profile: twin.senses.calibrated("grid", True), settle=twin.observer.settle,
                       place=i, prefix=on.prefix) for i, on in enumerate(twin.beside)]  # fmt: skip
+
+
+def _twin_probe(twin: Any) -> Any:
+    """The twin's grids for a probe from the phones: which lies under which board (None: one grid)."""
+    from companion.table.probe_walk import TableProbe
+
+    if not twin.beside:
+        return None
+    game = twin.session.record.game
+
+    def links() -> dict[str, Any]:
+        beside = zip(twin.beside, twin.beside_links, strict=False)
+        return {game: twin.link, **{on.board.name: link for on, link in beside}}
+
+    def bound(links: dict[str, Any]) -> None:
+        twin.link, twin.beside_links = links[game], [links[on.board.name] for on in twin.beside]
+
+    return TableProbe(links, {game: "", **{on.board.name: on.prefix for on in twin.beside}}, bound,
+                      twin.observer.settle)  # fmt: skip
 
 
 def _walked_site(table: Any) -> str | None:

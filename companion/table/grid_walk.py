@@ -75,7 +75,37 @@ class TableGrid:
         self.on_calibrated(profile)
 
 
-class GridWalk:
+class Walked:
+    """What the walk-throughs run from the phones share (this one and the probe for which grid lies under which
+    board, probe_walk.py): each change told to every phone, the end told once, a thread that reads the grids."""
+
+    _lock: threading.Lock
+    _on_change: Callable[[Status], None]
+    _on_end: Callable[[], None]
+    _ticker: Ticker
+
+    def start(self) -> Status:
+        """Tell the first step and start reading the switches."""
+        status = self.status()
+        self._on_change(status)
+        self._ticker.start()
+        return status
+
+    def status(self) -> Status:
+        with self._lock:
+            return self._status()
+
+    def _status(self) -> Status:
+        raise NotImplementedError
+
+    def _tell(self, status: Status, ended: bool) -> None:
+        self._on_change(status)
+        if ended:
+            self._ticker.stop()
+            self._on_end()
+
+
+class GridWalk(Walked):
     """One walk-through: `command` takes the phones' skip, back, redo, save and stop; a thread offers the switches
     that close. Every change is told to `on_change` (the stream), the end (saved or stopped) to `on_end`."""
 
@@ -115,20 +145,9 @@ class GridWalk:
         self._watch = NewSwitches(grid.closed() or (), grid.settle)
         self._ticker = Ticker(self._look, every, "grid-walk")
 
-    def start(self) -> Status:
-        """Tell the first step and start reading the switches."""
-        status = self.status()
-        self._on_change(status)
-        self._ticker.start()
-        return status
-
     @property
     def running(self) -> bool:
         return self.state in ("walking", "review")
-
-    def status(self) -> Status:
-        with self._lock:
-            return self._status()
 
     def command(self, do: str, site: str | None = None) -> Status:
         """skip, back, redo (a site), save (what is recorded, as it is) or stop (nothing saved)."""
@@ -203,12 +222,6 @@ class GridWalk:
                         f"{f', {unmapped} without a switch' if unmapped else ''}. The table reads the board with it "
                         "now.")  # fmt: skip
 
-    def _tell(self, status: Status, ended: bool) -> None:
-        self._on_change(status)
-        if ended:
-            self._ticker.stop()
-            self._on_end()
-
     def _status(self) -> Status:
         recording = self.recording
         site = recording.site if self.state == "walking" else None
@@ -226,6 +239,7 @@ class GridWalk:
         prefix = self.grid.prefix
         return {
             "board": self.grid.board.name,
+            "probe": False,
             "state": self.state,
             "step": min(recording.index + 1, len(recording.sites)),
             "total": len(recording.sites),

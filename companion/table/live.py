@@ -17,10 +17,11 @@ from companion.boards import Board, default_board, load_board
 from companion.errors import UserError
 from companion.rules import Event
 from companion.table.beside import beside_boards, site_namer
-from companion.table.config import TableConfig
+from companion.table.config import TableConfig, save_grid_ports
 from companion.table.grid_walk import TableGrid
 from companion.table.loop import TableLoop
 from companion.table.observe import Observer, camera_view
+from companion.table.probe_walk import TableProbe, port_of
 from companion.table.senses import Senses
 from companion.table.session import Session
 from companion.table.store import CannotSave, Store, set_aside_if_damaged
@@ -86,6 +87,7 @@ class LiveTable:
         )
         self.link = None
         self.beside_links: list = []  # the grids under the boards beside the game's own, in the config's order
+        self.config_path: Path | None = None  # the config file, where a probe from the phones writes the ports
         self.latest_image = None  # the camera's last frame, for the calibration view
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -120,6 +122,23 @@ class LiveTable:
                           settle=self.config.settle, place=other.index, prefix=other.prefix)
                 for i, other in enumerate(self.beside)]  # fmt: skip
 
+    def table_probe(self) -> TableProbe | None:
+        """The grids as a probe from the phones needs them, to tell which lies under which board (None: one grid)."""
+        if self.observer is None or self.grid_profile is None or not self.beside:
+            return None
+        prefixes = {self.game: "", **{other.grid.board: other.prefix for other in self.beside}}
+        return TableProbe(self._probe_links, prefixes, self._rebind, self.config.settle)
+
+    def _probe_links(self) -> dict:
+        return {self.game: self.link, **{other.grid.board: self._beside_link(i) for i, other in enumerate(self.beside)}}
+
+    def _rebind(self, links: dict) -> None:
+        """Each board read from the grid that answered for it (a probe); the config keeps the ports, if there is one."""
+        if self.config_path is not None:
+            save_grid_ports(self.config_path, {board: port_of(link) for board, link in links.items()})
+        self.beside_links = [links[other.grid.board] for other in self.beside]
+        self.link = links[self.game]
+
     def _beside_link(self, i: int):
         return self.beside_links[i] if i < len(self.beside_links) else None
 
@@ -145,8 +164,12 @@ class LiveTable:
 
     def _grid_link(self, up: bool) -> None:
         """One grid came or went: the table's grid counts as up only while every grid under its boards is (a
-        planet map whose grid is away would read as empty)."""
-        self.senses.grid(up and self._grids_connected())
+        planet map whose grid is away would read as empty). One coming up while another has not yet (at start) is
+        no loss: nothing is said until every grid answers."""
+        connected = self._grids_connected()
+        if up and not connected:
+            return
+        self.senses.grid(up and connected)
 
     def describe(self) -> str:
         """One line for the terminal: the game and what referees the board."""

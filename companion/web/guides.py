@@ -15,7 +15,7 @@ from companion.web.guard import requires_token
 
 guides = Blueprint("guides", __name__, url_prefix="/api")
 
-WALK = ("start", "skip", "back", "redo", "save", "stop")
+WALK = ("start", "probe", "skip", "back", "redo", "save", "stop")
 SETUP = ("start", "placed", "back", "stop")
 
 
@@ -52,6 +52,8 @@ def walk() -> Response:
             raise BadInput("sites: expected a non-empty list of site ids")
         board = field(data, "board", str, None)
         return _carry_out(lambda: table().start_walk(sites, board))
+    if do == "probe":
+        return _carry_out(table().start_probe)
     site = field(data, "site", str, None)
     return _carry_out(lambda: table().walk_command(do, site))
 

@@ -24,6 +24,7 @@ from companion.table.datasets import DataSets
 from companion.table.game_board import board_of
 from companion.table.grid_walk import GridWalk, TableGrid
 from companion.table.loop import Question, TableLoop, Warning
+from companion.table.probe_walk import ProbeWalk, TableProbe
 from companion.table.session import Session
 from companion.table.setup_guide import SetupGuide
 from companion.table.steps import NotNow
@@ -79,6 +80,7 @@ class Table:
         camera: CameraFeed | None = None,
         grid: TableGrid | None = None,
         beside: Sequence[TableGrid] = (),
+        probe: TableProbe | None = None,
         datasets: DataSets | None = None,
         phone: PushedFrames | None = None,
     ) -> None:
@@ -97,7 +99,8 @@ class Table:
         self.phone = phone  # the camera page's frames, when a phone is the table's camera
         self.grid = grid  # the reed grid, its profile file and the observer that reads it (None: no grid)
         self.beside = list(beside)  # the grids under boards beside the game's own (Orbital Battle's planet maps)
-        self.walk: GridWalk | None = None  # the grid's latest calibration walk-through
+        self.probe = probe  # which grid lies under which board, found from the phones (None: one grid)
+        self.walk: GridWalk | ProbeWalk | None = None  # the grid's latest calibration walk-through
         self.guide: SetupGuide | None = None  # the latest guided setup
         self._make_loop = make_loop or (lambda session: None)
         self._lock = threading.RLock()
@@ -316,11 +319,12 @@ class Table:
                   if g is not None]  # fmt: skip
         if grid is None:
             return {"board": self.board().name, "grid": False, "rows": None, "cols": None, "profile": None,
-                    "mapped": None, "walk": None, "boards": boards}  # fmt: skip
+                    "mapped": None, "walk": None, "boards": boards, "probe": False}  # fmt: skip
         rows, cols = grid.size() or (None, None)
         return {"board": grid.board.name, "grid": True, "rows": rows, "cols": cols, "profile": str(grid.profile),
                 "mapped": {grid.prefix + site: list(switch) for site, switch in grid.mapping().items()},
-                "walk": None if walk is None else walk.status(), "boards": boards}  # fmt: skip
+                "walk": None if walk is None else walk.status(), "boards": boards,
+                "probe": self.probe is not None}  # fmt: skip
 
     def _grid(self, board: str | None) -> TableGrid | None:
         if board is None or (self.grid is not None and board == self.grid.board.name):
@@ -340,6 +344,17 @@ class Table:
             self._one_at_a_time()
             walk = GridWalk(grid, sites, lambda status: self.hub.transient("calibration", status),
                             self._hold_loop)  # fmt: skip
+            self.walk = walk
+        self._hold_loop()
+        return walk.start()
+
+    def start_probe(self) -> dict[str, Any]:
+        """Find which grid lies under which board: a piece on each board's marked hex in turn."""
+        with self._lock:
+            if self.probe is None:
+                raise NotNow("this table has one grid: there is nothing to tell apart")
+            self._one_at_a_time()
+            walk = ProbeWalk(self.probe, lambda status: self.hub.transient("calibration", status), self._hold_loop)
             self.walk = walk
         self._hold_loop()
         return walk.start()

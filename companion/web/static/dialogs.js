@@ -228,10 +228,15 @@ async function showGrid(app, board) {
     : `${mapped} of ${sites.size} sites have a switch. The walk-through names each site in turn: put a piece on ` +
       "it and the switch that closes becomes that site's. Pieces set down meanwhile are not moves.";
   $("grid-file").textContent = grid.grid ? `Profile: ${grid.profile}` : "";
-  $("grid-start").hidden = !grid.grid || !!(grid.walk && ["walking", "review"].includes(grid.walk.state));
+  const walking = !!(grid.walk && ["walking", "review"].includes(grid.walk.state));
+  $("grid-start").hidden = !grid.grid || walking;
   const start = (extra) => ({ do: "start", ...(board ? { board } : {}), ...extra });
   $("grid-start").onclick = async () => {
     if (await app.send("/api/calibration/grid", start({}))) $("calibration").close();
+  };
+  $("grid-probe").hidden = $("grid-probe-note").hidden = !grid.probe || walking;
+  $("grid-probe").onclick = async () => {
+    if (await app.send("/api/calibration/grid", { do: "probe" })) $("calibration").close();
   };
   $("grid-sites").hidden = !grid.grid;
   // Each site's switch, and a button to walk that site alone (every other site keeps its switch).

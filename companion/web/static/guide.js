@@ -60,9 +60,10 @@ export class Guides {
     $("guide").hidden = false;
     $("guide").dataset.kind = kind;
     $("guide").classList.toggle("refused", !!(data.refused || (data.wrong && data.wrong.length)));
-    $("guide-title").textContent = kind === "calibration" ? "Calibrating the grid" : "Setting out the pieces";
+    $("guide-title").textContent = kind !== "calibration" ? "Setting out the pieces"
+      : data.probe ? "Finding each map's grid" : "Calibrating the grid";
     $("guide-count").textContent = kind === "calibration"
-      ? `site ${data.step} of ${data.total} · ${data.mapped} mapped`
+      ? (data.probe ? `map ${data.step} of ${data.total} · ${data.mapped} found` : `site ${data.step} of ${data.total} · ${data.mapped} mapped`)
       : data.count;
     $("guide-text").textContent = kind === "calibration" && data.grid === "lost"
       ? "The grid is not answering: check its USB cable." : data.text;
