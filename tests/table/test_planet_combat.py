@@ -14,6 +14,8 @@ from companion.sim.table_setup import make_twin
 from companion.table.session import Session
 from companion.table.store import Store
 
+from .conftest import play_until_done
+
 GAME = load("orbital_battle")
 OPTIONS = {"turn_limit": 12}
 SEED = 10  # scripted play reaches a land combat on planet 1 early with this seed
@@ -85,3 +87,31 @@ def test_land_combat_losses_are_taken_off_the_planet_hex_after_the_fight_is_decl
     assert entries[-1].source == "phone" and Action.from_json(entries[-1].action) == fight
     assert twin.occupancy() == twin._closed(after)
     assert piece.split("-")[-1] in ("red", "blue")
+
+
+def test_the_demo_players_walk_a_planet_maps_grid_and_find_each_maps_grid(tmp_path):
+    """`companion demo`'s glue for Orbital Battle: the twin's players set the magnet on each planet hex a walk names
+    and on each map's marked hex a probe asks for, and then play on with every map's grid read."""
+
+    from companion.cli.demo import _twin_beside_grids, _twin_grid, _twin_probe, _walked_site
+    from companion.table.loop import TableLoop
+    from companion.web.table import Table
+
+    twin = make_twin("orbital_battle", 2, SEED, "virtual", str(tmp_path / "t.db"), 0.0, 0.0, options=OPTIONS)
+    twin.observer.settle = 0.05
+    with twin:
+        table = Table(twin.session, twin.loop, make_loop=lambda s: TableLoop(s, twin.observer), grid=_twin_grid(twin),
+                      beside=_twin_beside_grids(twin), probe=_twin_probe(twin))  # fmt: skip
+        twin.calibrating = lambda: _walked_site(table)
+
+        table.start_walk(["p4:0000", "p4:0403"], board="orbital_battle:planet4")
+        play_until_done(twin, table.walk)
+        assert table.walk.state == "saved" and not twin.loop.paused
+        before = twin.link, list(twin.beside_links)
+        table.start_probe()
+        play_until_done(twin, table.walk)
+        status = table.walk.status()
+        assert status["state"] == "saved" and status["mapped"] == 9 and "config had it" not in status["message"]
+        assert (twin.link, twin.beside_links) == before  # each map was already read from its own grid
+        stats = twin.play(40)
+    assert stats.wrong_accepted == 0
