@@ -158,7 +158,7 @@ class Twin:
         return frozenset(closed)
 
     def _set_switches(self, closed: frozenset[Key]) -> None:
-        self.grid.set_all({key for key in closed if len(key) == 2})  # type: ignore[misc]
+        self.grid.set_all({(key[0], key[1]) for key in closed if len(key) == 2})
         for index, on_grid in enumerate(self.beside):
             on_grid.grid.set_all({(key[1], key[2]) for key in closed if len(key) == 3 and key[0] == index})
 
