@@ -99,7 +99,10 @@ export class Guides {
   // A tap on a site of the map during the walk-through asks that site again.
   tapSite(site) {
     const guide = this.active();
-    if (guide && guide.kind === "calibration" && this.app.isPlayer) this.send("calibration", { do: "redo", site });
+    // (A probe asks each map's marked hex in its order: a tap there asks nothing.)
+    if (guide && guide.kind === "calibration" && !guide.data.probe && this.app.isPlayer) {
+      this.send("calibration", { do: "redo", site });
+    }
   }
 
   send(kind, body) {
