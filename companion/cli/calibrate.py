@@ -12,6 +12,7 @@ from companion.cli.modules import add_module_commands
 
 CALIBRATIONS = {
     "grid": "companion.calibration.grid",
+    "grids": "companion.calibration.grid_probe",
 }
 
 

@@ -153,6 +153,8 @@ def _serve(twin: Any, args: argparse.Namespace) -> int:
         sensors=lambda: _sensors(twin, args.grid),
         camera=twin_camera(twin.session.record.game, args.seed, lambda: table.session, twin.session.record.options),
         grid=_twin_grid(twin),
+        beside=_twin_beside_grids(twin),
+        probe=_twin_probe(twin),
         token_path=token_file(twin.session.store.path),
     )
     table.on_new_game(on_new_game)
@@ -221,6 +223,34 @@ def _twin_grid(twin: Any) -> Any:
                      lambda profile: twin.senses.calibrated("grid", True), settle=twin.observer.settle)  # fmt: skip
 
 
+def _twin_beside_grids(twin: Any) -> list[Any]:
+    """The grids under the boards beside the game's own (Orbital Battle's planet maps), for their calibration."""
+    from companion.table.grid_walk import TableGrid
+
+    return [TableGrid(on.board, lambda i=i: twin.beside_links[i] if i < len(twin.beside_links) else None, on.profile,
+                      twin.observer, lambda profile: twin.senses.calibrated("grid", True), settle=twin.observer.settle,
+                      place=i, prefix=on.prefix) for i, on in enumerate(twin.beside)]  # fmt: skip
+
+
+def _twin_probe(twin: Any) -> Any:
+    """The twin's grids for a probe from the phones: which lies under which board (None: one grid)."""
+    from companion.table.probe_walk import TableProbe
+
+    if not twin.beside:
+        return None
+    game = twin.session.record.game
+
+    def links() -> dict[str, Any]:
+        beside = zip(twin.beside, twin.beside_links, strict=False)
+        return {game: twin.link, **{on.board.name: link for on, link in beside}}
+
+    def bound(links: dict[str, Any]) -> None:
+        twin.link, twin.beside_links = links[game], [links[on.board.name] for on in twin.beside]
+
+    return TableProbe(links, {game: "", **{on.board.name: on.prefix for on in twin.beside}}, bound,
+                      twin.observer.settle)  # fmt: skip
+
+
 def _walked_site(table: Any) -> str | None:
     walk = table.walk
     return walk.status()["site"] if walk is not None and walk.running else None
@@ -241,8 +271,9 @@ def _tap_placed(table: Any) -> bool:
 
 
 def _sensors(twin: Any, grid: str) -> dict[str, Any]:
-    link = twin.link
-    state = "not started" if link is None else ("synced" if link.synced else "lost")
+    links = twin.links()
+    state = "not started" if not links else ("synced" if all(link.synced for link in links) else "lost")
+    grid = grid if len(links) < 2 else f"{len(links)} {grid} grids"
     status = twin.senses.status()
     camera = "the twin's rendered camera" if status["camera"] == "up" else f"none ({status['camera']})"
     return {"grid": f"{grid} grid: {state}", "camera": camera, "mode": status["mode"]}

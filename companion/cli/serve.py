@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import pathlib
 from typing import Any
 
 
@@ -50,6 +51,7 @@ def _run(args: argparse.Namespace) -> int:
         config = config.with_overrides(board=table_board(DataSets(data_folder(config.db)), config.board))
     tls = tls_settings(config.tls_dir, config.tls_port, config.port)
     table = LiveTable(config)
+    table.config_path = pathlib.Path(args.config) if args.config else None  # where a probe from the phones saves
     table.session.subscribe(_print_entry)
     print(table.describe(), flush=True)
     for note in table.notes:
@@ -102,7 +104,8 @@ def _web_table(live: Any) -> Any:
         camera = CameraFeed(latest, Vision(live.board, registry, vision.profile))  # a pose of its own for the view
     table = Table(
         live.session, live.loop, make_loop=make_loop, sensors=live.senses.status, board=board,
-        camera=camera, grid=live.table_grid(), phone=live.phone, datasets=DataSets(data_folder(live.config.db)),
+        camera=camera, grid=live.table_grid(), beside=live.beside_grids(), probe=live.table_probe(),
+        phone=live.phone, datasets=DataSets(data_folder(live.config.db)),
         token_path=token_file(live.config.db),
     )  # fmt: skip
     live.senses.on_change = lambda: table.publish_sensors()

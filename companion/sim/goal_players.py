@@ -122,6 +122,18 @@ def _steps(neighbours: Callable[[str], Iterable[str]], start: str, goal: str | N
 
 
 # Orbital Battle: buy a fleet with troops, fly at the enemy and the free planets, land, attack whenever possible.
+def hex_steps(a: str, b: str) -> int:
+    """Steps between two hexes of a planet map, terrain aside (how near a land unit would come to a foe)."""
+    from companion.boards.orbital_battle import planet_neighbours
+
+    seen, ring, steps = {a}, {a}, 0
+    while b not in seen and ring:
+        ring = {n for hex_ in ring for n in planet_neighbours(hex_)} - seen
+        seen |= ring
+        steps += 1
+    return steps
+
+
 def orbital_battle(game: Game, state: Any, rng: random.Random) -> Action:
     from companion.rules.orbital_battle.control import controller
     from companion.rules.orbital_battle.geo import distance
@@ -163,9 +175,14 @@ def orbital_battle(game: Game, state: Any, rng: random.Random) -> Action:
                 return 60.0 - nearest(to, goal)
             return 60.0 - nearest(to, enemy_ships or free_planets)
         if kind == "march":
-            # Towards a fight: only where the enemy holds ground on the same planet.
+            # Towards a fight: only where the enemy holds ground on the same planet, the nearer the better.
             u = unit(state, action.get("unit"))
-            return 40.0 if u is not None and u.planet in contested_planets else 10.0
+            if u is None or u.planet not in contested_planets:
+                return 10.0
+            to = str(action.get("to")).split(":")[1]
+            foes = [v.site.split(":")[1] for v in state.units
+                    if v.owner != me and v.domain == "land" and v.planet == u.planet]  # fmt: skip
+            return 45.0 - min(hex_steps(to, foe) for foe in foes)
         if kind == "done":
             return 20.0
         return 0.0

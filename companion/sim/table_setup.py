@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -14,32 +13,14 @@ from companion.errors import UserError
 from companion.rules import load, names
 from companion.sensing.pieces import default_registry, has_registry
 from companion.sensing.vision_setup import resolve_board
-from companion.sim.simavr_grid import GridProcess, build, simavr_grid, virtual_grid
+from companion.sim.table_grids import beside_grids, grid_process, grid_size
 from companion.sim.twin import Twin, switch_map
 from companion.sim.twin_camera import TwinCamera
+from companion.table.beside import site_namer
 from companion.table.session import Session
 from companion.table.store import Store
 
 COLOURS = ("red", "green", "blue", "yellow", "orange", "purple")
-
-
-def grid_size(sites: int) -> int:
-    """The smaller of the two builds that has a switch for every site: the Uno/Nano's 8 x 8 or the Mega's 16 x 16."""
-    if sites > 16 * 16:
-        raise UserError(f"a board of {sites} sites needs more than the 16 x 16 grid")
-    return 8 if sites <= 8 * 8 else 16
-
-
-def grid_process(kind: str, work: Path, size: int = 8) -> GridProcess:
-    """ "virtual": the Python grid; "simavr": the real firmware (the Uno build for 8 x 8, the Mega's for 16 x 16)."""
-    if kind == "virtual":
-        return virtual_grid(size, size)
-    if kind == "simavr":
-        missing = [tool for tool in ("avr-gcc", "simavr", "make") if shutil.which(tool) is None]
-        if missing:
-            raise UserError(f"--grid simavr needs {', '.join(missing)} (Debian: gcc-avr simavr libsimavr-dev make)")
-        return simavr_grid("uno" if size == 8 else "mega", build(work), realtime=True)
-    raise UserError(f"--grid must be virtual or simavr, not {kind!r}")
 
 
 def make_twin(
@@ -56,9 +37,12 @@ def make_twin(
     camera: bool | None = False,
     options: Mapping[str, Any] | None = None,
     illegal_after: int | None = None,
+    beside: bool = True,
 ) -> Twin:
     """A twin around a new game, or (with `resume`) around the unfinished game in `db` if it holds one; with
-    `camera`, the rendered camera watches the table too (None: if the game has a piece registry)."""
+    `camera`, the rendered camera watches the table too (None: if the game has a piece registry); with `beside`, the
+    boards the game places beside its own lie on grids of their own (Orbital Battle's planet maps), else their
+    moves are declared on the phones."""
     if game not in names():
         raise UserError(f"unknown game {game!r} (known: {', '.join(names())})")
     engine = load(game)
@@ -75,6 +59,7 @@ def make_twin(
     sites = switch_map(board, size, size)
     profile = work / "grid.json"  # the twin's own grid profile: a calibration from the phones rewrites it
     save_profile(GridProfile(board.name, size, size, sites), profile)
+    beside_boards = beside_grids(work, game, grid) if beside else []
     return Twin(
         session,
         grid_process(grid, work, size),
@@ -82,12 +67,13 @@ def make_twin(
         seed=seed,
         mess=mess,
         illegal=illegal,
-        site_name=lambda site: board.site(site).name,
+        site_name=site_namer(board, beside_boards),
         pace=pace,
         wire=work / "ttyGRID" if wire else None,
         camera=twin_camera(game, board, seed) if _camera(camera, game) else None,
         profile=profile,
         illegal_after=illegal_after,
+        beside=beside_boards,
     )
 
 

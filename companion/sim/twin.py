@@ -12,10 +12,10 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.boards import Board
 from companion.rules import Action
@@ -33,9 +33,13 @@ from companion.table.senses import Senses
 from companion.table.session import Session
 from companion.table.setup_guide import placement_order
 
+if TYPE_CHECKING:
+    from companion.sim.table_grids import BoardOnGrid
+
 HOLD_WRONG = 4  # paces an illegal move stays on the board before its player puts it right
 
 Switch = tuple[int, int]
+Key = tuple[int, ...]  # a switch of the game board's grid (row, col), or of a board beside it (its place, row, col)
 
 
 def switch_map(board: Board, rows: int, cols: int) -> dict[str, Switch]:
@@ -74,21 +78,26 @@ class Twin:
         camera: TwinCamera | None = None,
         profile: Path | None = None,
         illegal_after: int | None = None,
+        beside: Sequence[BoardOnGrid] = (),
     ) -> None:
         """`wire`: a path for a USB cable between the grid and the host that can be unplugged; `camera`: the
         rendered camera over the table (None: a table with the grid alone); `profile`: the grid profile file the
         table reads (a calibration from the phones writes it); `illegal_after`: once the game has this many actions,
         a player makes an illegal move at the first chance and puts it right (the demo shows one early in every
-        game, whatever the dice say)."""
+        game, whatever the dice say); `beside`: the boards beside the game's own, each on a grid of its own
+        (Orbital Battle's planet maps), keyed as `companion serve` keys them: (place in the list, row, col)."""
         self.illegal_after = illegal_after
         self.stopping = threading.Event()  # set when the demo stops: a held illegal move is not waited out
         self.session = session
         self.profile = profile
         self.grid = grid
-        self.sites = dict(sites)
+        self.beside = list(beside)
+        self.sites: dict[str, Key] = {**sites, **{on.prefix + site: (index, *switch) for index, on in
+                                                   enumerate(self.beside) for site, switch in on.sites.items()}}
+        self.beside_links: list[ReedLink] = []
         self.rng = random.Random(seed)
         self.mess, self.illegal, self.pace = mess, illegal, pace
-        camera_sites = frozenset(self.sites) if camera is not None else None
+        camera_sites = frozenset(sites) if camera is not None else None
         self.observer = Observer({switch: site for site, switch in self.sites.items()}, camera_sites, settle=settle)
         self.loop = TableLoop(session, self.observer, site_name)
         self.senses = Senses(session, self.observer, grid=True, camera=camera is not None)
@@ -111,18 +120,53 @@ class Twin:
         if self.wire_path is not None:
             self.wire = FaultyWire(self.grid.port, self.wire_path).start()
             port = str(self.wire_path)
-        self.link = ReedLink(port, silence_timeout=2.0, on_link=self.senses.grid).start()
-        if not self.link.wait_synced(10.0):
-            raise RuntimeError("the grid did not answer the handshake")
+        self.link = ReedLink(port, silence_timeout=2.0, on_link=self._grid_link).start()
+        for on_grid in self.beside:
+            on_grid.grid.start()
+            on_grid.grid.go()
+            self.beside_links.append(ReedLink(on_grid.grid.port, silence_timeout=2.0, on_link=self._grid_link).start())
+        if not all(link.wait_synced(10.0) for link in self.links()):
+            raise RuntimeError("a grid did not answer the handshake")
         self.show(self.session.game.layout(self.session.state))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.link is not None:
-            self.link.stop()
+        for link in self.links():
+            link.stop()
         if self.wire is not None:
             self.wire.stop()
         self.grid.stop()
+        for on_grid in self.beside:
+            on_grid.grid.stop()
+
+    def links(self) -> list[ReedLink]:
+        """Every grid's link: the game board's first, then the boards' beside it in their order."""
+        return [link for link in (self.link, *self.beside_links) if link is not None]
+
+    def _grid_link(self, up: bool) -> None:
+        # The table's grid is up while every grid under its boards is (a planet map away would read as empty).
+        self.senses.grid(up and all(link.connected for link in self.links()))
+
+    def occupancy(self) -> frozenset[Key] | None:
+        """Every grid's closed switches, keyed as the observer's switch map; None while a link is out of step."""
+        links = self.links()
+        if not all(link.synced for link in links):
+            return None
+        closed: set[Key] = set(links[0].occupancy())
+        for index, link in enumerate(links[1:]):
+            closed |= {(index, *switch) for switch in link.occupancy()}
+        return frozenset(closed)
+
+    def _set_switches(self, closed: frozenset[Key]) -> None:
+        self.grid.set_all({(key[0], key[1]) for key in closed if len(key) == 2})
+        for index, on_grid in enumerate(self.beside):
+            on_grid.grid.set_all({(key[1], key[2]) for key in closed if len(key) == 3 and key[0] == index})
+
+    def _press(self, key: Key, closed: bool) -> None:
+        """One switch of one grid, closed or opened (a calibration magnet)."""
+        grid = self.grid if len(key) == 2 else self.beside[key[0]].grid
+        row, col = key[-2:]
+        (grid.close_switch if closed else grid.open_switch)(row, col)
 
     def switch(self, session: Session, loop: TableLoop) -> None:
         """Play a new game at the same table (one a phone started): its session and loop. The players clear the
@@ -143,31 +187,31 @@ class Twin:
             return
         layout = self.session.game.layout(self.session.state)
         if self._magnet is not None and not layout.get(self._magnet):
-            self.grid.open_switch(*self.sites[self._magnet])
+            self._press(self.sites[self._magnet], False)
         self._magnet = site
         if site is None:
             return
         time.sleep(max(self.pace, 0.1))
         if layout.get(site):
-            self.grid.open_switch(*self.sites[site])
+            self._press(self.sites[site], False)
             time.sleep(0.1)
-        self.grid.close_switch(*self.sites[site])
+        self._press(self.sites[site], True)
 
     # The physical table.
-    def _closed(self, layout: Layout) -> frozenset[Switch]:
+    def _closed(self, layout: Layout) -> frozenset[Key]:
         return frozenset(self.sites[site] for site, pieces in layout.items() if pieces and site in self.sites)
 
     def show(self, layout: Layout) -> Ruling | None:
         """Set the board to `layout` and wait until the table's loop has judged it (if the grid sees a change)."""
         assert self.link is not None
         wanted = self._closed(layout)
-        self.grid.set_all(wanted)
+        self._set_switches(wanted)
         deadline = time.monotonic() + self.timeout
         framed = False
         while time.monotonic() < deadline:
             now = time.monotonic()
-            occupancy = self.link.occupancy()
-            if not self.link.synced:  # what the link holds is stale until its next snapshot
+            occupancy = self.occupancy()
+            if occupancy is None:  # what a link holds is stale until its next snapshot
                 time.sleep(0.005)
                 continue
             self.observer.reed(occupancy, now)
@@ -189,11 +233,12 @@ class Twin:
 
     def flash(self, layout: Layout, seconds: float) -> None:
         """A board that lasts less than the settle window: a hand sliding a piece over other sites."""
-        self.grid.set_all(self._closed(layout))
+        self._set_switches(self._closed(layout))
         end = time.monotonic() + seconds
         while time.monotonic() < end:
-            assert self.link is not None
-            self.observer.reed(self.link.occupancy(), time.monotonic())
+            occupancy = self.occupancy()
+            if occupancy is not None:
+                self.observer.reed(occupancy, time.monotonic())
             self.loop.tick(time.monotonic())
             time.sleep(0.005)
 

@@ -8,9 +8,10 @@ that the observer fuses every grid's switches into one board and the referee jud
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from companion.boards import Board, default_board
 from companion.calibration.grid import load_profile
@@ -19,6 +20,11 @@ from companion.rules.orbital_battle.state import PLANETS, planet_site
 from companion.table.config import BoardGrid
 
 PLANET_MAP = "orbital_battle:planet"
+
+
+def boards_beside(game: str) -> tuple[str, ...]:
+    """The boards `game` places beside its own, each on a grid of its own: Orbital Battle's eight planet maps."""
+    return tuple(PLANET_MAP + planet for planet in PLANETS) if game == "orbital_battle" else ()
 
 
 def layout_prefix(game: str, board: str) -> str:
@@ -40,12 +46,6 @@ class Beside:
     prefix: str
     switch_sites: dict[Hashable, str]  # (index, row, col) -> the layout's site id; empty until calibrated
 
-    def owns(self, site: str) -> bool:
-        return site.startswith(self.prefix) and self.board.has_site(site.removeprefix(self.prefix))
-
-    def name(self, site: str) -> str:
-        return self.board.site(site.removeprefix(self.prefix)).name
-
 
 def beside_boards(game: str, grids: Iterable[BoardGrid], notes: list[str], serial: str = "none") -> list[Beside]:
     """The boards beside `game`'s own, each with its grid's switch map (a board whose profile is not written yet is
@@ -66,19 +66,28 @@ def beside_boards(game: str, grids: Iterable[BoardGrid], notes: list[str], seria
             switches = {(index, *switch): prefix + site for site, switch in profile.sites.items()}
         else:
             notes.append(f"the grid under {board.name} is left out: {grid.profile} does not exist yet (make it with "
-                         f"`companion calibrate grid --game {grid.board} --port {grid.serial}`)")
+                         "the page's Calibrate view or `companion calibrate grid --game "
+                         f"{grid.board} --port {grid.serial} --out {grid.profile}`)")
         out.append(Beside(index, grid, board, prefix, switches))
     return out
 
 
-def site_namer(board: Board, beside: Iterable[Beside]):
+class Placed(Protocol):
+    """A board beside the game's own as the layout names its sites (a table's `Beside`, the twin's grids)."""
+
+    board: Board
+    prefix: str
+
+
+def site_namer(board: Board, beside: Iterable[Placed]) -> Callable[[str], str]:
     """Words for any site of the table: the game's board's own, or a board beside it (\"planet 3 hex 0402\")."""
     boards = list(beside)
 
     def name(site: str) -> str:
         for other in boards:
-            if other.owns(site):
-                return other.name(site)
+            own = site.removeprefix(other.prefix)
+            if site.startswith(other.prefix) and other.board.has_site(own):
+                return other.board.site(own).name
         return board.site(site).name
 
     return name

@@ -84,9 +84,16 @@ def load_config(path: str | Path) -> TableConfig:
     """A config file, checked key by key; one line naming the file and key for anything wrong."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text())
+        text = path.read_text()
     except FileNotFoundError:
         raise UserError(f"{path}: no such config file") from None
+    return read_config(path, text)
+
+
+def read_config(path: Path, text: str) -> TableConfig:
+    """The config in `text` (read from `path`, which the errors name)."""
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise UserError(f"{path}: not TOML ({error})") from None
     flat: dict[str, Any] = {}
@@ -142,3 +149,28 @@ def _board_grids(path: Path, value: Any) -> tuple[BoardGrid, ...]:
         if twice := next((n for n in names if names.count(n) > 1), None):
             raise UserError(f"{path}: boards: {key} {twice!r} is given twice")
     return tuple(grids)
+
+
+def table_boards(config: TableConfig) -> tuple[list[str], dict[str, str]]:
+    """The boards at a table, the game's own first (its default board), and board -> its grid's port as configured."""
+    boards = [config.game, *(grid.board for grid in config.boards)]
+    return boards, {config.game: config.serial, **{grid.board: grid.serial for grid in config.boards}}
+
+
+def save_grid_ports(path: Path, ports: dict[str, str]) -> None:
+    """Write each board's grid port into the config (board name -> port; the game's own board is [grid] serial),
+    keeping the file's comments and layout; the result is checked as a config before it replaces the file."""
+    import tomlkit
+
+    from companion.atomic import write_atomically
+
+    document = tomlkit.parse(path.read_text())
+    config = read_config(path, path.read_text())
+    if config.game in ports:
+        document.setdefault("grid", tomlkit.table())["serial"] = ports[config.game]
+    for entry in document.get("boards", []):
+        if entry.get("board") in ports:
+            entry["serial"] = ports[entry["board"]]
+    text = tomlkit.dumps(document)
+    read_config(path, text)
+    write_atomically(path, text.encode())

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,8 +30,10 @@ Status = dict[str, Any]
 
 @dataclass
 class TableGrid:
-    """The reed grid at a table as its calibration needs it: the running link (None before it starts), the profile
-    file the table reads, and the observer that turns the grid's switches into sites for the referee."""
+    """A reed grid at a table as its calibration needs it: the running link (None before it starts), the profile
+    file the table reads, and the observer that turns every grid's switches into sites for the referee. A table of
+    several boards has one per grid: `place` None for the game board's own (its switches keyed (row, col)), else the
+    board's place in the config's list (keyed (place, row, col)), whose sites the layout names with `prefix`."""
 
     board: Board
     link: Callable[[], Any]
@@ -39,12 +41,18 @@ class TableGrid:
     observer: Observer
     on_calibrated: Callable[[GridProfile], None] = field(default=lambda profile: None)
     settle: float = SETTLE
-    # The switches of the grids under other boards at the table (Orbital Battle's planet maps): kept as they are.
-    beside: Mapping[Hashable, str] = field(default_factory=dict)
+    place: int | None = None
+    prefix: str = ""
+
+    def mine(self, key: Hashable) -> bool:
+        """Is this switch key one of this grid's (the others' stay as they are when this grid is calibrated)?"""
+        assert isinstance(key, tuple)
+        return len(key) == 2 if self.place is None else len(key) == 3 and key[0] == self.place
 
     def mapping(self) -> dict[str, Switch]:
-        """Site -> switch, as the table reads the board now (empty before the first calibration)."""
-        return {site: switch for switch, site in dict(self.observer.switch_sites).items() if switch not in self.beside}
+        """The board's own site id -> switch, as the table reads the board now (empty before the first calibration)."""
+        return {site.removeprefix(self.prefix): (key[-2], key[-1])
+                for key, site in dict(self.observer.switch_sites).items() if self.mine(key)}  # fmt: skip
 
     def size(self) -> tuple[int, int] | None:
         """The matrix the firmware reported, or None while no grid has answered."""
@@ -60,11 +68,44 @@ class TableGrid:
     def use(self, profile: GridProfile) -> None:
         """Save the profile where the table reads it and read the board with it from now on."""
         save_profile(profile, self.profile)
-        self.observer.remap({**{switch: site for site, switch in profile.sites.items()}, **self.beside})
+        kept = {key: site for key, site in dict(self.observer.switch_sites).items() if not self.mine(key)}
+        place = () if self.place is None else (self.place,)
+        mine = {(*place, *switch): self.prefix + site for site, switch in profile.sites.items()}
+        self.observer.remap({**kept, **mine})
         self.on_calibrated(profile)
 
 
-class GridWalk:
+class Walked:
+    """What the walk-throughs run from the phones share (this one and the probe for which grid lies under which
+    board, probe_walk.py): each change told to every phone, the end told once, a thread that reads the grids."""
+
+    _lock: threading.Lock
+    _on_change: Callable[[Status], None]
+    _on_end: Callable[[], None]
+    _ticker: Ticker
+
+    def start(self) -> Status:
+        """Tell the first step and start reading the switches."""
+        status = self.status()
+        self._on_change(status)
+        self._ticker.start()
+        return status
+
+    def status(self) -> Status:
+        with self._lock:
+            return self._status()
+
+    def _status(self) -> Status:
+        raise NotImplementedError
+
+    def _tell(self, status: Status, ended: bool) -> None:
+        self._on_change(status)
+        if ended:
+            self._ticker.stop()
+            self._on_end()
+
+
+class GridWalk(Walked):
     """One walk-through: `command` takes the phones' skip, back, redo, save and stop; a thread offers the switches
     that close. Every change is told to `on_change` (the stream), the end (saved or stopped) to `on_end`."""
 
@@ -81,7 +122,8 @@ class GridWalk:
             raise NotNow("the reed grid is not answering: check its USB cable, then start again")
         rows, cols = size
         board = grid.board
-        walked = list(sites) if sites else [site.id for site in board.sites]
+        # The page names a board beside the game's own by the layout's ids ("p3:0403"), the profile by the board's.
+        walked = [site.removeprefix(grid.prefix) for site in sites] if sites else [site.id for site in board.sites]
         for site in walked:
             if not board.has_site(site):
                 raise ValueError(f"sites: board {board.name!r} has no site {site!r}")
@@ -103,20 +145,9 @@ class GridWalk:
         self._watch = NewSwitches(grid.closed() or (), grid.settle)
         self._ticker = Ticker(self._look, every, "grid-walk")
 
-    def start(self) -> Status:
-        """Tell the first step and start reading the switches."""
-        status = self.status()
-        self._on_change(status)
-        self._ticker.start()
-        return status
-
     @property
     def running(self) -> bool:
         return self.state in ("walking", "review")
-
-    def status(self) -> Status:
-        with self._lock:
-            return self._status()
 
     def command(self, do: str, site: str | None = None) -> Status:
         """skip, back, redo (a site), save (what is recorded, as it is) or stop (nothing saved)."""
@@ -131,7 +162,7 @@ class GridWalk:
             elif do == "redo":
                 if site is None:
                     raise ValueError("site: missing; expected the site to ask again")
-                recording.redo(site)
+                recording.redo(site.removeprefix(self.grid.prefix))
             elif do not in ("save", "stop"):
                 raise ValueError(f"do: expected skip, back, redo, save or stop, not {do!r}")
             self.message, self.refused = None, False  # (a refused request above changed nothing, this included)
@@ -191,12 +222,6 @@ class GridWalk:
                         f"{f', {unmapped} without a switch' if unmapped else ''}. The table reads the board with it "
                         "now.")  # fmt: skip
 
-    def _tell(self, status: Status, ended: bool) -> None:
-        self._on_change(status)
-        if ended:
-            self._ticker.stop()
-            self._on_end()
-
     def _status(self) -> Status:
         recording = self.recording
         site = recording.site if self.state == "walking" else None
@@ -211,17 +236,20 @@ class GridWalk:
             text = recording.prompt()
         else:
             text = self.message or ""
+        prefix = self.grid.prefix
         return {
+            "board": self.grid.board.name,
+            "probe": False,
             "state": self.state,
             "step": min(recording.index + 1, len(recording.sites)),
             "total": len(recording.sites),
-            "site": site,
+            "site": None if site is None else prefix + site,
             "name": None if site is None else recording.name(site),
             "text": text,
             "message": self.message,
             "refused": self.refused,
             "mapped": len(recording.sites) - len(unmapped),
-            "unmapped": unmapped,
+            "unmapped": [prefix + s for s in unmapped],
             "grid": "lost" if self._lost else "up",
             "profile": str(self.grid.profile),
         }

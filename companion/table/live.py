@@ -17,10 +17,11 @@ from companion.boards import Board, default_board, load_board
 from companion.errors import UserError
 from companion.rules import Event
 from companion.table.beside import beside_boards, site_namer
-from companion.table.config import TableConfig
+from companion.table.config import TableConfig, save_grid_ports
 from companion.table.grid_walk import TableGrid
 from companion.table.loop import TableLoop
 from companion.table.observe import Observer, camera_view
+from companion.table.probe_walk import TableProbe, port_of
 from companion.table.senses import Senses
 from companion.table.session import Session
 from companion.table.store import CannotSave, Store, set_aside_if_damaged
@@ -58,11 +59,12 @@ class LiveTable:
         # Boards beside the game's own, each on a grid of its own (Orbital Battle's planet maps): their switches join
         # the game board's in one map, so the referee judges their sites like the game board's.
         self.beside = beside_boards(game, config.boards, self.notes, config.serial)
-        # Only a calibrated one is opened: an unplugged grid not set up yet must not hold back the others.
-        self.beside_read = [other for other in self.beside if other.switch_sites]
-        self.beside_sites = {k: v for other in self.beside for k, v in other.switch_sites.items()}
-        if self.beside_sites:
-            self.switch_sites = {**(self.switch_sites or {}), **self.beside_sites}
+        # Each is opened, so that the phones can calibrate one not calibrated yet; only the calibrated ones must be in
+        # step for the board to be read (an unplugged grid not set up yet must not hold back the others).
+        self.calibrated = {other.index for other in self.beside if other.switch_sites}
+        beside_sites = {k: v for other in self.beside for k, v in other.switch_sites.items()}
+        if self.beside:
+            self.switch_sites = {**(self.switch_sites or {}), **beside_sites}
         self.site_name = site_namer(self.board, self.beside)
         camera = config.camera != "none" and _calibrated(config.camera_profile, "camera", self.notes)
         self.camera_sites = frozenset(s.id for s in self.board.sites) if camera else None
@@ -74,8 +76,8 @@ class LiveTable:
             self.phone = PushedFrames(self._still_wanted)
         self.observer: Observer | None = None
         self.loop: TableLoop | None = None
-        if self.grid_profile is not None or self.camera_sites is not None or self.beside_read:
-            grids = self.grid_profile is not None or bool(self.beside_read)
+        if self.grid_profile is not None or self.camera_sites is not None or self.beside:
+            grids = self.grid_profile is not None or bool(self.beside)
             switches = self.switch_sites if self.switch_sites is not None else ({} if grids else None)
             self.observer = Observer(switches, self.camera_sites, settle=config.settle)
             if session.record.game == game:
@@ -85,6 +87,7 @@ class LiveTable:
         )
         self.link = None
         self.beside_links: list = []  # the grids under the boards beside the game's own, in the config's order
+        self.config_path: Path | None = None  # the config file, where a probe from the phones writes the ports
         self.latest_image = None  # the camera's last frame, for the calibration view
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -108,23 +111,65 @@ class LiveTable:
         if self.grid_profile is None or self.observer is None:
             return None
         return TableGrid(self.board, lambda: self.link, self.grid_profile, self.observer, self._grid_calibrated,
-                         settle=self.config.settle, beside=self.beside_sites)  # fmt: skip
+                         settle=self.config.settle)  # fmt: skip
 
-    def _grid_calibrated(self, profile: GridProfile) -> None:
-        self.switch_sites = {**{switch: site for site, switch in profile.sites.items()}, **self.beside_sites}
+    def beside_grids(self) -> list[TableGrid]:
+        """The grids under the boards beside the game's own, as their calibration from the phones needs them."""
+        if self.observer is None:
+            return []
+        return [TableGrid(other.board, lambda i=i: self._beside_link(i), Path(other.grid.profile), self.observer,
+                          lambda profile, index=other.index: self._grid_calibrated(profile, index),
+                          settle=self.config.settle, place=other.index, prefix=other.prefix)
+                for i, other in enumerate(self.beside)]  # fmt: skip
+
+    def table_probe(self) -> TableProbe | None:
+        """The grids as a probe from the phones needs them, to tell which lies under which board (None: one grid)."""
+        if self.observer is None or self.grid_profile is None or not self.beside:
+            return None
+        prefixes = {self.game: "", **{other.grid.board: other.prefix for other in self.beside}}
+        return TableProbe(self._probe_links, prefixes, self._rebind, self.config.settle)
+
+    def _probe_links(self) -> dict:
+        return {self.game: self.link, **{other.grid.board: self._beside_link(i) for i, other in enumerate(self.beside)}}
+
+    def _rebind(self, links: dict) -> None:
+        """Each board read from the grid that answered for it (a probe); the config keeps the ports, if there is one."""
+        if self.config_path is not None:
+            save_grid_ports(self.config_path, {board: port_of(link) for board, link in links.items()})
+        self.beside_links = [links[other.grid.board] for other in self.beside]
+        self.link = links[self.game]
+
+    def _beside_link(self, i: int):
+        return self.beside_links[i] if i < len(self.beside_links) else None
+
+    def _grid_calibrated(self, profile: GridProfile, index: int | None = None) -> None:
+        assert self.observer is not None
+        if index is not None:
+            self.calibrated.add(index)
+        self.switch_sites = dict(self.observer.switch_sites)
         self.senses.calibrated("grid", self._grids_connected())
 
     def _links(self) -> list:
         return [link for link in (self.link, *self.beside_links) if link is not None]
 
+    def _read_links(self) -> list:
+        """The links whose switches the board is read from: the game board's grid and the calibrated others."""
+        beside = [link for other, link in zip(self.beside, self.beside_links, strict=False)
+                  if other.index in self.calibrated]  # fmt: skip
+        return [link for link in (self.link, *beside) if link is not None]
+
     def _grids_connected(self) -> bool:
-        links = self._links()
+        links = self._read_links()
         return bool(links) and all(link.connected for link in links)
 
     def _grid_link(self, up: bool) -> None:
         """One grid came or went: the table's grid counts as up only while every grid under its boards is (a
-        planet map whose grid is away would read as empty)."""
-        self.senses.grid(up and self._grids_connected())
+        planet map whose grid is away would read as empty). One coming up while another has not yet (at start) is
+        no loss: nothing is said until every grid answers."""
+        connected = self._grids_connected()
+        if up and not connected:
+            return
+        self.senses.grid(up and connected)
 
     def describe(self) -> str:
         """One line for the terminal: the game and what referees the board."""
@@ -134,17 +179,17 @@ class LiveTable:
     def start(self, wait: float = 3.0) -> LiveTable:
         """Starts the senses; a grid that has not answered within `wait` seconds is announced as lost (and as
         back whenever it answers)."""
-        if self.grid_profile is not None or self.beside_read:
+        if self.grid_profile is not None or self.beside:
             from companion.sensing.reed import ReedLink
 
             if self.grid_profile is not None:
                 port = None if self.config.serial == "auto" else self.config.serial
                 self.link = ReedLink(port, on_link=self._grid_link)
-            self.beside_links = [ReedLink(other.grid.serial, on_link=self._grid_link) for other in self.beside_read]
+            self.beside_links = [ReedLink(other.grid.serial, on_link=self._grid_link) for other in self.beside]
             for link in self._links():
                 link.start()
             deadline = time.monotonic() + wait
-            if not all(link.wait_synced(max(0.0, deadline - time.monotonic())) for link in self._links()):
+            if not all(link.wait_synced(max(0.0, deadline - time.monotonic())) for link in self._read_links()):
                 self.senses.grid(False)
         if self.camera_sites is not None:
             self._spawn(self._watch_camera)
@@ -180,12 +225,13 @@ class LiveTable:
     def _closed(self) -> frozenset | None:
         """Every grid's closed switches, the game board's as (row, col) and a board beside it's as (its place in the
         list, row, col); None while a grid is out of step (a board read half would look like pieces taken off)."""
-        links = self._links()
+        links = self._read_links()
         if not links or not all(link.synced for link in links):
             return None
         closed = set(self.link.occupancy()) if self.link is not None else set()
-        for other, link in zip(self.beside_read, self.beside_links, strict=True):
-            closed |= {(other.index, *switch) for switch in link.occupancy()}
+        for other, link in zip(self.beside, self.beside_links, strict=True):
+            if link.synced:  # (one not calibrated yet may be away: its switches name no site)
+                closed |= {(other.index, *switch) for switch in link.occupancy()}
         return frozenset(closed)
 
     def _still_wanted(self) -> bool:

@@ -76,6 +76,10 @@ class TableLoop:
         self._lock = threading.RLock()
         self._held = False
         self._booking = False  # the loop itself is submitting: the board it judged is the new state's
+        self._layout = session.game.layout(session.state)
+        # The sites an action declared on a phone changed (a fight's losses, a unit bought): until hands have set
+        # them out, putting them right is what is still to do, not a wrong board.
+        self._declared: frozenset[str] = frozenset()
         self.on_question: Callable[[Question | None], None] = lambda q: None
         self.on_warning: Callable[[Warning | None], None] = lambda w: None
         session.subscribe(self._on_entry)
@@ -139,6 +143,10 @@ class TableLoop:
             self.on_question(self.question)
         elif ruling.verdict == "in_progress":
             self._warn(Warning(ruling.todo, ruling.sites, progress=True))
+        elif ruling.verdict == "mismatch" and ruling.fixes and not ruling.todo and \
+                {fix.site for fix in ruling.fixes} <= self._declared:  # fmt: skip
+            self._warn(Warning(tuple(fix.advice for fix in ruling.fixes), tuple(fix.site for fix in ruling.fixes),
+                               progress=True))  # fmt: skip
         elif ruling.verdict == "mismatch":
             self._warn(Warning((*(fix.advice for fix in ruling.fixes), *ruling.todo),
                                (*(fix.site for fix in ruling.fixes), *ruling.sites)))
@@ -171,6 +179,12 @@ class TableLoop:
         undo, whose board still shows the move taken back until hands put it back (judging it would book it again)."""
         with self._lock:
             state = self.session.state
+            layout = self.session.game.layout(state)
+            declared = entry.kind == "action" and not self._booking
+            self._declared = frozenset(site for site in set(layout) | set(self._layout)
+                                       if tuple(layout.get(site, ())) != tuple(self._layout.get(site, ()))
+                                       ) if declared else frozenset()  # fmt: skip
+            self._layout = layout
             question = self.question
             if question is not None and not _same(question.state, state):
                 self._withdraw()

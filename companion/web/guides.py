@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, jsonify
+from flask import Blueprint, Response, jsonify, request
 
 from companion.web.body import field, json_body
 from companion.web.context import table
@@ -15,7 +15,7 @@ from companion.web.guard import requires_token
 
 guides = Blueprint("guides", __name__, url_prefix="/api")
 
-WALK = ("start", "skip", "back", "redo", "save", "stop")
+WALK = ("start", "probe", "skip", "back", "redo", "save", "stop")
 SETUP = ("start", "placed", "back", "stop")
 
 
@@ -37,7 +37,8 @@ def _carry_out(command: Callable[[], dict[str, Any]]) -> Response:
 
 @guides.get("/calibration/grid")
 def grid() -> Response:
-    return jsonify(table().grid_status())
+    board = request.args.get("board")
+    return _carry_out(lambda: table().grid_status(board))
 
 
 @guides.post("/calibration/grid")
@@ -49,7 +50,10 @@ def walk() -> Response:
         sites = field(data, "sites", list, None)
         if sites is not None and (not sites or not all(isinstance(s, str) for s in sites)):
             raise BadInput("sites: expected a non-empty list of site ids")
-        return _carry_out(lambda: table().start_walk(sites))
+        board = field(data, "board", str, None)
+        return _carry_out(lambda: table().start_walk(sites, board))
+    if do == "probe":
+        return _carry_out(table().start_probe)
     site = field(data, "site", str, None)
     return _carry_out(lambda: table().walk_command(do, site))
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from companion.atomic import write_atomically
 from companion.boards import Board, default_board
+from companion.calibration.grid_probe import board_title
 from companion.errors import UserError
 from companion.rules import Action, SetupError
 from companion.sensing.pushed import PushedFrames
@@ -23,6 +24,7 @@ from companion.table.datasets import DataSets
 from companion.table.game_board import board_of
 from companion.table.grid_walk import GridWalk, TableGrid
 from companion.table.loop import Question, TableLoop, Warning
+from companion.table.probe_walk import ProbeWalk, TableProbe
 from companion.table.session import Session
 from companion.table.setup_guide import SetupGuide
 from companion.table.steps import NotNow
@@ -77,6 +79,8 @@ class Table:
         hub: Hub | None = None,
         camera: CameraFeed | None = None,
         grid: TableGrid | None = None,
+        beside: Sequence[TableGrid] = (),
+        probe: TableProbe | None = None,
         datasets: DataSets | None = None,
         phone: PushedFrames | None = None,
     ) -> None:
@@ -94,7 +98,9 @@ class Table:
         self.camera = camera  # None: no camera at this table
         self.phone = phone  # the camera page's frames, when a phone is the table's camera
         self.grid = grid  # the reed grid, its profile file and the observer that reads it (None: no grid)
-        self.walk: GridWalk | None = None  # the grid's latest calibration walk-through
+        self.beside = list(beside)  # the grids under boards beside the game's own (Orbital Battle's planet maps)
+        self.probe = probe  # which grid lies under which board, found from the phones (None: one grid)
+        self.walk: GridWalk | ProbeWalk | None = None  # the grid's latest calibration walk-through
         self.guide: SetupGuide | None = None  # the latest guided setup
         self._make_loop = make_loop or (lambda session: None)
         self._lock = threading.RLock()
@@ -305,26 +311,50 @@ class Table:
 
     # The guides: the grid's calibration walk-through and the guided setup. The referee is held back while either
     # runs (pieces set down for them are not moves), and one runs at a time.
-    def grid_status(self) -> dict[str, Any]:
-        """The grid at this table: its size, the profile file, site -> switch as the table reads it, the walk."""
-        grid, walk = self.grid, self.walk
+    def grid_status(self, board: str | None = None) -> dict[str, Any]:
+        """A grid at this table (the game board's, or the one under `board`): its size, the profile file, site ->
+        switch as the table reads it, the walk; and every grid's board, for a table of several."""
+        grid, walk = self._grid(board), self.walk
+        boards = [{"board": g.board.name, "title": board_title(g.board)} for g in (self.grid, *self.beside)
+                  if g is not None]  # fmt: skip
         if grid is None:
             return {"board": self.board().name, "grid": False, "rows": None, "cols": None, "profile": None,
-                    "mapped": None, "walk": None}  # fmt: skip
+                    "mapped": None, "walk": None, "boards": boards, "probe": False}  # fmt: skip
         rows, cols = grid.size() or (None, None)
         return {"board": grid.board.name, "grid": True, "rows": rows, "cols": cols, "profile": str(grid.profile),
-                "mapped": {site: list(switch) for site, switch in grid.mapping().items()},
-                "walk": None if walk is None else walk.status()}  # fmt: skip
+                "mapped": {grid.prefix + site: list(switch) for site, switch in grid.mapping().items()},
+                "walk": None if walk is None else walk.status(), "boards": boards,
+                "probe": self.probe is not None}  # fmt: skip
 
-    def start_walk(self, sites: Sequence[str] | None = None) -> dict[str, Any]:
-        """Start calibrating the grid from the phones: every site of the board, or just `sites` (the others keep
-        their switches)."""
+    def _grid(self, board: str | None) -> TableGrid | None:
+        if board is None or (self.grid is not None and board == self.grid.board.name):
+            return self.grid
+        found = next((g for g in self.beside if g.board.name == board), None)
+        if found is None:
+            raise ValueError(f"board: no grid at this table lies under {board!r}")
+        return found
+
+    def start_walk(self, sites: Sequence[str] | None = None, board: str | None = None) -> dict[str, Any]:
+        """Start calibrating a grid from the phones (the game board's, or the one under `board`): every site of its
+        board, or just `sites` (the others keep their switches)."""
         with self._lock:
-            if self.grid is None:
+            grid = self._grid(board)
+            if grid is None:
                 raise NotNow("there is no reed grid at this table")
             self._one_at_a_time()
-            walk = GridWalk(self.grid, sites, lambda status: self.hub.transient("calibration", status),
+            walk = GridWalk(grid, sites, lambda status: self.hub.transient("calibration", status),
                             self._hold_loop)  # fmt: skip
+            self.walk = walk
+        self._hold_loop()
+        return walk.start()
+
+    def start_probe(self) -> dict[str, Any]:
+        """Find which grid lies under which board: a piece on each board's marked hex in turn."""
+        with self._lock:
+            if self.probe is None:
+                raise NotNow("this table has one grid: there is nothing to tell apart")
+            self._one_at_a_time()
+            walk = ProbeWalk(self.probe, lambda status: self.hub.transient("calibration", status), self._hold_loop)
             self.walk = walk
         self._hold_loop()
         return walk.start()

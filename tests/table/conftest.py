@@ -33,3 +33,13 @@ def dakalio_capture() -> Capture:
         played.append(rng.choice(list(game.legal_actions(state))))
         state = game.apply(state, played[-1])[0]
     raise AssertionError("no capture in 400 random actions")
+
+
+def play_until_done(twin: Any, guide: Any, within: float = 30.0) -> None:
+    """The twin's players act (moving the calibration magnet, tapping Placed) until the page's guide has ended."""
+    import time
+
+    deadline = time.monotonic() + within
+    while guide.running:
+        assert time.monotonic() < deadline, guide.status()
+        twin.step()

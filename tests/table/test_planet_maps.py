@@ -147,7 +147,7 @@ def test_a_planet_maps_grid_unplugged_is_the_grid_lost_not_its_pieces_taken_off(
     assert live.loop.warning is None and len(live.session.actions) == count
 
 
-def test_a_config_names_the_planet_maps_and_one_not_calibrated_yet_is_left_out(tmp_path):
+def test_a_config_names_the_planet_maps_and_one_not_calibrated_yet_names_no_site(tmp_path):
     from companion.table.config import load_config
 
     path = tmp_path / "table.toml"
@@ -159,6 +159,9 @@ def test_a_config_names_the_planet_maps_and_one_not_calibrated_yet_is_left_out(t
     live = LiveTable(config)
     try:
         assert any("the grid under orbital_battle:planet3 is left out" in note for note in live.notes)
-        assert live.switch_sites is None and live.observer is None and live.site_name("p3:0402") == "planet 3 hex 0402"
+        # Its grid is opened all the same, so that the phones can calibrate it; it names no site until then.
+        assert live.switch_sites == {} and live.site_name("p3:0402") == "planet 3 hex 0402"
+        (grid,) = live.beside_grids()
+        assert grid.board.name == "orbital_battle:planet3" and grid.prefix == "p3:" and grid.mapping() == {}
     finally:
         live.store.close()

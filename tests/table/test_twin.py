@@ -5,6 +5,8 @@ import pytest
 from companion.rules import Action
 from companion.sim.table_setup import make_twin
 
+from .conftest import play_until_done
+
 
 def test_a_messy_table_plays_on_without_a_wrong_move_accepted(tmp_path):
     with make_twin("trajectory", 2, 5, "virtual", str(tmp_path / "t.db"), mess=0.6, illegal=0.4) as twin:
@@ -76,7 +78,6 @@ def test_with_the_rendered_camera_no_wrong_move_and_a_vanished_camera_is_announc
 def test_the_demo_players_follow_the_pages_guides_and_then_play_on(tmp_path):
     """`companion demo`'s glue: the twin's players move a magnet to each site a walk-through names, set a new game
     out piece by piece, tap Placed where the sensors cannot see, and then play with nothing wrong accepted."""
-    import time
 
     from companion.boards import default_board
     from companion.calibration.grid import load_profile
@@ -89,21 +90,15 @@ def test_the_demo_players_follow_the_pages_guides_and_then_play_on(tmp_path):
         twin.calibrating = lambda: _walked_site(table)
         twin.tap_placed = lambda: _tap_placed(table)
 
-        def until_done(guide) -> None:
-            deadline = time.monotonic() + 30
-            while guide.running:
-                assert time.monotonic() < deadline, guide.status()
-                twin.step()
-
         table.start_walk(["o1s0", "o2s0", "o3s5"])  # o2s0 holds the home planet: lifted and set down again
-        until_done(table.walk)
+        play_until_done(twin, table.walk)
         assert table.walk.state == "saved" and not twin.loop.paused
         assert load_profile(twin.profile, default_board("trajectory")).sites == twin.sites
 
         session = table.new_game("trajectory", ["red", "blue"], {}, 5)
         assert table.guide.running and table.loop.paused
         twin.switch(session, table.loop)
-        until_done(table.guide)
+        play_until_done(twin, table.guide)
         assert table.guide.state == "placed" and table.guide.done == 6 and not table.loop.paused
         stats = twin.play(25)
     assert stats.wrong_accepted == 0 and stats.board_moves >= 3

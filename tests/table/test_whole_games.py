@@ -1,6 +1,7 @@
 """Whole games of all five games played at the twin's table to their end: the scripted players' hands move the
 pieces over the simulated reed grid in natural order, and the phones declare only what a phone declares (or what the
-table could not book from the board). Nothing is submitted to the session behind the table's back."""
+table could not book from the board). Nothing is submitted to the session behind the table's back. Orbital Battle's
+planet maps lie on grids of their own, as its solar map does."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from companion.sim.table_setup import make_twin
 GAMES = [
     ("orbit", 2, {}, 1),
     ("dakalio", 2, {"mode": "simple"}, 2),
-    ("orbital_battle", 2, {"turn_limit": 1}, 1),
+    ("orbital_battle", 2, {"turn_limit": 2}, 1),  # two turns: units land on the planet maps' own grids
     ("trajectory", 2, {}, 1),
     ("periorbis", 2, {"length": "short"}, 1),
 ]
@@ -29,7 +30,7 @@ def test_a_whole_game_is_played_at_the_table_to_its_end(tmp_path, game, players,
         stats = table.play(1500)
         session = twin.session
         # The board the grid reports at the end is the game's.
-        assert twin.link.occupancy() == twin._closed(session.game.layout(session.state))
+        assert twin.occupancy() == twin._closed(session.game.layout(session.state))
     assert session.game.outcome(session.state) is not None
     assert stats.board_changes > 0 and stats.frames >= stats.board_changes
     entries = list(session.store.entries(session.record.id))
@@ -37,6 +38,10 @@ def test_a_whole_game_is_played_at_the_table_to_its_end(tmp_path, game, players,
     # Moves came from the board and declarations from the phones, nothing else; the log replays to the end.
     sources = {e.source for e in actions}
     assert sources <= {"board", "phone"} and "phone" in sources
+    if game == "orbital_battle":
+        # Landings are made by hand on the planet maps, each on its own grid, and booked from what those grids feel.
+        landed = [a for e in actions if e.source == "board" and (a := Action.from_json(e.action)).type == "unload"]
+        assert landed and all(dict(a.args)["at"].startswith("p") for a in landed)
     undone = sum(e.kind == "undo" for e in entries)
     assert undone == stats.wrong_bookings
     played: list[Action] = []

@@ -139,7 +139,8 @@ def test_the_setup_wizard_starts_a_new_game_on_the_same_log(served):
 
 def test_the_calibration_view_says_when_a_table_has_no_grid_and_no_camera(served):
     assert served.get("/api/calibration/grid") == {"board": "trajectory", "grid": False, "rows": None, "cols": None,
-                                                   "profile": None, "mapped": None, "walk": None}  # fmt: skip
+                                                   "profile": None, "mapped": None, "walk": None, "boards": [],
+                                                   "probe": False}  # fmt: skip
     status, answer = served.post("/api/calibration/grid", {"do": "start"})
     assert status == 409 and answer == {"error": "there is no reed grid at this table"}
     status, answer = served.request("GET", "/api/calibration/snapshot.jpg")

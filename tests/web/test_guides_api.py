@@ -11,7 +11,8 @@ def test_bad_guide_requests_are_400s_that_change_nothing(grid_served):
     before = served.profile.read_bytes()
     cases = [
         ("/api/calibration/grid", {}, "do: missing; expected a string"),
-        ("/api/calibration/grid", {"do": "fly"}, "do: expected one of start, skip, back, redo, save, stop, not 'fly'"),
+        ("/api/calibration/grid", {"do": "fly"},
+         "do: expected one of start, probe, skip, back, redo, save, stop, not 'fly'"),
         ("/api/calibration/grid", {"do": "start", "sites": []}, "sites: expected a non-empty list of site ids"),
         ("/api/calibration/grid", {"do": "start", "sites": ["o9s9"]}, "sites: board 'trajectory' has no site 'o9s9'"),
         ("/api/calibration/grid", {"do": "start", "sites": "o1s0"}, "sites: expected a list, got 'o1s0'"),
@@ -38,6 +39,7 @@ def test_requests_that_do_not_fit_the_moment_are_409s(grid_served):
     served = grid_served(SWITCHES, calibrated=True)
     for path, body, message in (
         ("/api/calibration/grid", {"do": "skip"}, "no walk-through is running: start one"),
+        ("/api/calibration/grid", {"do": "probe"}, "this table has one grid: there is nothing to tell apart"),
         ("/api/setup", {"do": "placed"}, "the setup is not being guided now: start the guide first"),
     ):
         status, answer = served.post(path, body)

@@ -63,7 +63,7 @@ def victory(state: State) -> tuple[State, list[Event]]:
     if limit and state.turn >= limit:
         a, b = state.players
         if counts[a] == counts[b]:
-            reason = f"the turn limit of {limit} is reached with {counts[a]} planets each"
+            reason = f"the turn limit of {limit} is reached with {plural(counts[a], 'planet')} each"
             return replace(state, stage="over", winner=None, reason=reason), [
                 Event("game-drawn", f"The game is drawn: {reason}.", {"planets": counts})
             ]

@@ -243,16 +243,34 @@ export async function openCalibration(app) {
     $("snapshot-note").textContent = "Boxes: fiducials and pieces the camera found.";
   };
   refresh();
-  const grid = await get("/api/calibration/grid");
+  await showGrid(app, "");
+}
+
+// One grid of the table in the calibration dialog: the game board's ("") or the one under a board beside it (a
+// table of several grids: Orbital Battle's planet maps, chosen above the list).
+async function showGrid(app, board) {
+  const grid = await get(`/api/calibration/grid${board ? `?board=${encodeURIComponent(board)}` : ""}`);
+  const boards = grid.boards || [];
+  $("grid-board").hidden = boards.length < 2;
+  $("grid-board").replaceChildren(...boards.map((b, i) => new Option(b.title[0].toUpperCase() + b.title.slice(1), i ? b.board : "")));
+  $("grid-board").value = board;
+  $("grid-board").onchange = () => showGrid(app, $("grid-board").value);
+  const surface = /planet(\d+)$/.exec(board);
+  const sites = surface ? new Map((await get(`/api/board?surface=${surface[1]}`)).sites.map((s) => [s.id, s])) : app.map.sites;
   const mapped = grid.mapped ? Object.keys(grid.mapped).length : 0;
-  const sites = app.map.sites;
   $("grid-note").textContent = !grid.grid ? "There is no reed grid at this table."
     : `${mapped} of ${sites.size} sites have a switch. The walk-through names each site in turn: put a piece on ` +
       "it and the switch that closes becomes that site's. Pieces set down meanwhile are not moves.";
   $("grid-file").textContent = grid.grid ? `Profile: ${grid.profile}` : "";
-  $("grid-start").hidden = !grid.grid || !!(grid.walk && ["walking", "review"].includes(grid.walk.state));
+  const walking = !!(grid.walk && ["walking", "review"].includes(grid.walk.state));
+  $("grid-start").hidden = !grid.grid || walking;
+  const start = (extra) => ({ do: "start", ...(board ? { board } : {}), ...extra });
   $("grid-start").onclick = async () => {
-    if (await app.send("/api/calibration/grid", { do: "start" })) $("calibration").close();
+    if (await app.send("/api/calibration/grid", start({}))) $("calibration").close();
+  };
+  $("grid-probe").hidden = $("grid-probe-note").hidden = !grid.probe || walking;
+  $("grid-probe").onclick = async () => {
+    if (await app.send("/api/calibration/grid", { do: "probe" })) $("calibration").close();
   };
   $("grid-sites").hidden = !grid.grid;
   // Each site's switch, and a button to walk that site alone (every other site keeps its switch).
@@ -263,7 +281,7 @@ export async function openCalibration(app) {
     const redo = Object.assign(document.createElement("button"), { type: "button", textContent: "Redo", className: "player-only small" });
     redo.dataset.site = site.id;
     redo.onclick = async () => {
-      if (await app.send("/api/calibration/grid", { do: "start", sites: [site.id] })) $("calibration").close();
+      if (await app.send("/api/calibration/grid", start({ sites: [site.id] }))) $("calibration").close();
     };
     li.appendChild(redo);
     return li;

@@ -40,6 +40,7 @@ export class Guides {
     // A finished guide is shown only to a phone that saw it run (a reconnecting stream repeats the last word).
     const ended = data && !running && this.seenRunning[kind] && before && before.state !== data.state;
     this.seenRunning[kind] = !!running;
+    if (running && kind === "calibration") this.follow(data);
     if (running) this.show(kind, data);
     else if (ended) this.finish(data);
     else if (!this.active()) $("guide").hidden = true;
@@ -47,14 +48,22 @@ export class Guides {
     this.app.renderPlaceList();
   }
 
+  // A walk of a planet map's grid shows that planet's surface, where its hexes are asked ("p3:0403").
+  follow(data) {
+    const surfaces = this.app.surfaces, planet = /^p(\d+):/.exec(data.site || "");
+    const wanted = planet ? planet[1] : "";
+    if (data.site && surfaces.list.length && surfaces.shown !== wanted) surfaces.show(wanted);
+  }
+
   show(kind, data) {
     clearTimeout(this.hideTimer);
     $("guide").hidden = false;
     $("guide").dataset.kind = kind;
     $("guide").classList.toggle("refused", !!(data.refused || (data.wrong && data.wrong.length)));
-    $("guide-title").textContent = kind === "calibration" ? "Calibrating the grid" : "Setting out the pieces";
+    $("guide-title").textContent = kind !== "calibration" ? "Setting out the pieces"
+      : data.probe ? "Finding each map's grid" : "Calibrating the grid";
     $("guide-count").textContent = kind === "calibration"
-      ? `site ${data.step} of ${data.total} · ${data.mapped} mapped`
+      ? (data.probe ? `map ${data.step} of ${data.total} · ${data.mapped} found` : `site ${data.step} of ${data.total} · ${data.mapped} mapped`)
       : data.count;
     $("guide-text").textContent = kind === "calibration" && data.grid === "lost"
       ? "The grid is not answering: check its USB cable." : data.text;
@@ -90,7 +99,10 @@ export class Guides {
   // A tap on a site of the map during the walk-through asks that site again.
   tapSite(site) {
     const guide = this.active();
-    if (guide && guide.kind === "calibration" && this.app.isPlayer) this.send("calibration", { do: "redo", site });
+    // (A probe asks each map's marked hex in its order: a tap there asks nothing.)
+    if (guide && guide.kind === "calibration" && !guide.data.probe && this.app.isPlayer) {
+      this.send("calibration", { do: "redo", site });
+    }
   }
 
   send(kind, body) {
