@@ -189,7 +189,10 @@ class LiveTable:
             for link in self._links():
                 link.start()
             deadline = time.monotonic() + wait
-            if not all(link.wait_synced(max(0.0, deadline - time.monotonic())) for link in self._read_links()):
+            # every grid gets the wait (one not yet calibrated is about to be walked), but only those the board is
+            # read from make the table say its grid is lost
+            synced = {id(link) for link in self._links() if link.wait_synced(max(0.0, deadline - time.monotonic()))}
+            if not all(id(link) in synced for link in self._read_links()):
                 self.senses.grid(False)
         if self.camera_sites is not None:
             self._spawn(self._watch_camera)

@@ -60,7 +60,7 @@ def test_a_planet_maps_grid_is_walked_from_the_phones_and_read_at_once(planets_s
     assert (status, answer) == (400, {"error": "board: no grid at this table lies under 'orbital_battle:planet9'"})
 
     status, walk = served.post("/api/calibration/grid", {"do": "start", "board": PLANET})
-    assert status == 200 and walk["board"] == PLANET and walk["site"] == "p3:0000"
+    assert status == 200 and walk["board"] == PLANET and walk["site"] == "p3:0000", walk
     assert walk["name"] == "planet 3 hex 0000" and walk["total"] == len(planet.board.sites)
     magnet = None
     deadline = time.monotonic() + 60
