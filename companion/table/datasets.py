@@ -23,7 +23,7 @@ from companion.rules import SetupError
 FILE_OPTIONS: dict[str, dict[str, str]] = {
     "orbit": {"board": "file", "deck": "file"},
     "dakalio": {"mat": "file"},
-    "orbital_battle": {"planet_files": "files"},
+    "orbital_battle": {"planet_files": "files", "solar_map": "file"},
     "periorbis": {"data": "folder"},
 }
 BUILT_IN: dict[tuple[str, str], tuple[Any, ...]] = {  # values a game reads from its own package
@@ -31,6 +31,7 @@ BUILT_IN: dict[tuple[str, str], tuple[Any, ...]] = {  # values a game reads from
     ("orbit", "deck"): ("",),
     ("dakalio", "mat"): (None,),
     ("orbital_battle", "planet_files"): (None,),
+    ("orbital_battle", "solar_map"): (None,),
     ("periorbis", "data"): (None,),
 }
 FILE_KEYS: dict[tuple[str, str], dict[str, str]] = {  # the keys of a "files" option, each with what it is called

@@ -183,3 +183,44 @@ def test_a_dakalio_mat_of_the_tables_is_chosen_by_name_and_played_on(served, tmp
     status, _ = served.post("/api/games", {"game": "dakalio", "players": ["red", "blue"], "options": {"mat": "ours"}})
     assert status == 201
     assert any("our blue base" in (site.get("label"), site.get("name")) for site in served.get("/api/board")["sites"])
+
+
+def test_a_dakalio_mat_is_checked_naming_the_spot_and_kept_for_a_new_game(served, tmp_path):
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    mat = served.get("/api/editor/board?game=dakalio&start=own")
+    assert "empty" in mat["starts"] and mat["board"]["orbits"]
+    board = mat["board"]
+    status, answer = served.post("/api/editor/check", {"game": "dakalio", "board": board})
+    assert answer["problems"] == [] and answer["diff"]["moved"] == []
+    wrong = json.loads(json.dumps(board))
+    wrong["links"] = [lk for lk in wrong["links"] if not (lk["kind"] == "serves" and lk["b"] == "g4")]
+    problems = served.post("/api/editor/check", {"game": "dakalio", "board": wrong})[1]["problems"]
+    assert len(problems) == 1 and problems[0].startswith("g4") and "serves" in problems[0], problems
+    board["sites"][0]["label"] = "north spot"
+    status, answer = served.post("/api/editor/save", {"game": "dakalio", "name": "ours", "board": board})
+    assert status == 201, answer
+    game = next(g for g in served.get("/api/games")["games"] if g["name"] == "dakalio")
+    assert next(f for f in game["options"] if f["name"] == "mat")["choices"] == [None, "ours"]
+
+
+def test_an_orbital_battle_solar_map_names_the_planet_that_is_wrong_and_drives_the_game(served, tmp_path):
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    start = served.get("/api/editor/board?game=orbital_battle&start=own")
+    assert "empty" not in start["starts"]
+    small = served.get("/api/editor/solar/layout?radius=7&rings=1,2,3,4,5,6,7&hex_mm=14")["board"]
+    assert len(small["sites"]) == 169 and served.post("/api/editor/check", {"game": "orbital_battle",
+                                                                            "board": small})[1]["problems"] == []
+    moved = json.loads(json.dumps(small))
+    for site in moved["sites"]:
+        site["tags"] = [t for t in site["tags"] if t != "planet-3"]
+    moved["sites"][1]["tags"].append("planet-3")  # ring 1: not planet 3's orbit
+    problems = served.post("/api/editor/check", {"game": "orbital_battle", "board": moved})[1]["problems"]
+    assert len(problems) == 1 and problems[0].startswith("planet 3") and "ring 3" in problems[0], problems
+    status, answer = served.post("/api/editor/save", {"game": "orbital_battle", "name": "small", "board": small})
+    assert status == 201, answer
+    game = next(g for g in served.get("/api/games")["games"] if g["name"] == "orbital_battle")
+    assert next(f for f in game["options"] if f["name"] == "solar_map")["choices"] == [None, "small"]
+    status, answer = served.post("/api/games", {"game": "orbital_battle", "players": ["red", "blue"],
+                                                "options": {"solar_map": "small"}})  # fmt: skip
+    assert status == 201, answer
+    assert len(served.get("/api/board")["sites"]) == 169
