@@ -4,6 +4,7 @@ board saved as one of the table's data sets (the host's action: it needs the tab
 from __future__ import annotations
 
 import math
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -90,15 +91,26 @@ def start() -> Response:
 
 
 def _problems(game: str, data: Any) -> list[str]:
-    """What keeps the game from being played on the board: the board file's checks, then the game's own."""
+    """What keeps the game from being played on the board: the board file's checks, then the game's own (each site
+    said by the name the person gave it)."""
     try:
-        board_from_json(data, "board")
+        board = board_from_json(data, "board")
     except BoardFileError as error:
         return [str(error)]
     option = BOARD_OPTIONS[game]
     found = trial(game, option, data, "board")
-    return [text.replace(f"options.{option} (board): ", "").replace(f"options.{option}: ", "").removeprefix("board: ")
-            for text in found]
+    return [_named(board, text.replace(f"options.{option} (board): ", "").replace(f"options.{option}: ", "")
+                   .removeprefix("board: ")) for text in found]
+
+
+def _named(board: Board, text: str) -> str:
+    """The rules name sites by id; a site the person named ("spot 7", "north gate") is said by its name."""
+    names = {site.id: site.label for site in board.sites if site.label and site.label != site.id}
+    if not names:
+        return text
+    ids = "|".join(re.escape(i) for i in sorted(names, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w-])({ids})(?![\w-])")
+    return pattern.sub(lambda match: names[match.group(1)], text)
 
 
 def trial(game: str, option: str, data: Any, label: str, read: Callable[[str], Any] | None = None) -> list[str]:
@@ -117,19 +129,23 @@ def trial(game: str, option: str, data: Any, label: str, read: Callable[[str], A
 
 
 def board_diff(board: Board, reference: Board) -> dict[str, list[str]]:
-    """Sites added, moved and removed against the game's own board, and links added and removed."""
+    """Sites added, moved and removed against the game's own board, links added and removed, and orbits (lines of
+    sites in order: Dakalio's lines, Orbital Battle's rings) added and removed."""
     ours = {s.id: s for s in board.sites}
     theirs = {s.id: s for s in reference.sites}
     moved = [sid for sid in ours if sid in theirs
              and math.hypot(ours[sid].x - theirs[sid].x, ours[sid].y - theirs[sid].y) > MOVED_MM]  # fmt: skip
     links = {(lk.a, lk.b, lk.kind) for lk in board.links}
     old_links = {(lk.a, lk.b, lk.kind) for lk in reference.links}
+    our_lines, old_lines = set(board.orbits.values()), set(reference.orbits.values())
     return {
         "added": [sid for sid in ours if sid not in theirs],
         "moved": moved,
         "removed": [sid for sid in theirs if sid not in ours],
         "links_added": [f"{a}-{b}" for a, b, _ in sorted(links - old_links)],
         "links_removed": [f"{a}-{b}" for a, b, _ in sorted(old_links - links)],
+        "orbits_added": sorted(name for name, line in board.orbits.items() if line not in old_lines),
+        "orbits_removed": sorted(name for name, line in reference.orbits.items() if line not in our_lines),
     }
 
 

@@ -17,13 +17,15 @@ def _board():
 def test_the_editor_checks_a_board_as_the_game_does_and_says_what_changed(served):
     status, answer = served.post("/api/editor/check", {"game": "orbit", "board": _board()})
     assert status == 200 and answer["problems"] == []
-    assert answer["diff"] == {"added": [], "moved": [], "removed": [], "links_added": [], "links_removed": []}
+    assert answer["diff"] == {"added": [], "moved": [], "removed": [], "links_added": [], "links_removed": [],
+                              "orbits_added": [], "orbits_removed": []}
     board = _board()
     board["sites"][5]["x"] += 10
     board["links"] = [link for link in board["links"]
                       if not (link["kind"] == "orbit" and "r1s0" in (link["a"], link["b"]))]
     status, answer = served.post("/api/editor/check", {"game": "orbit", "board": board})
-    assert len(answer["problems"]) == 1 and "r1s0" in answer["problems"][0] and "\n" not in answer["problems"][0]
+    problems = answer["problems"]
+    assert len(problems) == 1 and "ring 1 spot 0" in problems[0] and "\n" not in problems[0]  # the site's name
     board = _board()
     board["sites"][5]["x"] += 10
     board["sites"].append({"id": "extra", "x": 10, "y": 10, "kind": "intersection", "label": "", "tags": []})

@@ -158,7 +158,7 @@ function draw() {
   for (const [name, ids, closed, colour] of kit.lines ? kit.lines(board) : []) {
     const points = ids.filter((id) => at[id]).map((id) => `${at[id].x},${H - at[id].y}`).join(" ");
     el(closed ? "polygon" : "polyline", { points, class: `orbit${name === state.line ? " chosen" : ""}`, "data-line": name,
-      ...(colour ? { stroke: colour } : {}) }, svg);
+      ...(colour ? { style: `stroke:${colour}` } : {}) }, svg);
   }
   for (const l of board.links) {
     const a = at[l.a], b = at[l.b], cls = kit.linkClass(l);
@@ -269,7 +269,11 @@ async function setGame(game) {
   localStorage.setItem(GAME_KEY, state.game);
   $("game").value = state.game;
   $("edit-title").textContent = { orbit: "Sites, lines and orbits", dakalio: "Spots, lines and zones", orbital_battle: "Hexes and planets" }[state.game];
-  $("name-label").textContent = `Name for your ${state.kit.thing}`;
+  const { thing } = state.kit;
+  $("name-label").textContent = `Name for your ${thing}`;
+  $("start-label").textContent = `${thing[0].toUpperCase()}${thing.slice(1)} to start from`;
+  $("load").textContent = `Start from this ${thing}`;
+  $("photo-label").textContent = `Photo of your ${thing}`;
   $("tool-buttons").replaceChildren(...state.kit.tools.map(([tool, text]) => {
     const b = document.createElement("button");
     b.dataset.tool = tool; b.textContent = text; b.setAttribute("aria-pressed", "false");
@@ -301,13 +305,15 @@ async function check() {
 }
 
 function describeDiff(diff) {
-  const count = (n, one) => `${n} ${one}${n === 1 ? "" : "s"}`;
+  const [one, many] = state.kit.words;
+  const count = (n, a, b = `${a}s`) => `${n} ${n === 1 ? a : b}`;
   const parts = [];
-  if (diff.added.length) parts.push(`${count(diff.added.length, "site")} added`);
-  if (diff.moved.length) parts.push(`${count(diff.moved.length, "site")} moved`);
-  if (diff.removed.length) parts.push(`${count(diff.removed.length, "site")} taken away`);
-  if (diff.links_added.length) parts.push(`${count(diff.links_added.length, "line")} added`);
-  if (diff.links_removed.length) parts.push(`${count(diff.links_removed.length, "line")} taken away`);
+  if (diff.added.length) parts.push(`${count(diff.added.length, one, many)} added`);
+  if (diff.moved.length) parts.push(`${count(diff.moved.length, one, many)} moved`);
+  if (diff.removed.length) parts.push(`${count(diff.removed.length, one, many)} taken away`);
+  const links = state.kit.lines ? ["orbits_added", "orbits_removed"] : ["links_added", "links_removed"];
+  if (diff[links[0]].length) parts.push(`${count(diff[links[0]].length, state.kit.lineWord)} added`);
+  if (diff[links[1]].length) parts.push(`${count(diff[links[1]].length, state.kit.lineWord)} taken away`);
   const own = `the game's own ${state.kit.thing}`;
   return parts.length ? `Against ${own}: ${parts.join(", ")}.` : `The same as ${own}.`;
 }

@@ -38,7 +38,7 @@ function pairTool(kind, directed, state, draft, site) {
 }
 
 const orbit = {
-  title: "ORBIT's board", thing: "board", word: "site", kind: "intersection", starts: ["front", "back"],
+  title: "ORBIT's board", thing: "board", word: "site", words: ["site", "sites"], lineWord: "line", kind: "intersection", starts: ["front", "back"],
   startName: (s) => `the game's own board (${s})`,
   tools: [
     ["move", "Move / choose", "Drag a site to move it; tap one to name it or make it a planet symbol, portal or station."],
@@ -67,7 +67,7 @@ const orbit = {
 // Dakalio: what a spot is (its kind and the Load Zone's bases), the zones and roles its tags give it.
 const ROLES = { spot: ["spot", []], load: ["load", []], blue: ["base", ["blue"]], red: ["base", ["red"]] };
 const dakalio = {
-  title: "Dakalio's Orbix mat", thing: "mat", word: "spot", kind: "spot", starts: ["own"],
+  title: "Dakalio's Orbix mat", thing: "mat", word: "spot", words: ["spot", "spots"], lineWord: "line", kind: "spot", starts: ["own"],
   startName: () => "the game's own mat",
   tools: [
     ["move", "Move / choose", "Drag a spot to move it; tap one to name it, make it a base, a Station or a Port, or put it in a zone."],
@@ -116,7 +116,7 @@ const dakalio = {
 // Orbital Battle: the hexes are the game's; a group lays them over its map and says where each planet starts.
 const RING_COLOURS = ["#ff6b6b", "#ffa94d", "#ffd43b", "#69db7c", "#4dabf7", "#b197fc", "#e599f7"];
 const solar = {
-  title: "Orbital Battle's solar map", thing: "solar map", word: "hex", kind: "hex", starts: ["own"], fixed: true,
+  title: "Orbital Battle's solar map", thing: "solar map", word: "hex", words: ["hex", "hexes"], lineWord: "orbit", kind: "hex", starts: ["own"], fixed: true,
   startName: () => "the game's own solar map",
   tools: [
     ["move", "Move / choose", "Drag a hex to move it over your map; tap one to name it."],
