@@ -38,7 +38,7 @@ def install(app: Flask) -> None:
     def illegal(error: IllegalAction) -> tuple[Response, int]:
         from companion.web.context import table  # the app's table: this module is imported before it exists
 
-        return error_response(table().words().text(error.reason), 400)  # sites by the names the board gives them
+        return error_response(table().words().places(error.reason), 400)  # sites by the names the board gives them
 
     @app.errorhandler(NotNow)
     def not_now(error: NotNow) -> tuple[Response, int]:
