@@ -316,7 +316,7 @@ def test_periorbis_cards_track_and_team_are_entered_kept_and_played_on(browser, 
     ok = "The game can start on these cards, track and team."
     # about a hundred cards are built and checked before the first verdict: allow for a busy machine
     expect(page.locator("#problems li")).to_have_text(ok, timeout=20_000)
-    captain = page.locator("fieldset.card", has=page.locator("legend", has_text="Start card -2"))
+    captain = page.locator("fieldset.card", has=page.locator("legend", has_text="Start card 3: captain, paid 2"))
     expect(captain.locator(".does")).to_have_text("captain, paid 2: carries 3 cargo")
     enter(captain, "Cargo carried", "4")
     expect(captain.locator(".does")).to_have_text("captain, paid 2: carries 4 cargo")
@@ -329,9 +329,17 @@ def test_periorbis_cards_track_and_team_are_entered_kept_and_played_on(browser, 
     expect(page.locator("#problems li")).to_have_text("ship card 1-1, minimum: must be 1 to the ship's spaces")
     enter(ship, "Leaves once filled", "4")
     expect(ship.locator(".does")).to_contain_text("leaves once 4 are filled")
+    second = page.locator("fieldset.card", has=page.locator("legend", has_text="Ship 1-2"))
+    enter(second, "Name on the card", "1-1")  # a card's name is its own: the table says which is taken twice
+    expect(page.locator("#problems li")).to_have_text("ship card 1-1, id: '1-1' is used twice")
+    enter(page.locator("fieldset.card", has=page.locator("legend", has_text="Ship 1-1")).nth(1), "Name on the card",
+          "1-twelve")
+    expect(page.locator("fieldset.card legend", has_text="Ship 1-twelve")).to_have_count(1)
     turn = page.locator("#periorbis-orbit fieldset.card").first
     turn.get_by_label("hygiea", exact=True).select_option(label="reached with drive 2")
     team = page.locator("fieldset.card", has=page.locator("legend", has_text="Start team"))
+    expect(team.get_by_label("HQ slot 1").locator("option:checked")).to_have_text("basic employee, paid 1")
+    expect(team.get_by_label("HQ slot 2").locator("option:checked")).to_have_text("engineer, paid 2")
     team.get_by_label("HQ slot 3").select_option(label="nobody")
     expect(page.locator("#problems li")).to_have_text(ok)
     page.fill("#name", "club")
