@@ -10,12 +10,12 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.web.conftest import ARTIFACTS
 from tests.web.test_editor_browser import (
     fits_a_phone,
     keep_as,
     open_editor,
     over_a_photo,
+    shot,
     slanted,
     start_from_the_form,
     tap_board,
@@ -91,13 +91,14 @@ def refused_in_words(page, served, ids: re.Pattern) -> str:
 
 def play_on_the_map(page, served, moves: int) -> None:
     """Book `moves` legal moves by taps, the page following the seat whose turn it is; one at least on the map."""
-    placed = page.locator('#guide-buttons button[data-do="placed"]')
-    for _ in range(40):  # the guide has the pieces set out, one by one, on the group's own sites
-        if not placed.is_visible():
-            break
-        text = page.locator("#guide").inner_text()
+    placed, count = page.locator('#guide-buttons button[data-do="placed"]'), page.locator("#guide-count")
+    while placed.is_visible():  # the guide has the pieces set out, one by one, on the group's own sites
+        done, total = (int(n) for n in re.findall(r"\d+", count.inner_text())[:2])
         placed.click()
-        expect(page.locator("#guide")).not_to_have_text(text)
+        if done + 1 == total:
+            expect(page.locator("#guide")).to_contain_text(f"Every piece is placed ({total} of {total})")
+            break
+        expect(count).to_have_text(f"{done + 1} of {total} placed")
     booked = []
     while len(booked) < moves or not any(item["from"] or item["to"] for item in booked):
         assert len(booked) < moves + 6, booked
@@ -110,7 +111,7 @@ def play_on_the_map(page, served, moves: int) -> None:
 
 
 def test_a_small_dakalio_mat_is_laid_over_its_photo_kept_and_played_on(browser, served, tmp_path):
-    page, errors = open_editor(browser, served, tmp_path, "/editor?game=dakalio")
+    page, errors = open_editor(browser, served, tmp_path, "/editor?game=dakalio", (1280, 800))
     expect(page.locator("#problems li")).to_have_text("The game can be played on this mat.")
     expect(page.locator("#board .hit")).to_have_count(61)
     over_a_photo(page, slanted({mm(h): colour(h) for h in MAT}, 600), tmp_path / "mat.jpg")
@@ -163,15 +164,17 @@ def test_a_small_dakalio_mat_is_laid_over_its_photo_kept_and_played_on(browser, 
     expect(page.locator("#problems li")).to_have_text("The game can be played on this mat.")
     expect(page.locator("#diff")).to_have_text(
         "Against the game's own mat: 19 spots added, 61 spots taken away, 15 lines added, 33 lines taken away.")
-    keep_as(page, "our-mat", "Dakalio: mat “our-mat”", "editor-dakalio-desktop.png")
+    keep_as(page, "our-mat", "Dakalio: mat “our-mat”")
+    page.click('[data-tool="move"]')
+    tap_board(page, *mm(STATION))
+    shot(page, "#edit-title", "editor-dakalio-desktop.png")
     assert errors == []
 
     phone = at_phone_size(page, "/editor")
     expect(phone.locator("#board .hit")).to_have_count(19)  # this browser's draft: the mat, the game it was for
     expect(phone.locator("#board image")).to_have_count(1)
     fits_a_phone(phone)
-    phone.locator("#board").scroll_into_view_if_needed()
-    phone.screenshot(path=ARTIFACTS / "editor-dakalio-phone.png")
+    shot(phone, "#edit-title", "editor-dakalio-phone.png")
 
     start_from_the_form(phone, served, "dakalio", lambda options: options.get_by_label("mat").select_option("our-mat"))
     assert {s["id"] for s in served.get("/api/board")["sites"]} == {f"spot{n}" for n in range(1, 20)}
@@ -181,7 +184,7 @@ def test_a_small_dakalio_mat_is_laid_over_its_photo_kept_and_played_on(browser, 
 
 
 def test_a_small_solar_map_is_laid_out_a_planet_moved_kept_and_played_on(browser, served, tmp_path):
-    page, errors = open_editor(browser, served, tmp_path, "/editor?game=orbital_battle")
+    page, errors = open_editor(browser, served, tmp_path, "/editor?game=orbital_battle", (1280, 800))
     expect(page.locator("#problems li")).to_have_text("The game can be played on this solar map.")
     expect(page.locator("#board .hit")).to_have_count(217)
     page.select_option("#radius", "7")
@@ -196,15 +199,15 @@ def test_a_small_solar_map_is_laid_out_a_planet_moved_kept_and_played_on(browser
         "planet 3: its start hex ring 1 hex 0 is not on its orbit (ring 3)")
     page.click('#board .hit[data-site="r3s9"]')
     expect(page.locator("#problems li")).to_have_text("The game can be played on this solar map.")
-    keep_as(page, "small", "Orbital Battle: solar map “small”", "editor-solar-desktop.png")
+    keep_as(page, "small", "Orbital Battle: solar map “small”")
+    shot(page, "#edit-title", "editor-solar-desktop.png")
     assert errors == []
 
     phone = at_phone_size(page, "/editor?game=orbital_battle")
     expect(phone.locator("#board .hit")).to_have_count(169)
     fits_a_phone(phone)
     phone.click('[data-tool="start"]')
-    phone.locator("#board").scroll_into_view_if_needed()
-    phone.screenshot(path=ARTIFACTS / "editor-solar-phone.png")
+    shot(phone, "#edit-title", "editor-solar-phone.png")
 
     start_from_the_form(phone, served, "orbital_battle",
                         lambda options: options.get_by_label("solar map").select_option("small"))

@@ -188,14 +188,20 @@ def fits_a_phone(page) -> None:
     assert small == []
 
 
-def keep_as(page, name: str, listed: str, shot: str) -> None:
-    """Keep what is edited on the table under `name`; the library lists it as `listed`; a full-page screenshot."""
+def keep_as(page, name: str, listed: str) -> None:
+    """Keep what is edited on the table under `name`; the library lists it as `listed`."""
     page.fill("#name", name)
     page.click("#save")
     expect(page.locator("#message")).to_contain_text(f"Kept on the table as “{name}”")
     expect(page.locator("#library li")).to_contain_text([listed])
+
+
+def shot(page, at: str, name: str) -> None:
+    """A screenshot of what the screen shows with the element `at` at its top (the pictures docs/editor.md uses)."""
+    page.locator(at).evaluate("(e) => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(100)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=ARTIFACTS / shot, full_page=True)
+    page.screenshot(path=ARTIFACTS / name)
 
 
 def open_phone_editor(browser, served, tmp_path, path: str):

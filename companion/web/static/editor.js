@@ -271,6 +271,8 @@ async function setGame(game) {
   $("edit-title").textContent = { orbit: "Sites, lines and orbits", dakalio: "Spots, lines and zones", orbital_battle: "Hexes and planets" }[state.game];
   const { thing } = state.kit;
   $("name-label").textContent = `Name for your ${thing}`;
+  $("editor-title").textContent = `Your ${thing}`;
+  document.title = `Your ${thing} · Orrery`;
   $("start-label").textContent = `${thing[0].toUpperCase()}${thing.slice(1)} to start from`;
   $("load").textContent = `Start from this ${thing}`;
   $("photo-label").textContent = `Photo of your ${thing}`;
@@ -281,6 +283,8 @@ async function setGame(game) {
     return b;
   }));
   buildFields();
+  $("legend").textContent = state.kit.legend || "";
+  $("legend").hidden = !state.kit.legend;
   setTool("move");
   const kept = JSON.parse(localStorage.getItem(draftKey()) || "null");
   await guarded(() => loadStart(kept ? kept.start : state.kit.starts[0], Boolean(kept)));

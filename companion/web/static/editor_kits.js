@@ -101,10 +101,12 @@ const dakalio = {
     draft.change((b) => { b.orbits[state.line] = [site]; });
     return true;
   },
+  legend: "Red: a red base · blue: the blue base · grey: Load Zone · green: a Station · purple: a Port · orange: on a signal · a blue ring: the Control Zone.",
   look(site) {
-    const fill = site.kind === "base" ? (site.tags.includes("blue") ? "#4f8cff" : "#e5484d") : site.kind === "load" ? "#9aa4b8" : "";
-    return { fill, big: site.kind === "base",
-      classes: ["station", "port", "signal", "control"].filter((t) => site.tags.includes(t)) };
+    const role = ["station", "port", "signal"].find((t) => site.tags.includes(t));
+    const fill = site.kind === "base" ? (site.tags.includes("blue") ? "#4f8cff" : "#e5484d") : site.kind === "load" ? "#9aa4b8"
+      : { station: "#3ddc97", port: "#b48cff", signal: "#ffa94d" }[role] || "";
+    return { fill, big: site.kind === "base", classes: site.tags.includes("control") ? ["control"] : [] };
   },
   lines: (board) => Object.entries(board.orbits).map(([name, ids]) => [name, ids, false]),
   linkClass: (l) => l.kind,
@@ -118,6 +120,7 @@ const RING_COLOURS = ["#ff6b6b", "#ffa94d", "#ffd43b", "#69db7c", "#4dabf7", "#b
 const solar = {
   title: "Orbital Battle's solar map", thing: "solar map", word: "hex", words: ["hex", "hexes"], lineWord: "orbit", kind: "hex", starts: ["own"], fixed: true,
   startName: () => "the game's own solar map",
+  legend: "Each orbit in its colour; a white hex with a number: where that planet starts (7 and 8 share the last orbit).",
   tools: [
     ["move", "Move / choose", "Drag a hex to move it over your map; tap one to name it."],
     ["start", "Planet's start", "Choose a planet, then tap the hex on its orbit where it starts."],
