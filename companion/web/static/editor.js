@@ -70,8 +70,9 @@ async function layOut() {
   const rings = ["1", "2", "3", "4", "5", "6", "7"].map((n) => $(`ring-${n}`).value).join(",");
   const query = `radius=${$("radius").value}&rings=${rings}&hex_mm=${Number($("hex-mm").value)}`;
   const { board } = await get(`/api/editor/solar/layout?${query}`);
-  const old = state.draft.board;
-  const [dx, dy] = [(old.width - board.width) / 2, (old.height - board.height) / 2];  // centred on the photo
+  // Over a photo: centred on it, the photo's size kept; with none, the map's own size.
+  const old = state.picture ? state.draft.board : board;
+  const [dx, dy] = [(old.width - board.width) / 2, (old.height - board.height) / 2];
   state.draft.change((b) => {
     Object.assign(b, board, { width: old.width, height: old.height });
     for (const s of b.sites) { s.x = Math.round((s.x + dx) * 10) / 10; s.y = Math.round((s.y + dy) * 10) / 10; }
