@@ -5,6 +5,7 @@ booked by taps and an illegal one refused in the players' words."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -187,6 +188,8 @@ def test_a_small_solar_map_is_laid_out_a_planet_moved_kept_and_played_on(browser
     page, errors = open_editor(browser, served, tmp_path, "/editor?game=orbital_battle", (1280, 800))
     expect(page.locator("#problems li")).to_have_text("The game can be played on this solar map.")
     expect(page.locator("#board .hit")).to_have_count(217)
+    # A photo of a map 600 mm square: the star in the middle, the hexes round it.
+    over_a_photo(page, slanted({(300.0, 300.0): (40, 210, 250)}, 600), tmp_path / "map.jpg", empty=False, size_mm=600)
     page.select_option("#radius", "7")
     expect(page.locator("#ring-1")).to_have_value("1")
     page.fill("#hex-mm", "14")
@@ -211,6 +214,9 @@ def test_a_small_solar_map_is_laid_out_a_planet_moved_kept_and_played_on(browser
 
     start_from_the_form(phone, served, "orbital_battle",
                         lambda options: options.get_by_label("solar map").select_option("small"))
+    kept = json.loads((tmp_path / "datasets/orbital_battle/solar_map/small").read_text())
+    sun = next(s for s in kept["sites"] if s["id"] == "sun")
+    assert kept["width"] == 600 and (sun["x"], sun["y"]) == (300, 300)  # laid out over the photo, centred
     state = served.session.state
     assert (state.options.radius, state.planets["3"]) == (7, "r3s9")
     assert len(served.get("/api/board")["sites"]) == 169

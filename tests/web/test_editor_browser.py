@@ -72,16 +72,21 @@ def drag_corner(page, index: int, to: tuple[float, float]) -> None:
     page.mouse.up()
 
 
-def over_a_photo(page, picture, path) -> None:
-    """From an empty board: the photo taken, its corners dragged onto the board's and flattened."""
-    page.select_option("#start", "empty")
-    page.click("#load")
-    expect(page.locator("#board .hit")).to_have_count(0)
+def over_a_photo(page, picture, path, empty: bool = True, size_mm: float | None = None) -> None:
+    """The photo taken (from an empty board if `empty`), its corners dragged onto the board's, the board's size in mm
+    given (if `size_mm`), and flattened."""
+    if empty:
+        page.select_option("#start", "empty")
+        page.click("#load")
+        expect(page.locator("#board .hit")).to_have_count(0)
     path.write_bytes(picture)
     page.locator("#photo").set_input_files(str(path))
     expect(page.locator(".corner")).to_have_count(4)
     for i, corner in enumerate(PHOTO_CORNERS):
         drag_corner(page, i, corner)
+    if size_mm is not None:
+        page.fill("#width", str(size_mm))
+        page.fill("#height", str(size_mm))
     page.click("#flatten")
     expect(page.locator("#message")).to_contain_text("The photo is flat")
 
@@ -322,6 +327,7 @@ def test_periorbis_cards_track_and_team_are_entered_kept_and_played_on(browser, 
     ok = "The game can start on these cards, track and team."
     # about a hundred cards are built and checked before the first verdict: allow for a busy machine
     expect(page.locator("#problems li")).to_have_text(ok, timeout=20_000)
+    slow = 20_000  # each check and the saving set a game up on about a hundred cards
     captain = page.locator("fieldset.card", has=page.locator("legend", has_text="Start card 3: captain, paid 2"))
     expect(captain.locator(".does")).to_have_text("captain, paid 2: carries 3 cargo")
     enter(captain, "Cargo carried", "4")
@@ -347,10 +353,10 @@ def test_periorbis_cards_track_and_team_are_entered_kept_and_played_on(browser, 
     expect(team.get_by_label("HQ slot 1").locator("option:checked")).to_have_text("basic employee, paid 1")
     expect(team.get_by_label("HQ slot 2").locator("option:checked")).to_have_text("engineer, paid 2")
     team.get_by_label("HQ slot 3").select_option(label="nobody")
-    expect(page.locator("#problems li")).to_have_text(ok)
+    expect(page.locator("#problems li")).to_have_text(ok, timeout=slow)
     page.fill("#name", "club")
     page.click("#save")
-    expect(page.locator("#message")).to_contain_text("Kept on the table as “club”")
+    expect(page.locator("#message")).to_contain_text("Kept on the table as “club”", timeout=slow)
     expect(page.locator("#library li")).to_contain_text(["Periorbis: cards, track and start team “club”"])
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     small = page.evaluate("""() => [...document.querySelectorAll("#periorbis-editor :is(button, input, select)")]
