@@ -177,7 +177,11 @@ def test_a_small_dakalio_mat_is_laid_over_its_photo_kept_and_played_on(browser, 
     fits_a_phone(phone)
     shot(phone, "#edit-title", "editor-dakalio-phone.png")
 
-    start_from_the_form(phone, served, "dakalio", lambda options: options.get_by_label("mat").select_option("our-mat"))
+    def our_mat(options) -> None:
+        expect(phone.locator("#setup-editor")).to_have_attribute("href", "/editor?game=dakalio")  # the form's way back
+        options.get_by_label("mat").select_option("our-mat")
+
+    start_from_the_form(phone, served, "dakalio", our_mat)
     assert {s["id"] for s in served.get("/api/board")["sites"]} == {f"spot{n}" for n in range(1, 20)}
     play_on_the_map(phone, served, 4)
     error = refused_in_words(phone, served, re.compile(r"\bspot\d+\b"))

@@ -83,6 +83,10 @@ export async function openInvite(app) {
   };
 }
 
+// The page where a group makes its own copy of each game's board or cards.
+const EDITORS = { orbit: "/editor?game=orbit", dakalio: "/editor?game=dakalio", orbital_battle: "/editor?game=orbital_battle",
+  periorbis: "/editor/periorbis" };
+
 export async function openSetup(app) {
   const { games } = await get("/api/games");
   const select = $("setup-game");
@@ -92,6 +96,7 @@ export async function openSetup(app) {
     $("setup-players").innerHTML = SEAT_NAMES.map((name, i) =>
       `<label><input type="checkbox" name="player" value="${name}" ${i < Math.max(game.min_players, 2) ? "checked" : ""}> ${name}</label>`).join("");
     $("setup-options").replaceChildren(...game.options.map(optionField));
+    $("setup-editor").href = EDITORS[game.name] || "/editor";  // the editor of the game chosen
   };
   select.onchange = render;
   render();
