@@ -174,8 +174,12 @@ def test_a_small_dakalio_mat_is_laid_over_its_photo_kept_and_played_on(browser, 
     phone = at_phone_size(page, "/editor")
     expect(phone.locator("#board .hit")).to_have_count(19)  # this browser's draft: the mat, the game it was for
     expect(phone.locator("#board image")).to_have_count(1)
-    fits_a_phone(phone)
     shot(phone, "#edit-title", "editor-dakalio-phone.png")
+    x, y = mm((0, 0))
+    tap_board(phone, x + 20, y)  # a finger beside the spot, on a mat drawn 310 px wide: the spot it meant
+    expect(phone.locator("#site-title")).to_have_text("home base")
+    expect(phone.locator("#site-role")).to_have_value("blue")
+    fits_a_phone(phone)
 
     def our_mat(options) -> None:
         expect(phone.locator("#setup-editor")).to_have_attribute("href", "/editor?game=dakalio")  # the form's way back

@@ -186,8 +186,23 @@ function boardPoint(event) {
   return [p.x, state.draft.board.height - p.y];
 }
 
+// The site a finger meant: the one under it, else the nearest within half a 44 px tap (a board shown small on a
+// phone has its sites closer together than a finger is wide).
+function siteNear(event) {
+  const svg = $("board"), [x, y] = boardPoint(event);
+  const reach = (22 * state.draft.board.width) / svg.getBoundingClientRect().width;
+  let best = null, bestDistance = reach;
+  for (const s of state.draft.board.sites) {
+    const distance = Math.hypot(s.x - x, s.y - y);
+    if (distance <= bestDistance) { best = s.id; bestDistance = distance; }
+  }
+  return best;
+}
+
 function onPointerDown(event) {
-  const { site, line } = event.target.dataset || {};
+  const { line } = event.target.dataset || {};
+  let { site } = event.target.dataset || {};
+  if (!site && state.tool !== "site" && !(state.tool === "delete" && line)) site = siteNear(event) || undefined;
   const draft = state.draft;
   if (state.tool === "site" && !site) {
     const [x, y] = boardPoint(event);
