@@ -22,6 +22,7 @@ from companion.rules import SetupError
 # The options that name files, by game: "file" (one file), "folder", or "files" (a map of keys to files).
 FILE_OPTIONS: dict[str, dict[str, str]] = {
     "orbit": {"board": "file", "deck": "file"},
+    "trajectory": {"board": "file"},
     "dakalio": {"mat": "file"},
     "orbital_battle": {"planet_files": "files", "solar_map": "file"},
     "periorbis": {"data": "folder"},
@@ -29,6 +30,7 @@ FILE_OPTIONS: dict[str, dict[str, str]] = {
 BUILT_IN: dict[tuple[str, str], tuple[Any, ...]] = {  # values a game reads from its own package
     ("orbit", "board"): ("front", "back"),
     ("orbit", "deck"): ("",),
+    ("trajectory", "board"): (None,),
     ("dakalio", "mat"): (None,),
     ("orbital_battle", "planet_files"): (None,),
     ("orbital_battle", "solar_map"): (None,),

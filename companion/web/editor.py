@@ -26,8 +26,9 @@ from companion.web.pages import _file
 
 editor = Blueprint("editor", __name__)
 # The boards a game brings, by the value its board option takes (the first is the one edits are compared against).
-SIDES = {"orbit": ("front", "back"), "dakalio": ("own",), "orbital_battle": ("own",)}
-FIXED_SITES = ("orbital_battle",)  # games whose map has a fixed set of sites (hexes): no empty board to start from
+SIDES = {"orbit": ("front", "back"), "dakalio": ("own",), "orbital_battle": ("own",), "trajectory": ("own",)}
+# Games whose board has a fixed set of sites (hexes, spaces): no empty board to start from.
+FIXED_SITES = ("orbital_battle", "trajectory")
 EMPTY = "empty"  # a board of the game's size with no sites yet, to lay a board out from scratch
 MOVED_MM = 1.0  # a site further than this from where the game's own board has it has moved
 
@@ -50,10 +51,12 @@ def _game(value: Any) -> str:
 
 
 def _built_in(game: str, side: str) -> Board:
-    from companion.boards import dakalio, orbit, solar_map
+    from companion.boards import dakalio, orbit, solar_map, trajectory
 
     if game == "dakalio":
         return dakalio.build()
+    if game == "trajectory":
+        return trajectory.build()
     if game == "orbital_battle":
         return solar_map.solar_board()
     return orbit.build(side)

@@ -226,3 +226,22 @@ def test_an_orbital_battle_solar_map_names_the_planet_that_is_wrong_and_drives_t
                                                 "options": {"solar_map": "small"}})  # fmt: skip
     assert status == 201, answer
     assert len(served.get("/api/board")["sites"]) == 169
+
+
+def test_a_copy_of_trajectorys_board_keeps_its_spaces_moves_them_and_is_played_on(served, tmp_path):
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    board = served.get("/api/editor/board?game=trajectory&start=own")["board"]
+    board["sites"][0]["x"] += 12
+    answer = served.post("/api/editor/check", {"game": "trajectory", "board": board})[1]
+    assert answer["problems"] == [] and answer["diff"]["moved"] == [board["sites"][0]["id"]]
+    missing = json.loads(json.dumps(board))
+    missing["links"] = [lk for lk in missing["links"] if (lk["a"], lk["b"]) != ("o1s0", "o2s1")]
+    problems = served.post("/api/editor/check", {"game": "trajectory", "board": missing})[1]["problems"]
+    assert problems == ["the transfer-out path orbit 1 space 0 -> orbit 2 space 1 is missing"], problems
+    status, answer = served.post("/api/editor/save", {"game": "trajectory", "name": "ours", "board": board})
+    assert status == 201, answer
+    status, answer = served.post("/api/games", {"game": "trajectory", "players": ["red", "blue"],
+                                                "options": {"board": "ours"}})  # fmt: skip
+    assert status == 201, answer
+    shown = {s["id"]: s for s in served.get("/api/board")["sites"]}
+    assert shown[board["sites"][0]["id"]]["x"] == board["sites"][0]["x"]

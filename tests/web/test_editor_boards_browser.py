@@ -230,3 +230,25 @@ def test_a_small_solar_map_is_laid_out_a_planet_moved_kept_and_played_on(browser
     assert len(served.get("/api/board")["sites"]) == 169
     play_on_the_map(phone, served, 4)
     refused_in_words(phone, served, re.compile(r"\br\d+s\d+\b"))
+
+
+def test_a_copy_of_trajectorys_board_has_a_space_dragged_to_where_it_is_printed(browser, served, tmp_path):
+    page, errors = open_editor(browser, served, tmp_path, "/editor?game=trajectory", (360, 740))
+    expect(page.locator("#problems li")).to_have_text("The game can be played on this board.")
+    expect(page.locator("#board .hit")).to_have_count(60)
+    page.click("#zoom-in")
+    space = page.locator('#board .hit[data-site="o4s0"]')
+    space.scroll_into_view_if_needed()
+    box = space.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] / 2 - 30, box["y"] + box["height"] / 2, steps=4)
+    page.mouse.up()
+    expect(page.locator("#diff")).to_have_text("Against the game's own board: 1 space moved.")
+    page.click("#zoom-out")
+    fits_a_phone(page)
+    keep_as(page, "ours", "Trajectory: board “ours”")
+    assert errors == []
+    start_from_the_form(page, served, "trajectory", lambda options: options.get_by_label("board").select_option("ours"))
+    moved = next(s for s in served.get("/api/board")["sites"] if s["id"] == "o4s0")
+    assert moved["x"] < 575  # where it was dragged to (the printed board has it at 580 mm), on the phones' map too

@@ -85,7 +85,7 @@ export async function openInvite(app) {
 
 // The page where a group makes its own copy of each game's board or cards.
 const EDITORS = { orbit: "/editor?game=orbit", dakalio: "/editor?game=dakalio", orbital_battle: "/editor?game=orbital_battle",
-  periorbis: "/editor/periorbis" };
+  periorbis: "/editor/periorbis", trajectory: "/editor?game=trajectory" };
 
 export async function openSetup(app) {
   const { games } = await get("/api/games");

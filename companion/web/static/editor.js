@@ -284,7 +284,8 @@ async function setGame(game) {
   state.game = game in KITS ? game : "orbit"; state.kit = KITS[state.game];
   localStorage.setItem(GAME_KEY, state.game);
   $("game").value = state.game;
-  $("edit-title").textContent = { orbit: "Sites, lines and orbits", dakalio: "Spots, lines and zones", orbital_battle: "Hexes and planets" }[state.game];
+  $("edit-title").textContent = { orbit: "Sites, lines and orbits", dakalio: "Spots, lines and zones", orbital_battle: "Hexes and planets",
+    trajectory: "Spaces and orbits" }[state.game];
   const { thing } = state.kit;
   $("name-label").textContent = `Name for your ${thing}`;
   $("editor-title").textContent = `Your ${thing}`;
@@ -341,7 +342,7 @@ function describeDiff(diff) {
 function save() {
   const { thing } = state.kit;
   return keep("/api/editor/save", "my-copy", { game: state.game, board: state.kit.file(state.draft.board) },
-    (name) => loadStart(name, true), `choose it as the ${thing === "board" ? "board" : thing === "mat" ? "mat" : "solar map"} when you start a new game.`);
+    (name) => loadStart(name, true), `choose it as the ${thing} when you start a new game.`);
 }
 
 async function main() {

@@ -142,4 +142,19 @@ const solar = {
   file: (board) => board,
 };
 
-export const KITS = { orbit, dakalio, orbital_battle: solar };
+// Trajectory: the printed board's 60 spaces and their paths are the game's; a group places them over its copy.
+const trajectory = {
+  title: "Trajectory's board", thing: "board", word: "space", words: ["space", "spaces"], lineWord: "orbit", starts: ["own"], fixed: true,
+  startName: () => "the game's own board",
+  legend: "The four orbits round the sun; orange: an infestation point.",
+  tools: [["move", "Move / choose", "Drag a space to where your board prints it; tap one to name it."]],
+  fields: [],
+  tap: () => false,
+  look: (site) => ({ fill: site.tags.includes("infestation") ? "#ffa94d" : "", big: false, classes: [] }),
+  lines: (board) => Object.entries(board.orbits).map(([name, ids]) => [name, ids, true]),
+  linkClass: (l) => (l.kind === "transfer-out" ? "line" : null),
+  linkStroke: () => "",
+  file: (board) => board,
+};
+
+export const KITS = { orbit, dakalio, orbital_battle: solar, trajectory };
