@@ -247,6 +247,7 @@ def test_a_copy_of_trajectorys_board_has_a_space_dragged_to_where_it_is_printed(
     expect(page.locator("#diff")).to_have_text("Against the game's own board: 1 space moved.")
     page.click("#zoom-out")
     fits_a_phone(page)
+    shot(page, "#edit-title", "editor-trajectory-phone.png")
     keep_as(page, "ours", "Trajectory: board “ours”")
     assert errors == []
     start_from_the_form(page, served, "trajectory", lambda options: options.get_by_label("board").select_option("ours"))

@@ -151,7 +151,7 @@ const trajectory = {
   fields: [],
   tap: () => false,
   look: (site) => ({ fill: site.tags.includes("infestation") ? "#ffa94d" : "", big: false, classes: [] }),
-  lines: (board) => Object.entries(board.orbits).map(([name, ids]) => [name, ids, true]),
+  lines: (board) => Object.entries(board.orbits).map(([name, ids]) => [name, ids, true, "#7fa7ffbb"]),
   linkClass: (l) => (l.kind === "transfer-out" ? "line" : null),
   linkStroke: () => "",
   file: (board) => board,
