@@ -96,3 +96,31 @@ def test_unreadable_board_file(tmp_path):
         load_board(path)
     with pytest.raises(BoardFileError, match=r"missing\.json: cannot read it"):
         load_board(tmp_path / "missing.json")
+
+
+def test_a_solar_map_of_a_groups_own_gives_the_game_its_rings_radius_and_start_hexes():
+    from dataclasses import replace
+
+    import pytest
+
+    from companion.boards.solar_map import SolarMapError, read_solar, solar_board
+
+    board = solar_board((1, 2, 3, 4, 5, 6, 7), 7, 14)
+    solar = read_solar(board)
+    assert (solar.radius, solar.rings) == (7, (1, 2, 3, 4, 5, 6, 7))
+    assert (solar.starts["1"], solar.starts["8"]) == ("r1s0", "r7s21")
+
+    def wrong(board, text):
+        with pytest.raises(SolarMapError) as raised:
+            read_solar(board)
+        assert str(raised.value).startswith(text) and "\n" not in str(raised.value), str(raised.value)
+
+    wrong(replace(board, sites=board.sites[:-1]), "hex r7s41 is missing")
+    wrong(replace(board, orbits={**board.orbits, "3": board.orbits["2"]}), "orbit 3: ring 2 is not outside orbit 2")
+    wrong(replace(board, orbits={**board.orbits, "4": board.orbits["4"][1:]}), "orbit 4: must be one whole ring")
+    moved = tuple(replace(s, tags=(*s.tags, "planet-3")) if s.id == "r1s0" else
+                  replace(s, tags=tuple(t for t in s.tags if t != "planet-3")) for s in board.sites)  # fmt: skip
+    wrong(replace(board, sites=moved), "planet 3: its start hex ring 1 hex 0 is not on its orbit (ring 3)")
+    twice = tuple(replace(s, tags=(*s.tags, "planet-8")) if s.id == "r7s0" else
+                  replace(s, tags=tuple(t for t in s.tags if t != "planet-8")) for s in board.sites)  # fmt: skip
+    wrong(replace(board, sites=twice), "planet 8: starts on ring 7 hex 0, where another planet starts")

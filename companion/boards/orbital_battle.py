@@ -122,6 +122,21 @@ def build(rings: tuple[int, ...] = DEFAULT_RINGS, radius: int = DEFAULT_RADIUS, 
     return Board("orbital_battle", size, size, tuple(sites), tuple(links), orbits, _fiducials(size, size), notes)
 
 
+PLANET_NUMBERS = ("1", "2", "3", "4", "5", "6", "7", "8")
+
+
+def start_sites(rings: tuple[int, ...]) -> dict[str, str]:
+    """Planets 1-6 start at the corners of their orbits clockwise from the top; 7 at the top and 8 at the bottom
+    of the shared outer orbit."""
+    out = {}
+    for planet in PLANET_NUMBERS:
+        n = int(planet)
+        ring = rings[min(n, len(rings)) - 1]
+        corner = {7: 0, 8: 3}.get(n, n - 1)
+        out[planet] = ring_site(ring, corner * ring)
+    return out
+
+
 # Planet maps: M8 tiles.
 COLUMNS, ROWS = 9, 7
 PLANET_HEX_MM = 22.0

@@ -85,6 +85,30 @@ def build(size_mm: float = DEFAULT_SIZE_MM) -> Board:
     )
 
 
+def same_spaces(board: Board) -> None:
+    """BoardFileError naming the first difference unless `board` has the printed board's spaces, transfer paths,
+    orbits and infestation points (a group's own board places them where its copy has them; the rules count by them)."""
+    from companion.boards.files import BoardFileError
+
+    own = build(board.width)
+    ids = {site.id for site in board.sites}
+    for site in own.sites:
+        if site.id not in ids:
+            raise BoardFileError(f"{site.label} ({site.id}) is missing: the board has every space of its four orbits")
+    for site in board.sites:
+        if not own.has_site(site.id):
+            raise BoardFileError(f"site {site.label or site.id}: no space of Trajectory's board")
+        if set(site.tags) != set(own.site(site.id).tags):
+            raise BoardFileError(f"{site.label or site.id}: infestation points are spaces 6, 14, 22 and 30 of orbit 4")
+    links = {(link.a, link.b, link.kind) for link in board.links}
+    for link in own.links:
+        if (link.a, link.b, link.kind) not in links:
+            ends = f"{own.site(link.a).label} -> {own.site(link.b).label}"
+            raise BoardFileError(f"the {link.kind} path {ends} is missing")
+    if board.orbits != own.orbits:
+        raise BoardFileError("orbits: the four orbits of 4, 8, 16 and 32 spaces, each in order round the sun")
+
+
 def _fiducials(size_mm: float) -> tuple[Fiducial, ...]:
     """Three markers in each corner, clear of the outer orbit: one in the corner (ids 0-3, counter-clockwise from
     bottom-left) and one beside it along each edge (4-11), so that any three seen pin the board down and an arm

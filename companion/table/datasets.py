@@ -22,15 +22,18 @@ from companion.rules import SetupError
 # The options that name files, by game: "file" (one file), "folder", or "files" (a map of keys to files).
 FILE_OPTIONS: dict[str, dict[str, str]] = {
     "orbit": {"board": "file", "deck": "file"},
+    "trajectory": {"board": "file"},
     "dakalio": {"mat": "file"},
-    "orbital_battle": {"planet_files": "files"},
+    "orbital_battle": {"planet_files": "files", "solar_map": "file"},
     "periorbis": {"data": "folder"},
 }
 BUILT_IN: dict[tuple[str, str], tuple[Any, ...]] = {  # values a game reads from its own package
     ("orbit", "board"): ("front", "back"),
     ("orbit", "deck"): ("",),
+    ("trajectory", "board"): (None,),
     ("dakalio", "mat"): (None,),
     ("orbital_battle", "planet_files"): (None,),
+    ("orbital_battle", "solar_map"): (None,),
     ("periorbis", "data"): (None,),
 }
 FILE_KEYS: dict[tuple[str, str], dict[str, str]] = {  # the keys of a "files" option, each with what it is called

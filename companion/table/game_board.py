@@ -11,7 +11,9 @@ from companion.boards import Board, BoardFileError, load_board
 from companion.errors import UserError
 from companion.table.datasets import DataSets
 
-BOARD_OPTIONS = {"orbit": "board", "dakalio": "mat"}  # games whose options may name the board itself
+# Games whose options may name the board itself (ORBIT's side, Dakalio's mat, Orbital Battle's solar map, a copy of
+# Trajectory's board).
+BOARD_OPTIONS = {"orbit": "board", "dakalio": "mat", "orbital_battle": "solar_map", "trajectory": "board"}
 
 
 def board_of(game: str, options: Mapping[str, Any], table_board: Callable[[str], Board]) -> Board:

@@ -4,6 +4,7 @@ board saved as one of the table's data sets (the host's action: it needs the tab
 from __future__ import annotations
 
 import math
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +25,10 @@ from companion.web.guard import requires_token
 from companion.web.pages import _file
 
 editor = Blueprint("editor", __name__)
-SIDES = {"orbit": ("front", "back")}  # the boards a game brings, by the value its board option takes
+# The boards a game brings, by the value its board option takes (the first is the one edits are compared against).
+SIDES = {"orbit": ("front", "back"), "dakalio": ("own",), "orbital_battle": ("own",), "trajectory": ("own",)}
+# Games whose board has a fixed set of sites (hexes, spaces): no empty board to start from.
+FIXED_SITES = ("orbital_battle", "trajectory")
 EMPTY = "empty"  # a board of the game's size with no sites yet, to lay a board out from scratch
 MOVED_MM = 1.0  # a site further than this from where the game's own board has it has moved
 
@@ -47,9 +51,20 @@ def _game(value: Any) -> str:
 
 
 def _built_in(game: str, side: str) -> Board:
-    from companion.boards import orbit
+    from companion.boards import dakalio, orbit, solar_map, trajectory
 
+    if game == "dakalio":
+        return dakalio.build()
+    if game == "trajectory":
+        return trajectory.build()
+    if game == "orbital_battle":
+        return solar_map.solar_board()
     return orbit.build(side)
+
+
+def _starts(game: str, sets: Any) -> list[str]:
+    empty = [] if game in FIXED_SITES else [EMPTY]
+    return [*SIDES[game], *empty, *sets.names(game, BOARD_OPTIONS[game])]
 
 
 @editor.get("/api/editor/board")
@@ -60,7 +75,7 @@ def start() -> Response:
     option = BOARD_OPTIONS[game]
     name = request.args.get("start", SIDES[game][0])
     sets = table().datasets
-    if name == EMPTY:
+    if name == EMPTY and game not in FIXED_SITES:
         own = _built_in(game, SIDES[game][0])
         board = Board(own.name, own.width, own.height, ())
     elif name in SIDES[game]:
@@ -71,21 +86,34 @@ def start() -> Response:
         except (BoardFileError, SetupError) as error:
             raise BadInput(str(error)) from None
     else:
-        offered = ", ".join([*SIDES[game], EMPTY, *sets.names(game, option)])
+        offered = ", ".join(_starts(game, sets))
         raise BadInput(f"start: {name[:40]!r} is no board of {game} at this table (there are: {offered})", 404)
     return jsonify(game=game, start=name, board=board_to_json(board),
-                   starts=[*SIDES[game], EMPTY, *sets.names(game, option)],
+                   starts=_starts(game, sets),
                    reference=board_to_json(_built_in(game, SIDES[game][0])))
 
 
 def _problems(game: str, data: Any) -> list[str]:
-    """What keeps the game from being played on the board: the board file's checks, then the game's own."""
+    """What keeps the game from being played on the board: the board file's checks, then the game's own (each site
+    said by the name the person gave it)."""
     try:
-        board_from_json(data, "board")
+        board = board_from_json(data, "board")
     except BoardFileError as error:
         return [str(error)]
-    found = trial(game, BOARD_OPTIONS[game], data, "board")
-    return [text.replace("options.board (board): ", "").replace("options.board: ", "") for text in found]
+    option = BOARD_OPTIONS[game]
+    found = trial(game, option, data, "board")
+    return [_named(board, text.replace(f"options.{option} (board): ", "").replace(f"options.{option}: ", "")
+                   .removeprefix("board: ")) for text in found]
+
+
+def _named(board: Board, text: str) -> str:
+    """The rules name sites by id; a site the person named ("spot 7", "north gate") is said by its name."""
+    names = {site.id: site.label for site in board.sites if site.label and site.label != site.id}
+    if not names:
+        return text
+    ids = "|".join(re.escape(i) for i in sorted(names, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w-])({ids})(?![\w-])")
+    return pattern.sub(lambda match: names[match.group(1)], text)
 
 
 def trial(game: str, option: str, data: Any, label: str, read: Callable[[str], Any] | None = None) -> list[str]:
@@ -104,19 +132,23 @@ def trial(game: str, option: str, data: Any, label: str, read: Callable[[str], A
 
 
 def board_diff(board: Board, reference: Board) -> dict[str, list[str]]:
-    """Sites added, moved and removed against the game's own board, and links added and removed."""
+    """Sites added, moved and removed against the game's own board, links added and removed, and orbits (lines of
+    sites in order: Dakalio's lines, Orbital Battle's rings) added and removed."""
     ours = {s.id: s for s in board.sites}
     theirs = {s.id: s for s in reference.sites}
     moved = [sid for sid in ours if sid in theirs
              and math.hypot(ours[sid].x - theirs[sid].x, ours[sid].y - theirs[sid].y) > MOVED_MM]  # fmt: skip
     links = {(lk.a, lk.b, lk.kind) for lk in board.links}
     old_links = {(lk.a, lk.b, lk.kind) for lk in reference.links}
+    our_lines, old_lines = set(board.orbits.values()), set(reference.orbits.values())
     return {
         "added": [sid for sid in ours if sid not in theirs],
         "moved": moved,
         "removed": [sid for sid in theirs if sid not in ours],
         "links_added": [f"{a}-{b}" for a, b, _ in sorted(links - old_links)],
         "links_removed": [f"{a}-{b}" for a, b, _ in sorted(old_links - links)],
+        "orbits_added": sorted(name for name, line in board.orbits.items() if line not in old_lines),
+        "orbits_removed": sorted(name for name, line in reference.orbits.items() if line not in our_lines),
     }
 
 
@@ -183,3 +215,25 @@ def flattened() -> Response:
     response = Response(picture, mimetype="image/jpeg")
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+@editor.get("/api/editor/solar/layout")
+def solar_layout() -> Response:
+    """Orbital Battle's solar map laid out afresh: `radius` rings of hexes `hex_mm` from centre to corner, with
+    the planets' orbits on `rings` (seven ring numbers) and each planet on its usual start hex."""
+    from companion.boards.solar_map import solar_board
+
+    try:
+        radius = int(request.args.get("radius", "8"))
+        rings = tuple(int(part) for part in request.args.get("rings", "2,3,4,5,6,7,8").split(","))
+        hex_mm = float(request.args.get("hex_mm", "16"))
+    except ValueError:
+        raise BadInput("radius, rings and hex_mm: whole numbers (rings: seven, comma-separated) and millimetres") \
+            from None
+    if not 7 <= radius <= 8:
+        raise BadInput(f"radius: {radius} rings; the game's seven orbits and the 16 x 16 reed grid need 7 or 8")
+    if len(rings) != 7 or list(rings) != sorted(set(rings)) or rings[0] < 1 or rings[-1] > radius:
+        raise BadInput(f"rings: seven orbits on different rings from 1 to {radius}, inner to outer")
+    if not 5 <= hex_mm <= 40:
+        raise BadInput(f"hex_mm: {hex_mm:g} mm from a hex's centre to its corner; 5 to 40 mm")
+    return jsonify(board=board_to_json(solar_board(rings, radius, hex_mm)))

@@ -126,8 +126,9 @@ def _place(kind: str, groups: tuple[str | None, ...], files: dict[str, Any]) -> 
         keys = ("start",) if group == "start" else ("decks", int(deck or 0))
         card = _item(files, "employees.json", *keys, int(index or 0))
         number = card.get("number") if isinstance(card, dict) else None
-        which = "start card {}" if group == "start" else f"employee card {{}} (deck {int(deck or 0) + 1})"
-        return which.format(number) if isinstance(number, int) else None
+        if group == "start":  # start cards go by their place and role: their numbers only rank them in tie-breaks
+            return f"start card {int(index or 0) + 1} ({card.get('role')})" if isinstance(card, dict) else None
+        return f"employee card {number} (deck {int(deck or 0) + 1})" if isinstance(number, int) else None
     if kind == "ships":
         ship = _item(files, "ships.json", "decks", int(groups[0] or 0), int(groups[1] or 0))
         ship_id = ship.get("id") if isinstance(ship, dict) else None

@@ -36,7 +36,9 @@ def install(app: Flask) -> None:
 
     @app.errorhandler(IllegalAction)
     def illegal(error: IllegalAction) -> tuple[Response, int]:
-        return error_response(error.reason, 400)
+        from companion.web.context import table  # the app's table: this module is imported before it exists
+
+        return error_response(table().words().places(error.reason), 400)  # sites by the names the board gives them
 
     @app.errorhandler(NotNow)
     def not_now(error: NotNow) -> tuple[Response, int]:

@@ -61,6 +61,11 @@ class Words:
         text = _CARD.sub("a card", text)
         return _TOKEN.sub(self._token, text)
 
+    def places(self, text: str) -> str:
+        """A message with only its site ids said as the board names them (the rest, such as a request's own words
+        quoted back, left as it was)."""
+        return _TOKEN.sub(lambda m: self.site(m.group()) if m.group() in self.sites else m.group(), text)
+
     def _token(self, match: re.Match[str]) -> str:
         token = match.group()
         if token.isalpha() and token not in self.sites:

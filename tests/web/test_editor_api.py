@@ -17,13 +17,15 @@ def _board():
 def test_the_editor_checks_a_board_as_the_game_does_and_says_what_changed(served):
     status, answer = served.post("/api/editor/check", {"game": "orbit", "board": _board()})
     assert status == 200 and answer["problems"] == []
-    assert answer["diff"] == {"added": [], "moved": [], "removed": [], "links_added": [], "links_removed": []}
+    assert answer["diff"] == {"added": [], "moved": [], "removed": [], "links_added": [], "links_removed": [],
+                              "orbits_added": [], "orbits_removed": []}
     board = _board()
     board["sites"][5]["x"] += 10
     board["links"] = [link for link in board["links"]
                       if not (link["kind"] == "orbit" and "r1s0" in (link["a"], link["b"]))]
     status, answer = served.post("/api/editor/check", {"game": "orbit", "board": board})
-    assert len(answer["problems"]) == 1 and "r1s0" in answer["problems"][0] and "\n" not in answer["problems"][0]
+    problems = answer["problems"]
+    assert len(problems) == 1 and "ring 1 spot 0" in problems[0] and "\n" not in problems[0]  # the site's name
     board = _board()
     board["sites"][5]["x"] += 10
     board["sites"].append({"id": "extra", "x": 10, "y": 10, "kind": "intersection", "label": "", "tags": []})
@@ -183,3 +185,63 @@ def test_a_dakalio_mat_of_the_tables_is_chosen_by_name_and_played_on(served, tmp
     status, _ = served.post("/api/games", {"game": "dakalio", "players": ["red", "blue"], "options": {"mat": "ours"}})
     assert status == 201
     assert any("our blue base" in (site.get("label"), site.get("name")) for site in served.get("/api/board")["sites"])
+
+
+def test_a_dakalio_mat_is_checked_naming_the_spot_and_kept_for_a_new_game(served, tmp_path):
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    mat = served.get("/api/editor/board?game=dakalio&start=own")
+    assert "empty" in mat["starts"] and mat["board"]["orbits"]
+    board = mat["board"]
+    status, answer = served.post("/api/editor/check", {"game": "dakalio", "board": board})
+    assert answer["problems"] == [] and answer["diff"]["moved"] == []
+    wrong = json.loads(json.dumps(board))
+    wrong["links"] = [lk for lk in wrong["links"] if not (lk["kind"] == "serves" and lk["b"] == "g4")]
+    problems = served.post("/api/editor/check", {"game": "dakalio", "board": wrong})[1]["problems"]
+    assert len(problems) == 1 and problems[0].startswith("g4") and "serves" in problems[0], problems
+    board["sites"][0]["label"] = "north spot"
+    status, answer = served.post("/api/editor/save", {"game": "dakalio", "name": "ours", "board": board})
+    assert status == 201, answer
+    game = next(g for g in served.get("/api/games")["games"] if g["name"] == "dakalio")
+    assert next(f for f in game["options"] if f["name"] == "mat")["choices"] == [None, "ours"]
+
+
+def test_an_orbital_battle_solar_map_names_the_planet_that_is_wrong_and_drives_the_game(served, tmp_path):
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    start = served.get("/api/editor/board?game=orbital_battle&start=own")
+    assert "empty" not in start["starts"]
+    small = served.get("/api/editor/solar/layout?radius=7&rings=1,2,3,4,5,6,7&hex_mm=14")["board"]
+    assert len(small["sites"]) == 169 and served.post("/api/editor/check", {"game": "orbital_battle",
+                                                                            "board": small})[1]["problems"] == []
+    moved = json.loads(json.dumps(small))
+    for site in moved["sites"]:
+        site["tags"] = [t for t in site["tags"] if t != "planet-3"]
+    moved["sites"][1]["tags"].append("planet-3")  # ring 1: not planet 3's orbit
+    problems = served.post("/api/editor/check", {"game": "orbital_battle", "board": moved})[1]["problems"]
+    assert len(problems) == 1 and problems[0].startswith("planet 3") and "ring 3" in problems[0], problems
+    status, answer = served.post("/api/editor/save", {"game": "orbital_battle", "name": "small", "board": small})
+    assert status == 201, answer
+    game = next(g for g in served.get("/api/games")["games"] if g["name"] == "orbital_battle")
+    assert next(f for f in game["options"] if f["name"] == "solar_map")["choices"] == [None, "small"]
+    status, answer = served.post("/api/games", {"game": "orbital_battle", "players": ["red", "blue"],
+                                                "options": {"solar_map": "small"}})  # fmt: skip
+    assert status == 201, answer
+    assert len(served.get("/api/board")["sites"]) == 169
+
+
+def test_a_copy_of_trajectorys_board_keeps_its_spaces_moves_them_and_is_played_on(served, tmp_path):
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    board = served.get("/api/editor/board?game=trajectory&start=own")["board"]
+    board["sites"][0]["x"] += 12
+    answer = served.post("/api/editor/check", {"game": "trajectory", "board": board})[1]
+    assert answer["problems"] == [] and answer["diff"]["moved"] == [board["sites"][0]["id"]]
+    missing = json.loads(json.dumps(board))
+    missing["links"] = [lk for lk in missing["links"] if (lk["a"], lk["b"]) != ("o1s0", "o2s1")]
+    problems = served.post("/api/editor/check", {"game": "trajectory", "board": missing})[1]["problems"]
+    assert problems == ["the transfer-out path orbit 1 space 0 -> orbit 2 space 1 is missing"], problems
+    status, answer = served.post("/api/editor/save", {"game": "trajectory", "name": "ours", "board": board})
+    assert status == 201, answer
+    status, answer = served.post("/api/games", {"game": "trajectory", "players": ["red", "blue"],
+                                                "options": {"board": "ours"}})  # fmt: skip
+    assert status == 201, answer
+    shown = {s["id"]: s for s in served.get("/api/board")["sites"]}
+    assert shown[board["sites"][0]["id"]]["x"] == board["sites"][0]["x"]

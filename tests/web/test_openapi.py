@@ -215,6 +215,8 @@ def editors(call, served, tmp_path) -> None:
     call("/api/editor/board", "/api/editor/board?start=empty")
     call("/api/editor/board", "/api/editor/board?game=chess", expect=400)
     call("/api/editor/board", "/api/editor/board?start=nowhere", expect=404)
+    call("/api/editor/solar/layout", "/api/editor/solar/layout?radius=7&rings=1,2,3,4,5,6,7&hex_mm=14")
+    call("/api/editor/solar/layout", "/api/editor/solar/layout?radius=9", expect=400)
     call("/api/editor/check", "/api/editor/check", "POST", {"game": "orbit", "board": board})
     call("/api/editor/check", "/api/editor/check", "POST", {"game": "orbit"}, expect=400)
     save = "/api/editor/save"

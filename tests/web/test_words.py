@@ -161,3 +161,9 @@ def test_a_planet_is_named_with_the_way_its_arrow_points():
     words = Words(default_board("orbit"), ["red", "green"])
     assert words.piece("planet-red>r1s1") == f"{words.piece('planet-red')} pointing to {words.site('r1s1')}"
     assert "r1s1" not in words.piece("planet-red>r1s1")
+
+
+def test_a_message_quoted_back_keeps_its_words_and_says_its_sites_by_name():
+    words = Words(default_board("orbital_battle"), ["red", "blue"])
+    said = words.places("r3s7 is not next to sun; no action 'fly_to_r3s7'")
+    assert said == "ring 3 hex 7 is not next to the star; no action 'fly_to_r3s7'"

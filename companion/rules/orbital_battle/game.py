@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Annotated, Any
 
-from companion.boards.orbital_battle import sites_in
+from companion.boards import BoardFileError, load_board
+from companion.boards.orbital_battle import sites_in, start_sites
+from companion.boards.solar_map import SolarMap, SolarMapError, read_solar
 from companion.codec import MaxLength, Maybe, text, whole
 from companion.rules.engine import (
     Action,
@@ -98,6 +101,10 @@ class OrbitalBattle(Game[State]):
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)
+        starts = None
+        if opts.solar_map:
+            solar = _solar_map(opts.solar_map)
+            opts, starts = replace(opts, rings=solar.rings, radius=solar.radius), solar.starts
         _validate(players, opts)
         for planet in PLANETS:  # a bad terrain file is a setup error, not a surprise mid-game
             planet_map(State(opts, tuple(players), "roll", {}, {}, Rng.seeded(0)), planet)
@@ -105,7 +112,7 @@ class OrbitalBattle(Game[State]):
             options=opts,
             players=tuple(players),
             stage="roll",
-            planets=orbit.start_sites(opts.rings),
+            planets=starts or start_sites(opts.rings),
             points={p: opts.start_points for p in players},
             rng=Rng.seeded(seed),
         )
@@ -191,6 +198,16 @@ class OrbitalBattle(Game[State]):
 
 def piece(kind: str, owner: str) -> str:
     return f"{kind.replace('_', '-')}-{owner}"
+
+
+def _solar_map(path: str) -> SolarMap:
+    """The table's own solar map; SetupError naming the file and the hex, orbit or planet that is wrong."""
+    try:
+        return read_solar(load_board(path))
+    except (BoardFileError, OSError) as error:
+        raise SetupError(f"options.solar_map: {error}") from None
+    except SolarMapError as error:
+        raise SetupError(f"options.solar_map: {path}: {error}") from None
 
 
 def _validate(players: Sequence[str], opts: Options) -> None:

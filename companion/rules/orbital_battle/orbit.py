@@ -19,18 +19,6 @@ def ring_of(state: State, planet: str) -> int:
     return rings[min(int(planet), len(rings)) - 1]
 
 
-def start_sites(rings: tuple[int, ...]) -> dict[str, str]:
-    """Planets 1-6 start at the corners of their orbits clockwise from the top; 7 at the top and 8 at the bottom
-    of the shared outer orbit."""
-    out = {}
-    for planet in PLANETS:
-        n = int(planet)
-        ring = rings[min(n, len(rings)) - 1]
-        corner = {7: 0, 8: 3}.get(n, n - 1)
-        out[planet] = ring_site(ring, corner * ring)
-    return out
-
-
 def _index(site: str) -> int:
     return int(site.split("s")[1])
 

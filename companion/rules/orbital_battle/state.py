@@ -48,6 +48,9 @@ class Options:
     radius: Ring = DEFAULT_RADIUS
     # Planet number -> a terrain file of the table's own (format of companion/boards/orbital_battle_data/).
     planet_files: dict[str, str] | None = None
+    # A solar map of the table's own (companion/boards/solar_map.py): its hexes, orbits and start hexes replace
+    # the rings and radius above.
+    solar_map: str | None = None
     start_points: StartPoints = START_POINTS
     # Turns after which the game ends without a six-planet win (0: play on until someone holds six planets).
     turn_limit: TurnLimit = 0

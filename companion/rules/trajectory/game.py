@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
+from companion.boards import BoardFileError, load_board
 from companion.boards import trajectory as geometry
 from companion.codec import Maybe, text, whole
 from companion.rules.engine import (
@@ -119,6 +120,11 @@ class Trajectory(Game[State]):
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)
         _validate(players, opts)
+        if opts.board:
+            try:
+                geometry.same_spaces(load_board(opts.board))
+            except (BoardFileError, OSError) as error:
+                raise SetupError(f"options.board: {error}") from None
         rng = Rng.seeded(seed)
         planets = {}
         for planet in PLANETS:

@@ -72,6 +72,8 @@ class Options:
     spinner: tuple[str, ...] = SPINNER
     # Planet positions as space numbers on their orbits, for a table that placed its planets itself.
     planets: dict[str, Space] | None = None
+    # A board file of the table's own copy: its spaces where that copy prints them (the same spaces and paths).
+    board: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,40 +1,84 @@
-// The board editor: a photo flattened by its corners, sites, flight lines and orbits laid over it, checked by the
-// table as one edits, kept in this browser as a draft, and saved to the table's library.
+// The board editor: a photo flattened by its corners, a game's sites and lines laid over it (ORBIT's board, Dakalio's
+// mat, Orbital Battle's solar map: each game's kit in editor_kits.js), checked by the table as one edits, kept in this
+// browser as a draft, and saved to the table's library.
 import { get, post, token, takeTokenFromUrl } from "/static/api.js";
-import { Draft, PLANETS, boardFile, planetOf } from "/static/editor_board.js";
+import { Draft } from "/static/editor_board.js";
 import { $, guarded, keepDraft, say, showProblems } from "/static/editor_common.js";
+import { KITS } from "/static/editor_kits.js";
 import { keep } from "/static/editor_library.js";
 
 const SVG = "http://www.w3.org/2000/svg";
-const DRAFT_KEY = "orrery.editor.draft";
-const PICTURE_KEY = "orrery.editor.picture";  // the flattened photo, kept with the draft
+const GAME_KEY = "orrery.editor.game";
 const ZOOMS = [1, 2, 4];
 const PHOTO_SIDE = 2000;  // a photo is scaled down to this before it goes to the table
-const HINTS = {
-  move: "Drag a site to move it; tap one to name it or make it a planet symbol, portal or station.",
-  site: "Tap where a site is on your board.",
-  line: "Tap two sites to draw the flight line between them (again to take it away).",
-  orbit: "Tap two planet symbols of one planet, one after the other round its orbit (again to take it away).",
-  delete: "Tap a site to take it away with its lines.",
-};
-const state = { game: "orbit", draft: null, tool: "move", chosen: null, first: null, picture: null, photo: null,
-  corners: null, start: "front", zoom: 1 };
-
+const state = { game: "orbit", kit: KITS.orbit, draft: null, tool: "move", chosen: null, first: null, line: null,
+  planet: "1", picture: null, photo: null, corners: null, start: "front", zoom: 1 };
+// ORBIT's draft keeps the key it has always had, so that a draft made before the other games came is not lost.
+const draftKey = () => (state.game === "orbit" ? "orrery.editor.draft" : `orrery.editor.draft.${state.game}`);
+const pictureKey = () => `${draftKey().replace("draft", "picture")}`;
 
 // Starting points.
 async function loadStart(name, keepPicture = false) {
   const data = await get(`/api/editor/board?game=${state.game}&start=${encodeURIComponent(name)}`);
-  $("start").replaceChildren(...data.starts.map((s) => new Option(startName(s), s, false, s === name)));
+  showBoard(data.board, data.starts, name, keepPicture);
+}
+
+function showBoard(board, starts, name, keepPicture) {
+  if (starts) $("start").replaceChildren(...starts.map((s) => new Option(startName(s), s, false, s === name)));
   state.start = name;
-  state.draft = new Draft(data.board);
-  if (!keepPicture) { state.picture = null; localStorage.removeItem(PICTURE_KEY); }
-  $("width").value = data.board.width; $("height").value = data.board.height;
-  choose(null); draw(); changed();
+  state.draft = new Draft(board);
+  if (!keepPicture) { state.picture = null; localStorage.removeItem(pictureKey()); }
+  $("width").value = board.width; $("height").value = board.height;
+  state.line = null; choose(null); showLayout(); draw(); changed();
 }
 
 function startName(start) {
-  if (start === "front" || start === "back") return `the game's own board (${start})`;
-  return start === "empty" ? "an empty board (from scratch)" : `your board “${start}”`;
+  const kit = state.kit;
+  if (kit.starts.includes(start)) return kit.startName(start);
+  return start === "empty" ? `an empty ${kit.thing} (from scratch)` : `your ${kit.thing} “${start}”`;
+}
+
+// Orbital Battle: the hexes laid out afresh, as many rings as chosen, each orbit on its ring, the hexes their size.
+function showLayout() {
+  $("solar-layout").hidden = state.game !== "orbital_battle";
+  if (state.game !== "orbital_battle") return;
+  const board = state.draft.board;
+  const radius = Math.max(...board.sites.map((s) => Number((s.id.match(/^r(\d+)s/) || [0, 0])[1])));
+  $("radius").value = String(radius);
+  fillRings(radius);
+  for (const [name, ids] of Object.entries(board.orbits)) {
+    const ring = $(`ring-${name}`);
+    if (ring && ids.length) ring.value = ids[0].match(/^r(\d+)s/)[1];
+  }
+  const [a, b] = [board.sites.find((s) => s.id === "sun"), board.sites.find((s) => s.id === "r1s0")];
+  if (a && b) $("hex-mm").value = (Math.hypot(a.x - b.x, a.y - b.y) / Math.sqrt(3)).toFixed(1);
+}
+
+function fillRings(radius) {
+  const rings = Array.from({ length: radius }, (_, i) => String(i + 1));
+  $("rings").replaceChildren(...["1", "2", "3", "4", "5", "6", "7"].map((n) => {
+    const label = document.createElement("label");
+    const select = document.createElement("select");
+    select.id = `ring-${n}`;
+    select.append(...rings.map((r) => new Option(`ring ${r}`, r, false, Number(r) === Math.min(Number(n) + radius - 7, radius))));
+    label.append(n === "7" ? "Orbit of planets 7 and 8 " : `Orbit of planet ${n} `, select);
+    return label;
+  }));
+}
+
+async function layOut() {
+  const rings = ["1", "2", "3", "4", "5", "6", "7"].map((n) => $(`ring-${n}`).value).join(",");
+  const query = `radius=${$("radius").value}&rings=${rings}&hex_mm=${Number($("hex-mm").value)}`;
+  const { board } = await get(`/api/editor/solar/layout?${query}`);
+  // Over a photo: centred on it, the photo's size kept; with none, the map's own size.
+  const old = state.picture ? state.draft.board : board;
+  const [dx, dy] = [(old.width - board.width) / 2, (old.height - board.height) / 2];
+  state.draft.change((b) => {
+    Object.assign(b, board, { width: old.width, height: old.height });
+    for (const s of b.sites) { s.x = Math.round((s.x + dx) * 10) / 10; s.y = Math.round((s.y + dy) * 10) / 10; }
+  });
+  choose(null); draw(); changed();
+  say("The hexes are laid out afresh: drag any that sit off your map's.");
 }
 
 async function takePhoto(blob) {
@@ -90,9 +134,9 @@ async function flatten() {
   if (!response.ok) throw new Error((await response.json().catch(() => ({}))).error || `the table answered ${response.status}`);
   const flat = await response.blob();
   state.picture = await new Promise((done) => { const r = new FileReader(); r.onload = () => done(r.result); r.readAsDataURL(flat); });
-  try { localStorage.setItem(PICTURE_KEY, state.picture); } catch { /* too large for this browser's storage: kept for this visit only */ }
+  try { localStorage.setItem(pictureKey(), state.picture); } catch { /* too large for this browser's storage: kept for this visit only */ }
   state.draft.change((b) => { b.width = width; b.height = height; });
-  say("The photo is flat: now lay your sites over it.");
+  say(`The photo is flat: now lay your ${state.kit.word}s over it.`);
   draw(); changed();
   $("edit-title").scrollIntoView();
 }
@@ -107,24 +151,28 @@ function el(name, attrs, parent) {
 
 function draw() {
   if (!state.draft) return;
-  const svg = $("board"), board = state.draft.board, H = board.height;
+  const svg = $("board"), board = state.draft.board, H = board.height, kit = state.kit;
   svg.setAttribute("viewBox", `0 0 ${board.width} ${H}`);
   svg.replaceChildren();
   if (state.picture) el("image", { href: state.picture, x: 0, y: 0, width: board.width, height: H, preserveAspectRatio: "none" }, svg);
   const at = Object.fromEntries(board.sites.map((s) => [s.id, s]));
+  for (const [name, ids, closed, colour] of kit.lines ? kit.lines(board) : []) {
+    const points = ids.filter((id) => at[id]).map((id) => `${at[id].x},${H - at[id].y}`).join(" ");
+    el(closed ? "polygon" : "polyline", { points, class: `orbit${name === state.line ? " chosen" : ""}`, "data-line": name,
+      ...(colour ? { style: `stroke:${colour}` } : {}) }, svg);
+  }
   for (const l of board.links) {
-    const a = at[l.a], b = at[l.b];
-    if (!a || !b) continue;
-    const orbit = l.kind.startsWith("orbit");
-    el("line", { x1: a.x, y1: H - a.y, x2: b.x, y2: H - b.y, class: orbit ? "orbit" : "line",
-      ...(orbit ? { stroke: planetOf(a) || "#ccc" } : {}) }, svg);
+    const a = at[l.a], b = at[l.b], cls = kit.linkClass(l);
+    if (!a || !b || !cls) continue;
+    const stroke = kit.linkStroke(l, at);
+    el("line", { x1: a.x, y1: H - a.y, x2: b.x, y2: H - b.y, class: cls, ...(stroke ? { stroke } : {}) }, svg);
   }
   const r = Math.max(4, board.width / 90);
   for (const s of board.sites) {
-    const classes = ["site", s.id === state.chosen || s.id === state.first ? "chosen" : "",
-      s.tags.includes("portal") ? "portal" : "", s.tags.includes("station") ? "station" : ""].join(" ");
-    const planet = planetOf(s);
-    el("circle", { cx: s.x, cy: H - s.y, r: planet ? r * 1.5 : r, class: classes, ...(planet ? { style: `fill:${planet}` } : {}) }, svg);
+    const look = kit.look(s);
+    const classes = ["site", s.id === state.chosen || s.id === state.first ? "chosen" : "", ...look.classes].join(" ");
+    el("circle", { cx: s.x, cy: H - s.y, r: look.big ? r * 1.5 : r, class: classes, ...(look.fill ? { style: `fill:${look.fill}` } : {}) }, svg);
+    if (look.text) el("text", { x: s.x, y: H - s.y + r * 0.5, "font-size": r * 1.5, "text-anchor": "middle" }, svg).textContent = look.text;
     const hit = el("circle", { cx: s.x, cy: H - s.y, r: Math.max(r * 2, board.width / 40), class: "hit", "data-site": s.id }, svg);
     const title = el("title", {}, hit); title.textContent = s.label || s.id;
   }
@@ -138,18 +186,33 @@ function boardPoint(event) {
   return [p.x, state.draft.board.height - p.y];
 }
 
+// The site a finger meant: the one under it, else the nearest within half a 44 px tap (a board shown small on a
+// phone has its sites closer together than a finger is wide).
+function siteNear(event) {
+  const svg = $("board"), [x, y] = boardPoint(event);
+  const reach = (22 * state.draft.board.width) / svg.getBoundingClientRect().width;
+  let best = null, bestDistance = reach;
+  for (const s of state.draft.board.sites) {
+    const distance = Math.hypot(s.x - x, s.y - y);
+    if (distance <= bestDistance) { best = s.id; bestDistance = distance; }
+  }
+  return best;
+}
+
 function onPointerDown(event) {
-  const site = event.target.dataset ? event.target.dataset.site : undefined;
+  const { line } = event.target.dataset || {};
+  let { site } = event.target.dataset || {};
+  if (!site && state.tool !== "site" && !(state.tool === "delete" && line)) site = siteNear(event) || undefined;
   const draft = state.draft;
   if (state.tool === "site" && !site) {
     const [x, y] = boardPoint(event);
-    choose(draft.addSite(x, y));
+    choose(draft.addSite(x, y, state.kit.kind, state.kit.word));
   } else if (state.tool === "delete" && site) {
     draft.remove(site); choose(null);
-  } else if ((state.tool === "line" || state.tool === "orbit") && site) {
-    if (!state.first) { state.first = site; draw(); return; }
-    draft.toggleLink(state.first, site, state.tool);
-    state.first = state.tool === "orbit" ? site : null;  // an orbit goes on from where it got to
+  } else if (state.tool === "delete" && line) {
+    draft.change((b) => { delete b.orbits[line]; });
+  } else if (!["move", "site", "delete"].includes(state.tool) && site) {
+    if (!state.kit.tap(state.tool, state, draft, site)) { draw(); return; }
   } else if (state.tool === "move" && site) {
     choose(site);
     const svg = $("board");
@@ -175,11 +238,28 @@ function choose(id) {
   const s = id && state.draft.site(id);
   $("site-panel").hidden = !s;
   if (!s) return;
-  $("site-title").textContent = s.label || "This site";
+  $("site-title").textContent = s.label || `This ${state.kit.word}`;
   $("site-name").value = s.label;
-  $("site-planet").value = planetOf(s);
-  $("site-portal").checked = s.tags.includes("portal");
-  $("site-station").checked = s.tags.includes("station");
+  for (const f of state.kit.fields) {
+    const input = $(f.id);
+    if (input.type === "checkbox") input.checked = f.get(s); else input.value = f.get(s);
+  }
+}
+
+// The chosen site's fields, as the game's kit has them: a list of choices or a box to tick.
+function buildFields() {
+  $("site-fields").replaceChildren(...state.kit.fields.map((f) => {
+    const label = document.createElement("label");
+    const input = document.createElement(f.options ? "select" : "input");
+    input.id = f.id;
+    if (f.options) { input.append(...f.options.map(([v, text]) => new Option(text, v))); label.append(`${f.label} `, input); }
+    else { input.type = "checkbox"; label.className = "check"; label.append(input, ` ${f.label}`); }
+    input.addEventListener("change", () => {
+      state.draft.edit(state.chosen, (site) => f.set(site, input.type === "checkbox" ? input.checked : input.value));
+      draw(); changed();
+    });
+    return label;
+  }));
 }
 
 function zoom(step) {
@@ -191,47 +271,86 @@ function zoom(step) {
 }
 
 function setTool(tool) {
-  state.tool = tool; state.first = null;
+  state.tool = tool; state.first = null; state.line = null;
   $("board").classList.toggle("dragging", tool === "move");  // only a drag of a site needs every touch
   document.querySelectorAll("[data-tool]").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.tool === tool)));
-  $("tool-hint").textContent = HINTS[tool];
+  $("tool-hint").textContent = state.kit.tools.find(([t]) => t === tool)[2];
+  $("planet-choice").hidden = tool !== "start";
   draw();
+}
+
+// The game whose board is edited: its tools, its site's fields and its draft.
+async function setGame(game) {
+  state.game = game in KITS ? game : "orbit"; state.kit = KITS[state.game];
+  localStorage.setItem(GAME_KEY, state.game);
+  $("game").value = state.game;
+  $("edit-title").textContent = { orbit: "Sites, lines and orbits", dakalio: "Spots, lines and zones", orbital_battle: "Hexes and planets",
+    trajectory: "Spaces and orbits" }[state.game];
+  const { thing } = state.kit;
+  $("name-label").textContent = `Name for your ${thing}`;
+  $("editor-title").textContent = `Your ${thing}`;
+  document.title = `Your ${thing} · Orrery`;
+  $("start-label").textContent = `${thing[0].toUpperCase()}${thing.slice(1)} to start from`;
+  $("load").textContent = `Start from this ${thing}`;
+  $("photo-label").textContent = `Photo of your ${thing}`;
+  $("tool-buttons").replaceChildren(...state.kit.tools.map(([tool, text]) => {
+    const b = document.createElement("button");
+    b.dataset.tool = tool; b.textContent = text; b.setAttribute("aria-pressed", "false");
+    b.addEventListener("click", () => setTool(tool));
+    return b;
+  }));
+  buildFields();
+  $("legend").textContent = state.kit.legend || "";
+  $("legend").hidden = !state.kit.legend;
+  setTool("move");
+  const kept = JSON.parse(localStorage.getItem(draftKey()) || "null");
+  await guarded(() => loadStart(kept ? kept.start : state.kit.starts[0], Boolean(kept)));
+  if (kept) {
+    showBoard(kept.board, null, kept.start, true);
+    state.picture = localStorage.getItem(pictureKey());
+    $("name").value = kept.name || "";
+    say("Your draft from last time is back.");
+    draw();
+  }
 }
 
 // Every change: kept as this browser's draft, then checked by the table a moment later.
 function changed() {
-  keepDraft(DRAFT_KEY, { game: state.game, start: state.start, board: state.draft.board }, check);
+  keepDraft(draftKey(), { game: state.game, start: state.start, board: state.draft.board }, check);
 }
 
 async function check() {
-  const { problems, diff } = await post("/api/editor/check", { game: state.game, board: boardFile(state.draft.board) });
-  showProblems(problems, "The game can be played on this board.");
+  const { problems, diff } = await post("/api/editor/check", { game: state.game, board: state.kit.file(state.draft.board) });
+  showProblems(problems, `The game can be played on this ${state.kit.thing}.`);
   $("diff").textContent = diff ? describeDiff(diff) : "";
 }
 
 function describeDiff(diff) {
-  const count = (n, one) => `${n} ${one}${n === 1 ? "" : "s"}`;
+  const [one, many] = state.kit.words;
+  const count = (n, a, b = `${a}s`) => `${n} ${n === 1 ? a : b}`;
   const parts = [];
-  if (diff.added.length) parts.push(`${count(diff.added.length, "site")} added`);
-  if (diff.moved.length) parts.push(`${count(diff.moved.length, "site")} moved`);
-  if (diff.removed.length) parts.push(`${count(diff.removed.length, "site")} taken away`);
-  if (diff.links_added.length) parts.push(`${count(diff.links_added.length, "line")} added`);
-  if (diff.links_removed.length) parts.push(`${count(diff.links_removed.length, "line")} taken away`);
-  return parts.length ? `Against the game's own board: ${parts.join(", ")}.` : "The same as the game's own board.";
+  if (diff.added.length) parts.push(`${count(diff.added.length, one, many)} added`);
+  if (diff.moved.length) parts.push(`${count(diff.moved.length, one, many)} moved`);
+  if (diff.removed.length) parts.push(`${count(diff.removed.length, one, many)} taken away`);
+  const links = state.kit.lines ? ["orbits_added", "orbits_removed"] : ["links_added", "links_removed"];
+  if (diff[links[0]].length) parts.push(`${count(diff[links[0]].length, state.kit.lineWord)} added`);
+  if (diff[links[1]].length) parts.push(`${count(diff[links[1]].length, state.kit.lineWord)} taken away`);
+  const own = `the game's own ${state.kit.thing}`;
+  return parts.length ? `Against ${own}: ${parts.join(", ")}.` : `The same as ${own}.`;
 }
 
 function save() {
-  return keep("/api/editor/save", "my-copy", { game: state.game, board: boardFile(state.draft.board) },
-    (name) => loadStart(name, true), "choose it as the board when you start a new game.");
+  const { thing } = state.kit;
+  return keep("/api/editor/save", "my-copy", { game: state.game, board: state.kit.file(state.draft.board) },
+    (name) => loadStart(name, true), `choose it as the ${thing} when you start a new game.`);
 }
 
 async function main() {
   takeTokenFromUrl();
-  $("site-planet").replaceChildren(new Option("none", ""), ...PLANETS.map((p) => new Option(p, p)));
-  document.querySelectorAll("[data-tool]").forEach((b) => b.addEventListener("click", () => setTool(b.dataset.tool)));
   $("board").addEventListener("pointerdown", onPointerDown);
   $("undo").addEventListener("click", () => { state.draft.undo(); choose(null); draw(); changed(); });
   $("load").addEventListener("click", () => guarded(() => loadStart($("start").value)));
+  $("game").addEventListener("change", () => guarded(() => setGame($("game").value)));
   $("photo").addEventListener("change", () => guarded(() => $("photo").files[0] && takePhoto($("photo").files[0])));
   $("camera").addEventListener("click", () => guarded(async () => {
     const response = await fetch("/api/calibration/snapshot.jpg");
@@ -241,27 +360,15 @@ async function main() {
   $("flatten").addEventListener("click", () => guarded(flatten));
   $("save").addEventListener("click", () => guarded(save));
   $("name").addEventListener("change", changed);
-  $("site-name").addEventListener("change", () => { state.draft.setSite(state.chosen, { label: $("site-name").value.trim() }); draw(); changed(); });
-  for (const [id, key] of [["site-planet", "planet"], ["site-portal", "portal"], ["site-station", "station"]]) {
-    $(id).addEventListener("change", () => {
-      const input = $(id);
-      state.draft.setSite(state.chosen, { [key]: input.type === "checkbox" ? input.checked : input.value });
-      draw(); changed();
-    });
-  }
+  $("site-name").addEventListener("change", () => { state.draft.edit(state.chosen, (s) => { s.label = $("site-name").value.trim(); }); draw(); changed(); });
+  $("radius").addEventListener("change", () => fillRings(Number($("radius").value)));
+  $("lay-out").addEventListener("click", () => guarded(layOut));
+  $("start-planet").addEventListener("change", () => { state.planet = $("start-planet").value; });
   $("zoom-in").addEventListener("click", () => zoom(1));
   $("zoom-out").addEventListener("click", () => zoom(-1));
   zoom(0);
-  setTool("move");
-  const kept = JSON.parse(localStorage.getItem(DRAFT_KEY) || "null");
-  await guarded(() => loadStart(kept ? kept.start : "front", Boolean(kept)));
-  if (kept) {
-    state.draft = new Draft(kept.board);
-    state.picture = localStorage.getItem(PICTURE_KEY);
-    $("name").value = kept.name || "";
-    say("Your draft from last time is back.");
-    draw(); changed();
-  }
+  const asked = new URLSearchParams(location.search).get("game");
+  await setGame(asked || localStorage.getItem(GAME_KEY) || "orbit");
 }
 
 main();

@@ -1,4 +1,7 @@
 // What the editors' pages share: a one-line message for what happened or went wrong.
+import { get } from "/static/api.js";
+import { keep } from "/static/editor_library.js";
+
 export const $ = (id) => document.getElementById(id);
 
 export function say(text, bad = false) {
@@ -46,6 +49,20 @@ export async function startEditing({ key, save, changed, fresh, restore }) {
     say("Your draft from last time is back.");
     changed();
   }
+}
+
+// A card editor's data from the table and back: `load(name)` fills the list `starts` (each said by `startName`) and
+// puts the set's data (under `key`) in `state`; `save()` keeps it under the name typed, saying where to choose it.
+export function loadAndSave({ path, key, starts, startName, state, render, changed, example, choose }) {
+  async function load(name) {
+    const data = await get(`/api/editor/${path}?start=${encodeURIComponent(name)}`);
+    $(starts).replaceChildren(...data.starts.map((s) => new Option(startName(s), s, false, s === name)));
+    state.start = name; state[key] = data[key];
+    render(); changed();
+  }
+  const save = () => keep(`/api/editor/${path}/save`, example, { [key]: state[key] }, load,
+    `choose it as the ${choose} when you start a new game.`);
+  return { load, save };
 }
 
 // Form parts the card editors build from, each telling `whenChanged`'s function after its own change.

@@ -1,9 +1,8 @@
 // ORBIT's deck, card by card as what each does, with the mission markers and the station tiles: checked by the
 // table as one edits (each problem naming its card) and kept in the table's library.
-import { get, post, takeTokenFromUrl } from "/static/api.js";
+import { post, takeTokenFromUrl } from "/static/api.js";
 import { PLANETS } from "/static/editor_board.js";
-import { $, button, guarded, keepDraft, labelled, numberInput, select, showProblems, startEditing, whenChanged } from "/static/editor_common.js";
-import { keep } from "/static/editor_library.js";
+import { $, button, guarded, keepDraft, labelled, loadAndSave, numberInput, select, showProblems, startEditing, whenChanged } from "/static/editor_common.js";
 
 const DRAFT_KEY = "orrery.editor.deck";
 const FEATURES = { "": "nothing", hand: "hand size upgrade", energy: "energy capacity upgrade", jump: "hyper jump", cannon: "hyper accelerator cannon" };
@@ -64,16 +63,8 @@ async function check() {
   showProblems(problems, "The game can deal this deck.");
 }
 
-async function load(name) {
-  const data = await get(`/api/editor/deck?start=${encodeURIComponent(name)}`);
-  $("deck-start").replaceChildren(...data.starts.map((s) => new Option(s ? `your deck “${s}”` : "the game's own deck", s, false, s === name)));
-  state.start = name; state.deck = data.deck;
-  render(); changed();
-}
-
-function save() {
-  return keep("/api/editor/deck/save", "my-deck", { deck: state.deck }, load, "choose it as the deck when you start a new game.");
-}
+const { load, save } = loadAndSave({ path: "deck", key: "deck", starts: "deck-start", state, render, changed,
+  startName: (s) => (s ? `your deck “${s}”` : "the game's own deck"), example: "my-deck", choose: "deck" });
 
 async function main() {
   takeTokenFromUrl();

@@ -2,7 +2,7 @@
 import { get, post, token } from "/static/api.js";
 import { $, chosenName, guarded, say } from "/static/editor_common.js";
 
-const OPTION_WORDS = { board: "board", mat: "mat", deck: "deck", planet_files: "planet map", data: "cards, track and start team" };
+const OPTION_WORDS = { board: "board", mat: "mat", deck: "deck", planet_files: "planet map", solar_map: "solar map", data: "cards, track and start team" };
 
 // Every data set of the table, each to share.
 export async function library() {

@@ -1,8 +1,7 @@
 // Periorbis's data: the employee and ship cards (each in words), the orbit track, the asteroids and the start team,
 // checked by the table as one edits (each problem naming the card or the turn) and kept in the table's library.
-import { get, post, takeTokenFromUrl } from "/static/api.js";
-import { $, button, guarded, keepDraft, labelled, numberInput, select, showProblems, startEditing, whenChanged } from "/static/editor_common.js";
-import { keep } from "/static/editor_library.js";
+import { post, takeTokenFromUrl } from "/static/api.js";
+import { $, button, guarded, keepDraft, labelled, loadAndSave, numberInput, select, showProblems, startEditing, whenChanged } from "/static/editor_common.js";
 
 const DRAFT_KEY = "orrery.editor.periorbis";
 const ROLES = { basic: "basic employee", agent: "agent", captain: "captain", engineer: "engineer", scientist: "scientist", miner: "miner" };
@@ -33,7 +32,9 @@ function numbers(...labels) {
 function employeeBox(card, group, index, title) {
   const set = box(title, `employee ${card.number}`);
   card.skills = card.skills || {};
-  set.append(labelled("Role", select(ROLES, card.role, (v) => { card.role = v; })), numbers(
+  const number = numberInput(card.number, (v) => { renumber(card, v); render(); });
+  set.append(labelled("Role", select(ROLES, card.role, (v) => { card.role = v; render(); })), numbers(
+    labelled("Card number", number),
     labelled("Wage", numberInput(card.wage, (v) => { card.wage = v; })),
     ...SKILLS.map(([key, text, basic]) => labelled(text, numberInput(card.skills[key] ?? basic, (v) => { card.skills[key] = v; })))));
   set.append(button("Take this card out", () => { group.splice(index, 1); render(); changed(); }));
@@ -42,7 +43,10 @@ function employeeBox(card, group, index, title) {
 
 function shipBox(ship, deck, index) {
   const set = box(`Ship ${ship.id}`, `ship ${ship.id}`);
-  set.append(numbers(...[["price", "Credits a crate"], ["spaces", "Cargo spaces"], ["minimum", "Leaves once filled"]]
+  const name = document.createElement("input");
+  name.value = ship.id;
+  name.addEventListener("change", () => { ship.id = name.value.trim(); render(); changed(); });
+  set.append(labelled("Name on the card", name), numbers(...[["price", "Credits a crate"], ["spaces", "Cargo spaces"], ["minimum", "Leaves once filled"]]
     .map(([key, text]) => labelled(text, numberInput(ship[key], (v) => { ship[key] = v; })))));
   ship.rows.forEach((row, r) => {
     const line = document.createElement("div");
@@ -97,7 +101,7 @@ function teamBox() {
   const setup = state.files["setup.json"];
   const set = box("Start team and supplies");
   const starters = { "": "nobody" };
-  for (const card of state.files["employees.json"].start) starters[card.number] = `${ROLES[card.role] || card.role} (start card ${card.number})`;
+  for (const card of state.files["employees.json"].start) starters[card.number] = startName(card);
   const team = setup.start_team;
   for (let slot = 0; slot < Math.max(team.length + 1, 1) && slot < (setup.hq_open || 5); slot += 1) {
     set.append(labelled(`HQ slot ${slot + 1}`, select(starters, team[slot] ?? "", (v) => {
@@ -109,6 +113,21 @@ function teamBox() {
   return set;
 }
 
+// A start card as players know it: its role and wage, and which of the start cards it is when two are alike.
+function startName(card) {
+  const start = state.files["employees.json"].start;
+  const said = (c) => `${ROLES[c.role] || c.role}, paid ${c.wage}`;
+  const alike = start.filter((c) => said(c) === said(card));
+  return alike.length > 1 ? `${said(card)} (start card ${start.indexOf(card) + 1})` : said(card);
+}
+
+// A card's number changed: the start team follows a start card to its new number.
+function renumber(card, number) {
+  const team = state.files["setup.json"].start_team;
+  if (state.files["employees.json"].start.includes(card)) team.forEach((n, i) => { if (n === card.number) team[i] = number; });
+  card.number = number;
+}
+
 function nextNumber() {
   const employees = state.files["employees.json"];
   return Math.max(0, ...[employees.start, ...employees.decks].flat().map((c) => c.number)) + 1;
@@ -116,7 +135,7 @@ function nextNumber() {
 
 function render() {
   const { "employees.json": employees, "ships.json": ships, "asteroids.json": asteroids, "orbit.json": orbit } = state.files;
-  $("periorbis-team").replaceChildren(teamBox(), ...employees.start.map((c, i) => employeeBox(c, employees.start, i, `Start card ${c.number}`)));
+  $("periorbis-team").replaceChildren(teamBox(), ...employees.start.map((c, i) => employeeBox(c, employees.start, i, `Start card ${i + 1}: ${startName(c)}`)));
   $("periorbis-employees").replaceChildren(...employees.decks.flatMap((deck, d) => [
     ...deck.map((c, i) => employeeBox(c, deck, i, `Card ${c.number}, deck ${d + 1}`)),
     button(`Add a card to deck ${d + 1}`, () => { deck.push({ number: nextNumber(), role: "basic", wage: 1, skills: {} }); render(); changed(); })]));
@@ -146,16 +165,8 @@ async function check() {
   showProblems(problems, "The game can start on these cards, track and team.");
 }
 
-async function load(name) {
-  const data = await get(`/api/editor/periorbis?start=${encodeURIComponent(name)}`);
-  $("periorbis-start").replaceChildren(...data.starts.map((s) => new Option(s ? `your data “${s}”` : "the game's own", s, false, s === name)));
-  state.start = name; state.files = data.files;
-  render(); changed();
-}
-
-function save() {
-  return keep("/api/editor/periorbis/save", "my-periorbis", { files: state.files }, load, "choose it as the data when you start a new game.");
-}
+const { load, save } = loadAndSave({ path: "periorbis", key: "files", starts: "periorbis-start", state, render, changed,
+  startName: (s) => (s ? `your data “${s}”` : "the game's own"), example: "my-periorbis", choose: "data" });
 
 async function main() {
   takeTokenFromUrl();
