@@ -183,7 +183,7 @@ def test_a_small_dakalio_mat_is_laid_over_its_photo_kept_and_played_on(browser, 
 
     def our_mat(options) -> None:
         expect(phone.locator("#setup-editor")).to_have_attribute("href", "/editor?game=dakalio")  # the form's way back
-        options.get_by_label("mat").select_option("our-mat")
+        options.locator("[data-option=mat]").select_option("our-mat")
 
     start_from_the_form(phone, served, "dakalio", our_mat)
     assert {s["id"] for s in served.get("/api/board")["sites"]} == {f"spot{n}" for n in range(1, 20)}
@@ -221,7 +221,7 @@ def test_a_small_solar_map_is_laid_out_a_planet_moved_kept_and_played_on(browser
     shot(phone, "#edit-title", "editor-solar-phone.png")
 
     start_from_the_form(phone, served, "orbital_battle",
-                        lambda options: options.get_by_label("solar map").select_option("small"))
+                        lambda options: options.locator("[data-option=solar_map]").select_option("small"))
     kept = json.loads((tmp_path / "datasets/orbital_battle/solar_map/small").read_text())
     sun = next(s for s in kept["sites"] if s["id"] == "sun")
     assert kept["width"] == 600 and (sun["x"], sun["y"]) == (300, 300)  # laid out over the photo, centred
@@ -250,6 +250,7 @@ def test_a_copy_of_trajectorys_board_has_a_space_dragged_to_where_it_is_printed(
     shot(page, "#edit-title", "editor-trajectory-phone.png")
     keep_as(page, "ours", "Trajectory: board “ours”")
     assert errors == []
-    start_from_the_form(page, served, "trajectory", lambda options: options.get_by_label("board").select_option("ours"))
+    start_from_the_form(page, served, "trajectory",
+                        lambda options: options.locator("[data-option=board]").select_option("ours"))
     moved = next(s for s in served.get("/api/board")["sites"] if s["id"] == "o4s0")
     assert moved["x"] < 575  # where it was dragged to (the printed board has it at 580 mm), on the phones' map too

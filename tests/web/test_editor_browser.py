@@ -367,7 +367,8 @@ def test_periorbis_cards_track_and_team_are_entered_kept_and_played_on(browser, 
     page.screenshot(path=ARTIFACTS / "editor-periorbis-phone.png")
     assert errors == []
 
-    start_from_the_form(page, served, "periorbis", lambda options: options.get_by_label("data").select_option("club"))
+    start_from_the_form(page, served, "periorbis",
+                        lambda options: options.locator("[data-option=data]").select_option("club"))
     from companion.rules.periorbis.datafiles import load
 
     data = load(served.session.state.options.data)
