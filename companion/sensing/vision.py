@@ -27,7 +27,7 @@ import numpy as np
 from companion.boards.model import Board
 from companion.errors import UserError
 from companion.sensing.pieces import PieceEntry, Registry
-from companion.sensing.vision_colour import COLOUR_CONFIDENCE, ColourFinder
+from companion.sensing.vision_colour import COLOUR_CONFIDENCE, ColourFinder, windows_around
 from companion.sensing.vision_crops import distinct, site_boxes
 from companion.sensing.vision_occlusion import OcclusionFinder
 from companion.sensing.vision_pose import Pose, fiducial_corners, solve_pose
@@ -211,8 +211,7 @@ class Vision:
             raise UserError(f"the frame is {width}x{height} but camera profile {self.profile.camera!r} is for "
                             f"{w}x{h} frames")
         colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-        # Pieces found by colour (a calibrated range) are looked for over the whole frame, so not in crops.
-        if changed is not None and self._last is not None and not self._colour:
+        if changed is not None and self._last is not None:
             report = self._process_sites(colour, time, changed, self._last)
             if report is not None:
                 self._last = report
@@ -274,10 +273,15 @@ class Vision:
             found.extend(self._decode(gray, (x0, y0), pose))
         sightings, rejected = self._trace(distinct(found), pose, time)
         clock.lap("stickers in crops")
-        # Sites read now take what this frame shows; the others keep the last report's reading. A piece off every
-        # site is read afresh within a sticker's reach of a site read, and kept from the last reading further out.
         near = self._site_xy[[i for i, site in enumerate(ids) if site in read]]
         reach = self._tolerance + self._sticker_reach
+        if self._colour:  # in top-down windows round the same sites, as far out as a piece read afresh may stand
+            windows = windows_around(self.board, [(float(x), float(y)) for x, y in near],
+                                     reach + self._colour.margin_mm())
+            sightings = sightings + self._find_by_colour(colour, pose, sightings, time, windows)
+            clock.lap("colour in crops")
+        # Sites read now take what this frame shows; the others keep the last report's reading. A piece off every
+        # site is read afresh within a sticker's reach of a site read, and kept from the last reading further out.
 
         def close(s: Sighting) -> bool:
             return float(np.hypot(*(near - (s.x, s.y)).T).min(initial=np.inf)) <= reach
@@ -540,12 +544,12 @@ class Vision:
                     centres.append(c.mean(axis=0))
         return out
 
-    def _find_by_colour(self, image: np.ndarray, pose: Pose, stickered: tuple[Sighting, ...],
-                        time: float) -> tuple[Sighting, ...]:
+    def _find_by_colour(self, image: np.ndarray, pose: Pose, stickered: tuple[Sighting, ...], time: float,
+                        windows: list[tuple[int, int, int, int]] | None = None) -> tuple[Sighting, ...]:
         """Unmarked pieces by colour; a blob where a stickered piece was seen is that piece, not another."""
         taken = [(s.x, s.y, self.registry.kind(s.piece).radius) for s in stickered]
         by_colour: dict[str, list[tuple[str | None, float, float, float, float]]] = {}
-        for blob in self._colour.blobs(image, pose, self.matrix, self.dist):
+        for blob in self._colour.blobs(image, pose, self.matrix, self.dist, windows):
             if any(math.dist((blob.x, blob.y), (x, y)) < r for x, y, r in taken):
                 continue
             site, distance = self._nearest_site(blob.x, blob.y)
