@@ -198,11 +198,12 @@ class Vision:
     def pose(self) -> Pose | None:
         return self._pose
 
-    def process(self, image: np.ndarray, time: float = 0.0, changed: Collection[str] | None = None) -> FrameReport:
+    def process(self, image: np.ndarray, time: float = 0.0, changed: Collection[str] | None = None,
+                markers: FrameMarkers | None = None) -> FrameReport:
         """What the frame shows. `changed`: the sites the reed grid says changed since the last frame read; the
         stickers are then decoded only in crops around them and a few more sites of a slow sweep (the rest as the
         last report had them), at the frame's full resolution, while the board has not moved. None: the whole
-        frame."""
+        frame. `markers`: the frame's whole-frame marker search, shared by the boards in one frame."""
         if image is None or image.ndim not in (2, 3) or image.size == 0:
             raise UserError("the frame is empty or not an image")
         height, width = image.shape[:2]
@@ -216,14 +217,14 @@ class Vision:
             if report is not None:
                 self._last = report
                 return report
-        report = self._process_frame(colour, time)
+        report = self._process_frame(colour, time, markers or FrameMarkers(colour))
         self._last = report if report.reliable else None
         return report
 
-    def _process_frame(self, colour: np.ndarray, time: float) -> FrameReport:
+    def _process_frame(self, colour: np.ndarray, time: float, markers: FrameMarkers) -> FrameReport:
         clock = _Clock()
-        gray = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY)
-        corners = self._find_corners(gray)
+        gray = markers.gray
+        corners = self._find_corners(gray, markers)
         clock.lap("corners")
         seen = tuple(sorted(f.id for f in corners))
         pose, moved, reprojection, problem = self._update_pose(corners)
@@ -304,7 +305,7 @@ class Vision:
         return list(pose.project(rings.reshape(-1, 3), self.matrix, self.dist).reshape(len(rings), -1, 2))
 
     # -- the board
-    def _find_corners(self, gray: np.ndarray) -> dict:
+    def _find_corners(self, gray: np.ndarray, markers: FrameMarkers) -> dict:
         """Visible board fiducials -> their four corners in full-frame pixels.
 
         With a kept pose, each marker is looked for only near where it was (cheap: the board has not moved while
@@ -330,12 +331,11 @@ class Vision:
                         found[fid] = c + np.array([x0, y0], np.float64)
         if len(found) < MIN_FRESH_MARKERS:
             found = {}
-            scale = min(1.0, CORNER_SEARCH_LINES / gray.shape[0])
-            search = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
-                                                          interpolation=cv2.INTER_AREA)
-            for dictionary in self._corner_detectors:
-                for fid, c in self._detect_fiducials(search, dictionary):
-                    found.setdefault(fid, (c + 0.5) / scale - 0.5)
+            for dictionary, detector in self._corner_detectors.items():
+                for marker_id, c in markers.whole(dictionary, detector):
+                    fid = self._fiducials.get((dictionary, marker_id))
+                    if fid is not None:
+                        found.setdefault(fid, c)
         refined = {
             fid: cv2.cornerSubPix(gray, c.astype(np.float32).reshape(-1, 1, 2), (5, 5), (-1, -1),
                                   (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.01)).reshape(4, 2)
@@ -673,6 +673,37 @@ class Vision:
         b = self.board
         return Region(reason, ((0, 0), (b.width, 0), (b.width, b.height), (0, b.height)),
                       tuple(s.id for s in b.sites))
+
+
+class FrameMarkers:
+    """One frame's gray image and its whole-frame marker search, done once however many boards look for theirs in
+    it (Orbital Battle's planet maps beside the solar map carry markers of one dictionary, ids apart)."""
+
+    def __init__(self, colour: np.ndarray) -> None:
+        self._colour = colour
+        self._gray: np.ndarray | None = None
+        self._found: dict[str, list[tuple[int, np.ndarray]]] = {}
+
+    @property
+    def gray(self) -> np.ndarray:
+        if self._gray is None:
+            self._gray = cv2.cvtColor(self._colour, cv2.COLOR_BGR2GRAY)
+        return self._gray
+
+    def whole(self, dictionary: str, detector: cv2.aruco.ArucoDetector) -> list[tuple[int, np.ndarray]]:
+        """Every marker of `dictionary` in the frame: (id, corners in frame pixels). The search keeps the frame's
+        pixels (a shrunk frame shrinks the markers below what decodes at 720p or under tilt); only frames over
+        CORNER_SEARCH_LINES high are shrunk to that."""
+        if dictionary not in self._found:
+            gray = self.gray
+            scale = min(1.0, CORNER_SEARCH_LINES / gray.shape[0])
+            search = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
+                                                          interpolation=cv2.INTER_AREA)
+            corners, ids, _ = detector.detectMarkers(search)
+            self._found[dictionary] = [
+                (int(i), (c.reshape(4, 2).astype(np.float64) + 0.5) / scale - 0.5)
+                for c, i in zip(corners, [] if ids is None else ids.ravel(), strict=True)]
+        return self._found[dictionary]
 
 
 class _Clock:
