@@ -73,11 +73,9 @@ class OcclusionFinder:
         seen = cv2.GaussianBlur(seen.astype(np.float32), (3, 3), 0)
         # Each colour channel gets its own light: a warm or cool white balance scales the channels apart, so one
         # grey gain would leave the paper looking foreign in two of them.
-        residual = np.zeros(out_of_view.shape, np.float32)
-        for c in range(3):
-            gain = self._lighting(seen[..., c], self.reference[..., c], ~out_of_view)
-            paper_level = np.maximum(gain * 230.0, 20.0)
-            np.maximum(residual, np.abs(seen[..., c] - self.reference[..., c] * gain) / paper_level, out=residual)
+        gains = self._lighting(seen, ~out_of_view)
+        paper_level = np.maximum(gains * 230.0, 20.0)
+        residual = (np.abs(seen - self.reference * gains) / paper_level).max(axis=2)
         foreign = ((residual > FOREIGN) & ~out_of_view).astype(np.uint8)
         # Close small gaps first (a hand's colour can come near the paper's under the lines), then keep only what
         # is too wide to be a piece. Beyond the grid is not foreign: a zero border, or strips along the board's
@@ -104,26 +102,27 @@ class OcclusionFinder:
         self._last = (key, pixels)
         return pixels
 
-    def _lighting(self, seen: np.ndarray, reference: np.ndarray, valid: np.ndarray) -> np.ndarray:
-        """A smooth gain field (quadratic over the board) of one channel, fitted to the paper, ignoring whatever
-        covers it."""
-        ratio = (seen / np.maximum(reference, 1.0)).ravel()[self.sample]
+    def _lighting(self, seen: np.ndarray, valid: np.ndarray) -> np.ndarray:
+        """A smooth gain field per colour channel (quadratic over the board), fitted to the paper, ignoring whatever
+        covers it. The three channels are fitted together, on the paper cells that fit in all three: one solve with
+        three right-hand sides instead of three (a cast scales the channels apart, but covers the same cells)."""
+        ratio = (seen / np.maximum(self.reference, 1.0)).reshape(-1, 3)[self.sample]
         use = (self.paper & valid).ravel()[self.sample]
         design = self.design[self.sample]
-        coef = np.zeros(6, np.float32)
-        coef[0] = float(np.median(ratio[use])) if use.any() else 1.0
+        coef = np.zeros((6, 3), np.float32)
+        coef[0] = np.median(ratio[use], axis=0) if use.any() else 1.0
         for _ in range(3):
             fit = design @ coef
-            keep = use & (np.abs(ratio - fit) < 0.15 * np.maximum(fit, 0.05))
+            keep = use & (np.abs(ratio - fit) < 0.15 * np.maximum(fit, 0.05)).all(axis=1)
             if keep.sum() < 50:
                 break
             # Normal equations: six unknowns, so a 6x6 solve (lstsq's SVD costs about a millisecond more a frame).
             a = design[keep]
             try:
-                coef = np.linalg.solve(a.T @ a, a.T @ ratio[keep])
+                coef = np.linalg.solve(a.T @ a, a.T @ ratio[keep]).astype(np.float32)
             except np.linalg.LinAlgError:
                 break
-        coarse = (self.coarse_design @ coef).reshape(self.coarse_shape).astype(np.float32)
+        coarse = (self.coarse_design @ coef).reshape(*self.coarse_shape, 3).astype(np.float32)
         return cv2.remap(coarse, self.upsample[0], self.upsample[1], cv2.INTER_LINEAR)
 
     def cell_of(self, x: float, y: float) -> tuple[int, int]:
