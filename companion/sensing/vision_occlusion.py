@@ -82,9 +82,12 @@ class OcclusionFinder:
         # edge would grow into "hands".
         edge = {"borderType": cv2.BORDER_CONSTANT, "borderValue": 0}
         foreign = cv2.morphologyEx(foreign, cv2.MORPH_CLOSE, self.close, **edge)
-        core = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, self.kernel, **edge)
+        # The opening in two steps: with nothing left after the erosion (no hand, the usual settled frame) there is
+        # nothing to dilate back.
+        core = cv2.erode(foreign, self.kernel, **edge)
         if not core.any():
             return np.zeros_like(out_of_view), out_of_view
+        core = cv2.dilate(core, self.kernel, **edge)
         _, labels = cv2.connectedComponents(foreign, connectivity=8)
         hit = np.unique(labels[core > 0])
         occluders = np.isin(labels, hit[hit > 0]).astype(np.uint8)
