@@ -75,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("bench vision: --game orbital_battle runs on the mounted model only, without --changes")
     if args.scenes < 1:
         raise UserError("bench vision: --scenes must be 1 or more")
+    if args.colours and not (args.changes and args.model == "mounted"):
+        raise UserError("bench vision: --colours goes with --changes N (settled changes on the mounted model)")
     sizes = []
     for size in args.sizes.split(","):
         try:

@@ -5,6 +5,7 @@ companion/sim/mounted_*.py)."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -103,3 +104,16 @@ def test_boards_the_camera_cannot_tell_apart_are_refused(table):
         TableVision([BoardInView(boards[0]), BoardInView(boards[0], "p1:")], registry, profile)
     with pytest.raises(UserError, match="share the site prefix"):
         TableVision([BoardInView(boards[0]), BoardInView(boards[1])], registry, profile)
+
+
+def test_the_bench_reports_each_board(capsys):
+    from companion.cli import main
+
+    assert main(["bench", "vision", "--game", "orbital_battle", "--scenes", "3", "--per-mounting", "3", "--sizes",
+                 "1920x1080", "--conditions", "normal", "--fill", "0.9-0.95", "--tilt", "10"]) == 0
+    out = capsys.readouterr().out
+    for board in ("orbital_battle:", "orbital_battle:planet3:"):
+        line = next(line for line in out.splitlines() if line.strip().startswith(board))
+        assert re.search(r"\d+ frames in view, all correct [\d.]+%; stickers in view \d+: missed [\d.]+%", line)
+    assert "moved on the table in 1 frames" in out and "pipeline, every board  median" in out
+    assert main(["bench", "vision", "--game", "orbital_battle", "--changes", "2"]) == 2
