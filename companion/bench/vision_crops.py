@@ -110,7 +110,10 @@ def _row(game: str, size: tuple[int, int], mountings: int, changes: int, seed: i
 def _calibrate_colours(board, registry, profile, vision, table, image) -> dict:
     """The colour ranges `calibrate colours` samples from this frame, its layout the table's pieces without a sticker
     whose colour names one kind (empty when there are none, or the board was not found)."""
+    import cv2
+
     from companion.calibration.colours import sample_colours
+    from companion.sensing.vision_colour import in_range, top_down
     from companion.sensing.vision_profile import BoardPose
 
     kinds = registry.colour_kinds()
@@ -119,7 +122,11 @@ def _calibrate_colours(board, registry, profile, vision, table, image) -> dict:
     if not layout or vision.pose is None:
         return {}
     pose = BoardPose(board.name, tuple(vision.pose.rvec), tuple(vision.pose.tvec), 0.0)
-    return sample_colours(image, board, registry, profile, pose, layout)
+    ranges = sample_colours(image, board, registry, profile, pose, layout)
+    # A colour the board's own print has (ORBIT's white PRISM disc on the white paper) finds the board, not the
+    # piece: a user sees that at once and calibrates the chips' pink alone, as calibration/README.md says.
+    view = cv2.cvtColor(top_down(image, board, vision.pose, vision.matrix, vision.dist, 0.0), cv2.COLOR_BGR2HSV)
+    return {c: r for c, r in ranges.items() if np.count_nonzero(in_range(view, r)) < 0.2 * view[..., 0].size}
 
 
 def _score(report, truth, sites: set[str], table, colours: dict) -> tuple[list[tuple[float, str]], int]:
