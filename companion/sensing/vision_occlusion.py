@@ -50,6 +50,9 @@ class OcclusionFinder:
         self.design = np.column_stack([np.ones_like(u), u, v, u * u, u * v, v * v]).astype(np.float32)
         # A fifth of the cells is plenty to fit six coefficients.
         self.sample = np.flatnonzero((np.arange(gx.size) % 5) == 0)
+        self.sample_design = np.ascontiguousarray(self.design[self.sample])
+        self.sample_reference = np.maximum(self.reference, 1.0).reshape(-1, 3)[self.sample]
+        self.sample_paper = self.paper.ravel()[self.sample]
         size = math.ceil((widest_piece_mm + 14) / CELL_MM) | 1
         self._last: tuple[np.ndarray, np.ndarray] | None = None
         self.kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
@@ -109,9 +112,9 @@ class OcclusionFinder:
         """A smooth gain field per colour channel (quadratic over the board), fitted to the paper, ignoring whatever
         covers it. The three channels are fitted together, on the paper cells that fit in all three: one solve with
         three right-hand sides instead of three (a cast scales the channels apart, but covers the same cells)."""
-        ratio = (seen / np.maximum(self.reference, 1.0)).reshape(-1, 3)[self.sample]
-        use = (self.paper & valid).ravel()[self.sample]
-        design = self.design[self.sample]
+        ratio = seen.reshape(-1, 3)[self.sample] / self.sample_reference
+        use = self.sample_paper & valid.ravel()[self.sample]
+        design = self.sample_design
         coef = np.zeros((6, 3), np.float32)
         coef[0] = np.median(ratio[use], axis=0) if use.any() else 1.0
         for _ in range(3):
