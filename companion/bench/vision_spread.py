@@ -7,7 +7,8 @@ again while the others keep their pose), and, in the last frame of every other m
 table: that board is out of view and must be said so, not read as empty. Pieces come from a stickered Orbital
 Battle box (companion/sim/pieces_orbital_battle.json: the companion ships no Orbital Battle registry yet): planets
 and counters on the solar map, counters on the planet maps. Each board is scored as the mounted bench scores one
-board: every sticker in view read, missed, withheld or wrong, and false pieces.
+board: every sticker in view read, missed, withheld or wrong, and false pieces. Time: every board of a frame read,
+against plain detectMarkers (defaults, whole frame, the stickers' dictionary) on the same frame.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
           "degrees, one thread")
     for size in sizes:
         for condition in args.conditions.split(","):
-            tallies, seconds = _row(size, condition, args.scenes, args.per_mounting, args.seed, fill, args.tilt)
+            tallies, seconds, baseline = _row(size, condition, args.scenes, args.per_mounting, args.seed, fill,
+                                              args.tilt)
             print(f"orbital_battle {size[0]}x{size[1]} {condition}:")
             for name, t in tallies.items():
                 n = max(1, sum(t.outcomes.values()))
@@ -72,11 +74,14 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
                 if t.gone:
                     print(f"    off the table in {t.gone} frames: said out of view in {t.gone_said}")
             print(f"  pipeline, every board  {summary(seconds, 1e3, 'ms')}")
+            print(f"  baseline: plain detectMarkers, defaults, whole frame  {summary(baseline, 1e3, 'ms')}")
     return 0
 
 
 def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, seed: int,
-         fill: tuple[float, ...], tilt: float) -> tuple[dict[str, BoardTally], list[float]]:
+         fill: tuple[float, ...], tilt: float) -> tuple[dict[str, BoardTally], list[float], list[float]]:
+    import cv2
+
     from companion.bench.vision_mounted import calibrated, score
     from companion.boards import default_board
     from companion.sensing.vision_profile import CameraProfile
@@ -89,6 +94,9 @@ def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, 
     counters = replace(registry, entries=tuple(e for e in registry.entries if not e.piece.startswith("planet-")))
     tallies: dict[str, BoardTally] = {}
     seconds: list[float] = []
+    baseline: list[float] = []
+    plain = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, registry.dictionary)),
+                                    cv2.aruco.DetectorParameters())
     done = 0
     for m in range(math.ceil(frames / per_mounting)):
         rng = np.random.default_rng([seed, m, size[1], 11])
@@ -118,7 +126,10 @@ def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, 
             frame = renderer.render_spread(tables, shot, shots, now)
             t0 = time.perf_counter()
             report = vision.process(frame.image, float(done))
-            seconds.append(time.perf_counter() - t0)
+            t1 = time.perf_counter()
+            plain.detectMarkers(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY))
+            seconds.append(t1 - t0)
+            baseline.append(time.perf_counter() - t1)
             for i, (where, board_report) in enumerate(report.boards):
                 tally = tallies.setdefault(where.board.name, BoardTally())
                 if i == gone:
@@ -136,7 +147,7 @@ def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, 
                     tally.moved += 1
                     tally.moved_right += right
             done += 1
-    return tallies, seconds
+    return tallies, seconds, baseline
 
 
 def _nudged(spread, index: int, rng: np.random.Generator, away: bool = False):

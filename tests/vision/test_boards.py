@@ -116,4 +116,5 @@ def test_the_bench_reports_each_board(capsys):
         line = next(line for line in out.splitlines() if line.strip().startswith(board))
         assert re.search(r"\d+ frames in view, all correct [\d.]+%; stickers in view \d+: missed [\d.]+%", line)
     assert "moved on the table in 1 frames" in out and "pipeline, every board  median" in out
+    assert "baseline: plain detectMarkers" in out
     assert main(["bench", "vision", "--game", "orbital_battle", "--changes", "2"]) == 2
