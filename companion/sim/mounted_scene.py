@@ -233,7 +233,7 @@ class Spread:
         return float(max(p.outline()[:, 1].max() for p in self.placements))
 
 
-def random_spread(boards: list[Board], rng: np.random.Generator, gap: tuple[float, float] = (10.0, 60.0),
+def random_spread(boards: list[Board], rng: np.random.Generator, gap: tuple[float, float] = (0.0, 60.0),
                   skew_deg: float = 6.0) -> Spread:
     """The first board, and the others laid beside it as people lay them: in a column along its right side, each
     a little turned and apart from the last."""
