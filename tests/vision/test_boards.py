@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -118,3 +119,31 @@ def test_the_bench_reports_each_board(capsys):
     assert "moved on the table in 1 frames" in out and "pipeline, every board  median" in out
     assert "baseline: plain detectMarkers" in out
     assert main(["bench", "vision", "--game", "orbital_battle", "--changes", "2"]) == 2
+
+
+def test_vision_detect_reads_the_boards_beside_with_their_layout_names(table, tmp_path, capsys):
+    import json
+
+    import cv2
+
+    from companion.cli import main
+    from companion.sensing.vision_profile import save_profile
+
+    _, boards, _, renderer, profile, tables = table
+    rng = np.random.default_rng(9)
+    frame = renderer.render_spread(tables, random_shot("normal", rng), rng)
+    cv2.imwrite(str(tmp_path / "frame.png"), frame.image)
+    save_profile(profile, tmp_path / "profile.json")
+    registry = str(resources.files("companion.sim").joinpath("pieces_orbital_battle.json"))
+    argv = ["vision", "detect", "--board", "orbital_battle", "--beside", "orbital_battle:planet3", "--registry",
+            registry, "--profile", str(tmp_path / "profile.json"), str(tmp_path / "frame.png")]
+    assert main([*argv, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    planet = report["boards"]["orbital_battle:planet3"]
+    assert planet["prefix"] == "p3:" and planet["reliable"] and planet["markers"] == [12, 13, 14, 15]
+    truth = {t.piece.site for t in frame.truth if t.board == boards[1].name and t.visible and t.piece.site}
+    assert set(planet["stacks"]) == truth
+    assert main(argv) == 0
+    assert "frame.png [orbital_battle:planet3]:" in capsys.readouterr().out
+    assert main([*argv[:5], "orbital_battle:planet9", *argv[6:]]) == 2
+    assert "planet9" in capsys.readouterr().err
