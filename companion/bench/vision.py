@@ -20,12 +20,15 @@ from dataclasses import dataclass, field, replace
 
 HELP = "camera pipeline on rendered scenes: identification error, all-correct frames, position error, ms per frame"
 TRAJECTORY_SCENES = "scenes per row, Trajectory board, 20 pieces a scene (3 stacks, 2 off-site)"
+GAMES = ("trajectory", "orbit", "orbital_battle")
 ORBIT_SCENES = ("boards per row from ORBIT games (four players, partners, dual spaceships, every module), ships "
                 "stacked on planets and stations")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", default="trajectory", help="trajectory (random scenes) or orbit (boards from games)")
+    parser.add_argument("--game", default="trajectory", choices=GAMES,
+                        help="trajectory (random scenes), orbit (boards from games) or orbital_battle (the mounted "
+                             "camera over the solar map and planet maps beside it)")
     parser.add_argument("--scenes", type=int, default=200, help="scenes per resolution and conditions (default 200)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sizes", default="1280x720,1920x1080", help="frame sizes (default 1280x720,1920x1080)")
@@ -41,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--changes", type=int, default=0,
                         help="mounted: settled changes per mounting read in crops around the changed sites, timed "
                              "against the whole frame (--scenes mountings; e.g. --sizes 4056x3040); 0: frames")
+    parser.add_argument("--colours", action="store_true",
+                        help="with --changes: calibrate the colours of pieces without stickers (ORBIT's nebula "
+                             "chips) from each mounting's first frame, as `calibrate colours` does, and read them too")
     parser.add_argument("--hands", type=float, default=0.0,
                         help="share of scenes with a hand over the board (default 0)")
 
@@ -63,11 +69,14 @@ def run(args: argparse.Namespace) -> int:
     from companion.sim.render_camera import CONDITIONS
 
     cv2.setNumThreads(1)  # one-core figures
-    if args.game not in ("trajectory", "orbit") or not has_registry(args.game):
-        raise UserError(f"bench vision: --game must be trajectory or orbit, not {args.game!r}")
+    if args.game not in GAMES or (args.game != "orbital_battle" and not has_registry(args.game)):
+        raise UserError(f"bench vision: --game must be one of {', '.join(GAMES)}, not {args.game!r}")
+    if args.game == "orbital_battle" and (args.model != "mounted" or args.changes):
+        raise UserError("bench vision: --game orbital_battle runs on the mounted model only, without --changes")
     if args.scenes < 1:
         raise UserError("bench vision: --scenes must be 1 or more")
-    registry = default_registry(args.game)
+    if args.colours and not (args.changes and args.model == "mounted"):
+        raise UserError("bench vision: --colours goes with --changes N (settled changes on the mounted model)")
     sizes = []
     for size in args.sizes.split(","):
         try:
@@ -97,7 +106,12 @@ def run(args: argparse.Namespace) -> int:
             from companion.bench.vision_crops import run as run_crops
 
             return run_crops(args, sizes)
+        if args.game == "orbital_battle":
+            from companion.bench.vision_spread import run as run_spread
+
+            return run_spread(args, sizes)
         return run_mounted(args, sizes)
+    registry = default_registry(args.game)
     args.conditions = args.conditions or "normal,harsh"
     for name in args.conditions.split(","):
         if name not in CONDITIONS:

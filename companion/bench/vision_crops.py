@@ -5,6 +5,9 @@ Each mounting (companion/sim/mounted_*.py) starts from a table read whole; then 
 an empty site (or off the board, or a piece out of the box onto an empty site), the frame is taken once it has
 settled, and the pipeline reads it twice: in crops (told the two sites that changed) and whole (a second pipeline
 kept on the same frames). Both readings are scored against the truth as the mounted bench scores them.
+With --colours, each mounting's first table is also the layout `calibrate colours` samples (its pieces without a
+sticker whose colour names one kind, on their sites), and pieces found by colour are scored too: read (its kind on
+its site) or missed, and a colour sighting of nothing there is a false piece.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -23,6 +26,7 @@ class Row:
     whole: list[float] = field(default_factory=list)
     outcomes: dict[str, list] = field(default_factory=lambda: {"crops": [], "whole": []})
     fallbacks: int = 0
+    calibrated: int = 0  # mountings whose colour ranges were calibrated (--colours)
 
 
 def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
@@ -35,16 +39,21 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     print(f"settled changes read in crops against the whole frame: {args.changes} changes per mounting, "
           f"{args.scenes} mountings per row, board filling {args.fill} of the frame, one thread")
     for size in sizes:
-        row = _row(args.game, size, args.scenes, args.changes, args.seed, fill, args.tilt)
+        row = _row(args.game, size, args.scenes, args.changes, args.seed, fill, args.tilt, args.colours)
         for name in ("crops", "whole"):
             records = row.outcomes[name]
-            stickers = [o for results, _ in records for _, o in results]
+            stickers = [o for results, _ in records for side, o in results if side > 0]
+            plain = [o for results, _ in records for side, o in results if side == 0]
             right = sum(1 for results, false in records if not false and all(o == "read" for _, o in results))
             n = max(1, len(stickers))
             print(f"{args.game} {size[0]}x{size[1]} {name}: {len(records)} frames, all correct "
                   f"{100 * right / max(1, len(records)):.1f}%; stickers {len(stickers)}: missed "
                   f"{100 * stickers.count('missed') / n:.2f}%, withheld {100 * stickers.count('withheld') / n:.2f}%, "
                   f"wrong {100 * stickers.count('wrong') / n:.2f}%; false pieces {sum(f for _, f in records)}")
+            if plain:
+                print(f"  found by colour: {plain.count('read')} of {len(plain)} read, {plain.count('missed')} missed")
+        if args.colours:
+            print(f"  colour ranges calibrated in {row.calibrated} of {args.scenes} mountings")
         print(f"  per settled change, in crops  {summary(row.crops, 1e3, 'ms')}"
               f"  ({row.fallbacks} read whole: the board moved)")
         print(f"  baseline, the whole frame     {summary(row.whole, 1e3, 'ms')}")
@@ -52,8 +61,8 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
 
 
 def _row(game: str, size: tuple[int, int], mountings: int, changes: int, seed: int, fill: tuple[float, ...],
-         tilt: float) -> Row:
-    from companion.bench.vision_mounted import PIECES, calibrated, score
+         tilt: float, colours: bool = False) -> Row:
+    from companion.bench.vision_mounted import PIECES, calibrated
     from companion.boards import default_board
     from companion.sensing.pieces import default_registry
     from companion.sensing.vision import Vision
@@ -76,6 +85,12 @@ def _row(game: str, size: tuple[int, int], mountings: int, changes: int, seed: i
         first = renderer.render(table, shot, rng).image
         crops.process(first, 0.0)
         whole.process(first, 0.0)
+        if colours and (ranges := _calibrate_colours(board, registry, profile, whole, table, first)):
+            profile = replace(profile, colours=ranges)
+            crops, whole = Vision(board, registry, profile), Vision(board, registry, profile)
+            crops.process(first, 0.0)
+            whole.process(first, 0.0)
+            row.calibrated += 1
         for k in range(changes):
             table, changed = _move_one(board, table, rng)
             frame = renderer.render(table, shot, rng)
@@ -87,9 +102,52 @@ def _row(game: str, size: tuple[int, int], mountings: int, changes: int, seed: i
             row.crops.append(t1 - t0)
             row.whole.append(t2 - t1)
             row.fallbacks += "stickers in crops" not in a.timings
-            row.outcomes["crops"].append(score(a, frame.truth, sites))
-            row.outcomes["whole"].append(score(b, frame.truth, sites))
+            for name, report in (("crops", a), ("whole", b)):
+                row.outcomes[name].append(_score(report, frame.truth, sites, table, profile.colours))
     return row
+
+
+def _calibrate_colours(board, registry, profile, vision, table, image) -> dict:
+    """The colour ranges `calibrate colours` samples from this frame, its layout the table's pieces without a sticker
+    whose colour names one kind (empty when there are none, or the board was not found)."""
+    import cv2
+
+    from companion.calibration.colours import sample_colours
+    from companion.sensing.vision_colour import in_range, top_down
+    from companion.sensing.vision_profile import BoardPose
+
+    kinds = registry.colour_kinds()
+    layout = {p.site: p.entry.id for p in table.pieces
+              if p.entry.sticker is None and p.site is not None and len(kinds[p.entry.colour]) == 1}
+    if not layout or vision.pose is None:
+        return {}
+    pose = BoardPose(board.name, tuple(vision.pose.rvec), tuple(vision.pose.tvec), 0.0)
+    ranges = sample_colours(image, board, registry, profile, pose, layout)
+    # A colour the board's own print has (ORBIT's white PRISM disc on the white paper) finds the board, not the
+    # piece: a user sees that at once and calibrates the chips' pink alone, as calibration/README.md says.
+    view = cv2.cvtColor(top_down(image, board, vision.pose, vision.matrix, vision.dist, 0.0), cv2.COLOR_BGR2HSV)
+    return {c: r for c, r in ranges.items() if np.count_nonzero(in_range(view, r)) < 0.2 * view[..., 0].size}
+
+
+def _score(report, truth, sites: set[str], table, colours: dict) -> tuple[list[tuple[float, str]], int]:
+    """The mounted bench's score of the stickers, and the pieces found by colour: each piece of a calibrated colour
+    on a site is read (a colour sighting of its kind there) or missed; a colour sighting left over is a false
+    piece."""
+    from dataclasses import replace as with_
+
+    from companion.bench.vision_mounted import score
+
+    by_colour = [s for s in report.sightings if s.sticker is None] if report.reliable else []
+    results, false = score(with_(report, sightings=tuple(s for s in report.sightings if s.sticker is not None)),
+                           truth, sites)
+    for piece in table.pieces:
+        if piece.entry.sticker is not None or piece.entry.colour not in colours or piece.site is None:
+            continue
+        match = next((s for s in by_colour if s.piece == piece.entry.piece and s.site == piece.site), None)
+        if match is not None:
+            by_colour.remove(match)
+        results.append((0.0, "read" if match is not None else "missed"))  # side 0: no sticker
+    return results, false + len(by_colour)
 
 
 def _move_one(board, table, rng: np.random.Generator):

@@ -7,7 +7,11 @@ import json
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from companion.boards.model import Board
+    from companion.sensing.pieces import Registry
     from companion.sensing.vision import FrameReport
+    from companion.sensing.vision_profile import CameraProfile
+    from companion.sensing.vision_table import TableVision
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,6 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     detect.add_argument("--profile", required=True, help="camera profile (calibration/README.md)")
     detect.add_argument("--registry", help="piece registry file (default: the game's)")
     detect.add_argument("--json", action="store_true", help="one JSON document per image, one a line")
+    detect.add_argument("--beside", action="append", default=[], metavar="BOARD",
+                        help="a board lying beside --board, found by its own corner markers and read too "
+                             "(Orbital Battle's planet maps: orbital_battle:planet3); may be given again")
     detect.set_defaults(run=_detect)
 
     render = commands.add_parser("render", help="render scenes as the twin's camera sees them, with their profile")
@@ -35,6 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _detect(args: argparse.Namespace) -> int:
+    from companion.errors import UserError
     from companion.sensing.camera import ImageSource, frames
     from companion.sensing.vision import Vision
     from companion.sensing.vision_profile import load_profile
@@ -43,21 +51,35 @@ def _detect(args: argparse.Namespace) -> int:
     board = resolve_board(args.board)
     registry = resolve_registry(args.registry, board)
     profile = load_profile(args.profile)
-    vision = Vision(board, registry, profile)
+    vision = _table_vision(board, args.beside, registry, profile) if args.beside else Vision(board, registry, profile)
     sources = [ImageSource(path) for path in args.images]  # every path checked before any work
     for source in sources:
         for frame in frames(source):
-            from companion.errors import UserError
-
             try:
                 report = vision.process(frame.image, frame.time)
             except UserError as error:
                 raise UserError(f"{frame.source}: {error}") from None
             if args.json:
                 print(json.dumps({"image": frame.source, **report.to_json()}))
+            elif args.beside:
+                for where, board_report in report.boards:
+                    _print_report(f"{frame.source} [{where.board.name}]", board_report)
             else:
                 _print_report(frame.source, report)
     return 0
+
+
+def _table_vision(board: Board, beside: list[str], registry: Registry, profile: CameraProfile) -> TableVision:
+    """One camera over `board` and the boards beside it, their sites named as the game's layout names them."""
+    from companion.sensing.vision_setup import resolve_board
+    from companion.sensing.vision_table import BoardInView, TableVision
+    from companion.table.beside import layout_prefix
+
+    boards = [BoardInView(board)]
+    for spec in beside:
+        other = resolve_board(spec)
+        boards.append(BoardInView(other, layout_prefix(board.name, other.name)))
+    return TableVision(boards, registry, profile)
 
 
 def _print_report(name: str, report: FrameReport) -> None:

@@ -27,7 +27,7 @@ import numpy as np
 from companion.boards.model import Board
 from companion.errors import UserError
 from companion.sensing.pieces import PieceEntry, Registry
-from companion.sensing.vision_colour import COLOUR_CONFIDENCE, ColourFinder
+from companion.sensing.vision_colour import COLOUR_CONFIDENCE, ColourFinder, windows_around
 from companion.sensing.vision_crops import distinct, site_boxes
 from companion.sensing.vision_occlusion import OcclusionFinder
 from companion.sensing.vision_pose import Pose, fiducial_corners, solve_pose
@@ -198,11 +198,12 @@ class Vision:
     def pose(self) -> Pose | None:
         return self._pose
 
-    def process(self, image: np.ndarray, time: float = 0.0, changed: Collection[str] | None = None) -> FrameReport:
+    def process(self, image: np.ndarray, time: float = 0.0, changed: Collection[str] | None = None,
+                markers: FrameMarkers | None = None) -> FrameReport:
         """What the frame shows. `changed`: the sites the reed grid says changed since the last frame read; the
         stickers are then decoded only in crops around them and a few more sites of a slow sweep (the rest as the
         last report had them), at the frame's full resolution, while the board has not moved. None: the whole
-        frame."""
+        frame. `markers`: the frame's whole-frame marker search, shared by the boards in one frame."""
         if image is None or image.ndim not in (2, 3) or image.size == 0:
             raise UserError("the frame is empty or not an image")
         height, width = image.shape[:2]
@@ -211,20 +212,19 @@ class Vision:
             raise UserError(f"the frame is {width}x{height} but camera profile {self.profile.camera!r} is for "
                             f"{w}x{h} frames")
         colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-        # Pieces found by colour (a calibrated range) are looked for over the whole frame, so not in crops.
-        if changed is not None and self._last is not None and not self._colour:
+        if changed is not None and self._last is not None:
             report = self._process_sites(colour, time, changed, self._last)
             if report is not None:
                 self._last = report
                 return report
-        report = self._process_frame(colour, time)
+        report = self._process_frame(colour, time, markers or FrameMarkers(colour))
         self._last = report if report.reliable else None
         return report
 
-    def _process_frame(self, colour: np.ndarray, time: float) -> FrameReport:
+    def _process_frame(self, colour: np.ndarray, time: float, markers: FrameMarkers) -> FrameReport:
         clock = _Clock()
-        gray = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY)
-        corners = self._find_corners(gray)
+        gray = markers.gray
+        corners = self._find_corners(gray, markers)
         clock.lap("corners")
         seen = tuple(sorted(f.id for f in corners))
         pose, moved, reprojection, problem = self._update_pose(corners)
@@ -274,10 +274,15 @@ class Vision:
             found.extend(self._decode(gray, (x0, y0), pose))
         sightings, rejected = self._trace(distinct(found), pose, time)
         clock.lap("stickers in crops")
-        # Sites read now take what this frame shows; the others keep the last report's reading. A piece off every
-        # site is read afresh within a sticker's reach of a site read, and kept from the last reading further out.
         near = self._site_xy[[i for i, site in enumerate(ids) if site in read]]
         reach = self._tolerance + self._sticker_reach
+        if self._colour:  # in top-down windows round the same sites, as far out as a piece read afresh may stand
+            windows = windows_around(self.board, [(float(x), float(y)) for x, y in near],
+                                     reach + self._colour.margin_mm())
+            sightings = sightings + self._find_by_colour(colour, pose, sightings, time, windows)
+            clock.lap("colour in crops")
+        # Sites read now take what this frame shows; the others keep the last report's reading. A piece off every
+        # site is read afresh within a sticker's reach of a site read, and kept from the last reading further out.
 
         def close(s: Sighting) -> bool:
             return float(np.hypot(*(near - (s.x, s.y)).T).min(initial=np.inf)) <= reach
@@ -300,7 +305,7 @@ class Vision:
         return list(pose.project(rings.reshape(-1, 3), self.matrix, self.dist).reshape(len(rings), -1, 2))
 
     # -- the board
-    def _find_corners(self, gray: np.ndarray) -> dict:
+    def _find_corners(self, gray: np.ndarray, markers: FrameMarkers) -> dict:
         """Visible board fiducials -> their four corners in full-frame pixels.
 
         With a kept pose, each marker is looked for only near where it was (cheap: the board has not moved while
@@ -326,12 +331,11 @@ class Vision:
                         found[fid] = c + np.array([x0, y0], np.float64)
         if len(found) < MIN_FRESH_MARKERS:
             found = {}
-            scale = min(1.0, CORNER_SEARCH_LINES / gray.shape[0])
-            search = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
-                                                          interpolation=cv2.INTER_AREA)
-            for dictionary in self._corner_detectors:
-                for fid, c in self._detect_fiducials(search, dictionary):
-                    found.setdefault(fid, (c + 0.5) / scale - 0.5)
+            for dictionary, detector in self._corner_detectors.items():
+                for marker_id, c in markers.whole(dictionary, detector):
+                    fid = self._fiducials.get((dictionary, marker_id))
+                    if fid is not None:
+                        found.setdefault(fid, c)
         refined = {
             fid: cv2.cornerSubPix(gray, c.astype(np.float32).reshape(-1, 1, 2), (5, 5), (-1, -1),
                                   (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.01)).reshape(4, 2)
@@ -540,12 +544,12 @@ class Vision:
                     centres.append(c.mean(axis=0))
         return out
 
-    def _find_by_colour(self, image: np.ndarray, pose: Pose, stickered: tuple[Sighting, ...],
-                        time: float) -> tuple[Sighting, ...]:
+    def _find_by_colour(self, image: np.ndarray, pose: Pose, stickered: tuple[Sighting, ...], time: float,
+                        windows: list[tuple[int, int, int, int]] | None = None) -> tuple[Sighting, ...]:
         """Unmarked pieces by colour; a blob where a stickered piece was seen is that piece, not another."""
         taken = [(s.x, s.y, self.registry.kind(s.piece).radius) for s in stickered]
         by_colour: dict[str, list[tuple[str | None, float, float, float, float]]] = {}
-        for blob in self._colour.blobs(image, pose, self.matrix, self.dist):
+        for blob in self._colour.blobs(image, pose, self.matrix, self.dist, windows):
             if any(math.dist((blob.x, blob.y), (x, y)) < r for x, y, r in taken):
                 continue
             site, distance = self._nearest_site(blob.x, blob.y)
@@ -669,6 +673,37 @@ class Vision:
         b = self.board
         return Region(reason, ((0, 0), (b.width, 0), (b.width, b.height), (0, b.height)),
                       tuple(s.id for s in b.sites))
+
+
+class FrameMarkers:
+    """One frame's gray image and its whole-frame marker search, done once however many boards look for theirs in
+    it (Orbital Battle's planet maps beside the solar map carry markers of one dictionary, ids apart)."""
+
+    def __init__(self, colour: np.ndarray) -> None:
+        self._colour = colour
+        self._gray: np.ndarray | None = None
+        self._found: dict[str, list[tuple[int, np.ndarray]]] = {}
+
+    @property
+    def gray(self) -> np.ndarray:
+        if self._gray is None:
+            self._gray = cv2.cvtColor(self._colour, cv2.COLOR_BGR2GRAY)
+        return self._gray
+
+    def whole(self, dictionary: str, detector: cv2.aruco.ArucoDetector) -> list[tuple[int, np.ndarray]]:
+        """Every marker of `dictionary` in the frame: (id, corners in frame pixels). The search keeps the frame's
+        pixels (a shrunk frame shrinks the markers below what decodes at 720p or under tilt); only frames over
+        CORNER_SEARCH_LINES high are shrunk to that."""
+        if dictionary not in self._found:
+            gray = self.gray
+            scale = min(1.0, CORNER_SEARCH_LINES / gray.shape[0])
+            search = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
+                                                          interpolation=cv2.INTER_AREA)
+            corners, ids, _ = detector.detectMarkers(search)
+            self._found[dictionary] = [
+                (int(i), (c.reshape(4, 2).astype(np.float64) + 0.5) / scale - 0.5)
+                for c, i in zip(corners, [] if ids is None else ids.ravel(), strict=True)]
+        return self._found[dictionary]
 
 
 class _Clock:

@@ -15,6 +15,7 @@ import numpy as np
 
 from companion.boards.model import Board
 from companion.sensing.pieces import PieceEntry, Registry
+from companion.sensing.vision_crops import merge_boxes
 from companion.sensing.vision_pose import Pose
 from companion.sensing.vision_profile import CameraProfile, ColourRange
 
@@ -49,14 +50,17 @@ def in_range(hsv: np.ndarray, colour: ColourRange) -> np.ndarray:
 
 
 def top_down(image: np.ndarray, board: Board, pose: Pose, matrix: np.ndarray, dist: np.ndarray,
-             height_mm: float) -> np.ndarray:
+             height_mm: float, window: tuple[int, int, int, int] | None = None) -> np.ndarray:
     """The board seen from straight above at the plane z = height_mm (the tops of pieces that tall).
 
     Pixel (col, row) shows board point ((col + 0.5) / PX_PER_MM, board.height - (row + 0.5) / PX_PER_MM).
+    `window`: (col0, row0, col1, row1), only that part of the view, its pixels the same as in the whole view when
+    col0 and row0 are multiples of the warp grid's step (`align`).
     """
-    cols, rows = round(board.width * PX_PER_MM), round(board.height * PX_PER_MM)
-    gx = np.arange(0, board.width + GRID_MM, GRID_MM)
-    gy = board.height - np.arange(0, board.height + GRID_MM, GRID_MM)
+    c0, r0, c1, r1 = window or (0, 0, round(board.width * PX_PER_MM), round(board.height * PX_PER_MM))
+    cols, rows = c1 - c0, r1 - r0
+    gx = c0 / PX_PER_MM + np.arange(0, cols / PX_PER_MM + GRID_MM, GRID_MM)
+    gy = board.height - r0 / PX_PER_MM - np.arange(0, rows / PX_PER_MM + GRID_MM, GRID_MM)
     xx, yy = np.meshgrid(gx, gy)
     points = np.column_stack([xx.ravel(), yy.ravel(), np.full(xx.size, height_mm)])
     grid = pose.project(points, matrix, dist).reshape(len(gy), len(gx), 2).astype(np.float32)
@@ -65,6 +69,22 @@ def top_down(image: np.ndarray, board: Board, pose: Pose, matrix: np.ndarray, di
     steps_y = ((np.arange(rows, dtype=np.float32) + 0.5) / (PX_PER_MM * GRID_MM))[:, None].repeat(cols, axis=1)
     map_xy = cv2.remap(grid, steps_x, steps_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return cv2.remap(image, map_xy[..., 0], map_xy[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+
+def windows_around(board: Board, points: list[tuple[float, float]], reach_mm: float) -> list[tuple[int, int, int, int]]:
+    """Top-down windows (col0, row0, col1, row1) covering `reach_mm` round each board point, on the warp grid's
+    steps (so their pixels are the whole view's), clipped to the board; overlapping ones merged."""
+    step = round(GRID_MM * PX_PER_MM)
+    cols, rows = round(board.width * PX_PER_MM), round(board.height * PX_PER_MM)
+    boxes = []
+    for x, y in points:
+        col, row = x * PX_PER_MM, (board.height - y) * PX_PER_MM
+        r = reach_mm * PX_PER_MM
+        c0, r0 = max(0, math.floor((col - r) / step) * step), max(0, math.floor((row - r) / step) * step)
+        c1, r1 = min(cols, math.ceil((col + r) / step) * step), min(rows, math.ceil((row + r) / step) * step)
+        if c1 > c0 and r1 > r0:
+            boxes.append((c0, r0, c1, r1))
+    return merge_boxes(boxes)
 
 
 def to_board_mm(board: Board, col: float, row: float) -> tuple[float, float]:
@@ -85,25 +105,52 @@ class ColourFinder:
     def __bool__(self) -> bool:
         return bool(self.groups)
 
-    def blobs(self, image: np.ndarray, pose: Pose, matrix: np.ndarray, dist: np.ndarray) -> list[ColourBlob]:
+    def margin_mm(self) -> float:
+        """How far from its centre a piece found by colour may reach, with the opening's reach past it: a window
+        this much wider than where a piece's centre may be holds it whole."""
+        return max(e.radius + (self._opening_px(c) + 1) / PX_PER_MM for c, group in self.groups.items() for e in group)
+
+    def _opening_px(self, colour: str) -> int:
+        smallest = min(e.radius * math.cos(math.pi / e.sides) for e in self.groups[colour]) * PX_PER_MM
+        return max(3, int(smallest * 0.6) | 1)  # opens away specks and thin print lines, keeps the piece
+
+    def blobs(self, image: np.ndarray, pose: Pose, matrix: np.ndarray, dist: np.ndarray,
+              windows: list[tuple[int, int, int, int]] | None = None) -> list[ColourBlob]:
+        """The blobs of every colour over the whole board, or within top-down `windows` (`windows_around`): a blob
+        that comes within the opening's reach of a window's edge inside the board may be cut or shaped by that
+        edge, so it is left to a window that holds it whole (the same blobs as the whole board then)."""
+        full = (0, 0, round(self.board.width * PX_PER_MM), round(self.board.height * PX_PER_MM))
         out: list[ColourBlob] = []
+        for window in windows if windows is not None else [full]:
+            out.extend(self._window_blobs(image, pose, matrix, dist, window, full))
+        return out
+
+    def _window_blobs(self, image: np.ndarray, pose: Pose, matrix: np.ndarray, dist: np.ndarray,
+                      window: tuple[int, int, int, int], full: tuple[int, int, int, int]) -> list[ColourBlob]:
+        out: list[ColourBlob] = []
+        c0, r0, c1, r1 = window
         views: dict[float, np.ndarray] = {}
         for colour, group in self.groups.items():
             height = self.heights[colour]
             if height not in views:
-                views[height] = cv2.cvtColor(top_down(image, self.board, pose, matrix, dist, height),
+                views[height] = cv2.cvtColor(top_down(image, self.board, pose, matrix, dist, height, window),
                                              cv2.COLOR_BGR2HSV)
             mask = in_range(views[height], self.ranges[colour])
-            smallest = min(e.radius * math.cos(math.pi / e.sides) for e in group) * PX_PER_MM
-            size = max(3, int(smallest * 0.6) | 1)  # opens away specks and thin print lines, keeps the piece
+            size = self._opening_px(colour)
             mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
             expected = float(np.mean([polygon_area(e) for e in group])) * PX_PER_MM**2
+            # Edges of the window inside the board: how close a blob may come to each (left, top, right, bottom).
+            inner = [c0 > full[0], r0 > full[1], c1 < full[2], r1 < full[3]]
             contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             for contour in contours:
+                x, y, w, h = cv2.boundingRect(contour)
+                gaps = (x, y, (c1 - c0) - (x + w), (r1 - r0) - (y + h))
+                if any(edge and gap <= size for edge, gap in zip(inner, gaps, strict=True)):
+                    continue
                 ratio = cv2.contourArea(contour) / expected
                 if not AREA_LIMITS[0] <= ratio <= AREA_LIMITS[1]:
                     continue
                 m = cv2.moments(contour)
-                x, y = to_board_mm(self.board, m["m10"] / m["m00"], m["m01"] / m["m00"])
-                out.append(ColourBlob(colour, x, y, ratio))
+                bx, by = to_board_mm(self.board, c0 + m["m10"] / m["m00"], r0 + m["m01"] / m["m00"])
+                out.append(ColourBlob(colour, bx, by, ratio))
         return out

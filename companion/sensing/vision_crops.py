@@ -25,6 +25,12 @@ def site_boxes(rings: list[np.ndarray], shape: tuple[int, ...]) -> list[tuple[in
         box = (max(0, int(x0)), max(0, int(y0)), min(w, int(x1)), min(h, int(y1)))
         if box[2] > box[0] and box[3] > box[1]:
             boxes.append(box)
+    return merge_boxes(boxes)
+
+
+def merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Boxes (x0, y0, x1, y1) with every two that overlap merged into the box round both, until none overlap."""
+    boxes = list(boxes)
     merged = True
     while merged:
         merged = False

@@ -50,6 +50,9 @@ class OcclusionFinder:
         self.design = np.column_stack([np.ones_like(u), u, v, u * u, u * v, v * v]).astype(np.float32)
         # A fifth of the cells is plenty to fit six coefficients.
         self.sample = np.flatnonzero((np.arange(gx.size) % 5) == 0)
+        self.sample_design = np.ascontiguousarray(self.design[self.sample])
+        self.sample_reference = np.maximum(self.reference, 1.0).reshape(-1, 3)[self.sample]
+        self.sample_paper = self.paper.ravel()[self.sample]
         size = math.ceil((widest_piece_mm + 14) / CELL_MM) | 1
         self._last: tuple[np.ndarray, np.ndarray] | None = None
         self.kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
@@ -73,20 +76,21 @@ class OcclusionFinder:
         seen = cv2.GaussianBlur(seen.astype(np.float32), (3, 3), 0)
         # Each colour channel gets its own light: a warm or cool white balance scales the channels apart, so one
         # grey gain would leave the paper looking foreign in two of them.
-        residual = np.zeros(out_of_view.shape, np.float32)
-        for c in range(3):
-            gain = self._lighting(seen[..., c], self.reference[..., c], ~out_of_view)
-            paper_level = np.maximum(gain * 230.0, 20.0)
-            np.maximum(residual, np.abs(seen[..., c] - self.reference[..., c] * gain) / paper_level, out=residual)
+        gains = self._lighting(seen, ~out_of_view)
+        paper_level = np.maximum(gains * 230.0, 20.0)
+        residual = (np.abs(seen - self.reference * gains) / paper_level).max(axis=2)
         foreign = ((residual > FOREIGN) & ~out_of_view).astype(np.uint8)
         # Close small gaps first (a hand's colour can come near the paper's under the lines), then keep only what
         # is too wide to be a piece. Beyond the grid is not foreign: a zero border, or strips along the board's
         # edge would grow into "hands".
         edge = {"borderType": cv2.BORDER_CONSTANT, "borderValue": 0}
         foreign = cv2.morphologyEx(foreign, cv2.MORPH_CLOSE, self.close, **edge)
-        core = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, self.kernel, **edge)
+        # The opening in two steps: with nothing left after the erosion (no hand, the usual settled frame) there is
+        # nothing to dilate back.
+        core = cv2.erode(foreign, self.kernel, **edge)
         if not core.any():
             return np.zeros_like(out_of_view), out_of_view
+        core = cv2.dilate(core, self.kernel, **edge)
         _, labels = cv2.connectedComponents(foreign, connectivity=8)
         hit = np.unique(labels[core > 0])
         occluders = np.isin(labels, hit[hit > 0]).astype(np.uint8)
@@ -104,26 +108,27 @@ class OcclusionFinder:
         self._last = (key, pixels)
         return pixels
 
-    def _lighting(self, seen: np.ndarray, reference: np.ndarray, valid: np.ndarray) -> np.ndarray:
-        """A smooth gain field (quadratic over the board) of one channel, fitted to the paper, ignoring whatever
-        covers it."""
-        ratio = (seen / np.maximum(reference, 1.0)).ravel()[self.sample]
-        use = (self.paper & valid).ravel()[self.sample]
-        design = self.design[self.sample]
-        coef = np.zeros(6, np.float32)
-        coef[0] = float(np.median(ratio[use])) if use.any() else 1.0
+    def _lighting(self, seen: np.ndarray, valid: np.ndarray) -> np.ndarray:
+        """A smooth gain field per colour channel (quadratic over the board), fitted to the paper, ignoring whatever
+        covers it. The three channels are fitted together, on the paper cells that fit in all three: one solve with
+        three right-hand sides instead of three (a cast scales the channels apart, but covers the same cells)."""
+        ratio = seen.reshape(-1, 3)[self.sample] / self.sample_reference
+        use = self.sample_paper & valid.ravel()[self.sample]
+        design = self.sample_design
+        coef = np.zeros((6, 3), np.float32)
+        coef[0] = np.median(ratio[use], axis=0) if use.any() else 1.0
         for _ in range(3):
             fit = design @ coef
-            keep = use & (np.abs(ratio - fit) < 0.15 * np.maximum(fit, 0.05))
+            keep = use & (np.abs(ratio - fit) < 0.15 * np.maximum(fit, 0.05)).all(axis=1)
             if keep.sum() < 50:
                 break
             # Normal equations: six unknowns, so a 6x6 solve (lstsq's SVD costs about a millisecond more a frame).
             a = design[keep]
             try:
-                coef = np.linalg.solve(a.T @ a, a.T @ ratio[keep])
+                coef = np.linalg.solve(a.T @ a, a.T @ ratio[keep]).astype(np.float32)
             except np.linalg.LinAlgError:
                 break
-        coarse = (self.coarse_design @ coef).reshape(self.coarse_shape).astype(np.float32)
+        coarse = (self.coarse_design @ coef).reshape(*self.coarse_shape, 3).astype(np.float32)
         return cv2.remap(coarse, self.upsample[0], self.upsample[1], cv2.INTER_LINEAR)
 
     def cell_of(self, x: float, y: float) -> tuple[int, int]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from companion.boards.model import Board
+from companion.sim.mounted_scene import Spread
 
 
 @dataclass(frozen=True)
@@ -76,11 +77,11 @@ def _axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:
     return np.eye(3) + math.sin(angle) * k + (1 - math.cos(angle)) * k @ k
 
 
-def mount(board: Board, size: tuple[int, int], fill: float, yaw: float, tilt: float, tilt_towards: float,
+def mount(board: Board | Spread, size: tuple[int, int], fill: float, yaw: float, tilt: float, tilt_towards: float,
           hfov_deg: float, k1: float, k2: float, place: tuple[float, float] = (0.0, 0.0)) -> Mounting:
-    """A camera whose frame the board fills to `fill` (its larger extent against the frame's side), turned by `yaw`
-    in the frame, tilted `tilt` radians off vertical towards the board direction `tilt_towards`; `place` in -1..1
-    moves the board within the frame's spare room."""
+    """A camera whose frame the board (or the box round a spread of boards) fills to `fill` (its larger extent
+    against the frame's side), turned by `yaw` in the frame, tilted `tilt` radians off vertical towards the board
+    direction `tilt_towards`; `place` in -1..1 moves the board within the frame's spare room."""
     width, height = size
     f = width / 2 / math.tan(math.radians(hfov_deg) / 2)
     base = np.array([[math.cos(yaw), math.sin(yaw), 0.0], [math.sin(yaw), -math.cos(yaw), 0.0], [0.0, 0.0, -1.0]])
@@ -114,7 +115,7 @@ def _camera(size: tuple[int, int], f: float, k1: float, k2: float, rows: np.ndar
                     tuple(tuple(float(v) for v in r) for r in rows), tuple(float(v) for v in centre))
 
 
-def random_mounting(board: Board, size: tuple[int, int], rng: np.random.Generator,
+def random_mounting(board: Board | Spread, size: tuple[int, int], rng: np.random.Generator,
                     fill: tuple[float, float] = (0.6, 0.95), tilt_deg: float = 35.0) -> Mounting:
     """A camera as someone might mount it: any turn, fill and tilt in range, a webcam-to-wide lens."""
     fill_, yaw = float(rng.uniform(*fill)), float(rng.uniform(0, 2 * math.pi))

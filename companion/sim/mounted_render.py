@@ -18,7 +18,7 @@ from companion.boards.model import Board
 from companion.printables.overlay import board_drawing
 from companion.printables.shapes import Drawing, marker_shapes, rasterise
 from companion.sim.mounted_camera import Mounting, Shot
-from companion.sim.mounted_scene import Piece, Table
+from companion.sim.mounted_scene import Piece, Placement, Spread, Table
 
 COLOURS = {  # BGR of the paints a box's pieces come in (what the registry's colour names mean on a real piece)
     "red": (35, 35, 190), "green": (55, 150, 45), "blue": (180, 85, 25), "yellow": (35, 200, 225),
@@ -35,9 +35,10 @@ VISIBLE_SHARE = 0.995  # of a sticker's pixels (its white margin included) that 
 class Truth:
     """A sticker on the table: its piece, whether the frame shows it whole, and its side in pixels."""
 
-    piece: Piece
+    piece: Piece  # where it stands on its board
     visible: bool
     side_px: float
+    board: str = ""  # the board's name
 
 
 @dataclass(frozen=True)
@@ -47,10 +48,12 @@ class Frame:
 
 
 class MountedRenderer:
-    """Draws frames of one board from one mounting; keeps the lens map and the textures it made."""
+    """Draws frames of one board, or of boards spread side by side, from one mounting; keeps the lens map and the
+    textures it made."""
 
-    def __init__(self, board: Board, dictionary: str, mounting: Mounting) -> None:
-        self.board = board
+    def __init__(self, board: Board | Spread, dictionary: str, mounting: Mounting) -> None:
+        self.spread = board if isinstance(board, Spread) else Spread((Placement(board, 0.0, 0.0, 0.0),))
+        self.board = self.spread.placements[0].board
         self.dictionary = dictionary
         self.cam = mounting
         self.scale = 2 if mounting.height <= 1200 else 1  # supersampling of the ideal picture
@@ -103,40 +106,68 @@ class MountedRenderer:
 
     # -- drawing
     def render(self, table: Table, shot: Shot, rng: np.random.Generator) -> Frame:
+        return self.render_spread((table,), shot, rng)
+
+    def render_spread(self, tables: tuple[Table, ...], shot: Shot, rng: np.random.Generator,
+                      spread: Spread | None = None) -> Frame:
+        """A frame of each board with its table of pieces (`tables` in the spread's order; an arm is the first
+        table's, in table mm); `spread`: the boards where they lie now, when they were moved since the mounting."""
+        spread = spread or self.spread
         w, h = self.canvas_size
         if self._top is None:
             self._top = self._table_top((w, h), rng)
         image = self._top.copy()
         ids = np.zeros((h, w), np.uint16)
-        self._draw_board(image, ids)
+        # Boards carried off the table (out of sight) are not drawn, nor the pieces they carry.
+        sight = [(placement, table) for placement, table in zip(spread.placements, tables, strict=True)
+                 if self._in_sight(placement.outline())]
+        for placement, _ in sight:
+            self._draw_board(image, placement)
+        # Each piece where it stands on the table, beside the board it stands on and its place there.
+        standing = [(placement.to_table(piece), piece, placement.board.name)
+                    for placement, table in sight for piece in table.pieces]
+        arm = tables[0].arm
         shadow = np.zeros((h, w), np.float32)
         away = -np.array([math.cos(shot.light_azimuth), math.sin(shot.light_azimuth)]) / math.tan(
             shot.light_elevation)
-        for piece in table.pieces:
+        for piece, _, _ in standing:
             if piece.z0 == 0:
                 foot = piece.outline()
                 hull = cv2.convexHull(np.concatenate([foot, foot + away * piece.top]).astype(np.float32))
                 self._fill(shadow, hull.reshape(-1, 2), 0.0, 1.0)
         _darken(image, shadow, 0.35, 2.0 * self.scale)
-        order = sorted(table.pieces, key=lambda p: -float(self.cam.depth(np.array([(p.x, p.y, p.top)]))[0]))
+        order = sorted(standing, key=lambda p: -float(self.cam.depth(np.array([(p[0].x, p[0].y, p[0].top)]))[0]))
         start: dict[int, tuple] = {}  # sticker index -> its pixels when drawn, and their box
-        for index, piece in enumerate(order):
+        for index, (piece, _, _) in enumerate(order):
             self._draw_piece(image, ids, piece, index + 1, shot, start)
-        if table.arm is not None:
+        if arm is not None:
             shadow[:] = 0
-            for poly, z in table.arm.parts:
+            for poly, z in arm.parts:
                 self._fill(shadow, poly + away * z, 0.0, 1.0)
             _darken(image, shadow, 0.45, 6.0 * self.scale)
-            for k, (poly, z) in enumerate(table.arm.parts):
-                colour = table.arm.sleeve if k == 0 else table.arm.skin
+            for k, (poly, z) in enumerate(arm.parts):
+                colour = arm.sleeve if k == 0 else arm.skin
                 self._fill(image, poly, z, colour)
                 self._fill(ids, poly, z, 0)
         small = cv2.resize(image, (w // self.scale, h // self.scale), interpolation=cv2.INTER_AREA) \
             if self.scale > 1 else image
         frame = cv2.remap(small, self.map_x, self.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        truth = tuple(self._truth(piece, ids, start.get(index + 1, (0, (0, 0, 0, 0))), index + 1)
-                      for index, piece in enumerate(order) if piece.entry.sticker is not None)
+        truth = tuple(self._truth(piece, local, name, ids, start.get(index + 1, (0, (0, 0, 0, 0))), index + 1)
+                      for index, (piece, local, name) in enumerate(order) if piece.entry.sticker is not None)
         return Frame(spoil(frame, shot, rng), truth)
+
+    def _in_sight(self, outline: np.ndarray) -> bool:
+        """Whether any of a board's outline (table mm) lies in front of the lens and within the canvas (pinhole
+        coordinates: the lens's bending, which folds back far outside the frame, is not applied)."""
+        pts = np.column_stack([outline, np.zeros(len(outline))])
+        if np.any(self.cam.depth(pts) < 10):
+            return False
+        ideal = (self.cam.normalised(pts) * self.cam.f + (self.cam.cx, self.cam.cy)).astype(np.float32)
+        w, h = self.canvas_size[0] / self.scale, self.canvas_size[1] / self.scale
+        frame = np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32) + self.origin.astype(np.float32)
+        hull = cv2.convexHull(ideal)
+        area, _ = cv2.intersectConvexConvex(hull, frame)
+        return area > 0
 
     def _fill(self, image: np.ndarray, poly: np.ndarray, z: float, value) -> None:
         pts = np.column_stack([poly, np.full(len(poly), z)])
@@ -154,13 +185,13 @@ class MountedRenderer:
         grain = tone + rng.normal(0, 10, (12, 20, 3)).astype(np.float32)
         return cv2.resize(np.clip(grain, 0, 255).astype(np.uint8), size, interpolation=cv2.INTER_LINEAR)
 
-    def _draw_board(self, image: np.ndarray, ids: np.ndarray) -> None:
-        b = self.board
-        ppm_need = max(self._canvas_ppm(x, y, 0) for x in (0, b.width) for y in (0, b.height))
-        texture, ppm = self._texture(("board",), board_drawing(b, labels=True), ppm_need)
+    def _draw_board(self, image: np.ndarray, placement: Placement) -> None:
+        b = placement.board
+        ppm_need = max(self._canvas_ppm(x, y, 0) for x, y in placement.outline())
+        texture, ppm = self._texture(("board", b.name), board_drawing(b, labels=True), ppm_need)
         tex_to_board = np.array([[1 / ppm, 0, 0.5 / ppm], [0, -1 / ppm, b.height - 0.5 / ppm], [0, 0, 1]])
-        cv2.warpPerspective(texture, self._plane(0.0) @ tex_to_board, (image.shape[1], image.shape[0]), image,
-                            cv2.INTER_LINEAR, cv2.BORDER_TRANSPARENT)
+        cv2.warpPerspective(texture, self._plane(0.0) @ placement.matrix() @ tex_to_board,
+                            (image.shape[1], image.shape[0]), image, cv2.INTER_LINEAR, cv2.BORDER_TRANSPARENT)
 
     def _draw_piece(self, image: np.ndarray, ids: np.ndarray, piece: Piece, index: int, shot: Shot,
                     start: dict[int, tuple]) -> None:
@@ -229,7 +260,7 @@ class MountedRenderer:
                             cv2.BORDER_TRANSPARENT)
         image[y0:y1, x0:x1] = roi
 
-    def _truth(self, piece: Piece, ids: np.ndarray, drawn: tuple, index: int) -> Truth:
+    def _truth(self, piece: Piece, local: Piece, board: str, ids: np.ndarray, drawn: tuple, index: int) -> Truth:
         code = piece.sticker_square(piece.entry.sticker_mm)
         margin = piece.sticker_square(piece.entry.sticker_mm * 4 / 3)
         z = np.full(4, piece.top)
@@ -239,7 +270,7 @@ class MountedRenderer:
         inside = bool(np.all(edge >= 2) and np.all(edge <= (self.cam.width - 3, self.cam.height - 3)))
         count, (x0, y0, x1, y1) = drawn
         visible = inside and count > 0 and np.count_nonzero(ids[y0:y1, x0:x1] == index) >= VISIBLE_SHARE * count
-        return Truth(piece, visible, side)
+        return Truth(local, visible, side, board)
 
 
 def _darken(image: np.ndarray, mask: np.ndarray, depth: float, blur_px: float) -> None:

@@ -189,3 +189,69 @@ def random_arm(board: Board, rng: np.random.Generator) -> Arm:
     skin = tuple(int(v) for v in np.array([70, 95, 140]) * (1 - tone) + np.array([170, 195, 235]) * tone)
     sleeve = tuple(int(v) for v in rng.integers(20, 200, 3))
     return Arm(tuple(parts), skin, sleeve)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A board lying on the table: its origin at (x, y) in table mm, turned `turn` radians counter-clockwise."""
+
+    board: Board
+    x: float
+    y: float
+    turn: float
+
+    def matrix(self) -> np.ndarray:
+        """Board mm to table mm (a 3 x 3 rigid transform of the plane)."""
+        c, s = math.cos(self.turn), math.sin(self.turn)
+        return np.array([[c, -s, self.x], [s, c, self.y], [0.0, 0.0, 1.0]])
+
+    def to_table(self, piece: Piece) -> Piece:
+        """The piece as it stands on the table."""
+        x, y, _ = self.matrix() @ (piece.x, piece.y, 1.0)
+        return Piece(piece.entry, float(x), float(y), piece.turn + self.turn, piece.z0, piece.site)
+
+    def outline(self) -> np.ndarray:
+        """The board's corners in table mm."""
+        b = self.board
+        corners = np.array([(0, 0, 1), (b.width, 0, 1), (b.width, b.height, 1), (0, b.height, 1)], np.float64)
+        return (corners @ self.matrix().T)[:, :2]
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Boards lying side by side on a table (Orbital Battle's solar map and planet maps), the table's origin at the
+    bottom-left of the box round them all; `width` and `height` are that box's."""
+
+    placements: tuple[Placement, ...]
+
+    @property
+    def width(self) -> float:
+        return float(max(p.outline()[:, 0].max() for p in self.placements))
+
+    @property
+    def height(self) -> float:
+        return float(max(p.outline()[:, 1].max() for p in self.placements))
+
+
+def random_spread(boards: list[Board], rng: np.random.Generator, gap: tuple[float, float] = (0.0, 60.0),
+                  skew_deg: float = 6.0) -> Spread:
+    """The first board, and the others laid beside it as people lay them: in a column along its right side, each
+    a little turned and apart from the last."""
+    main = boards[0]
+    placements = []
+    x0 = main.width + float(rng.uniform(*gap))
+    y = apart = 0.0
+    for board in boards[1:]:
+        turn = math.radians(float(rng.uniform(-skew_deg, skew_deg)))
+        c, s = math.cos(turn), math.sin(turn)
+        # The turned board's box starts at (x0, y): shift its origin so that no corner lies left of x0 or below y.
+        corners = np.array([(0, 0), (board.width, 0), (board.width, board.height), (0, board.height)])
+        turned = corners @ np.array([[c, s], [-s, c]])
+        placements.append(Placement(board, x0 - float(turned[:, 0].min()), y - float(turned[:, 1].min()), turn))
+        apart = float(rng.uniform(*gap))
+        y += float(np.ptp(turned[:, 1])) + apart
+    column = y - apart if placements else 0.0
+    # The first board beside the middle of the column; then everything moved so the box starts at the origin.
+    placed = [Placement(main, 0.0, (column - main.height) / 2, 0.0), *placements]
+    low = min(float(p.outline()[:, 1].min()) for p in placed)
+    return Spread(tuple(Placement(p.board, p.x, p.y - low, p.turn) for p in placed))

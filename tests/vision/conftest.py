@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import cv2
 import numpy as np
 import pytest
@@ -11,6 +13,8 @@ from companion.sensing.pieces import default_registry
 from companion.sim.render import Renderer
 from companion.sim.render_camera import overhead_camera
 from companion.sim.render_truth import match_sightings
+
+UNMARKED = ("red", "blue", "yellow", "green")  # the scouts without stickers, one per colour
 
 
 @pytest.fixture(scope="session")
@@ -31,6 +35,19 @@ def renderer(board, registry):
 @pytest.fixture(scope="session")
 def camera(board):
     return overhead_camera(board.width, board.height, 1280, 720)
+
+
+@pytest.fixture(scope="session")
+def unmarked_registry(tmp_path_factory):
+    """The game's registry plus one sticker-less scout per colour."""
+    from importlib import resources
+
+    data = json.loads(resources.files("companion.sensing").joinpath("pieces_trajectory.json").read_text())
+    data["pieces"] += [{"id": f"scout-{c}", "piece": f"scout-{c}", "colour": c, "height": 10.0, "sticker": None,
+                        "shape": "disc", "radius": 12.0, "layer": 3} for c in UNMARKED]
+    path = tmp_path_factory.mktemp("registry") / "registry.json"
+    path.write_text(json.dumps(data))
+    return path
 
 
 @pytest.fixture(scope="session")

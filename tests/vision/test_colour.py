@@ -7,7 +7,6 @@ import math
 
 import cv2
 import numpy as np
-import pytest
 
 from companion.sensing.pieces import load_registry
 from companion.sensing.vision import Vision
@@ -15,22 +14,8 @@ from companion.sensing.vision_profile import load_profile, save_profile
 from companion.sim.render_camera import sim_profile
 from companion.sim.render_scene import Placed, Scene, random_scene
 
+from .conftest import UNMARKED
 from .test_calibration import calibrate, error_line
-
-UNMARKED = ("red", "blue", "yellow", "green")
-
-
-@pytest.fixture(scope="module")
-def unmarked_registry(tmp_path_factory):
-    """The game's registry plus one sticker-less scout per colour."""
-    from importlib import resources
-
-    data = json.loads(resources.files("companion.sensing").joinpath("pieces_trajectory.json").read_text())
-    data["pieces"] += [{"id": f"scout-{c}", "piece": f"scout-{c}", "colour": c, "height": 10.0, "sticker": None,
-                        "shape": "disc", "radius": 12.0, "layer": 3} for c in UNMARKED]
-    path = tmp_path_factory.mktemp("registry") / "registry.json"
-    path.write_text(json.dumps(data))
-    return path
 
 
 def scene_with_scouts(board, registry, camera, seed: int) -> Scene:

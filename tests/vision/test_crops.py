@@ -6,10 +6,14 @@ from dataclasses import replace
 
 import numpy as np
 
+from companion.calibration.colours import sample_colours
+from companion.sensing.pieces import load_registry
 from companion.sensing.vision import SWEEP_ROUNDS, Vision
 from companion.sensing.vision_crops import distinct, site_boxes
 from companion.sim.render_camera import sim_profile
 from companion.sim.render_scene import random_scene
+
+from .test_colour import scene_with_scouts
 
 
 def _moved(board, scene, seed: int):
@@ -70,3 +74,35 @@ def test_crops_overlapping_merge_and_a_sticker_read_twice_counts_once():
     assert site_boxes(ring, (300, 300)) == [(4, 4, 96, 96), (194, 194, 246, 246)]
     square = np.array([[0, 0], [20, 0], [20, 20], [0, 20]], np.float64)
     assert len(distinct([("a", square), ("a", square + 1.0), ("a", square + 40.0)])) == 2
+
+
+def test_with_colours_calibrated_a_settled_change_stays_in_crops_and_reads_as_the_whole_frame(
+        board, renderer, camera, unmarked_registry):
+    """Pieces found by colour are looked for in windows round the changed sites: a scout moved is read in crops,
+    and the board read so equals the whole frame's (colour sightings included)."""
+    registry = load_registry(unmarked_registry)
+    profile = sim_profile(camera, board.name)
+    scene = scene_with_scouts(board, registry, camera, 85)
+    first = renderer.render(scene).image
+    layout = {p.site: p.entry.id for p in scene.pieces if p.entry.sticker is None}
+    profile = replace(profile, colours=sample_colours(first, board, registry, profile, profile.pose, layout))
+    crops, whole = Vision(board, registry, profile), Vision(board, registry, profile)
+    assert crops.process(first, 0.0).reliable and whole.process(first, 0.0).reliable
+    rng = np.random.default_rng(3)
+    for k in range(4):
+        scouts = [p for p in scene.pieces if p.entry.sticker is None]
+        scout = scouts[int(rng.integers(len(scouts)))]
+        free = [s for s in board.sites if all(np.hypot(s.x - p.x, s.y - p.y) > 60 for p in scene.pieces)]
+        site = free[int(rng.integers(len(free)))]
+        moved = replace(scout, x=site.x, y=site.y, site=site.id)
+        scene = replace(scene, pieces=tuple(moved if p is scout else p for p in scene.pieces))
+        changed = {scout.site, site.id}
+        if k % 2:  # a stickered piece moved too
+            scene, more = _moved(board, scene, k)
+            changed |= more
+        image = renderer.render(scene).image
+        a = crops.process(image, k + 1.0, changed)
+        b = whole.process(image, k + 1.0)
+        assert "colour in crops" in a.timings and "colour" in b.timings
+        assert a.reliable and a.stacks() == b.stacks(), changed
+        assert b.stacks()[site.id] == (scout.entry.piece,)

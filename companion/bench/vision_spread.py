@@ -1,0 +1,165 @@
+"""`companion bench vision --game orbital_battle`: one mounted camera over the solar map and one or two planet maps
+lying beside it (companion/sim/mounted_*.py), read by one pipeline per board (sensing/vision_table.py).
+
+Each mounting lays the maps out as people do (beside the solar map, a little turned and apart) and takes
+`--per-mounting` frames: the first as laid out, then one with a planet map pushed aside (its markers must find it
+again while the others keep their pose), and, in the last frame of every other mounting, a planet map taken off the
+table: that board is out of view and must be said so, not read as empty. Pieces come from a stickered Orbital
+Battle box (companion/sim/pieces_orbital_battle.json: the companion ships no Orbital Battle registry yet): planets
+and counters on the solar map, counters on the planet maps. Each board is scored as the mounted bench scores one
+board: every sticker in view read, missed, withheld or wrong, and false pieces. Time: every board of a frame read,
+against plain detectMarkers (defaults, whole frame, the stickers' dictionary) on the same frame.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from importlib import resources
+
+import numpy as np
+
+PLANET_MAPS = (3, 5)  # the planet maps laid beside the solar map (the first always, the second in every other)
+PIECES = {"orbital_battle": 16, "orbital_battle:planet": 10}  # pieces set out on each board per frame
+
+
+@dataclass
+class BoardTally:
+    """One board's frames: outcomes per visible sticker, false pieces, all-correct frames, and out-of-view frames
+    (said so, or read as if in view)."""
+
+    frames: int = 0
+    right: int = 0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    false: int = 0
+    gone: int = 0
+    gone_said: int = 0
+    moved: int = 0
+    moved_right: int = 0
+
+
+def box_registry():
+    """The stickered Orbital Battle box the bench models."""
+    from companion.sensing.pieces import load_registry
+
+    return load_registry(resources.files("companion.sim").joinpath("pieces_orbital_battle.json"))
+
+
+def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
+    import cv2
+
+    from companion.bench.stats import summary
+
+    cv2.setNumThreads(1)
+    fill = tuple(float(v) for v in args.fill.split("-"))
+    print(f"mounted camera over the solar map and planet maps beside it: {args.scenes} frames per row, "
+          f"{args.per_mounting} per mounting, the maps filling {args.fill} of the frame, tilt up to {args.tilt:g} "
+          "degrees, one thread")
+    for size in sizes:
+        for condition in args.conditions.split(","):
+            tallies, seconds, baseline = _row(size, condition, args.scenes, args.per_mounting, args.seed, fill,
+                                              args.tilt)
+            print(f"orbital_battle {size[0]}x{size[1]} {condition}:")
+            for name, t in tallies.items():
+                n = max(1, sum(t.outcomes.values()))
+                print(f"  {name}: {t.frames} frames in view, all correct {100 * t.right / max(1, t.frames):.1f}%; "
+                      f"stickers in view {sum(t.outcomes.values())}: missed {100 * t.outcomes['missed'] / n:.2f}%, "
+                      f"withheld {100 * t.outcomes['withheld'] / n:.2f}%, wrong {100 * t.outcomes['wrong'] / n:.2f}%; "
+                      f"false pieces {t.false}")
+                if t.moved:
+                    print(f"    moved on the table in {t.moved} frames: all correct in {t.moved_right}")
+                if t.gone:
+                    print(f"    off the table in {t.gone} frames: said out of view in {t.gone_said}")
+            print(f"  pipeline, every board  {summary(seconds, 1e3, 'ms')}")
+            print(f"  baseline: plain detectMarkers, defaults, whole frame  {summary(baseline, 1e3, 'ms')}")
+    return 0
+
+
+def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, seed: int,
+         fill: tuple[float, ...], tilt: float) -> tuple[dict[str, BoardTally], list[float], list[float]]:
+    import cv2
+
+    from companion.bench.vision_mounted import calibrated, score
+    from companion.boards import default_board
+    from companion.sensing.vision_profile import CameraProfile
+    from companion.sensing.vision_table import BoardInView, TableVision
+    from companion.sim.mounted_camera import CONDITIONS, random_mounting, random_shot
+    from companion.sim.mounted_render import MountedRenderer
+    from companion.sim.mounted_scene import random_spread, random_table
+
+    registry = box_registry()
+    counters = replace(registry, entries=tuple(e for e in registry.entries if not e.piece.startswith("planet-")))
+    tallies: dict[str, BoardTally] = {}
+    seconds: list[float] = []
+    baseline: list[float] = []
+    plain = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, registry.dictionary)),
+                                    cv2.aruco.DetectorParameters())
+    done = 0
+    for m in range(math.ceil(frames / per_mounting)):
+        rng = np.random.default_rng([seed, m, size[1], 11])
+        maps = PLANET_MAPS[: 1 + m % 2]
+        boards = [default_board("orbital_battle")] + [default_board(f"orbital_battle:planet{p}") for p in maps]
+        spread = random_spread(boards, rng)
+        mounting = random_mounting(spread, size, rng, fill, tilt)
+        renderer = MountedRenderer(spread, registry.dictionary, mounting)
+        vision = TableVision([BoardInView(boards[0])] + [BoardInView(b, f"p{p}:") for b, p in zip(boards[1:], maps,
+                                                                                                   strict=True)],
+                             registry, calibrated(mounting, rng, CameraProfile))
+        shots = np.random.default_rng([seed, m, size[1], CONDITIONS.index(condition)])
+        count = min(per_mounting, frames - done)
+        for k in range(count):
+            now = spread
+            moved = gone = None
+            if k == 1:  # a planet map pushed aside: slid and turned a little
+                moved = int(shots.integers(1, len(boards)))
+                now = _nudged(spread, moved, shots)
+            if k == count - 1 and k > 1 and m % 2:  # a planet map taken off the table
+                gone = len(boards) - 1
+                now = _nudged(spread, gone, shots, away=True)
+            shot = random_shot(condition, shots)
+            tables = tuple(random_table(b, registry if i == 0 else counters, shots,
+                                        PIECES["orbital_battle" if i == 0 else "orbital_battle:planet"],
+                                        shot.arm and i == 0) for i, b in enumerate(boards))
+            frame = renderer.render_spread(tables, shot, shots, now)
+            t0 = time.perf_counter()
+            report = vision.process(frame.image, float(done))
+            t1 = time.perf_counter()
+            plain.detectMarkers(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY))
+            seconds.append(t1 - t0)
+            baseline.append(time.perf_counter() - t1)
+            for i, (where, board_report) in enumerate(report.boards):
+                tally = tallies.setdefault(where.board.name, BoardTally())
+                if i == gone:
+                    tally.gone += 1
+                    tally.gone_said += not board_report.reliable
+                    continue
+                truth = [t for t in frame.truth if t.board == where.board.name]
+                results, false = score(board_report, truth, {s.id for s in where.board.sites})
+                right = board_report.reliable and not false and all(o == "read" for _, o in results)
+                tally.frames += 1
+                tally.right += right
+                tally.outcomes.update(o for _, o in results)
+                tally.false += false
+                if i == moved:
+                    tally.moved += 1
+                    tally.moved_right += right
+            done += 1
+    return tallies, seconds, baseline
+
+
+def _nudged(spread, index: int, rng: np.random.Generator, away: bool = False):
+    """The spread with one board slid 20-60 mm and turned up to 6 degrees, or (`away`) carried off the table."""
+    from companion.sim.mounted_scene import Placement, Spread
+
+    placements = list(spread.placements)
+    p = placements[index]
+    if away:
+        placements[index] = Placement(p.board, p.x + 5000.0, p.y, p.turn)
+    else:
+        angle, distance = float(rng.uniform(0, 2 * math.pi)), float(rng.uniform(20, 60))
+        placements[index] = Placement(p.board, p.x + distance * math.cos(angle), p.y + distance * math.sin(angle),
+                                      p.turn + math.radians(float(rng.uniform(-6, 6))))
+    return Spread(tuple(placements))

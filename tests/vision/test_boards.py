@@ -1,0 +1,149 @@
+"""One camera over several boards: Orbital Battle's solar map with a planet map beside it, each found and followed by
+its own corner markers, its pieces read on its own sites, a board out of view said so (the mounted camera's frames,
+companion/sim/mounted_*.py)."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+from importlib import resources
+
+import numpy as np
+import pytest
+
+from companion.bench.vision_mounted import calibrated, score
+from companion.bench.vision_spread import box_registry
+from companion.boards import default_board
+from companion.errors import UserError
+from companion.sensing.vision_profile import CameraProfile
+from companion.sensing.vision_table import BoardInView, TableVision
+from companion.sim.mounted_camera import mount, random_shot
+from companion.sim.mounted_render import MountedRenderer
+from companion.sim.mounted_scene import Placement, Spread, random_spread, random_table
+
+
+@pytest.fixture(scope="module")
+def table():
+    """The solar map and planet 3's map beside it, under a camera at 1080p, with pieces on both."""
+    registry = box_registry()
+    counters = replace(registry, entries=tuple(e for e in registry.entries if not e.piece.startswith("planet-")))
+    boards = [default_board("orbital_battle"), default_board("orbital_battle:planet3")]
+    rng = np.random.default_rng(5)
+    spread = random_spread(boards, rng)
+    mounting = mount(spread, (1920, 1080), 0.92, 0.05, math.radians(12), 1.0, 65, -0.08, 0.01)
+    renderer = MountedRenderer(spread, registry.dictionary, mounting)
+    profile = calibrated(mounting, rng, CameraProfile)
+    tables = (random_table(boards[0], registry, rng, 14, False), random_table(boards[1], counters, rng, 10, False))
+    return registry, boards, spread, renderer, profile, tables
+
+
+def _vision(table) -> TableVision:
+    registry, boards, _, _, profile, _ = table
+    return TableVision([BoardInView(boards[0]), BoardInView(boards[1], "p3:")], registry, profile)
+
+
+def _read_whole(report, frame, boards) -> None:
+    """Every sticker in view on each board read on its own site, nothing invented."""
+    for board in boards:
+        truth = [t for t in frame.truth if t.board == board.name]
+        results, false = score(report.report(board.name), truth, {s.id for s in board.sites})
+        assert len(results) >= 8 and false == 0, board.name
+        assert all(o == "read" for _, o in results), (board.name, results)
+
+
+def test_pieces_on_two_boards_are_read_each_on_its_board(table):
+    _, boards, _, renderer, _, tables = table
+    rng = np.random.default_rng(6)
+    frame = renderer.render_spread(tables, random_shot("normal", rng), rng)
+    report = _vision(table).process(frame.image, 0.0)
+    assert report.out_of_view() == {}
+    _read_whole(report, frame, boards)
+    planet = report.report(boards[1].name)
+    assert planet.markers == (12, 13, 14, 15)  # planet 3's own markers, 4N to 4N+3
+    # The layout's names: planet 3's hexes with its prefix, the solar map's as they are.
+    stacks = report.stacks()
+    assert {f"p3:{site}": pieces for site, pieces in planet.stacks().items()}.items() <= stacks.items()
+    assert all(s.startswith("p3:") or default_board("orbital_battle").has_site(s) for s in stacks)
+
+
+def _planet_map_moved(table, seed: int, dx: float, dy: float, turn_deg: float):
+    """A vision that has read the table as laid out, and a frame with the planet map moved by (dx, dy), turned."""
+    _, _, spread, renderer, _, tables = table
+    vision = _vision(table)
+    rng = np.random.default_rng(seed)
+    vision.process(renderer.render_spread(tables, random_shot("normal", rng), rng).image, 0.0)
+    p = spread.placements[1]
+    moved = Spread((spread.placements[0], Placement(p.board, p.x + dx, p.y + dy, p.turn + math.radians(turn_deg))))
+    return vision, renderer.render_spread(tables, random_shot("normal", rng), rng, moved)
+
+
+def test_a_planet_map_pushed_aside_is_found_again_while_the_solar_map_keeps_its_pose(table):
+    boards = table[1]
+    vision, frame = _planet_map_moved(table, 7, 30.0, -20.0, 4.0)
+    report = vision.process(frame.image, 1.0, set())  # the grids felt nothing: boards that stayed are read in crops
+    solar, planet = report.report(boards[0].name), report.report(boards[1].name)
+    assert "stickers in crops" in solar.timings and not solar.moved
+    assert planet.moved and "stickers in crops" not in planet.timings
+    _read_whole(report, frame, boards)
+
+
+def test_a_planet_map_off_the_table_is_out_of_view_not_empty(table):
+    boards = table[1]
+    vision, frame = _planet_map_moved(table, 8, 5000.0, 0.0, 0.0)
+    report = vision.process(frame.image, 1.0)
+    assert list(report.out_of_view()) == [boards[1].name]
+    assert "no corner markers" in report.out_of_view()[boards[1].name]
+    assert not any(site.startswith("p3:") for site in report.stacks())
+    assert {f"p3:{s.id}" for s in boards[1].sites} <= report.unreliable_sites()
+    assert report.report(boards[0].name).reliable
+
+
+def test_boards_the_camera_cannot_tell_apart_are_refused(table):
+    registry, boards, _, _, profile, _ = table
+    with pytest.raises(UserError, match="corner marker 0"):
+        TableVision([BoardInView(boards[0]), BoardInView(boards[0], "p1:")], registry, profile)
+    with pytest.raises(UserError, match="share the site prefix"):
+        TableVision([BoardInView(boards[0]), BoardInView(boards[1])], registry, profile)
+
+
+def test_the_bench_reports_each_board(capsys):
+    from companion.cli import main
+
+    assert main(["bench", "vision", "--game", "orbital_battle", "--scenes", "3", "--per-mounting", "3", "--sizes",
+                 "1920x1080", "--conditions", "normal", "--fill", "0.9-0.95", "--tilt", "10"]) == 0
+    out = capsys.readouterr().out
+    for board in ("orbital_battle:", "orbital_battle:planet3:"):
+        line = next(line for line in out.splitlines() if line.strip().startswith(board))
+        assert re.search(r"\d+ frames in view, all correct [\d.]+%; stickers in view \d+: missed [\d.]+%", line)
+    assert "moved on the table in 1 frames" in out and "pipeline, every board  median" in out
+    assert "baseline: plain detectMarkers" in out
+    assert main(["bench", "vision", "--game", "orbital_battle", "--changes", "2"]) == 2
+
+
+def test_vision_detect_reads_the_boards_beside_with_their_layout_names(table, tmp_path, capsys):
+    import json
+
+    import cv2
+
+    from companion.cli import main
+    from companion.sensing.vision_profile import save_profile
+
+    _, boards, _, renderer, profile, tables = table
+    rng = np.random.default_rng(9)
+    frame = renderer.render_spread(tables, random_shot("normal", rng), rng)
+    cv2.imwrite(str(tmp_path / "frame.png"), frame.image)
+    save_profile(profile, tmp_path / "profile.json")
+    registry = str(resources.files("companion.sim").joinpath("pieces_orbital_battle.json"))
+    argv = ["vision", "detect", "--board", "orbital_battle", "--beside", "orbital_battle:planet3", "--registry",
+            registry, "--profile", str(tmp_path / "profile.json"), str(tmp_path / "frame.png")]
+    assert main([*argv, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    planet = report["boards"]["orbital_battle:planet3"]
+    assert planet["prefix"] == "p3:" and planet["reliable"] and planet["markers"] == [12, 13, 14, 15]
+    truth = {t.piece.site for t in frame.truth if t.board == boards[1].name and t.visible and t.piece.site}
+    assert set(planet["stacks"]) == truth
+    assert main(argv) == 0
+    assert "frame.png [orbital_battle:planet3]:" in capsys.readouterr().out
+    assert main([*argv[:5], "orbital_battle:planet9", *argv[6:]]) == 2
+    assert "planet9" in capsys.readouterr().err
