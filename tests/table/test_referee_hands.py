@@ -93,6 +93,35 @@ def test_orbit_friendship_tile_alone_is_booked_when_the_camera_sees_it():
     assert (ruling.verdict, ruling.actions) == ("explained", (tile.action,))
 
 
+def orbit_camera(game, layout):
+    """ORBIT's camera as it reads: a ship hides the sticker under it, so a stack with a ship on top is a partial
+    reading (something may hide under what is seen); a planet alone, a base, is read exactly."""
+    sites = default_board("orbit").sites
+    readings = {}
+    for site in sites:
+        stack = tuple(game.physical_piece(p) for p in layout.get(site.id, ()))
+        ships = [p for p in stack if p.startswith("ship-")]
+        readings[site.id] = SiteReading(bool(stack), stack[-1:] if ships else stack, partial=bool(ships))
+    return Observation(readings)
+
+
+def test_orbit_ships_moved_by_a_tile_are_booked_from_the_top_the_camera_sees():
+    """A friendship tile flies a ship onto its partner's: the camera sees the ship on top of the stack there (a top
+    is always in view), so the declared move is booked with no tap. An exchange takes a ship away from under the
+    one set down in its place, which a partial reading cannot vouch for: asked about, with one choice."""
+    for path, kind, verdict in (("orbit/partnership_friendship_tile.json", "friendship", "explained"),
+                                ("orbit/partnership_exchange_tile.json", "exchange", "ambiguous")):
+        game, state = scenario_state(path, 0)
+        referee = Referee(game)
+        (tile,) = [c for c in referee.prepare(state).candidates if c.action.type == kind][:1]
+        seen = orbit_camera(game, tile.after)
+        assert any(seen.sites[c.site].partial for c in tile.footprint.changes)
+        ruling = referee.judge(state, seen)
+        assert (ruling.verdict, ruling.actions) == (verdict, (tile.action,)), path
+        # The grid alone cannot tell the ship from any piece set down there: the phones are asked.
+        assert referee.judge(state, reed("orbit", tile.after)).verdict != "explained"
+
+
 def test_a_trajectory_station_set_down_before_the_tap_is_offered_at_once():
     game, state = scenario_state("trajectory/engineer_builds_each_station_at_its_cost.json", 1)
     build = Action.make("build", station="storage")
