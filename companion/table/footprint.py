@@ -132,8 +132,14 @@ def site_reached(change: Change, reading: SiteReading, observation: Observation,
     if reading.occupied is not None and (bool(kept) if not reading.occupied else not either):
         return None  # empty where a piece stays untouched throughout, or occupied where nothing ever stands
     if reading.pieces is not None:
-        seen, high = map(Counter, aligned(reading.pieces, shown(either, physical)))
-        low = Counter(aligned(reading.pieces, shown(kept, physical))[1])
+        # A piece set down here (not one turned where it stands) may point any way part way: a hand turns its
+        # arrow once it is down.
+        turned = {unpointed(physical(p)) for p in change.leaving}
+        loose = {unpointed(physical(p)) for p in change.arriving} - turned
+        def free(names: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(unpointed(p) if unpointed(p) in loose else p for p in names)
+        seen, high = map(Counter, aligned(free(reading.pieces), free(shown(either, physical))))
+        low = Counter(aligned(free(reading.pieces), free(shown(kept, physical)))[1])
         if seen - high or (not reading.partial and low - seen):
             return None
     return "between"

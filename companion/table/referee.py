@@ -202,9 +202,12 @@ class Referee:
         # One outcome per state the actions lead to; of actions with one outcome, the board move (a declared action
         # that leaves the same state is the same move).
         chosen = _outcomes([candidates[i] for i in sorted(whole, key=lambda i: candidates[i].declared)])
-        # A larger move whose start is this whole footprint (the same sites, and more) may still be under way.
-        larger = _outcomes([candidates[i] for i, _ in partway
-                            if any(candidates[i].footprint.sites > c.footprint.sites for c in chosen)])
+        # A move whose start is this whole footprint may still be under way: one over more sites, or over the same
+        # sites with some already done (an ORBIT exchange half made is a friendship tile's flight whole).
+        larger = _outcomes([candidates[i] for i, todo in partway if any(
+            candidates[i].footprint.sites > c.footprint.sites
+            or (candidates[i].footprint.sites == c.footprint.sites and len(todo) < len(candidates[i].footprint.changes))
+            for c in chosen)])
         if len(chosen) == 1 and not larger and (not chosen[0].declared or _named(chosen[0], observation,
                                                                                  self.game.physical_piece)):
             return Ruling("explained", (chosen[0].action,))

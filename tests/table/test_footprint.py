@@ -70,3 +70,13 @@ def test_a_piece_above_one_set_under_it_may_be_in_the_hand_meanwhile():
     assert fits and [c.site for c in todo] == ["b2"]
     docked = footprint({"b2": ("planet-red", "ship-red")}, {"b2": ("planet-red", "ship-red", "ship-blue")})
     assert not progress(docked, Observation({"b2": SiteReading(True, ("ship-blue",))}))[0]
+
+
+def test_a_planet_set_down_before_its_arrow_is_turned_is_part_way():
+    """The hand moves the planet with its arrow as it was, then turns it: the arrow read part way says nothing."""
+    fp = footprint({"a1": ("planet-red>b2",)}, {"b2": ("planet-red>c3",)})
+    sites = {"a1": SiteReading(False, ()), "b2": SiteReading(True, ("planet-red>a1",))}
+    fits, todo = progress(fp, Observation(sites))
+    assert fits and [c.site for c in todo] == ["b2"]
+    assert progress(fp, Observation({**sites, "b2": SiteReading(True, ("planet-red>c3",))})) == (True, ())
+    assert not progress(fp, Observation({**sites, "b2": SiteReading(True, ("planet-blue>c3",))}))[0]
