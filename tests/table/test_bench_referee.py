@@ -16,7 +16,7 @@ def test_the_bench_prints_figures_and_finds_no_wrong_ruling(capsys):
                   "baseline"):
         assert label in out
     for row in ("ORBIT 4 players", "ORBIT partnership", "ORBIT dual", "ORBIT modules", "Dakalio simple",
-                "Dakalio supremacy", "Orbital Battle", "Trajectory", "Periorbis"):
+                "Dakalio supremacy", "Orbital Battle", "Trajectory", "Periorbis short"):
         assert any(line.startswith(f"{row}:") for line in out.splitlines()), row
 
 
