@@ -1,6 +1,7 @@
 """`companion bench referee`: how long the referee takes to judge a settled board, per game, on full boards.
 
-States come from random games, taken from their second half where the board is fullest. For each state the bench
+States come from random games at each of bench messy's tables (ORBIT's four, Dakalio's two modes, one each for
+the other games; with no turn limit), taken from their second half where the board is fullest. For each state the bench
 first times `Referee.prepare` (what every legal action does to the board, indexed by site: done once per state,
 while the hands are still moving, by the table's loop), then judges the board each legal board move would leave (it
 must be explained or asked about), the board half way through it (the first of its changes made: it must not be
@@ -23,7 +24,7 @@ LABELS = {
     "prepare": "prepare a state (once, while hands move)",
     "baseline": "baseline: legal actions once",
 }
-HELP = "the referee: time to explain or refuse a settled board, per game, median, p95 and p99"
+HELP = "the referee: time to explain or refuse a settled board, per game and table, median, p95 and p99"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,25 +34,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from companion.bench.messy import default_benches
     from companion.bench.stats import percentile
-    from companion.boards import default_board
     from companion.errors import UserError
     from companion.rules import load, names
+    from companion.sim.table_setup import game_board
 
     games = args.games or names()
     unknown = [g for g in games if g not in names()]
     if unknown:
         raise UserError(f"bench referee: unknown game {unknown[0]!r} (known: {', '.join(names())})")
     wrong = 0
-    for name in games:
-        game = load(name)
+    for row in default_benches():
+        if row.game not in games:
+            continue
+        game = load(row.game)
         timings: dict[str, list[float]] = {label: [] for label in LABELS}
-        states = _full_states(game, args.states, args.seed)
-        sites = [site.id for site in default_board(name).sites]
+        # Full boards: a game plays on past the turn limit that keeps bench messy's games short.
+        options = {k: v for k, v in row.options.items() if k != "turn_limit"}
+        states = _full_states(game, args.states, args.seed, row.players, options)
+        sites = [site.id for site in game_board(row.game, options).sites]
         for state in states:
             wrong += _judge_all(game, state, sites, timings, random.Random(args.seed))
         pieces = max(sum(len(p) for p in game.layout(s).values()) for s in states) if states else 0
-        print(f"{game.title}: {len(states)} states, up to {pieces} pieces on the board")
+        print(f"{row.label}: {len(states)} states, up to {pieces} pieces on the board")
         for label, samples in timings.items():
             what = LABELS[label]
             if samples:
@@ -63,14 +69,14 @@ def run(args: argparse.Namespace) -> int:
     return 1 if wrong else 0
 
 
-def _full_states(game, count: int, seed: int) -> list:
+def _full_states(game, count: int, seed: int, players: int | None = None, options: dict | None = None) -> list:
     from companion.sim.players import playout
     from companion.sim.table_setup import COLOURS
 
     states = []
     index = 0
     while len(states) < count and index < count * 4:
-        state = game.setup(list(COLOURS[: game.max_players]), {}, seed + index)
+        state = game.setup(list(COLOURS[: players or game.max_players]), options or {}, seed + index)
         played = [move.state for move in playout(game, state, seed + index, max_actions=4000)]
         second_half = played[len(played) // 2 :]
         states += second_half[:: max(1, len(second_half) // 4)][: count - len(states)]

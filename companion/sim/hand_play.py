@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.rules import Action, Game
-from companion.rules.engine import unpointed
+from companion.rules.engine import points_to, unpointed
 from companion.rules.rng import Rng
 from companion.sim.goal_players import TABLE_CHANCE
 from companion.sim.hands import ORDERS, Footprint, Frame, Habits, Layout, footprint, plan
@@ -31,6 +31,7 @@ from companion.sim.twin import Twin
 
 PASSING = 0.04  # seconds a sliding piece stays over a site: well under any settle window
 ORDER_WEIGHTS = (6, 3, 1)  # move then remove, remove then place, place first
+SAME_SIDE = 45.0  # degrees: ways from a site whose next sites lie closer than this leave it along one line
 
 
 @dataclass
@@ -106,10 +107,24 @@ class HandTable:
             return frozenset(board)
         # A sticker under a piece stacked on top of it cannot be read: nor the way its arrow points.
         covered = self.twin.camera is not None and self.twin.camera.registry.stacking == "on top"
-        def shown(pieces: tuple[str, ...]) -> Counter[str]:
-            names = [game.physical_piece(p) for p in pieces]
+        def shown(site: str, pieces: tuple[str, ...]) -> Counter[str]:
+            names = [self._arrow(site, game.physical_piece(p)) for p in pieces]
             return Counter([unpointed(p) for p in names[:-1]] + names[-1:] if covered else names)
-        return frozenset((s, frozenset(shown(p).items())) for s, p in board.items())
+        return frozenset((s, frozenset(shown(s, p).items())) for s, p in board.items())
+
+    def _arrow(self, site: str, name: str) -> str:
+        """A piece as its arrow shows it on `site`: an arrow laid along the lines printed on the board tells the
+        way ahead from the way back, never one way from another that leaves beside it (the branches of an ORBIT
+        fork leave the orbit almost along one line, a few degrees apart), so there the piece shows no way."""
+        way = points_to(name)
+        board = self.twin.camera.board if self.twin.camera is not None else None
+        if not way or board is None or not board.has_site(site) or not board.has_site(way):
+            return name
+        ahead = board.bearing(site, way)
+        beside = [link.b for link in board.links_from(site)
+                  if link.kind.startswith("orbit") and link.b != way
+                  and abs((board.bearing(site, link.b) - ahead + 180.0) % 360.0 - 180.0) < SAME_SIDE]
+        return unpointed(name) if beside else name
 
     def tellable(self, game: Game, state: Any, action: Action, result: Any) -> bool:
         """True when no other legal action that the table might mean leaves the same sensed board with other

@@ -31,9 +31,16 @@ class Change:
     after: tuple[str, ...]
 
     @property
-    def kept(self) -> tuple[str, ...]:
-        """The pieces that stay on the site throughout."""
-        return tuple((Counter(self.before) & Counter(self.after)).elements())
+    def undisturbed(self) -> tuple[str, ...]:
+        """The pieces at the bottom of the stack both before and after: no hand needs to lift them. A piece that
+        stays but stands above one that leaves or arrives (a ship on the spot an ORBIT planet moves onto: the planet
+        goes under it) is lifted while the move is made."""
+        same = 0
+        for below, above in zip(self.before, self.after, strict=False):
+            if below != above:
+                break
+            same += 1
+        return self.before[:same]
 
     @property
     def either(self) -> tuple[str, ...]:
@@ -121,12 +128,18 @@ def site_reached(change: Change, reading: SiteReading, observation: Observation,
         return "done"
     if reading.agrees_with(change.before, shown(change.before, physical)):
         return "between"
-    kept, either = change.kept, change.either
+    kept, either = change.undisturbed, change.either
     if reading.occupied is not None and (bool(kept) if not reading.occupied else not either):
-        return None  # empty where a piece stays throughout, or occupied where nothing ever stands
+        return None  # empty where a piece stays untouched throughout, or occupied where nothing ever stands
     if reading.pieces is not None:
-        seen, high = map(Counter, aligned(reading.pieces, shown(either, physical)))
-        low = Counter(aligned(reading.pieces, shown(kept, physical))[1])
+        # A piece set down here (not one turned where it stands) may point any way part way: a hand turns its
+        # arrow once it is down.
+        turned = {unpointed(physical(p)) for p in change.leaving}
+        loose = {unpointed(physical(p)) for p in change.arriving} - turned
+        def free(names: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(unpointed(p) if unpointed(p) in loose else p for p in names)
+        seen, high = map(Counter, aligned(free(reading.pieces), free(shown(either, physical))))
+        low = Counter(aligned(free(reading.pieces), free(shown(kept, physical)))[1])
         if seen - high or (not reading.partial and low - seen):
             return None
     return "between"

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from companion.rules import Action, Game
 from companion.rules.engine import Layout, points_to, unpointed
-from companion.table.footprint import Footprint, footprint, progress, sentence, still_to_do
+from companion.table.footprint import Change, Footprint, footprint, progress, sentence, still_to_do
 from companion.table.observation import Observation, aligned, same_piece
 from companion.table.words import listing, piece_words
 
@@ -202,9 +202,12 @@ class Referee:
         # One outcome per state the actions lead to; of actions with one outcome, the board move (a declared action
         # that leaves the same state is the same move).
         chosen = _outcomes([candidates[i] for i in sorted(whole, key=lambda i: candidates[i].declared)])
-        # A larger move whose start is this whole footprint (the same sites, and more) may still be under way.
-        larger = _outcomes([candidates[i] for i, _ in partway
-                            if any(candidates[i].footprint.sites > c.footprint.sites for c in chosen)])
+        # A move whose start is this whole footprint may still be under way: one over more sites, or over the same
+        # sites with some already done (an ORBIT exchange half made is a friendship tile's flight whole).
+        larger = _outcomes([candidates[i] for i, todo in partway if any(
+            candidates[i].footprint.sites > c.footprint.sites
+            or (candidates[i].footprint.sites == c.footprint.sites and len(todo) < len(candidates[i].footprint.changes))
+            for c in chosen)])
         if len(chosen) == 1 and not larger and (not chosen[0].declared or _named(chosen[0], observation,
                                                                                  self.game.physical_piece)):
             return Ruling("explained", (chosen[0].action,))
@@ -270,15 +273,25 @@ def _outcomes(candidates: list[Candidate]) -> list[Candidate]:
 
 
 def _named(candidate: Candidate, observation: Observation, physical: Callable[[str], str]) -> bool:
-    """True when the camera has read, exactly, every site the action changes and can name every piece it sets
-    down: what tells a declared action from a piece knocked onto (or off) the board."""
+    """True when the camera has read every site the action changes and can name every piece it sets down: what
+    tells a declared action from a piece knocked onto (or off) the board. A reading that may hide pieces under those
+    it saw (partial) vouches only for the top of the stack, which is always in view: it names a piece set down on
+    top (an ORBIT ship flown by a card onto a planet), never one set under others nor one taken away."""
     for change in candidate.footprint.changes:
         reading = observation.reading(change.site)
-        if reading.pieces is None or reading.partial:
+        if reading.pieces is None:
             return False
         if any(observation.shown((piece,), physical) == () for piece in change.arriving):
             return False
+        if reading.partial and not _set_on_top(change):
+            return False
     return True
+
+
+def _set_on_top(change: Change) -> bool:
+    """Does the change only set pieces down on top of what stays on its site?"""
+    arriving = change.arriving
+    return not change.leaving and Counter(change.after[len(change.after) - len(arriving):]) == Counter(arriving)
 
 
 def judge(game: Game, state: Any, observation: Observation, name: Any = None) -> Ruling:

@@ -34,3 +34,31 @@ def test_bad_arguments_are_one_line_errors():
     for args in (["--games", "0"], ["--game", "chess"], ["--players", "3"]):
         result = companion("bench", "messy", *args)
         assert result.returncode == 2 and "bench messy" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_with_the_camera_an_arrow_tells_the_way_ahead_from_back_but_not_one_branch_of_a_fork_from_the_other():
+    """The bench counts a move as one the board tells apart only if a sensor could: at an ORBIT fork the two
+    branches leave along nearly one printed line, so a planet's arrow there does not say which it takes."""
+    from companion.rules import load
+    from companion.sim.game_layouts import ORBIT_MODULES
+    from companion.sim.hand_play import HandTable
+    from companion.sim.table_setup import make_twin
+
+    game = load("orbit")
+    twin = make_twin("orbit", 3, 1, "virtual", None, 0.0, 0.0, camera=None, options=ORBIT_MODULES)
+    table = HandTable(twin, 1)
+    board = twin.camera.board
+    forks = [s.id for s in board.sites if len([x for x in board.links_from(s.id) if x.kind == "orbit-fork"]) == 1
+             and len([x for x in board.links_from(s.id) if x.kind.startswith("orbit")]) == 3]
+    assert forks
+    for fork in forks:
+        ways = sorted(x.b for x in board.links_from(fork) if x.kind.startswith("orbit"))
+        seen = {way: table._seen(game, {fork: (f"planet-red>{way}",)}) for way in ways}
+        near = [(a, b) for a in ways for b in ways if a < b and seen[a] == seen[b]]
+        assert len(near) == 1, (fork, near)  # the two branches look alike; the way back does not
+        far = abs((board.bearing(fork, near[0][0]) - board.bearing(fork, near[0][1]) + 180) % 360 - 180)
+        assert far < 25
+    # Away from the forks every arrow is read (ring 8's half circle off the board included).
+    for site in ("r8s0", "r2s1"):
+        ways = [x.b for x in board.links_from(site) if x.kind.startswith("orbit")]
+        assert len({table._seen(game, {site: (f"planet-red>{way}",)}) for way in ways}) == len(ways)

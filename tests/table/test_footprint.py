@@ -56,3 +56,27 @@ def test_a_board_that_contradicts_the_footprint_does_not_fit():
     assert not progress(fp, camera({**AFTER, "d4": ("ship-blue",)}))[0]  # the wrong ship arrived
     assert not progress(fp, reed({"d4": ("ship-red",)}))[0]  # the planet under the station is gone
     assert not progress(fp, camera({**AFTER, "c3": ("station-fuel",)}))[0]
+
+
+def test_a_piece_above_one_set_under_it_may_be_in_the_hand_meanwhile():
+    """An ORBIT planet advances onto the spot where a ship waits: the ship docks on it, so the hand lifts the ship,
+    slides the planet in and sets the ship back on top. The planet there without the ship is that move part way,
+    not a board to put back; a piece at the bottom that no hand needs to lift must still be there."""
+    before = {"a1": ("planet-yellow>a1",), "b2": ("ship-yellow",)}
+    after = {"b2": ("planet-yellow>c3", "ship-yellow")}
+    fp = footprint(before, after)
+    sites = {"a1": SiteReading(False, ()), "b2": SiteReading(True, ("planet-yellow>c3",))}
+    fits, todo = progress(fp, Observation(sites))
+    assert fits and [c.site for c in todo] == ["b2"]
+    docked = footprint({"b2": ("planet-red", "ship-red")}, {"b2": ("planet-red", "ship-red", "ship-blue")})
+    assert not progress(docked, Observation({"b2": SiteReading(True, ("ship-blue",))}))[0]
+
+
+def test_a_planet_set_down_before_its_arrow_is_turned_is_part_way():
+    """The hand moves the planet with its arrow as it was, then turns it: the arrow read part way says nothing."""
+    fp = footprint({"a1": ("planet-red>b2",)}, {"b2": ("planet-red>c3",)})
+    sites = {"a1": SiteReading(False, ()), "b2": SiteReading(True, ("planet-red>a1",))}
+    fits, todo = progress(fp, Observation(sites))
+    assert fits and [c.site for c in todo] == ["b2"]
+    assert progress(fp, Observation({**sites, "b2": SiteReading(True, ("planet-red>c3",))})) == (True, ())
+    assert not progress(fp, Observation({**sites, "b2": SiteReading(True, ("planet-blue>c3",))}))[0]

@@ -1,5 +1,6 @@
 """The referee on boards real hands make: compound moves in their natural orders, in every game."""
 
+import dataclasses
 import random
 from pathlib import Path
 
@@ -86,11 +87,60 @@ def test_orbit_friendship_tile_and_card_flight_to_the_same_spot_are_asked_about(
 
 def test_orbit_friendship_tile_alone_is_booked_when_the_camera_sees_it():
     game, state = scenario_state("orbit/partnership_friendship_tile.json", 0)
+    state = dataclasses.replace(state, exchange=())  # with the exchange tile too, this board may be one half made
     referee = Referee(game)
     tile = next(c for c in referee.prepare(state).candidates if c.action.type == "friendship")
     assert not [c for c in referee.prepare(state).candidates if c.after == tile.after and c is not tile]
     ruling = referee.judge(state, camera(game, tile.after))
     assert (ruling.verdict, ruling.actions) == ("explained", (tile.action,))
+
+
+def orbit_camera(game, layout):
+    """ORBIT's camera as it reads: a ship hides the sticker under it, so a stack with a ship on top is a partial
+    reading (something may hide under what is seen); a planet alone, a base, is read exactly."""
+    sites = default_board("orbit").sites
+    readings = {}
+    for site in sites:
+        stack = tuple(game.physical_piece(p) for p in layout.get(site.id, ()))
+        ships = [p for p in stack if p.startswith("ship-")]
+        readings[site.id] = SiteReading(bool(stack), stack[-1:] if ships else stack, partial=bool(ships))
+    return Observation(readings)
+
+
+def test_orbit_ships_moved_by_a_tile_are_booked_from_the_top_the_camera_sees():
+    """A friendship tile flies a ship onto its partner's (the team's exchange tile used up, so it is no exchange
+    half made): the camera sees the ship on top of the stack there (a top is always in view), so the declared move
+    is booked with no tap. An exchange takes a ship away from under the one set down in its place, which a partial
+    reading cannot vouch for: asked about, with one choice."""
+    for path, kind, verdict in (("orbit/partnership_friendship_tile.json", "friendship", "explained"),
+                                ("orbit/partnership_exchange_tile.json", "exchange", "ambiguous")):
+        game, state = scenario_state(path, 0)
+        state = dataclasses.replace(state, exchange=()) if kind == "friendship" else state
+        referee = Referee(game)
+        (tile,) = [c for c in referee.prepare(state).candidates if c.action.type == kind][:1]
+        seen = orbit_camera(game, tile.after)
+        assert any(seen.sites[c.site].partial for c in tile.footprint.changes)
+        ruling = referee.judge(state, seen)
+        assert (ruling.verdict, ruling.actions) == (verdict, (tile.action,)), path
+        # The grid alone cannot tell the ship from any piece set down there: the phones are asked.
+        assert referee.judge(state, reed("orbit", tile.after)).verdict != "explained"
+
+
+def test_an_orbit_exchange_half_made_is_not_booked_as_the_friendship_flight_it_looks_like():
+    """Both tiles in hand: the first ship of an exchange set down on its partner's is a friendship flight whole, and
+    an exchange part way: the phones are asked, never the flight booked."""
+    game, state = scenario_state("orbit/dual_friendship_and_exchange.json", 0)
+    referee = Referee(game)
+    candidates = referee.prepare(state).candidates
+    swap = next(c for c in candidates if c.action.type == "exchange")
+    ((piece, source, target), *_) = swap.footprint.moved(game.physical_piece)
+    before = game.layout(state)
+    half = {**before, source: tuple(p for p in before[source] if p != piece), target: (*before[target], piece)}
+    shown = {k: v for k, v in half.items() if v}
+    assert [c for c in candidates if c.action.type == "friendship" and c.after == shown], "it looks like a flight"
+    ruling = referee.judge(state, orbit_camera(game, half))
+    assert ruling.verdict == "ambiguous"
+    assert {a.type for a in ruling.actions} == {"friendship", "exchange"}
 
 
 def test_a_trajectory_station_set_down_before_the_tap_is_offered_at_once():

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 from companion.rules.engine import Event
-from companion.rules.orbital_battle.state import PLANETS, State, on_planet, removed
+from companion.rules.orbital_battle.state import PLANETS, State, Unit, on_planet, removed
 from companion.rules.orbital_battle.text import name, plural, who
 from companion.rules.orbital_battle.units import PLANETS_TO_WIN
 
 
 def holders(state: State, planet: str) -> set[str]:
     """The players with land units on a planet's map (structures hold nothing)."""
-    return {u.owner for u in on_planet(state, planet) if u.domain == "land"}
+    return _holders(on_planet(state, planet))
+
+
+def _holders(units: Iterable[Unit]) -> set[str]:
+    return {u.owner for u in units if u.domain == "land"}
 
 
 def controller(state: State, planet: str) -> str | None:
@@ -36,11 +41,16 @@ def income(state: State, player: str) -> int:
 def conquests(state: State) -> tuple[State, list[Event]]:
     """Structures on a planet its owner's enemy now controls are destroyed (the empires' equipment is foreign)."""
     events = []
+    by_planet: dict[str, list[Unit]] = {}  # one pass over the units: this runs after every action
+    for u in state.units:
+        if (planet := u.planet) is not None:
+            by_planet.setdefault(planet, []).append(u)
     for planet in PLANETS:
-        holder = controller(state, planet)
-        if holder is None:
+        found = _holders(by_planet.get(planet, ()))
+        if len(found) != 1:
             continue
-        lost = [u for u in on_planet(state, planet) if u.domain == "structure" and u.owner != holder]
+        holder = next(iter(found))
+        lost = [u for u in by_planet[planet] if u.domain == "structure" and u.owner != holder]
         if lost:
             state = removed(state, *lost)
             listed = ", ".join(name(u) for u in lost)

@@ -159,10 +159,14 @@ class OrbitalBattle(Game[State]):
         stacks: dict[str, list[str]] = {}
         for planet, site in state.planets.items():
             stacks.setdefault(site, []).append(f"planet-{planet}")
+        holds: dict[str, list[str]] = {}  # a transport's hold -> its cargo, bottom to top
+        for u in state.units:
+            if u.site.startswith("in:"):
+                holds.setdefault(u.site, []).append(piece(u.kind, u.owner))
         for u in state.units:
             if u.site.startswith("in:"):
                 continue
-            pieces = [piece(c.kind, c.owner) for c in cargo(state, u)] if u.kind == "transport" else []
+            pieces = holds.get(f"in:{u.uid}", []) if u.kind == "transport" else []
             stacks.setdefault(u.site, []).extend([*pieces, piece(u.kind, u.owner)])
         return {site: tuple(p) for site, p in stacks.items()}
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import heapq
+from functools import lru_cache
 
-from companion.boards.orbital_battle import planet_distance, planet_neighbours
+from companion.boards.orbital_battle import SUN, planet_distance, planet_neighbours, solar_neighbours
+from companion.boards.orbital_battle_maps import PlanetMap, load_map
+from companion.jsonfile import file_stamp
 from companion.rules.orbital_battle.geo import (
     can_enter,
     distance,
@@ -12,22 +15,30 @@ from companion.rules.orbital_battle.geo import (
     planet_map,
     solid,
 )
-from companion.rules.orbital_battle.state import State, Unit, occupied, planet_site
+from companion.rules.orbital_battle.state import State, Unit, occupied, planet_site, standing
 from companion.rules.orbital_battle.units import KINDS
 
 
 def flights(state: State, ship: Unit) -> set[str]:
     """Empty solar hexes the ship can reach within its speed, passing friendly ships but never enemies, planets or
     the star (ships have no zones of control)."""
-    taken = occupied(state)
+    return set(_flights(ship, state.units, frozenset(state.planets.values()), state.options.radius))
+
+
+# A state's legal moves, the check of each and the referee's look at what each does all ask where the same unit may
+# go among the same units: worked out once (a full board offers hundreds of moves, each a search of the map).
+@lru_cache(maxsize=256)
+def _flights(ship: Unit, units: tuple[Unit, ...], planets: frozenset[str], radius: int) -> frozenset[str]:
+    taken = standing(units)
+    neighbours = solar_neighbours(radius)
     seen = {ship.site}
     frontier = [ship.site]
     ends: set[str] = set()
     for _ in range(KINDS[ship.kind].speed):
         nxt = []
         for site in frontier:
-            for n in near(state, site):
-                if n in seen or solid(state, n):
+            for n in neighbours[site]:
+                if n in seen or n == SUN or n in planets:
                     continue
                 there = taken.get(n)
                 if there is not None and there.owner != ship.owner:
@@ -37,15 +48,14 @@ def flights(state: State, ship: Unit) -> set[str]:
                 if there is None:
                     ends.add(n)
         frontier = nxt
-    return ends
+    return frozenset(ends)
 
 
-def _land_step(state: State, u: Unit, hex_: str, taken: dict[str, Unit]) -> bool:
-    """May u pass through (not necessarily stop on) this hex of its planet?"""
-    pmap = planet_map(state, u.planet or "")
+def _land_step(pmap: PlanetMap, u: Unit, hex_: str, taken: dict[str, Unit]) -> bool:
+    """May u pass through (not necessarily stop on) this hex of its planet (`pmap`)?"""
     if not can_enter(u.kind, pmap.terrain[hex_], pmap.feature(hex_)):
         return False
-    there = taken.get(planet_site(u.planet or "", hex_))
+    there = taken.get(planet_site(pmap.planet, hex_))
     return there is None or there.owner == u.owner
 
 
@@ -53,10 +63,20 @@ def marches(state: State, u: Unit) -> set[str]:
     """Empty hexes (no unit, no structure) the land unit can reach this phase. Costs are in half move units:
     2 a hex, 4 into forest, 1 from road to road; a crater ends the move, and so does coming next to an enemy
     land unit."""
-    pmap = planet_map(state, u.planet or "")
-    taken = occupied(state)
+    planet = u.planet or ""
+    planet_map(state, planet)  # a table's terrain file that cannot be read is named here
+    path = (state.options.planet_files or {}).get(planet)
+    return set(_marches(u, state.units, path, file_stamp(path)))
+
+
+@lru_cache(maxsize=256)
+def _marches(u: Unit, units: tuple[Unit, ...], path: str | None, stamp: int) -> frozenset[str]:
+    """marches, from the units and the planet's terrain file (`stamp`: when it last changed)."""
+    pmap = load_map(u.planet or "", path)
+    taken = standing(units)
     budget = 2 * KINDS[u.kind].speed
-    zoc = {n for x in taken.values() if x.planet == u.planet and x.owner != u.owner and x.domain == "land"
+    here_prefix = planet_site(pmap.planet, "")
+    zoc = {n for x in taken.values() if x.site.startswith(here_prefix) and x.owner != u.owner and x.domain == "land"
            for n in planet_neighbours(x.hex)}
     best = {u.hex: 0}
     queue = [(0, u.hex)]
@@ -66,12 +86,12 @@ def marches(state: State, u: Unit) -> set[str]:
         if spent > best.get(here, budget + 1):
             continue
         if here != u.hex:
-            if planet_site(u.planet or "", here) not in taken:
+            if planet_site(pmap.planet, here) not in taken:
                 ends.add(here)
             if pmap.terrain[here] == "crater" or here in zoc:
                 continue
         for n in planet_neighbours(here):
-            if not _land_step(state, u, n, taken):
+            if not _land_step(pmap, u, n, taken):
                 continue
             cost = 1 if pmap.is_road(here) and pmap.is_road(n) else (4 if pmap.terrain[n] == "forest" else 2)
             if here == u.hex and spent + cost > budget:
@@ -79,7 +99,7 @@ def marches(state: State, u: Unit) -> set[str]:
             if spent + cost <= budget and spent + cost < best.get(n, budget + 1):
                 best[n] = spent + cost
                 heapq.heappush(queue, (spent + cost, n))
-    return ends
+    return frozenset(ends)
 
 
 def retreats(state: State, u: Unit, hexes: int, away: tuple[str, ...]) -> set[str]:
@@ -100,8 +120,10 @@ def retreats(state: State, u: Unit, hexes: int, away: tuple[str, ...]) -> set[st
         start, wrap = u.site, (lambda s: s)
         foes = away
     else:
+        pmap = planet_map(state, u.planet or "")
+
         def step_ok(site: str) -> bool:
-            return _land_step(state, u, site, taken)
+            return _land_step(pmap, u, site, taken)
 
         steps, far = planet_neighbours, planet_distance
         start = u.hex

@@ -143,7 +143,12 @@ def at(state: State, site: str) -> Unit | None:
 
 
 def occupied(state: State) -> dict[str, Unit]:
-    return {u.site: u for u in state.units if not u.site.startswith("in:")}
+    return standing(state.units)
+
+
+def standing(units: tuple[Unit, ...]) -> dict[str, Unit]:
+    """Site -> the unit standing there (cargo stands nowhere)."""
+    return {u.site: u for u in units if not u.site.startswith("in:")}
 
 
 def cargo(state: State, transport: Unit) -> tuple[Unit, ...]:
