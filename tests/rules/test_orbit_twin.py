@@ -2,8 +2,8 @@
 
 The scripted players seek the goal (companion/sim/orbit_player.py), with random picks mixed in, messy hands and
 illegal moves put right; each game is played to its end and its log, resumed from SQLite, is the game that was won.
-The opening of the same games (the first CAMERA_ACTIONS actions) is played again with the rendered camera over the table
-too, and its phone taps counted against the grid's alone over the same actions.
+The same games are played again with the rendered camera over the table too, and its phone taps counted against the
+grid's alone.
 """
 
 import random
@@ -29,27 +29,23 @@ TABLES = {
     "dual-spaceship": (2, {"mode": "dual"}, 3),
     "back-side-every-module": (3, ORBIT_MODULES, 5),
 }
-# Rendering and reading a 1080p frame per board change is what makes the camera games slow; the opening of a game has
-# every kind of move the camera settles (flights, dockings, stacks) and is long enough to count taps by.
-CAMERA_ACTIONS = 300
 
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
-    """Games at each table, with the grid alone or the grid and the rendered camera, each played once: whole (2000
-    actions are more than any game needs) or their opening."""
+    """Whole games at each table, with the grid alone or the grid and the rendered camera, each played once."""
     runs = {}
 
-    def play(table: str, camera: bool, actions: int = 2000):
-        if (table, camera, actions) not in runs:
+    def play(table: str, camera: bool):
+        if (table, camera) not in runs:
             players, options, seed = TABLES[table]
             db = tmp_path_factory.mktemp(table) / "t.db"
             twin = make_twin("orbit", players, seed, "virtual", str(db), mess=0.3, illegal=0.1, options=options,
                              camera=camera)
             with twin:
-                stats = twin.play(actions)
-            runs[table, camera, actions] = (twin, stats, db)
-        return runs[table, camera, actions]
+                stats = twin.play(2000)
+            runs[table, camera] = (twin, stats, db)
+        return runs[table, camera]
 
     return play
 
@@ -76,8 +72,8 @@ def test_a_whole_orbit_game_plays_out_in_the_twin(played, table):
 def test_the_camera_settles_the_moves_the_grid_leaves_to_a_phone(played, table):
     """The same game (same seed, same moves, same messy hands) with the grid alone and with the rendered camera
     too: ships docking on planets and stacking, which the grid cannot tell apart, need no tap with the camera."""
-    grid_twin, grid, _ = played(table, False, CAMERA_ACTIONS)
-    twin, stats, _ = played(table, True, CAMERA_ACTIONS)
+    grid_twin, grid, _ = played(table, False)
+    twin, stats, _ = played(table, True)
     assert GAME.state_to_json(twin.session.state) == GAME.state_to_json(grid_twin.session.state)
     assert stats.board_moves == grid.board_moves and twin.camera is not None
     assert twin.camera.frames >= stats.board_moves
