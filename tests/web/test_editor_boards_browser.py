@@ -53,6 +53,24 @@ def lines() -> list[list[tuple[int, int]]]:
     return out
 
 
+def opposite_pairs() -> list[tuple[list[tuple[int, int]], list[tuple[int, int]]]]:
+    """Each line that misses the centre with the line opposite it: a ship leaving by the first's last spot comes
+    back in by the second's first spot (the two are one loop round the planet)."""
+    pairs = []
+    for line in lines():
+        mirrored = {(-q, -r) for q, r in line}
+        other = next(o for o in lines() if set(o) == mirrored)
+        if other != line and line < other:
+            pairs.append((line, other))
+    return pairs
+
+
+def along(a: tuple[int, int], b: tuple[int, int], share: float = 0.25) -> tuple[float, float]:
+    """A point on the line from spot a towards spot b, `share` of the way (where a finger taps a line, not a spot)."""
+    (ax, ay), (bx, by) = mm(a), mm(b)
+    return ax + share * (bx - ax), ay + share * (by - ay)
+
+
 def colour(h: tuple[int, int]) -> tuple[int, int, int]:
     return (220, 90, 40) if h == (0, 0) else (40, 40, 220) if h in RED_BASES else (90, 90, 90)
 
@@ -139,6 +157,19 @@ def test_a_small_dakalio_mat_is_laid_over_its_photo_kept_and_played_on(browser, 
     for line in lines():
         for h in [*line, line[-1]]:  # the last spot again ends the line
             tap_board(page, *mm(h))
+    # A line leaving the mat comes back on the far side: each line off the centre joined to the one opposite it.
+    page.click('[data-tool="join"]')
+    for leaves, comes in opposite_pairs():
+        tap_board(page, *along(leaves[-1], leaves[-2]))  # near the end it leaves by
+        expect(page.locator("#board polyline.orbit.chosen")).to_have_count(1)
+        tap_board(page, *along(comes[0], comes[1]))  # near the end it comes back by
+    expect(page.locator("#board polyline.orbit[data-line$='/1']")).to_have_count(len(opposite_pairs()))
+    first, second = opposite_pairs()[0]
+    tap_board(page, *along(first[-1], first[-2]))  # the same two again part them; undo joins them again
+    tap_board(page, *along(second[0], second[1]))
+    expect(page.locator("#board polyline.orbit[data-line$='/1']")).to_have_count(len(opposite_pairs()) - 1)
+    page.click("#undo")
+    expect(page.locator("#board polyline.orbit[data-line$='/1']")).to_have_count(len(opposite_pairs()))
     page.click('[data-tool="entry"]')
     for line in lines():
         for outer, inner in ((line[0], line[1]), (line[-1], line[-2])):
@@ -186,7 +217,12 @@ def test_a_small_dakalio_mat_is_laid_over_its_photo_kept_and_played_on(browser, 
         options.locator("[data-option=mat]").select_option("our-mat")
 
     start_from_the_form(phone, served, "dakalio", our_mat)
-    assert {s["id"] for s in served.get("/api/board")["sites"]} == {f"spot{n}" for n in range(1, 20)}
+    board = served.get("/api/board")
+    assert {s["id"] for s in board["sites"]} == {f"spot{n}" for n in range(1, 20)}
+    spot = {h: f"spot{n}" for n, h in enumerate(MAT, 1)}
+    joined = {(tuple(board["orbits"][f"{loop}/1"]), tuple(board["orbits"][f"{loop}/2"]))
+              for loop in {name.split("/")[0] for name in board["orbits"] if "/" in name}}
+    assert joined == {(tuple(spot[h] for h in a), tuple(spot[h] for h in b)) for a, b in opposite_pairs()}
     play_on_the_map(phone, served, 4)
     error = refused_in_words(phone, served, re.compile(r"\bspot\d+\b"))
     assert "spot " in error or "home base" in error, error

@@ -199,12 +199,36 @@ function siteNear(event) {
   return best;
 }
 
+// The line a finger meant: the nearest within a 44 px tap of where it touched (a line is thinner than a finger).
+function lineNear(event) {
+  const svg = $("board"), p = boardPoint(event);
+  const reach = (22 * state.draft.board.width) / svg.getBoundingClientRect().width;
+  let best = null, bestDistance = reach;
+  for (const [name, ids] of state.kit.lines(state.draft.board)) {
+    const spots = ids.map((id) => state.draft.site(id)).filter(Boolean).map((s) => [s.x, s.y]);
+    for (let i = 1; i < spots.length; i += 1) {
+      const distance = toSegment(p, spots[i - 1], spots[i]);
+      if (distance < bestDistance) { best = name; bestDistance = distance; }
+    }
+  }
+  return best;
+}
+
+function toSegment([x, y], [ax, ay], [bx, by]) {
+  const [dx, dy] = [bx - ax, by - ay], length = dx * dx + dy * dy;
+  const t = length ? Math.max(0, Math.min(1, ((x - ax) * dx + (y - ay) * dy) / length)) : 0;
+  return Math.hypot(x - ax - t * dx, y - ay - t * dy);
+}
+
 function onPointerDown(event) {
   const { line } = event.target.dataset || {};
   let { site } = event.target.dataset || {};
   if (!site && state.tool !== "site" && !(state.tool === "delete" && line)) site = siteNear(event) || undefined;
   const draft = state.draft;
-  if (state.tool === "site" && !site) {
+  if (state.kit.tapLine && state.tool === "join") {
+    const near = lineNear(event);
+    if (!near || !state.kit.tapLine(state, draft, near, boardPoint(event))) { draw(); return; }
+  } else if (state.tool === "site" && !site) {
     const [x, y] = boardPoint(event);
     choose(draft.addSite(x, y, state.kit.kind, state.kit.word));
   } else if (state.tool === "delete" && site) {

@@ -64,6 +64,48 @@ const orbit = {
   file: orbitFile,
 };
 
+// Dakalio's lines: a line that leaves the mat comes back on the far side, so two lines can be one loop round the
+// planet, kept as "<loop>/1" and "<loop>/2" in travel order (the rules run on from the first into the second, and
+// from the second's last spot back to the first's first).
+const LOOP_COLOURS = ["#ffa94d", "#69db7c", "#e599f7", "#ffd43b", "#4dabf7", "#ff8787", "#63e6be", "#b197fc"];
+const loopOf = (name) => name.split("/")[0];
+
+// The first tap chooses a line and the end it leaves by (the end nearer the tap); the second, the line it comes back
+// on and the end it comes back by. The same two lines again part them.
+function joinLines(state, draft, name, point) {
+  const lines = draft.board.orbits, end = nearerEnd(draft, lines[name], point);
+  if (!state.line || !lines[state.line] || state.line === name) { state.line = name; state.lineEnd = end; return false; }
+  const [leaves, leavesBy, comes, comesBy] = [state.line, state.lineEnd, name, end];
+  state.line = null;
+  const partner = (n) => n.includes("/") && Object.keys(lines).find((o) => o !== n && loopOf(o) === loopOf(n));
+  draft.change((b) => {
+    const [outIds, backIds, parted] = [b.orbits[leaves], b.orbits[comes], partner(leaves) === comes];
+    // Each line taken part in leaves its loop; a loop's other part stays as a line on its own.
+    for (const n of new Set([leaves, comes, partner(leaves), partner(comes)].filter(Boolean))) {
+      const ids = b.orbits[n];
+      delete b.orbits[n];
+      if (parted || (ids !== outIds && ids !== backIds)) b.orbits[freeName(b.orbits, "line")] = ids;
+    }
+    if (parted) return;
+    const loop = freeName(b.orbits, "loop", (n) => `${n}/1`);
+    b.orbits[`${loop}/1`] = leavesBy === 0 ? [...outIds].reverse() : outIds;
+    b.orbits[`${loop}/2`] = comesBy === 0 ? backIds : [...backIds].reverse();
+  });
+  return true;
+}
+
+// Which end of a line a tap is nearer: 0 its first spot, 1 its last.
+function nearerEnd(draft, ids, [x, y]) {
+  const [first, last] = [draft.site(ids[0]), draft.site(ids[ids.length - 1])];
+  return Math.hypot(first.x - x, first.y - y) <= Math.hypot(last.x - x, last.y - y) ? 0 : 1;
+}
+
+function freeName(taken, word, as = (n) => n) {
+  let n = 1;
+  while (as(`${word}${n}`) in taken) n += 1;
+  return `${word}${n}`;
+}
+
 // Dakalio: what a spot is (its kind and the Load Zone's bases), the zones and roles its tags give it.
 const ROLES = { spot: ["spot", []], load: ["load", []], blue: ["base", ["blue"]], red: ["base", ["red"]] };
 const dakalio = {
@@ -74,6 +116,7 @@ const dakalio = {
     ["site", "Add spot", "Tap where a spot is on your mat."],
     ["orbit", "Line", "Tap the spots of one straight line in order; tap the last one again to end the line."],
     ["entry", "Entry line", "Tap a Control Zone spot, then the first spot inside it the entry line leads to (again to take it away)."],
+    ["join", "Join lines", "Tap a line near the edge where it leaves the mat, then the line on the far side near where a ship comes back in: the two become one loop round the planet (tap both again to part them)."],
     ["serves", "Base serves", "Tap a base, then a Station or Port it serves (again to take it away)."],
     ["delete", "Delete", "Tap a spot to take it away, or a line to take the line away."],
   ],
@@ -95,20 +138,23 @@ const dakalio = {
       draft.change(() => line.push(site));
       return true;
     }
-    let n = Object.keys(lines).length + 1;
-    while (`line${n}` in lines) n += 1;
-    state.line = `line${n}`;
+    state.line = freeName(lines, "line");
     draft.change((b) => { b.orbits[state.line] = [site]; });
     return true;
   },
-  legend: "Red: a red base · blue: the blue base · grey: Load Zone · green: a Station · purple: a Port · orange: on a signal · a blue ring: the Control Zone.",
+  tapLine: joinLines,
+  legend: "Red: a red base · blue: the blue base · grey: Load Zone · green: a Station · purple: a Port · orange: on a signal · a blue ring: the Control Zone · two lines in one colour: one loop round the planet.",
   look(site) {
     const role = ["station", "port", "signal"].find((t) => site.tags.includes(t));
     const fill = site.kind === "base" ? (site.tags.includes("blue") ? "#4f8cff" : "#e5484d") : site.kind === "load" ? "#9aa4b8"
       : { station: "#3ddc97", port: "#b48cff", signal: "#ffa94d" }[role] || "";
     return { fill, big: site.kind === "base", classes: site.tags.includes("control") ? ["control"] : [] };
   },
-  lines: (board) => Object.entries(board.orbits).map(([name, ids]) => [name, ids, false]),
+  lines: (board) => {
+    const loops = [...new Set(Object.keys(board.orbits).filter((n) => n.includes("/")).map(loopOf))].sort();
+    return Object.entries(board.orbits).map(([name, ids]) =>
+      [name, ids, false, name.includes("/") ? LOOP_COLOURS[loops.indexOf(loopOf(name)) % LOOP_COLOURS.length] : ""]);
+  },
   linkClass: (l) => l.kind,
   linkStroke: () => "",
   // A line of one spot (begun, never drawn on) is no line yet: left out of the file.
