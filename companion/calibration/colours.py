@@ -16,7 +16,7 @@ import numpy as np
 from companion.boards.model import Board
 from companion.errors import UserError
 from companion.sensing.pieces import Registry
-from companion.sensing.vision_colour import PX_PER_MM, top_down
+from companion.sensing.vision_colour import PX_PER_MM, ColourFinder, top_down
 from companion.sensing.vision_pose import Pose
 from companion.sensing.vision_profile import BoardPose, CameraProfile, ColourRange
 
@@ -76,6 +76,34 @@ def sample_colours(image: np.ndarray, board: Board, registry: Registry, profile:
         disc = (cols - col) ** 2 + (rows - row) ** 2 <= radius**2
         samples.setdefault(entry.colour, []).append(hsv[disc])
     return {colour: colour_range(np.concatenate(chunks)) for colour, chunks in samples.items()}
+
+
+def check_colours(image: np.ndarray, board: Board, registry: Registry, profile: CameraProfile, pose: BoardPose,
+                  layout: dict[str, str]) -> list[str]:
+    """The calibration photo read back with the ranges just sampled, as the table will read the board: a line for
+    each piece found where none was laid out (the board's print, or something else on the table, in that colour:
+    the table would see a piece there), and for each laid-out piece the ranges do not find. Empty: all as laid out."""
+    where = Pose(np.array(pose.rvec, np.float64), np.array(pose.tvec, np.float64))
+    sites = {s.id: s for s in board.sites}
+    laid = [(registry.entry(entry_id), sites[site_id]) for site_id, entry_id in layout.items()]
+    finder = ColourFinder(board, registry, profile)
+    blobs = finder.blobs(image, where, profile.camera_matrix, profile.dist_coeffs)
+
+    def near(blob, entry, site) -> bool:
+        return blob.colour == entry.colour and math.dist((blob.x, blob.y), (site.x, site.y)) <= entry.radius
+
+    lines = []
+    for blob in blobs:
+        if not any(near(blob, entry, site) for entry, site in laid):
+            nearest = min(board.sites, key=lambda s: math.dist((s.x, s.y), (blob.x, blob.y)))
+            lines.append(f"{blob.colour} is also seen where no piece was laid out, near {nearest.label or nearest.id} "
+                         f"({blob.x:.0f}, {blob.y:.0f} mm): the table would read a piece there; give these pieces "
+                         "stickers, or a colour the board does not show")
+    for entry, site in laid:
+        if entry.colour in finder.ranges and not any(near(blob, entry, site) for blob in blobs):
+            lines.append(f"{entry.id} on {site.label or site.id} is not found with the range sampled: photograph it "
+                         "again in the table's light, with the piece whole in view")
+    return lines
 
 
 def colour_range(hsv: np.ndarray) -> ColourRange:

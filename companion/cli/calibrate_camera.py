@@ -88,7 +88,7 @@ def _board(args: argparse.Namespace) -> int:
 
 def _colours(args: argparse.Namespace) -> int:
     from companion.calibration.board_pose import calibrate_pose
-    from companion.calibration.colours import load_layout, sample_colours
+    from companion.calibration.colours import check_colours, load_layout, sample_colours
     from companion.sensing.camera import read_image
     from companion.sensing.vision_profile import load_profile, save_profile
     from companion.sensing.vision_setup import resolve_board, resolve_registry
@@ -100,8 +100,11 @@ def _colours(args: argparse.Namespace) -> int:
     image = read_image(args.image)
     pose = calibrate_pose(image, board, profile, args.image)  # this photo's own pose: the camera may have moved
     found = sample_colours(image, board, registry, profile, pose, layout)
-    save_profile(profile.with_colours({**profile.colours, **found}), args.out)
+    calibrated = profile.with_colours({**profile.colours, **found})
+    save_profile(calibrated, args.out)
     for name, c in sorted(found.items()):
         print(f"  {name:10} HSV {list(c.low)} .. {list(c.high)}")
     print(f"{len(found)} colour range(s) written to {args.out}")
+    for line in check_colours(image, board, registry, calibrated, pose, layout):
+        print(f"  warning: {line}")
     return 0

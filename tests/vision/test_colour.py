@@ -10,7 +10,7 @@ import numpy as np
 
 from companion.sensing.pieces import load_registry
 from companion.sensing.vision import Vision
-from companion.sensing.vision_profile import load_profile, save_profile
+from companion.sensing.vision_profile import ColourRange, load_profile, save_profile
 from companion.sim.render_camera import sim_profile
 from companion.sim.render_scene import Placed, Scene, random_scene
 
@@ -80,3 +80,49 @@ def test_bad_layout_gives_one_line(board, camera, unmarked_registry, tmp_path, c
                           "--out", str(tmp_path / "out.json")]) == 2
         err = error_line(capsys)
         assert "layout.json" in err and message in err
+
+
+def test_calibrating_colours_says_where_the_board_shows_a_pieces_colour(board, renderer, camera, unmarked_registry,
+                                                                        tmp_path, capsys):
+    """The photo read back with the ranges just sampled: a patch of the red scouts' colour printed on the board
+    (a flat disc where no piece was laid out) is named with the site it is near, since the table would read a red
+    scout there; a range that misses a laid-out piece is named too; a clean photo gives no warning."""
+    from dataclasses import replace
+
+    from companion.calibration.board_pose import calibrate_pose
+    from companion.calibration.colours import check_colours, load_layout, sample_colours
+
+    registry = load_registry(unmarked_registry)
+    scene = scene_with_scouts(board, registry, camera, 80)
+    layout = {p.site: p.entry.id for p in scene.pieces if p.entry.sticker is None}
+    (tmp_path / "layout.json").write_text(json.dumps(layout))
+    profile = sim_profile(camera, board.name)
+    clear = next(s for s in sorted(board.sites, key=lambda s: s.id)
+                 if all(math.dist((s.x, s.y), (p.x, p.y)) > p.entry.radius + 30 for p in scene.pieces))
+    printed = Placed(replace(registry.entry("scout-red"), id="print-red", height=0.3), clear.x, clear.y, 0.0)
+    lines = {}
+    for name, pieces in (("clean", scene.pieces), ("printed", (*scene.pieces, printed))):
+        image = renderer.render(replace(scene, pieces=tuple(pieces))).image
+        pose = calibrate_pose(image, board, profile)
+        laid = load_layout(tmp_path / "layout.json", board, registry)
+        sampled = profile.with_colours(sample_colours(image, board, registry, profile, pose, laid))
+        lines[name] = check_colours(image, board, registry, sampled, pose, laid)
+    assert lines["clean"] == []
+    assert len(lines["printed"]) == 1 and lines["printed"][0].startswith("red is also seen where no piece was laid out")
+    assert f"near {clear.label or clear.id} " in lines["printed"][0]
+
+    # A range that cannot find the red scout (grey, not red): the scout is named where it was laid out.
+    red_site = next(site for site, entry in layout.items() if entry == "scout-red")
+    grey = profile.with_colours({**sampled.colours, "red": ColourRange((0, 0, 0), (179, 10, 255))})
+    missed = check_colours(renderer.render(scene).image, board, registry, grey, pose, laid)
+    label = next(s.label or s.id for s in board.sites if s.id == red_site)
+    assert any(line.startswith(f"scout-red on {label} is not found") for line in missed), missed
+
+    # The command prints them as warnings after writing the profile.
+    cv2.imwrite(str(tmp_path / "printed.png"), renderer.render(replace(scene, pieces=(*scene.pieces, printed))).image)
+    save_profile(profile, tmp_path / "profile.json")
+    assert calibrate(["colours", "--image", str(tmp_path / "printed.png"), "--layout", str(tmp_path / "layout.json"),
+                      "--registry", str(unmarked_registry), "--profile", str(tmp_path / "profile.json"),
+                      "--out", str(tmp_path / "colours.json")]) == 0
+    out = capsys.readouterr().out
+    assert "colour range(s) written" in out and "warning: red is also seen where no piece was laid out" in out
