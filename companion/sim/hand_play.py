@@ -105,11 +105,16 @@ class HandTable:
         board = sensed(layout, self.sites)
         if not self.camera:
             return frozenset(board)
-        # A sticker under a piece stacked on top of it cannot be read: nor the way its arrow points.
-        covered = self.twin.camera is not None and self.twin.camera.registry.stacking == "on top"
+        camera = self.twin.camera
+        covered = camera is not None and camera.registry.stacking == "on top"
+        # Only the pieces the camera tells apart (a stickered kind): an Orbital Battle factory is a piece to it.
+        known = None if camera is None else camera.pieces
         def shown(site: str, pieces: tuple[str, ...]) -> Counter[str]:
             names = [self._arrow(site, game.physical_piece(p)) for p in pieces]
-            return Counter([unpointed(p) for p in names[:-1]] + names[-1:] if covered else names)
+            if known is not None:
+                names = [p if unpointed(p) in known else "piece" for p in names]
+            # Pieces stacked on top hide what they stand on (a transport its cargo): the top alone is read.
+            return Counter(names[-1:] if covered else names)
         return frozenset((s, frozenset(shown(s, p).items())) for s, p in board.items())
 
     def _arrow(self, site: str, name: str) -> str:

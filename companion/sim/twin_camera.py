@@ -47,6 +47,8 @@ class TwinCamera:
         self.physical = physical
         self.rng = np.random.default_rng(seed)
         self.frames = 0
+        self.sites = frozenset(site.id for site in board.sites)  # the sites it looks at
+        self.pieces = self.vision.identifies  # the piece names it tells apart (None: every piece)
         cv2.setNumThreads(1)  # leave the other core to the table's loop
 
     def render(self, layout: Layout) -> tuple[np.ndarray, frozenset[str]]:
