@@ -199,8 +199,10 @@ class Observer:
         with self._lock:
             self._frames = [*self._frames[-1:], view]
             # A reliable frame taken once the grid was quiet has read the changed sites it could see.
+            # A board out of view is not waited for: it is read whole when it comes back (its pose is found anew).
             if view.reliable and self._grid_up and self._occupied and view.time >= self._last_change + self.settle:
-                self._pending = set(view.unreliable) if self._pending is None else self._pending & view.unreliable
+                unread = view.unreliable - view.away
+                self._pending = set(unread) if self._pending is None else self._pending & unread
 
     def changed_sites(self) -> frozenset[str] | None:
         """The sites the camera has to read again (their switch changed since it last read them settled), for it to

@@ -168,3 +168,14 @@ def test_the_twin_books_purchases_on_the_planet_maps_from_the_cameras_reading(tm
     assert len(on_planets) >= 8 and len(booked) >= 0.8 * len(on_planets), [(e.action, e.source) for e in on_planets]
     assert {e.action["kind"] for e in booked} >= {"army", "marines"}
     assert time.monotonic() - started < 90
+
+
+def test_a_map_out_of_view_is_not_asked_of_the_camera_again_and_again(spread):
+    """A phone camera sends a full picture while the observer has changed sites for it: a map in the box must not
+    keep it sending."""
+    grid = {("p4", 0): "p4:0206"}
+    observer = Observer(grid, spread.sites, settle=0.1)
+    observer.reed(frozenset(grid), 0.0)
+    observer.camera(spread.look(LAYOUT, 0.5))
+    changed = observer.changed_sites()
+    assert changed is not None and not changed & {f"p3:{s.id}" for s in default_board(f"{GAME}:planet3").sites}
