@@ -115,7 +115,9 @@ class HandTable:
                 names = [p if unpointed(p) in known else "piece" for p in names]
             # Pieces stacked on top hide what they stand on (a transport its cargo): the top alone is read.
             return Counter(names[-1:] if covered else names)
-        return frozenset((s, frozenset(shown(s, p).items())) for s, p in board.items())
+        # A map the camera cannot see (one left in the box) is the grid's alone.
+        away = camera.out_of_view(layout) if camera is not None else frozenset()
+        return frozenset((s, frozenset() if s in away else frozenset(shown(s, p).items())) for s, p in board.items())
 
     def _arrow(self, site: str, name: str) -> str:
         """A piece as its arrow shows it on `site`: an arrow laid along the lines printed on the board tells the

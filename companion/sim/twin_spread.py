@@ -107,15 +107,25 @@ class SpreadCamera:
         cv2.setNumThreads(1)  # leave the other core to the table's loop
 
     def _lay_out(self, layout: Layout) -> None:
-        """A planet map none of whose hexes holds a piece goes back in the box; one with pieces comes out into a free
-        place (a player makes room for the map where the pieces are)."""
+        self.laid = self._laid_for(layout)
+
+    def _laid_for(self, layout: Layout) -> list[Placed | None]:
+        """The maps on the table once the players have set `layout` out: a planet map none of whose hexes holds a
+        piece goes back in the box; one with pieces comes out into a free place (a player makes room for the map
+        where the pieces are)."""
         def used(other: Placed) -> bool:
             return any(pieces and site.startswith(other.prefix) for site, pieces in layout.items())
-        self.laid = [other if other is not None and used(other) else None for other in self.laid]
-        self.laid += [None] * (len(self.places) - len(self.laid))
+        laid = [other if other is not None and used(other) else None for other in self.laid]
+        laid += [None] * (len(self.places) - len(laid))
         for other in self.beside:
-            if other not in self.laid and used(other) and None in self.laid:
-                self.laid[self.laid.index(None)] = other
+            if other not in laid and used(other) and None in laid:
+                laid[laid.index(None)] = other
+        return laid
+
+    def out_of_view(self, layout: Layout) -> frozenset[str]:
+        """The sites of the maps that would stay in the box with `layout` on the table (the camera cannot see them)."""
+        laid = self._laid_for(layout)
+        return frozenset(b.prefix + s.id for b in self.beside if b not in laid for s in b.board.sites)
 
     def render(self, layout: Layout) -> tuple[np.ndarray, frozenset[str]]:
         """The frame of the table as `layout` has it, and the sites it cannot show whole (pieces the box lacks)."""

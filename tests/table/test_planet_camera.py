@@ -86,6 +86,7 @@ def test_each_planet_map_in_view_is_read_and_one_out_of_view_is_unknown_not_empt
     # Planet 3's map is in the box: every hex of it unknown, none read as empty.
     p3 = {f"p3:{s.id}" for s in default_board(f"{GAME}:planet3").sites}
     assert p3 <= view.away and p3 <= view.unreliable and not p3 & set(view.stacks)
+    assert p3 <= spread.out_of_view(LAYOUT) and not {"p4:0206", "p6:0303", "r5s14"} & spread.out_of_view(LAYOUT)
     assert view.pieces is not None and "army-green" in view.pieces and "army-blue" not in view.pieces
 
 
@@ -179,3 +180,15 @@ def test_a_map_out_of_view_is_not_asked_of_the_camera_again_and_again(spread):
     observer.camera(spread.look(LAYOUT, 0.5))
     changed = observer.changed_sites()
     assert changed is not None and not changed & {f"p3:{s.id}" for s in default_board(f"{GAME}:planet3").sites}
+
+
+def test_the_demos_calibration_view_shows_the_table_before_any_counter_is_bought(tmp_path):
+    from companion.cli.demo import twin_camera
+    from companion.table.session import Session
+    from companion.table.store import Store
+    from companion.web.calibration import snapshot_jpeg
+
+    session = Session.start(Store(tmp_path / "t.db"), GAME, ["red", "green"], {}, 1)
+    feed = twin_camera(GAME, 1, lambda: session, {}, ("red", "green"))
+    assert feed is not None and feed.vision.board.name == GAME
+    assert snapshot_jpeg(feed).startswith(b"\xff\xd8")  # the solar map's reading, with no piece on it yet
