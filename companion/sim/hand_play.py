@@ -91,7 +91,7 @@ class HandTable:
         self.rng = random.Random(seed * 7919 + 1)
         self.habits = habits or Habits()
         self.stats = HandStats()
-        self.sites = frozenset(twin.sites)
+        self.sites = twin.sensed  # the grids' sites and the camera's
         self.camera = twin.camera is not None
         self.findings: list[str] = []  # what went wrong, one line each, for a person to read
         self._doing: Action | None = None
@@ -115,9 +115,12 @@ class HandTable:
                 names = [p if unpointed(p) in known else "piece" for p in names]
             # Pieces stacked on top hide what they stand on (a transport its cargo): the top alone is read.
             return Counter(names[-1:] if covered else names)
-        # A map the camera cannot see (one left in the box) is the grid's alone.
+        # A map the camera cannot see (one left in the box) is the grid's alone; a site with no grid under it (a
+        # planet map the camera alone reads) shows the pieces the camera names, and nothing of the others.
         away = camera.out_of_view(layout) if camera is not None else frozenset()
-        return frozenset((s, frozenset() if s in away else frozenset(shown(s, p).items())) for s, p in board.items())
+        seen = {s: frozenset() if s in away else frozenset(shown(s, p).items()) for s, p in board.items()}
+        return frozenset((s, v) for s, v in seen.items()
+                         if s in self.twin.sites or any(name != "piece" for name, _ in v))
 
     def _arrow(self, site: str, name: str) -> str:
         """A piece as its arrow shows it on `site`: an arrow laid along the lines printed on the board tells the

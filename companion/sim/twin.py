@@ -100,6 +100,8 @@ class Twin:
         self.rng = random.Random(seed)
         self.mess, self.illegal, self.pace = mess, illegal, pace
         camera_sites = camera.sites if camera is not None else None
+        # Every site a sense reads: the grids' and the camera's (a planet map with no grid under it, camera alone).
+        self.sensed = frozenset(self.sites) | (camera_sites or frozenset())
         self.observer = Observer({switch: site for site, switch in self.sites.items()}, camera_sites, settle=settle)
         self.loop = TableLoop(session, self.observer, site_name)
         self.senses = Senses(session, self.observer, grid=True, camera=camera is not None)
@@ -263,7 +265,7 @@ class Twin:
             self.try_illegal(before)
         result = game.apply(state, action)[0]
         after = game.layout(result)
-        if action.type in game.board_moves and footprint(before, after).sites <= self.sites.keys():
+        if action.type in game.board_moves and footprint(before, after).sites <= self.sensed:
             self._board_move(action, result, before, after)
         else:
             self.stats.phone_inputs += 1

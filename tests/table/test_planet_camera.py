@@ -192,3 +192,24 @@ def test_the_demos_calibration_view_shows_the_table_before_any_counter_is_bought
     feed = twin_camera(GAME, 1, lambda: session, {}, ("red", "green"))
     assert feed is not None and feed.vision.board.name == GAME
     assert snapshot_jpeg(feed).startswith(b"\xff\xd8")  # the solar map's reading, with no piece on it yet
+
+
+def test_with_no_grid_under_the_planet_maps_the_camera_alone_books_what_is_bought_there(tmp_path):
+    """The planet maps on no grid: the grid under the solar map feels nothing of a counter bought onto a planet hex,
+    the camera sees it and names it, and the table books it."""
+    from companion.sim.hand_play import HandTable
+    from companion.sim.table_setup import make_twin
+
+    twin = make_twin(GAME, 2, 2, "virtual", str(tmp_path / "t.db"), 0.0, 0.0, camera=True,
+                     options={"turn_limit": 4}, beside=False)
+    assert not twin.beside and {"p3:0202", "p8:0606"} <= twin.sensed
+    with twin:
+        table = HandTable(twin, 2)
+        for _ in range(16):
+            table.act()
+        entries = list(twin.session.store.entries(twin.session.record.id))
+    assert table.stats.wrong_bookings == 0 and table.stats.undo_advice == 0, table.findings
+    on_planets = [e for e in entries if e.kind == "action" and e.action["type"] == "buy"
+                  and str(e.action["at"]).startswith("p")]
+    booked = [e for e in on_planets if e.source == "board"]
+    assert len(on_planets) >= 5 and len(booked) >= 0.8 * len(on_planets), [(e.action, e.source) for e in on_planets]
