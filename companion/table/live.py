@@ -64,7 +64,8 @@ class LiveTable:
         # step for the board to be read (an unplugged grid not set up yet must not hold back the others).
         self.calibrated = {other.index for other in self.beside if other.switch_sites}
         beside_sites = {k: v for other in self.beside for k, v in other.switch_sites.items()}
-        if any(other.grid.has_grid for other in self.beside):
+        gridded = any(other.grid.has_grid for other in self.beside)  # a board beside it lies on a grid of its own
+        if gridded:
             self.switch_sites = {**(self.switch_sites or {}), **beside_sites}
         self.site_name = site_namer(self.board, self.beside)
         camera = config.camera != "none" and _calibrated(config.camera_profile, "camera", self.notes)
@@ -79,8 +80,8 @@ class LiveTable:
             self.phone = PushedFrames(self._still_wanted)
         self.observer: Observer | None = None
         self.loop: TableLoop | None = None
-        if self.grid_profile is not None or self.camera_sites is not None or self.beside:
-            grids = self.grid_profile is not None or any(other.grid.has_grid for other in self.beside)
+        grids = self.grid_profile is not None or gridded
+        if grids or self.camera_sites is not None:
             switches = self.switch_sites if self.switch_sites is not None else ({} if grids else None)
             self.observer = Observer(switches, self.camera_sites, settle=config.settle)
             if session.record.game == game:

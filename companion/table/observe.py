@@ -90,8 +90,9 @@ def _table_view(report: TableReport, registry: Registry, names: Mapping[str, str
         partial |= {prefix + site for site in view.partial}
     # Every board is read with one registry and profile: they tell the same pieces apart.
     pieces = report.boards[0][1].identifies
-    view = CameraView(report.time, stacks, frozenset(unreliable | away), len(away) < sum(
-        len(where.board.sites) for where, _ in report.boards), frozenset(partial), pieces, frozenset(away))
+    in_view = any(board_report.reliable for _, board_report in report.boards)
+    view = CameraView(report.time, stacks, frozenset(unreliable | away), in_view, frozenset(partial), pieces,
+                      frozenset(away))
     return _renamed(view, names) if names else view
 
 

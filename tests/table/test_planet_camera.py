@@ -213,3 +213,14 @@ def test_with_no_grid_under_the_planet_maps_the_camera_alone_books_what_is_bough
                   and str(e.action["at"]).startswith("p")]
     booked = [e for e in on_planets if e.source == "board"]
     assert len(on_planets) >= 5 and len(booked) >= 0.8 * len(on_planets), [(e.action, e.source) for e in on_planets]
+
+
+def test_planet_maps_with_no_grid_and_no_camera_are_the_phones(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_text(f'game = "{GAME}"\nplayers = ["red", "blue"]\n[grid]\nserial = "none"\n'
+                    f'[[boards]]\nboard = "{GAME}:planet4"\nserial = "none"\n')
+    live = LiveTable(load_config(path).with_overrides(db=str(tmp_path / "t.db")))
+    try:
+        assert live.observer is None and live.senses.mode() == "phones alone"
+    finally:
+        live.store.close()
