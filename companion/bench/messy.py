@@ -60,8 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--camera", action="store_true",
                         help="the rendered camera over the table too, where the game has one (slow: seconds a frame)")
     parser.add_argument("--no-beside", dest="beside", action="store_false",
-                        help="the boards a game places beside its own (Orbital Battle's planet maps) not sensed: their "
-                        "moves declared on the phones, as at a table of one grid (default: each on a grid of its own)")
+                        help="the boards a game places beside its own (Orbital Battle's planet maps) on no grid: with "
+                        "--camera the camera alone reads them, else their moves are declared on the phones, as at a "
+                        "table of one grid (default: each on a grid of its own)")
     parser.add_argument("--settle", type=float, default=0.12, help="the settle window in seconds (default 0.12)")
     parser.add_argument("--max-actions", type=int, default=3000, help="a game not over by then is an error")
     parser.add_argument("--findings", type=int, default=3, help="lines of findings to print per row (default 3)")
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
               f"{'illegal caught':>15}{'s':>6}  judge ms: median, p95, p99")
     print(f"whole games with natural hands ({args.games} per row, settle {args.settle} s, grid {args.grid}"
           f"{', camera where the game has one' if args.camera else ', grid alone'}"
-          f"{'' if args.beside else ', planet maps not sensed'})")
+          f"{'' if args.beside else ', planet maps by the camera alone' if args.camera else ', planet maps unsensed'})")
     print(header)
     failed = 0
     for bench in benches:

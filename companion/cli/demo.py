@@ -151,7 +151,8 @@ def _serve(twin: Any, args: argparse.Namespace) -> int:
         twin.loop,
         make_loop=new_loop,
         sensors=lambda: _sensors(twin, args.grid),
-        camera=twin_camera(twin.session.record.game, args.seed, lambda: table.session, twin.session.record.options),
+        camera=twin_camera(twin.session.record.game, args.seed, lambda: table.session, twin.session.record.options,
+                           twin.session.record.players),
         grid=_twin_grid(twin),
         beside=_twin_beside_grids(twin),
         probe=_twin_probe(twin),
@@ -279,19 +280,20 @@ def _sensors(twin: Any, grid: str) -> dict[str, Any]:
     return {"grid": f"{grid} grid: {state}", "camera": camera, "mode": status["mode"]}
 
 
-def twin_camera(game: str, seed: int, session: Any, options: Any = None) -> Any:
+def twin_camera(game: str, seed: int, session: Any, options: Any = None, players: Any = ()) -> Any:
     """The calibration view's feed: the twin's rendered camera on the current layout, read by the real vision (a
-    camera and a pipeline of its own, so the view never disturbs the twin's)."""
+    camera and a pipeline of its own, so the view never disturbs the twin's); over several boards, the view shows
+    the game's own board's reading."""
     from companion.sensing.pieces import has_registry
     from companion.sim import table_setup
     from companion.web.calibration import CameraFeed
 
     if not has_registry(game):
         return None  # no piece registry for this game yet: the page says there is no camera
-    camera = table_setup.twin_camera(game, table_setup.game_board(game, options), seed)
+    camera = table_setup.twin_camera(game, table_setup.game_board(game, options), seed, players)
 
     def frame() -> Any:
         current = session()
         return camera.render(current.game.layout(current.state))[0]
 
-    return CameraFeed(frame, camera.vision)
+    return CameraFeed(frame, getattr(camera.vision, "visions", (camera.vision,))[0])

@@ -48,10 +48,14 @@ def _run(args: argparse.Namespace) -> int:
         except UserError as error:
             raise UserError(f"{error}; this table: {board_names(sets)}" if mine is None else str(error)) from None
     elif args.printable == "stickers":
-        from companion.printables.stickers import sticker_sheet
+        from companion.printables.stickers import sticker_sheets
         from companion.sensing.pieces import default_registry, load_registry
 
-        drawing = sticker_sheet(load_registry(args.registry) if args.registry else default_registry(args.game))
+        sheets = sticker_sheets(load_registry(args.registry) if args.registry else default_registry(args.game))
+        if len(sheets) > 1:
+            return _write_pages([(f"sticker sheet {n} of {len(sheets)}", sheet) for n, sheet in
+                                 enumerate(sheets, start=1)], args.out, "print stickers")
+        drawing = sheets[0]
     else:
         from companion.calibration.charuco import charuco_drawing
 
@@ -68,23 +72,30 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_tiles(drawing, paper: str, out: str | None) -> int:
+def _write_pages(pages: list, out: str | None, command: str) -> int:
+    """Several pages (label, drawing), written as OUT-1.svg, OUT-2.svg, ..."""
     from pathlib import Path
 
     from companion.errors import UserError
     from companion.printables.shapes import to_svg
-    from companion.printables.tiles import tiles
 
     if not out:
-        raise UserError("print board --tiles: name the pages with --out (e.g. --out overlay writes overlay-1.svg ...)")
+        raise UserError(f"{command}: name the pages with --out (e.g. --out sheet writes sheet-1.svg ...)")
     base = Path(out).with_suffix("")
     if not base.parent.is_dir():
-        raise UserError(f"print board --tiles: no directory {base.parent} for the pages")
-    pages = tiles(drawing, paper)
+        raise UserError(f"{command}: no directory {base.parent} for the pages")
     for number, (label, page) in enumerate(pages, start=1):
         path = base.parent / f"{base.name}-{number}.svg"
         path.write_text(to_svg(page))
         print(f"{path}: {label}", file=sys.stderr)
+    return 0
+
+
+def _write_tiles(drawing, paper: str, out: str | None) -> int:
+    from companion.printables.tiles import tiles
+
+    pages = tiles(drawing, paper) if out else []  # without --out: _write_pages says what to do
+    _write_pages(pages, out, "print board --tiles")
     print(f"{len(pages)} {paper.upper()} pages for a {drawing.width:g} x {drawing.height:g} mm board; print at 100% "
           f"(no fit-to-page), lay each over its neighbour with the crosses on top of each other, trim along the "
           f"dashed line, tape", file=sys.stderr)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, fields
 from importlib import resources
 from pathlib import Path
@@ -94,6 +94,9 @@ class Registry:
     entries: tuple[PieceEntry, ...]
     stacking: str = "beside"
     tallest_mm: float = 0.0  # the top of the tallest stack above the board; 0: two of the tallest piece
+    # The sides' counter sets, in the order players are named at setup (Orbital Battle's red and blue counters):
+    # a piece named `army-red` is the first player's army, whatever that player is called (`seated`).
+    seats: tuple[str, ...] = ()
 
     @property
     def tallest(self) -> float:
@@ -149,6 +152,20 @@ class Registry:
                 groups.setdefault(entry.colour, []).append(entry)
         return groups
 
+    def seated(self, players: Sequence[str]) -> dict[str, str]:
+        """Each piece name of a side's set -> the layout's name for it at a table of these players: `army-red` is
+        `army-` and the first player's name, unless the players are named for the sides themselves (then each
+        takes their own). Empty for a registry without seats, or names that need no change."""
+        if not self.seats or set(players) == set(self.seats):
+            return {}
+        owner = dict(zip(self.seats, players, strict=False))
+        out = {}
+        for entry in self.entries:
+            head, _, seat = entry.piece.rpartition("-")
+            if head and seat in owner:
+                out[entry.piece] = f"{head}-{owner[seat]}"
+        return out
+
     def identifiable(self, colours: Collection[str]) -> frozenset[str]:
         """The piece names a camera tells apart: those with stickers, and those found by one of `colours`."""
         stickered = {e.piece for e in self.entries if e.sticker is not None}
@@ -197,6 +214,10 @@ def _parse(data: object, where: str) -> Registry:
         raise UserError(f"{where}: sticker_mm and tallest_stack_mm must be numbers of mm") from None
     if sticker_mm <= 0 or tallest < 0:
         raise UserError(f"{where}: sticker_mm must be above 0 and tallest_stack_mm 0 or more")
+    seats = data.get("seats", [])
+    if not isinstance(seats, list) or not all(isinstance(v, str) and v for v in seats) or len(set(seats)) < len(seats):
+        raise UserError(f"{where}: seats: expected a list of different names (the sides' counter sets, in the order "
+                        "players are named)")
     entries = []
     seen_ids: set[str] = set()
     kinds: dict[str, tuple[int, PieceEntry]] = {}  # piece name -> (index, first entry)
@@ -246,4 +267,5 @@ def _parse(data: object, where: str) -> Registry:
         entries.append(entry)
     if not entries:
         raise UserError(f"{where}: pieces: the registry lists no pieces")
-    return Registry(str(data.get("game", "")), dictionary, sticker_mm, tuple(entries), stacking, tallest)
+    return Registry(str(data.get("game", "")), dictionary, sticker_mm, tuple(entries), stacking, tallest,
+                    tuple(seats))

@@ -91,7 +91,7 @@ class HandTable:
         self.rng = random.Random(seed * 7919 + 1)
         self.habits = habits or Habits()
         self.stats = HandStats()
-        self.sites = frozenset(twin.sites)
+        self.sites = twin.sensed  # the grids' sites and the camera's
         self.camera = twin.camera is not None
         self.findings: list[str] = []  # what went wrong, one line each, for a person to read
         self._doing: Action | None = None
@@ -105,12 +105,22 @@ class HandTable:
         board = sensed(layout, self.sites)
         if not self.camera:
             return frozenset(board)
-        # A sticker under a piece stacked on top of it cannot be read: nor the way its arrow points.
-        covered = self.twin.camera is not None and self.twin.camera.registry.stacking == "on top"
+        camera = self.twin.camera
+        covered = camera is not None and camera.registry.stacking == "on top"
+        # Only the pieces the camera tells apart (a stickered kind): an Orbital Battle factory is a piece to it.
+        known = None if camera is None else camera.pieces
         def shown(site: str, pieces: tuple[str, ...]) -> Counter[str]:
             names = [self._arrow(site, game.physical_piece(p)) for p in pieces]
-            return Counter([unpointed(p) for p in names[:-1]] + names[-1:] if covered else names)
-        return frozenset((s, frozenset(shown(s, p).items())) for s, p in board.items())
+            if known is not None:
+                names = [p if unpointed(p) in known else "piece" for p in names]
+            # Pieces stacked on top hide what they stand on (a transport its cargo): the top alone is read.
+            return Counter(names[-1:] if covered else names)
+        # A map the camera cannot see (one left in the box) is the grid's alone; a site with no grid under it (a
+        # planet map the camera alone reads) shows the pieces the camera names, and nothing of the others.
+        away = camera.out_of_view(layout) if camera is not None else frozenset()
+        seen = {s: frozenset() if s in away else frozenset(shown(s, p).items()) for s, p in board.items()}
+        return frozenset((s, v) for s, v in seen.items()
+                         if s in self.twin.sites or any(name != "piece" for name, _ in v))
 
     def _arrow(self, site: str, name: str) -> str:
         """A piece as its arrow shows it on `site`: an arrow laid along the lines printed on the board tells the

@@ -6,6 +6,7 @@ their base's sticker where the game docks beside it; all of it drawn from the re
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import cv2
@@ -255,3 +256,31 @@ def random_spread(boards: list[Board], rng: np.random.Generator, gap: tuple[floa
     placed = [Placement(main, 0.0, (column - main.height) / 2, 0.0), *placements]
     low = min(float(p.outline()[:, 1].min()) for p in placed)
     return Spread(tuple(Placement(p.board, p.x, p.y - low, p.turn) for p in placed))
+
+
+def layout_table(board: Board, box: Registry, layout: Mapping[str, tuple[str, ...]], rng: np.random.Generator,
+                 physical: Callable[[str], str]) -> tuple[Table, frozenset[str]]:
+    """A game's layout (the board's own site ids) set out with pieces of the box, and the sites it cannot show whole
+    (pieces the box has too few of). `physical`: the box's piece a layout name stands for. Each stack stands on its
+    site as a hand leaves it, a little off and turned any way, its pieces one on another ('on top': counters)."""
+    if box.stacking != "on top":
+        raise ValueError("layout_table stacks pieces on top of each other; this box docks them beside")
+    free: dict[str, list[PieceEntry]] = {}
+    for entry in box.entries:
+        free.setdefault(entry.piece, []).append(entry)
+    pieces: list[Piece] = []
+    hidden = set()
+    for site_id, names in layout.items():
+        if not names or not board.has_site(site_id):
+            continue
+        chosen = [free[p].pop() for p in map(physical, names) if free.get(p)]
+        if len(chosen) < len(names):
+            hidden.add(site_id)
+        site = board.site(site_id)
+        x, y = site.x + rng.normal(0, 1.5), site.y + rng.normal(0, 1.5)
+        z = 0.0
+        for entry in chosen:
+            dx, dy = rng.normal(0, 0.8, 2) if z else (0.0, 0.0)
+            pieces.append(Piece(entry, float(x + dx), float(y + dy), float(rng.uniform(0, 2 * math.pi)), z, site_id))
+            z += entry.height
+    return Table(tuple(pieces), None), frozenset(hidden)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.boards import Board, default_board
 from companion.calibration.grid import GridProfile, save_profile
@@ -16,9 +16,12 @@ from companion.sensing.vision_setup import resolve_board
 from companion.sim.table_grids import beside_grids, grid_process, grid_size
 from companion.sim.twin import Twin, switch_map
 from companion.sim.twin_camera import TwinCamera
-from companion.table.beside import site_namer
+from companion.table.beside import Placed, boards_beside, site_namer
 from companion.table.session import Session
 from companion.table.store import Store
+
+if TYPE_CHECKING:
+    from companion.sim.twin_spread import SpreadCamera
 
 COLOURS = ("red", "green", "blue", "yellow", "orange", "purple")
 
@@ -70,7 +73,7 @@ def make_twin(
         site_name=site_namer(board, beside_boards),
         pace=pace,
         wire=work / "ttyGRID" if wire else None,
-        camera=twin_camera(game, board, seed) if _camera(camera, game) else None,
+        camera=twin_camera(game, board, seed, session.record.players, beside_boards) if _camera(camera, game) else None,
         profile=profile,
         illegal_after=illegal_after,
         beside=beside_boards,
@@ -86,9 +89,19 @@ def game_board(game: str, options: Mapping[str, Any] | None = None) -> Board:
     return resolve_board(spec if spec.endswith(".json") or Path(spec).is_file() else f"{game}:{spec}")
 
 
-def twin_camera(game: str, board: Board, seed: int) -> TwinCamera:
-    """The rendered camera over a game's board, with the game's piece registry."""
-    return TwinCamera(board, default_registry(game), seed, physical=load(game).physical_piece)
+def twin_camera(game: str, board: Board, seed: int, players: Sequence[str] = (),
+                beside: Sequence[Placed] = ()) -> TwinCamera | SpreadCamera:
+    """The rendered camera over a game's board, with the game's piece registry; over a game that places boards beside
+    its own (Orbital Battle's planet maps), the camera over all of them, read by TableVision (the boards beside it
+    whether or not they lie on grids: `beside`, else every one the game places)."""
+    if not boards_beside(game):
+        return TwinCamera(board, default_registry(game), seed, physical=load(game).physical_piece)
+    from companion.sim.twin_spread import PLACES, SpreadCamera, boards_in_view, spread_size
+
+    registry = default_registry(game)
+    laid = list(beside) or boards_in_view(game)
+    return SpreadCamera(board, laid, registry, players, seed, PLACES,
+                        spread_size(board, laid, PLACES, registry.sticker_sizes()[0]))
 
 
 def _camera(wanted: bool | None, game: str) -> bool:

@@ -35,6 +35,7 @@ from companion.table.setup_guide import placement_order
 
 if TYPE_CHECKING:
     from companion.sim.table_grids import BoardOnGrid
+    from companion.sim.twin_spread import SpreadCamera
 
 HOLD_WRONG = 4  # paces an illegal move stays on the board before its player puts it right
 
@@ -75,13 +76,14 @@ class Twin:
         site_name: Callable[[str], str] | None = None,
         pace: float = 0.0,
         wire: Path | None = None,
-        camera: TwinCamera | None = None,
+        camera: TwinCamera | SpreadCamera | None = None,
         profile: Path | None = None,
         illegal_after: int | None = None,
         beside: Sequence[BoardOnGrid] = (),
     ) -> None:
         """`wire`: a path for a USB cable between the grid and the host that can be unplugged; `camera`: the
-        rendered camera over the table (None: a table with the grid alone); `profile`: the grid profile file the
+        rendered camera over the table (None: a table with the grid alone; a SpreadCamera over the game's board and
+        those beside it); `profile`: the grid profile file the
         table reads (a calibration from the phones writes it); `illegal_after`: once the game has this many actions,
         a player makes an illegal move at the first chance and puts it right (the demo shows one early in every
         game, whatever the dice say); `beside`: the boards beside the game's own, each on a grid of its own
@@ -97,7 +99,9 @@ class Twin:
         self.beside_links: list[ReedLink] = []
         self.rng = random.Random(seed)
         self.mess, self.illegal, self.pace = mess, illegal, pace
-        camera_sites = frozenset(sites) if camera is not None else None
+        camera_sites = camera.sites if camera is not None else None
+        # Every site a sense reads: the grids' and the camera's (a planet map with no grid under it, camera alone).
+        self.sensed = frozenset(self.sites) | (camera_sites or frozenset())
         self.observer = Observer({switch: site for site, switch in self.sites.items()}, camera_sites, settle=settle)
         self.loop = TableLoop(session, self.observer, site_name)
         self.senses = Senses(session, self.observer, grid=True, camera=camera is not None)
@@ -261,7 +265,7 @@ class Twin:
             self.try_illegal(before)
         result = game.apply(state, action)[0]
         after = game.layout(result)
-        if action.type in game.board_moves and footprint(before, after).sites <= self.sites.keys():
+        if action.type in game.board_moves and footprint(before, after).sites <= self.sensed:
             self._board_move(action, result, before, after)
         else:
             self.stats.phone_inputs += 1

@@ -47,7 +47,13 @@ class TwinCamera:
         self.physical = physical
         self.rng = np.random.default_rng(seed)
         self.frames = 0
+        self.sites = frozenset(site.id for site in board.sites)  # the sites it looks at
+        self.pieces = self.vision.identifies  # the piece names it tells apart (None: every piece)
         cv2.setNumThreads(1)  # leave the other core to the table's loop
+
+    def out_of_view(self, layout: Layout) -> frozenset[str]:
+        """Sites the camera cannot see with `layout` on the table: none (it hangs over the whole board)."""
+        return frozenset()
 
     def render(self, layout: Layout) -> tuple[np.ndarray, frozenset[str]]:
         """The camera's picture of the board as `layout` has it, and the sites it cannot show whole (pieces the box,

@@ -49,11 +49,12 @@ class Beside:
 
 def beside_boards(game: str, grids: Iterable[BoardGrid], notes: list[str], serial: str = "none") -> list[Beside]:
     """The boards beside `game`'s own, each with its grid's switch map (a board whose profile is not written yet is
-    left out, and the note says why; a profile that is wrong is a one-line error). `serial`: the game board's own
-    grid's port, which no other board's grid may share."""
+    left out, and the note says why; a profile that is wrong is a one-line error; a board with no grid, `serial`
+    "none", has none: the camera reads it). `serial`: the game board's own grid's port, which no other board's grid
+    may share."""
     out = []
     for index, grid in enumerate(grids):
-        if grid.serial == serial:
+        if grid.has_grid and grid.serial == serial:
             raise UserError(f"boards[{index}].serial: {serial} is the port of the game board's own grid ([grid])")
         try:
             board = default_board(grid.board)
@@ -61,7 +62,9 @@ def beside_boards(game: str, grids: Iterable[BoardGrid], notes: list[str], seria
             raise UserError(f"boards[{index}].board: no board {grid.board!r}") from None
         prefix = layout_prefix(game, grid.board)
         switches: dict[Hashable, str] = {}
-        if Path(grid.profile).exists():
+        if not grid.has_grid:
+            pass  # the camera alone reads it
+        elif Path(grid.profile).exists():
             profile = load_profile(Path(grid.profile), board)
             switches = {(index, *switch): prefix + site for site, switch in profile.sites.items()}
         else:

@@ -14,7 +14,8 @@ Example (every key optional):
 
     [[boards]]                           # a board beside the game's own, on a grid of its own (one entry each)
     board = "orbital_battle:planet3"     # Orbital Battle's planet maps: their hexes are the layout's p3:CCRR
-    serial = "/dev/ttyACM1"              # its grid's port (several grids: each needs its own port)
+    serial = "/dev/ttyACM1"              # its grid's port (several grids: each needs its own port); "none": no
+                                         # grid under it, the camera alone reads it (then no profile)
     profile = "calibration/planet3.json" # from `companion calibrate grid --board orbital_battle:planet3`
 
     [camera]
@@ -48,8 +49,12 @@ class BoardGrid:
     """A board beside the game's own one (an Orbital Battle planet map) with its own reed grid and profile."""
 
     board: str
-    serial: str
-    profile: str
+    serial: str  # "none": no grid under this board (the camera reads it)
+    profile: str = ""
+
+    @property
+    def has_grid(self) -> bool:
+        return self.serial != "none"
 
 
 BOARD_KEYS = ("board", "serial", "profile")
@@ -138,14 +143,17 @@ def _board_grids(path: Path, value: Any) -> tuple[BoardGrid, ...]:
         for key in entry:
             if key not in BOARD_KEYS:
                 raise UserError(f"{where}.{key}: unknown key (known: {', '.join(BOARD_KEYS)})")
-        for key in BOARD_KEYS:
+        gridless = entry.get("serial") == "none"
+        for key in BOARD_KEYS[:2] if gridless else BOARD_KEYS:
             if not isinstance(entry.get(key), str) or not entry[key]:
                 raise UserError(f"{where}.{key}: expected a name (a board, a port, a profile file)")
-        if entry["serial"] in ("auto", "none"):
+        if gridless and "profile" in entry:
+            raise UserError(f"{where}.profile: a board with no grid (serial \"none\") has no grid profile")
+        if entry["serial"] == "auto":
             raise UserError(f"{where}.serial: a board's own grid needs its port named (several grids share the USB id)")
-        grids.append(BoardGrid(entry["board"], entry["serial"], entry["profile"]))
+        grids.append(BoardGrid(entry["board"], entry["serial"], entry.get("profile", "")))
     for key in ("board", "serial"):
-        names = [getattr(g, key) for g in grids]
+        names = [getattr(g, key) for g in grids if key == "board" or g.has_grid]
         if twice := next((n for n in names if names.count(n) > 1), None):
             raise UserError(f"{path}: boards: {key} {twice!r} is given twice")
     return tuple(grids)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from companion.boards import Board, default_board, load_board
 from companion.errors import UserError
 from companion.rules import Event
-from companion.table.beside import beside_boards, site_namer
+from companion.table.beside import Beside, beside_boards, site_namer
 from companion.table.config import TableConfig, save_grid_ports
 from companion.table.grid_walk import TableGrid
 from companion.table.loop import TableLoop
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from companion.sensing.pieces import Registry
     from companion.sensing.pushed import PushedFrames
     from companion.sensing.vision import Vision
+    from companion.sensing.vision_table import TableVision
 
 TICK = 0.01  # seconds between looks at the board: well under the settle window
 CAMERA_GONE_AFTER = 3  # failed reads in a row before the camera counts as vanished
@@ -63,12 +64,15 @@ class LiveTable:
         # step for the board to be read (an unplugged grid not set up yet must not hold back the others).
         self.calibrated = {other.index for other in self.beside if other.switch_sites}
         beside_sites = {k: v for other in self.beside for k, v in other.switch_sites.items()}
-        if self.beside:
+        gridded = any(other.grid.has_grid for other in self.beside)  # a board beside it lies on a grid of its own
+        if gridded:
             self.switch_sites = {**(self.switch_sites or {}), **beside_sites}
         self.site_name = site_namer(self.board, self.beside)
         camera = config.camera != "none" and _calibrated(config.camera_profile, "camera", self.notes)
-        self.camera_sites = frozenset(s.id for s in self.board.sites) if camera else None
-        self.vision = _vision(config, self.board, game) if self.camera_sites is not None else None
+        # The camera reads every board in view: the game's own and those beside it, each by its own markers.
+        self.camera_sites = frozenset([*(s.id for s in self.board.sites), *(
+            other.prefix + s.id for other in self.beside for s in other.board.sites)]) if camera else None
+        self.vision = _vision(config, self.board, game, self.beside) if self.camera_sites is not None else None
         self.phone: PushedFrames | None = None  # the camera page's frames, when a phone is the table's camera
         if self.camera_sites is not None and config.camera == "phone":
             from companion.sensing.pushed import PushedFrames
@@ -76,8 +80,8 @@ class LiveTable:
             self.phone = PushedFrames(self._still_wanted)
         self.observer: Observer | None = None
         self.loop: TableLoop | None = None
-        if self.grid_profile is not None or self.camera_sites is not None or self.beside:
-            grids = self.grid_profile is not None or bool(self.beside)
+        grids = self.grid_profile is not None or gridded
+        if grids or self.camera_sites is not None:
             switches = self.switch_sites if self.switch_sites is not None else ({} if grids else None)
             self.observer = Observer(switches, self.camera_sites, settle=config.settle)
             if session.record.game == game:
@@ -120,23 +124,25 @@ class LiveTable:
         return [TableGrid(other.board, lambda i=i: self._beside_link(i), Path(other.grid.profile), self.observer,
                           lambda profile, index=other.index: self._grid_calibrated(profile, index),
                           settle=self.config.settle, place=other.index, prefix=other.prefix)
-                for i, other in enumerate(self.beside)]  # fmt: skip
+                for i, other in enumerate(self.beside) if other.grid.has_grid]  # fmt: skip
 
     def table_probe(self) -> TableProbe | None:
         """The grids as a probe from the phones needs them, to tell which lies under which board (None: one grid)."""
-        if self.observer is None or self.grid_profile is None or not self.beside:
+        gridded = [other for other in self.beside if other.grid.has_grid]
+        if self.observer is None or self.grid_profile is None or not gridded:
             return None
-        prefixes = {self.game: "", **{other.grid.board: other.prefix for other in self.beside}}
+        prefixes = {self.game: "", **{other.grid.board: other.prefix for other in gridded}}
         return TableProbe(self._probe_links, prefixes, self._rebind, self.config.settle)
 
     def _probe_links(self) -> dict:
-        return {self.game: self.link, **{other.grid.board: self._beside_link(i) for i, other in enumerate(self.beside)}}
+        return {self.game: self.link, **{other.grid.board: self._beside_link(i) for i, other in enumerate(self.beside)
+                                         if other.grid.has_grid}}
 
     def _rebind(self, links: dict) -> None:
         """Each board read from the grid that answered for it (a probe); the config keeps the ports, if there is one."""
         if self.config_path is not None:
             save_grid_ports(self.config_path, {board: port_of(link) for board, link in links.items()})
-        self.beside_links = [links[other.grid.board] for other in self.beside]
+        self.beside_links = [links.get(other.grid.board) for other in self.beside]
         self.link = links[self.game]
 
     def _beside_link(self, i: int):
@@ -150,6 +156,7 @@ class LiveTable:
         self.senses.calibrated("grid", self._grids_connected())
 
     def _links(self) -> list:
+        """Every grid's link (a board with no grid under it has none)."""
         return [link for link in (self.link, *self.beside_links) if link is not None]
 
     def _read_links(self) -> list:
@@ -179,13 +186,14 @@ class LiveTable:
     def start(self, wait: float = 3.0) -> LiveTable:
         """Starts the senses; a grid that has not answered within `wait` seconds is announced as lost (and as
         back whenever it answers)."""
-        if self.grid_profile is not None or self.beside:
+        if self.grid_profile is not None or any(other.grid.has_grid for other in self.beside):
             from companion.sensing.reed import ReedLink
 
             if self.grid_profile is not None:
                 port = None if self.config.serial == "auto" else self.config.serial
                 self.link = ReedLink(port, on_link=self._grid_link)
-            self.beside_links = [ReedLink(other.grid.serial, on_link=self._grid_link) for other in self.beside]
+            self.beside_links = [ReedLink(other.grid.serial, on_link=self._grid_link) if other.grid.has_grid else None
+                                 for other in self.beside]
             for link in self._links():
                 link.start()
             deadline = time.monotonic() + wait
@@ -233,7 +241,7 @@ class LiveTable:
             return None
         closed = set(self.link.occupancy()) if self.link is not None else set()
         for other, link in zip(self.beside, self.beside_links, strict=True):
-            if link.synced:  # (one not calibrated yet may be away: its switches name no site)
+            if link is not None and link.synced:  # (one not calibrated yet may be away: its switches name no site)
                 closed |= {(other.index, *switch) for switch in link.occupancy()}
         return frozenset(closed)
 
@@ -246,11 +254,21 @@ class LiveTable:
         changed = observer.changed_sites()
         return changed is None or (bool(changed) and observer.grid_quiet(time.monotonic()))
 
+    def read_frame(self, image, now: float) -> None:
+        """One camera frame read (every board in view, each by its own markers) and handed to the observer."""
+        assert self.observer is not None and self.vision is not None
+        vision, registry = self.vision
+        self.latest_image = image
+        changed = self.observer.changed_sites()  # decoded in crops around them (and a slow sweep)
+        reading = vision.process(image, now, changed)
+        # A side's counters are named for the player who plays them (the game in play's players).
+        names = registry.seated(self.session.record.players)
+        self.observer.camera(camera_view(reading, registry, self.board, names))
+
     def _watch_camera(self) -> None:
         from companion.sensing.camera import open_source
 
         assert self.observer is not None and self.vision is not None
-        vision, registry = self.vision
         source = None
         failures = 0
         try:
@@ -270,24 +288,28 @@ class LiveTable:
                 if failures >= CAMERA_GONE_AFTER:
                     self.senses.camera(True)
                 failures = 0
-                self.latest_image = frame.image
-                changed = self.observer.changed_sites()  # decoded in crops around them (and a slow sweep)
-                reading = vision.process(frame.image, time.monotonic(), changed)
-                self.observer.camera(camera_view(reading, registry, vision.board))
+                self.read_frame(frame.image, time.monotonic())
         finally:
             if source is not None:
                 source.close()
 
 
-def _vision(config: TableConfig, board: Board, game: str) -> tuple[Vision, Registry]:
-    """The camera's reader, checked now so a bad profile is one line at start rather than a dead thread later."""
+def _vision(config: TableConfig, board: Board, game: str, beside: list[Beside]) -> tuple[Vision | TableVision,
+                                                                                       Registry]:
+    """The camera's reader, checked now so a bad profile is one line at start rather than a dead thread later: one
+    board's Vision, or with boards beside the game's own a TableVision that follows each by its own markers."""
     from companion.sensing.pieces import default_registry, load_registry
     from companion.sensing.vision import Vision
     from companion.sensing.vision_profile import load_profile
+    from companion.sensing.vision_table import BoardInView, TableVision
 
     assert config.camera_profile is not None
     registry = load_registry(config.registry) if config.registry else default_registry(game)
-    return Vision(board, registry, load_profile(config.camera_profile)), registry
+    profile = load_profile(config.camera_profile)
+    if not beside:
+        return Vision(board, registry, profile), registry
+    boards = [BoardInView(board), *(BoardInView(other.board, other.prefix) for other in beside)]
+    return TableVision(boards, registry, profile), registry
 
 
 def _calibrated(profile: str | None, sense: str, notes: list[str]) -> bool:

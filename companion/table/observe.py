@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from companion.boards import Board
-from companion.rules.engine import pointing
+from companion.rules.engine import POINTS_TO, pointing
 from companion.sensing.pieces import Registry
 from companion.sensing.vision import FrameReport
+from companion.sensing.vision_table import TableReport
 from companion.table.observation import Observation, SiteReading
 
 
@@ -30,6 +31,8 @@ class CameraView:
     reliable: bool = True  # False: nothing in the frame may be used (no board pose, a moved camera)
     partial: frozenset[str] = frozenset()  # sites where a piece may hide under the ones seen
     pieces: frozenset[str] | None = None  # the piece names the camera tells apart (None: every piece)
+    # Sites of boards out of view (none of their markers show): unknown, never empty; the rest of the frame counts.
+    away: frozenset[str] = frozenset()
 
 
 ARROW_SLACK = 50.0  # degrees an arrow may be off the way to a site and still point to it
@@ -38,11 +41,22 @@ ARROW_SLACK = 50.0  # degrees an arrow may be off the way to a site and still po
 ARROW_MARGIN = 25.0
 
 
-def camera_view(report: FrameReport, registry: Registry, board: Board | None = None) -> CameraView:
+def camera_view(report: FrameReport | TableReport, registry: Registry, board: Board | None = None,
+                names: Mapping[str, str] | None = None) -> CameraView:
     """A vision report as the fusion takes it. A stack whose lowest piece seen is not a base (a planet or a station,
     which riders dock clear of) may hide a piece under it, so that site's reading is partial. With the `board`, a
     piece whose arrow the rules follow (the registry's `points`) is named with the site its sticker's turn points
-    to (rules.engine.pointing), among the sites its site is linked to."""
+    to (rules.engine.pointing), among the sites its site is linked to. A report of several boards (TableVision)
+    is the union of its boards' views, each site named as the layout names it; a board out of view leaves every
+    site of it unreliable. `names`: the registry's piece names -> the layout's (a side's counters named for the
+    player who plays them: Registry.seated)."""
+    if isinstance(report, TableReport):
+        return _table_view(report, registry, names)
+    view = _board_view(report, registry, board)
+    return _renamed(view, names) if names else view
+
+
+def _board_view(report: FrameReport, registry: Registry, board: Board | None) -> CameraView:
     lowest: dict[str, str] = {}
     for sighting in sorted(report.sightings, key=lambda s: s.level, reverse=True):
         if sighting.site is not None:
@@ -58,6 +72,38 @@ def camera_view(report: FrameReport, registry: Registry, board: Board | None = N
                 stacks[sighting.site] = tuple(stack)
     return CameraView(report.time, stacks, frozenset(report.unreliable_sites()), report.reliable, partial,
                       report.identifies)
+
+
+def _table_view(report: TableReport, registry: Registry, names: Mapping[str, str] | None) -> CameraView:
+    stacks: dict[str, tuple[str, ...]] = {}
+    unreliable: set[str] = set()
+    partial: set[str] = set()
+    away: set[str] = set()
+    for where, board_report in report.boards:
+        prefix = where.prefix
+        if not board_report.reliable:  # out of view: nothing of it is known, none of it is gone
+            away |= {prefix + s.id for s in where.board.sites}
+            continue
+        view = _board_view(board_report, registry, where.board)
+        stacks.update({prefix + site: stack for site, stack in view.stacks.items()})
+        unreliable |= {prefix + site for site in view.unreliable}
+        partial |= {prefix + site for site in view.partial}
+    # Every board is read with one registry and profile: they tell the same pieces apart.
+    pieces = report.boards[0][1].identifies
+    in_view = any(board_report.reliable for _, board_report in report.boards)
+    view = CameraView(report.time, stacks, frozenset(unreliable | away), in_view, frozenset(partial), pieces,
+                      frozenset(away))
+    return _renamed(view, names) if names else view
+
+
+def _renamed(view: CameraView, names: Mapping[str, str]) -> CameraView:
+    """The view with the registry's piece names put as the layout names them (an arrow's heading kept)."""
+    def name(piece: str) -> str:
+        base, mark, heading = piece.partition(POINTS_TO)
+        return names.get(base, base) + mark + heading
+    stacks = {site: tuple(map(name, stack)) for site, stack in view.stacks.items()}
+    pieces = None if view.pieces is None else frozenset(map(name, view.pieces))
+    return replace(view, stacks=stacks, pieces=pieces)
 
 
 def _heading(board: Board, site: str | None, turn: float | None) -> str:
@@ -154,8 +200,10 @@ class Observer:
         with self._lock:
             self._frames = [*self._frames[-1:], view]
             # A reliable frame taken once the grid was quiet has read the changed sites it could see.
+            # A board out of view is not waited for: it is read whole when it comes back (its pose is found anew).
             if view.reliable and self._grid_up and self._occupied and view.time >= self._last_change + self.settle:
-                self._pending = set(view.unreliable) if self._pending is None else self._pending & view.unreliable
+                unread = view.unreliable - view.away
+                self._pending = set(unread) if self._pending is None else self._pending & unread
 
     def changed_sites(self) -> frozenset[str] | None:
         """The sites the camera has to read again (their switch changed since it last read them settled), for it to
@@ -202,7 +250,9 @@ class Observer:
         if not self._camera_up or len(self._frames) < 2:
             return None
         older, newer = self._frames
-        clean = all(f.reliable and not f.unreliable for f in (older, newer))
+        # A board out of view (taken off the table, or one of several not laid out) leaves its sites unknown; the
+        # boards in view settle on their own.
+        clean = all(f.reliable and not f.unreliable - f.away for f in (older, newer)) and older.away == newer.away
         if clean and newer.time - older.time >= self.settle and dict(older.stacks) == dict(newer.stacks):
             return newer.time
         return None

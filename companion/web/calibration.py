@@ -34,6 +34,8 @@ def annotate(image: np.ndarray, report: FrameReport, vision: Vision) -> np.ndarr
         return out
 
     def pixels(points: list[tuple[float, float, float]]) -> np.ndarray:
+        if not points:  # a board with no piece on it yet (Orbital Battle before the first purchase)
+            return np.zeros((0, 2), int)
         return pose.project(np.array(points, np.float64), vision.matrix, vision.dist).round().astype(int)
 
     for (x, y) in pixels([(s.x, s.y, 0.0) for s in vision.board.sites]):

@@ -1,0 +1,167 @@
+"""The twin's camera over a table of several boards: Orbital Battle's solar map with planet maps laid beside it.
+
+The table is drawn by the mounted camera's model (mounted_scene.py, mounted_render.py: written against the world,
+not the pipeline) from the twin's own description of the box (sim/pieces_orbital_battle.json, the counters as a
+table that printed the companion's stickers has them), and read by the product's TableVision with the product's
+registry, as `companion serve` reads a real table. The players lay a planet map beside the solar map when pieces
+first come onto it, in one of the places beside the solar map, and leave it there; a planet map with no place left
+stays in the box (its sites are out of view: unknown to the camera, never empty). The camera hangs over the solar
+map and those places, square to the table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from importlib import resources
+
+import cv2
+import numpy as np
+
+from companion.boards import Board, default_board
+from companion.rules.engine import Layout
+from companion.sensing.pieces import Registry, load_registry
+from companion.sensing.vision_profile import CameraProfile
+from companion.sensing.vision_table import BoardInView, TableVision
+from companion.sim.mounted_camera import Mounting, mount, random_shot
+from companion.sim.mounted_render import MountedRenderer
+from companion.sim.mounted_scene import Placement, Spread, Table, layout_table
+from companion.table.beside import Placed, boards_beside, layout_prefix
+from companion.table.observe import CameraView, camera_view
+
+PLACES = 2  # planet maps beside the solar map under the twin's camera (the home worlds, in a game's first turns)
+GAP_MM = 30.0  # between the solar map and the column of planet maps, and between two planet maps
+SIDES = ("red", "blue")  # the box's two counter sets: the first player named takes the red ones
+
+
+@dataclass(frozen=True)
+class Beside:
+    """A board beside the game's own with no grid under it: the layout's prefix for its sites."""
+
+    board: Board
+    prefix: str
+
+
+def boards_in_view(game: str) -> list[Beside]:
+    """The boards the game places beside its own, as the camera looks for them."""
+    return [Beside(default_board(spec), layout_prefix(game, spec)) for spec in boards_beside(game)]
+
+
+def twin_box() -> Registry:
+    """The twin's Orbital Battle box (its own description, not the product's registry)."""
+    return load_registry(resources.files("companion.sim").joinpath("pieces_orbital_battle.json"))
+
+
+def box_piece(players: Sequence[str]) -> Callable[[str], str]:
+    """The counter in the box a layout name stands for: a player's pieces are their side's set (the first player
+    named plays red, the second blue; players named for the sides take their own)."""
+    side = {p: p for p in SIDES} if set(players) == set(SIDES) else dict(zip(players, SIDES, strict=False))
+
+    def piece(name: str) -> str:
+        head, _, owner = name.rpartition("-")
+        return f"{head}-{side[owner]}" if head and owner in side else name
+
+    return piece
+
+
+def mounting_profile(cam: Mounting) -> CameraProfile:
+    """The profile a good calibration of this camera gives: its intrinsics, no board pose (each board is found by its
+    own markers)."""
+    return CameraProfile(f"twin-{cam.height}p", (cam.width, cam.height),
+                         ((cam.f, 0.0, cam.cx), (0.0, cam.f, cam.cy), (0.0, 0.0, 1.0)), (cam.k1, cam.k2, 0.0, 0.0, 0.0))
+
+
+class SpreadCamera:
+    """The rendered camera over the game's board and `places` planet maps beside it, read by TableVision."""
+
+    def __init__(self, board: Board, beside: Sequence[Placed], registry: Registry, players: Sequence[str],
+                 seed: int = 1, places: int = PLACES, size: tuple[int, int] = (2048, 1536)) -> None:
+        """`registry`: the product's, which the vision reads with; `players`: the game's, in the order named."""
+        if not beside:
+            raise ValueError("a spread camera needs boards beside the game's own")
+        self.board = board
+        self.beside = list(beside)
+        self.registry = registry
+        self.box = twin_box()
+        self.physical = box_piece(players)
+        self.names = registry.seated(players)
+        self.rng = np.random.default_rng([seed, 31])
+        height = max(b.board.height for b in self.beside)
+        self.places = [Placement(self.beside[0].board, board.width + GAP_MM, k * (height + GAP_MM), 0.0)
+                       for k in range(places)]
+        whole = Spread((Placement(board, 0.0, (len(self.places) * (height + GAP_MM) - GAP_MM - board.height) / 2, 0.0),
+                        *self.places))
+        self.solar = whole.placements[0]
+        self.cam = mount(whole, size, 0.94, 0.0, 0.0, 0.0, 60.0, -0.05, 0.01)
+        self.renderer = MountedRenderer(whole, self.box.dictionary, self.cam)
+        boards = [BoardInView(board), *(BoardInView(b.board, b.prefix) for b in self.beside)]
+        self.vision = TableVision(boards, registry, mounting_profile(self.cam))
+        self.sites = frozenset([*(s.id for s in board.sites),
+                                *(b.prefix + s.id for b in self.beside for s in b.board.sites)])
+        identifies = self.vision.visions[0].identifies
+        # The layout's names of the pieces the camera tells apart (None: every piece).
+        self.pieces = None if identifies is None else frozenset(self.names.get(p, p) for p in identifies)
+        self.laid: list[Placed | None] = []  # the planet map in each place (None: the place is empty)
+        self.frames = 0
+        cv2.setNumThreads(1)  # leave the other core to the table's loop
+
+    def _lay_out(self, layout: Layout) -> None:
+        self.laid = self._laid_for(layout)
+
+    def _laid_for(self, layout: Layout) -> list[Placed | None]:
+        """The maps on the table once the players have set `layout` out: a planet map none of whose hexes holds a
+        piece goes back in the box; one with pieces comes out into a free place (a player makes room for the map
+        where the pieces are)."""
+        def used(other: Placed) -> bool:
+            return any(pieces and site.startswith(other.prefix) for site, pieces in layout.items())
+        laid = [other if other is not None and used(other) else None for other in self.laid]
+        laid += [None] * (len(self.places) - len(laid))
+        for other in self.beside:
+            if other not in laid and used(other) and None in laid:
+                laid[laid.index(None)] = other
+        return laid
+
+    def out_of_view(self, layout: Layout) -> frozenset[str]:
+        """The sites of the maps that would stay in the box with `layout` on the table (the camera cannot see them)."""
+        laid = self._laid_for(layout)
+        return frozenset(b.prefix + s.id for b in self.beside if b not in laid for s in b.board.sites)
+
+    def render(self, layout: Layout) -> tuple[np.ndarray, frozenset[str]]:
+        """The frame of the table as `layout` has it, and the sites it cannot show whole (pieces the box lacks)."""
+        self._lay_out(layout)
+        placements = [self.solar]
+        tables: list[Table] = []
+        table, hidden = layout_table(self.board, self.box, layout, self.rng, self.physical)
+        tables.append(table)
+        for place, other in zip(self.places, self.laid, strict=True):
+            if other is None:
+                continue
+            own = {site.removeprefix(other.prefix): pieces for site, pieces in layout.items()
+                   if site.startswith(other.prefix)}
+            table, missing = layout_table(other.board, self.box, own, self.rng, self.physical)
+            placements.append(Placement(other.board, place.x, place.y, place.turn))
+            tables.append(table)
+            hidden |= {other.prefix + site for site in missing}
+        shot = random_shot("normal", self.rng)
+        frame = self.renderer.render_spread(tuple(tables), shot, self.rng, Spread(tuple(placements)))
+        return frame.image, frozenset(hidden)
+
+    def look(self, layout: Layout, now: float) -> CameraView:
+        """One frame of the table as `layout` has it, taken at `now`, through the product's TableVision."""
+        image, hidden = self.render(layout)
+        report = self.vision.process(image, now)
+        self.frames += 1
+        view = camera_view(report, self.registry, self.board, self.names)
+        return replace(view, unreliable=view.unreliable | hidden)
+
+
+def spread_size(board: Board, beside: Sequence[Placed], places: int, sticker_mm: float, least_px: float = 20.0,
+                fill: float = 0.94) -> tuple[int, int]:
+    """A 4:3 frame in which the camera square over the spread sees a sticker at least `least_px` wide."""
+    height = max(b.board.height for b in beside)
+    wide = board.width + GAP_MM + max(b.board.width for b in beside)
+    tall = max(board.height, places * (height + GAP_MM) - GAP_MM)
+    px_mm = least_px / sticker_mm
+    rows = math.ceil(max(tall, wide * 3 / 4) * px_mm / fill / 8) * 8
+    return rows * 4 // 3, rows
