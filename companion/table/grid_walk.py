@@ -135,6 +135,7 @@ class GridWalk(Walked):
         keep = {site: switch for site, switch in grid.mapping().items()
                 if site not in walked and switch[0] < rows and switch[1] < cols} if sites else {}  # fmt: skip
         self.grid = grid
+        self.profile = grid.profile  # the board walked: a game on another board ends the walk (web/table.py)
         self.recording = GridRecording(board, walked, rows, cols, keep)
         self.state = "walking"  # then "review" (every site had its turn, some have no switch), "saved", "stopped"
         self.message: str | None = None

@@ -288,6 +288,10 @@ class Table:
             if replaced is not None:
                 replaced.cancel()
             self.session, self.loop = session, loop
+            walk = self.walk
+            if walking and isinstance(walk, GridWalk) and walk.grid.profile != walk.profile:
+                walk.command("stop")  # it walked the old game's board: the new game's is walked afresh
+                walking = False
             guiding = self._make_guide() if guide and not walking else None
             self._attach(session, loop)
             # The game's opening note was committed by Session.start, before anyone listened: announce it now.

@@ -164,20 +164,35 @@ def test_a_broken_grid_profile_is_one_line(tmp_path, capsys):
     assert "grid.json: not JSON" in capsys.readouterr().err
 
 
-def test_a_new_game_on_another_board_is_declared_on_the_phones(tmp_path):
+def test_a_game_on_another_board_is_read_with_that_boards_own_grid_profile(tmp_path):
+    """The table keeps a grid profile per board beside the configured one: a game of another game is read with its
+    board's profile when the table has one, declared on the phones (and the phones told so) when it has not, and the
+    table's own game gets the configured profile back."""
     from companion.table.config import TableConfig
     from companion.table.live import LiveTable
 
-    board = default_board("trajectory")
+    board, dakalio = default_board("trajectory"), default_board("dakalio")
     save_profile(GridProfile(board.name, 8, 8, switch_map(board, 8, 8)), tmp_path / "grid.json")
     config = TableConfig(db=str(tmp_path / "t.db"), serial="/dev/null", grid_profile=str(tmp_path / "grid.json"))
     live = LiveTable(config)
+    assert live.observer is not None and live.grid is not None
     same = live.use(Session.start(live.store, "trajectory", ["red", "green"], {}, 2))
     assert same is not None and live.loop is same
     other = Session.start(live.store, "dakalio", ["red", "green"], {}, 2)
-    assert live.use(other) is None
-    told = [e.events[0]["type"] for e in other.store.entries(other.record.id)]
-    assert "senses-unused" in told
+    assert live.use(other) is not None
+    told = [e.events[0] for e in other.store.entries(other.record.id)]
+    assert any(e["type"] == "senses-board" and "The grid has not learnt Dakalio's own board yet" in e["text"]
+               for e in told), told  # fmt: skip
+    assert live.observer.switch_sites == {} and live.senses.status()["grid"] == "absent"
+    assert live.grid.profile == tmp_path / "grid.dakalio.json" and live.grid.board.name == dakalio.name
+
+    wiring = {site.id: (i // 8, i % 8) for i, site in enumerate(dakalio.sites[:64])}
+    save_profile(GridProfile(dakalio.name, 8, 8, wiring), tmp_path / "grid.dakalio.json")
+    live.use(Session.start(live.store, "dakalio", ["red", "green"], {}, 3))
+    assert live.observer.switch_sites == {switch: site for site, switch in wiring.items()}
+    live.use(Session.start(live.store, "trajectory", ["red", "green"], {}, 4))
+    assert live.observer.switch_sites == {s: site for site, s in switch_map(board, 8, 8).items()}
+    assert live.grid.profile == tmp_path / "grid.json" and live.senses.status()["grid"] == "lost"  # (unplugged)
     live.store.close()
 
 
@@ -215,8 +230,8 @@ def test_a_new_game_of_another_game_brings_its_own_board_map_and_layout(tmp_path
 
 def test_a_table_restarted_with_another_games_game_unfinished_comes_back(tmp_path):
     """The grid is set up for Trajectory; a phone started Dakalio, and the table restarts with it unfinished: the
-    table comes back (no profile refused), Dakalio is declared on the phones on its own board, and the grid stays
-    Trajectory's for the next Trajectory game."""
+    table comes back (no profile refused), Dakalio's board is read with its own profile (none yet: the grid reads
+    nothing, the terminal says to walk it), and the grid is Trajectory's again for the next Trajectory game."""
     from companion.table.config import TableConfig
     from companion.table.live import LiveTable
 
@@ -226,8 +241,11 @@ def test_a_table_restarted_with_another_games_game_unfinished_comes_back(tmp_pat
     config = TableConfig(db=str(tmp_path / "t.db"), serial="/dev/null", grid_profile=str(tmp_path / "grid.json"))
     live = LiveTable(config)
     assert live.resumed and live.session.record.game == "dakalio"
-    assert live.board.name == "trajectory" and live.loop is None and live.switch_sites
+    assert live.board.name == "trajectory" and live.playing.name == "dakalio" and live.switch_sites is None
+    assert any("The grid has not learnt Dakalio's own board yet" in note for note in live.notes), live.notes
+    assert live.observer is not None and live.observer.switch_sites == {}
     assert live.use(Session.start(live.store, "trajectory", ["red", "green"], {}, 3)) is not None
+    assert live.observer.switch_sites == {s: site for site, s in switch_map(board, 8, 8).items()}
     live.store.close()
 
 
