@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion.boards import Board, default_board, load_board
+from companion.boards.markers import MIN_MARKERS, markers_on
 from companion.errors import UserError
 from companion.rules import Event
 from companion.table.beside import beside_boards, site_namer
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 
 TICK = 0.01  # seconds between looks at the board: well under the settle window
 CAMERA_GONE_AFTER = 3  # failed reads in a row before the camera counts as vanished
-MIN_MARKERS = 3  # corner markers that find a board's pose with no pose kept (vision.MIN_FRESH_MARKERS)
 
 
 class LiveTable:
@@ -353,8 +353,7 @@ def _board_vision(config: TableConfig, board: Board, game: str, profile: CameraP
     the grid and the phones, and the phones are told."""
     if own:
         return _vision(config, board, game, profile)  # (a bad profile is an error at start, as it always was)
-    inside = [f for f in board.fiducials if 0 <= f.x <= board.width and 0 <= f.y <= board.height]
-    if len(inside) < MIN_MARKERS:
+    if len(markers_on(board)) < MIN_MARKERS:
         told.append(f"The camera cannot find {words}: its file has no corner markers on the board, so the camera "
                     "does not read it.")  # fmt: skip
         return None

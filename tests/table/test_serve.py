@@ -273,3 +273,47 @@ def test_a_board_of_the_table_is_named_as_the_phones_name_it(tmp_path, capsys):
         served.wait_for("Refereeing with: phones alone")
     finally:
         served.stop()
+
+
+def test_the_camera_reads_a_copy_by_its_own_corner_markers_and_leaves_one_without_them(tmp_path):
+    """The camera profile's pose was taken over the table's own board: a copy laid over its own photo is read with
+    its own sites and found afresh by its corner markers; a copy without markers is left to the grid, and said."""
+    from dataclasses import replace as replaced
+
+    from companion.boards import orbit
+    from companion.boards.files import board_to_json
+    from companion.sensing.vision_profile import save_profile as save_camera
+    from companion.sim.render_camera import overhead_camera, sim_profile
+    from companion.table import library
+    from companion.table.config import TableConfig
+    from companion.table.datasets import DataSets, data_folder
+    from companion.table.live import LiveTable
+
+    own = orbit.build("front")
+    save_camera(sim_profile(overhead_camera(own.width, own.height), own.name), tmp_path / "camera.json")
+    (tmp_path / "frames").mkdir()
+    config = TableConfig(game="orbit", players=("red", "blue"), db=str(tmp_path / "t.db"), serial="none",
+                         camera=str(tmp_path / "frames"), camera_profile=str(tmp_path / "camera.json"))  # fmt: skip
+    live = LiveTable(config)
+    assert live.vision is not None and live.vision[0].board is live.board and live.vision[0].pose is not None
+    sets = DataSets(data_folder(config.db))
+    scale = 650 / 700  # the group's board is smaller: the editor's sites are in its own millimetres
+    copy = replaced(own, width=650.0, height=650.0,
+                    sites=tuple(replaced(s, x=round(s.x * scale, 1), y=round(s.y * scale, 1)) for s in own.sites))
+    marked = replaced(copy, fiducials=tuple(replaced(f, x=f.x * scale, y=f.y * scale) for f in own.fiducials))
+    library.save(sets, "orbit", "board", "marked", board_to_json(marked))
+    library.save(sets, "orbit", "board", "bare", board_to_json(replaced(copy, fiducials=())))
+    options = {"board": str(sets.root / "orbit/board/marked")}
+    session = live.use(Session.start(live.store, "orbit", ["red", "blue"], options, 2)).session
+    assert live.vision is not None and live.vision[0].board.width == 650 and live.vision[0].pose is None
+    notes = " ".join(e.events[0]["text"] for e in live.store.entries(session.record.id) if e.kind == "note")
+    assert "The camera finds the board “marked” by its corner markers" in notes
+    bare = Session.start(live.store, "orbit", ["red", "blue"], {"board": str(sets.root / "orbit/board/bare")}, 3)
+    live.use(bare)
+    assert live.vision is None and live.observer.camera_sites is None and live.senses.status()["camera"] == "absent"
+    notes = " ".join(e.events[0]["text"] for e in live.store.entries(bare.record.id) if e.kind == "note")
+    assert "The camera cannot find the board “bare”: its file has no corner markers" in notes
+    live.use(Session.start(live.store, "orbit", ["red", "blue"], {}, 4))
+    assert live.vision is not None and live.vision[0].board is live.board and live.vision[0].pose is not None
+    assert live.senses.status()["camera"] == "up"
+    live.store.close()
