@@ -219,7 +219,8 @@ class GridWalk(Walked):
             return
         self.state = "saved"
         unmapped = len(self.recording.unmapped())
-        self.message = (f"Saved {self.grid.profile}: {len(profile.sites)} sites mapped"
+        # (the file is the status's `profile`: a path has no place in the players' words, and would not fit a phone)
+        self.message = (f"Saved: {len(profile.sites)} sites mapped"
                         f"{f', {unmapped} without a switch' if unmapped else ''}. The table reads the board with it "
                         "now.")  # fmt: skip
 

@@ -11,10 +11,22 @@ import json
 import re
 import time
 
-from companion.table.footprint import footprint
-from tests.web.test_editor_browser import PLANETS, symbols
+from playwright.sync_api import expect
 
-ID = re.compile(r"\bs\d+\b")  # the board's site ids: never said to players
+from companion.table.footprint import footprint
+from tests.web.test_editor_browser import (
+    PLANETS,
+    enter,
+    keep_as,
+    lay_out_over_a_photo,
+    open_editor,
+    shot,
+    start_from_the_form,
+    symbols,
+)
+from tests.web.test_play_browser import fits as fits_a_phone_page
+
+ID = re.compile(r"\bsite\d+\b")  # the board's site ids (the editor's): never said to players
 
 
 def small_orbit_board() -> dict:
@@ -26,9 +38,9 @@ def small_orbit_board() -> dict:
         ids = []
         for x, y in spots[planet]:
             n = len(sites) + 1
-            sites.append({"id": f"s{n}", "x": round(x, 1), "y": round(y, 1), "kind": "intersection",
+            sites.append({"id": f"site{n}", "x": round(x, 1), "y": round(y, 1), "kind": "intersection",
                           "label": f"site {n}", "tags": [f"planet-{planet}"]})  # fmt: skip
-            ids.append(f"s{n}")
+            ids.append(f"site{n}")
         links += [{"a": a, "b": b, "kind": "orbit", "directed": False} for a, b in itertools.pairwise([*ids, ids[0]])]
         orbits[planet] = ids
     for inner, outer in itertools.pairwise(PLANETS):
@@ -74,6 +86,48 @@ def grid_tells_apart(gs, wiring):
     return None
 
 
+def book_moves_by_hand(gs, wiring) -> None:
+    """The game's pieces set out on the board; red plays a card on a phone; then up to three moves made with the
+    pieces (the switches under them), each one the grid tells apart, and each booked from the board."""
+    gs.show(gs.session.game.layout(gs.session.state))
+    time.sleep(0.4)
+    assert gs.loop.warning is None
+    inputs = gs.get("/api/inputs")
+    play = next(item for item in inputs["phone"] if item["action"]["type"] == "play")
+    assert gs.post("/api/act", {"action": play["action"], "actor": "red"})[0] == 200
+    for _ in range(3):
+        found = grid_tells_apart(gs, wiring)
+        if found is None:
+            break
+        action, after = found
+        count = len(gs.session.actions)
+        gs.show(after)
+        gs.until(lambda count=count: len(gs.session.actions) > count, what=f"{action} to be booked")
+        assert gs.session.actions[-1] == action and gs.table.entries()[-1]["source"] == "board"
+    assert len(gs.session.actions) > 1 and any(a.type in gs.session.game.board_moves for a in gs.session.actions)
+
+
+def refused_by_hand(gs, wiring) -> str:
+    """A ship set down where no rule takes it: nothing booked, the phones warned; put back. Returns the warning."""
+    session = gs.session
+    game, state = session.game, session.state
+    before = game.layout(state)
+    touched = {site for action in game.legal_actions(state)
+               for site in footprint(before, game.layout(game.apply(state, action)[0])).sites}  # fmt: skip
+    ship = next(site for site, pieces in before.items() if pieces and pieces[-1].startswith("ship-"))
+    empty = next(site for site in wiring if not before.get(site) and site not in touched)
+    wrong = {**before, ship: before[ship][:-1], empty: (before[ship][-1],)}
+    count = len(session.actions)
+    gs.show(wrong)
+    warning = gs.until(lambda: gs.loop.warning, what="the warning")
+    said = " ".join([warning.text, *warning.advice])
+    assert gs.session.game.name == "orbit" and len(session.actions) == count
+    assert f"site {empty[4:]}" in said, said  # the site the ship stands on, by its name on the group's board
+    gs.show(before)
+    gs.until(lambda: gs.loop.warning is None, what="the warning to clear")
+    return said
+
+
 def test_a_game_on_a_library_board_is_refereed_by_that_boards_grid_profile(grid_served, tmp_path):
     board = small_orbit_board()
     wiring = wired(board)
@@ -101,41 +155,10 @@ def test_a_game_on_a_library_board_is_refereed_by_that_boards_grid_profile(grid_
     assert gs.live.observer.switch_sites == {switch: site for site, switch in wiring.items()}
     assert gs.live.senses.status()["grid"] == "up"
 
-    # The pieces set out; red plays a card on a phone; then a move made with the pieces is booked from the grid.
-    gs.show(gs.session.game.layout(gs.session.state))
-    time.sleep(0.4)
-    assert gs.loop.warning is None
-    inputs = gs.get("/api/inputs")
-    play = next(item for item in inputs["phone"] if item["action"]["type"] == "play")
-    assert gs.post("/api/act", {"action": play["action"], "actor": "red"})[0] == 200
-    for _ in range(3):
-        found = grid_tells_apart(gs, wiring)
-        if found is None:
-            break
-        action, after = found
-        count = len(gs.session.actions)
-        gs.show(after)
-        gs.until(lambda count=count: len(gs.session.actions) > count, what=f"{action} to be booked")
-        assert gs.session.actions[-1] == action and gs.table.entries()[-1]["source"] == "board"
-    assert len(gs.session.actions) > 1 and any(a.type in gs.session.game.board_moves for a in gs.session.actions)
-
-    # A ship set down where no rule takes it: refused in the board's own site names.
-    session = gs.session
-    game, state = session.game, session.state
-    before = game.layout(state)
-    touched = {site for action in game.legal_actions(state)
-               for site in footprint(before, game.layout(game.apply(state, action)[0])).sites}  # fmt: skip
-    ship = next(site for site, pieces in before.items() if pieces and pieces[-1].startswith("ship-"))
-    empty = next(site for site in wiring if not before.get(site) and site not in touched)
-    wrong = {**before, ship: before[ship][:-1], empty: (before[ship][-1],)}
-    count = len(session.actions)
-    gs.show(wrong)
-    warning = gs.until(lambda: gs.loop.warning, what="the warning")
-    said = " ".join([warning.text, *warning.advice])
-    assert f"site {empty[1:]}" in said and not ID.search(said), said
-    assert len(session.actions) == count
-    gs.show(before)
-    gs.until(lambda: gs.loop.warning is None, what="the warning to clear")
+    # The pieces set out; red plays a card on a phone; then moves made with the pieces are booked from the grid.
+    book_moves_by_hand(gs, wiring)
+    said = refused_by_hand(gs, wiring)
+    assert "site " in said and not ID.search(said), said
 
 
 def test_a_walk_of_the_old_board_ends_when_a_game_on_another_board_starts(grid_served, tmp_path):
@@ -152,3 +175,63 @@ def test_a_walk_of_the_old_board_ends_when_a_game_on_another_board_starts(grid_s
     gs.post("/api/setup", {"do": "stop"})
     status, walk = gs.post("/api/calibration/grid", {"do": "start"})
     assert status == 200 and walk["total"] == 24 and walk["site"] in wired(board), walk  # the new board's sites
+
+
+def test_from_the_page_a_copy_is_laid_over_its_photo_its_grid_walked_and_its_moves_refereed(
+        browser, grid_served, tmp_path):  # fmt: skip
+    """All of it from the page, as a group with its own ORBIT board does it: the board laid over a photo of it and
+    kept, a deck entered and kept, a new game on both from the form; the phone says the grid has not learnt the
+    board, its walk-through is done from Calibrate with pieces set on the switches, and then moves made with the
+    pieces are booked and one no rule allows is refused in the board's own site names."""
+    gs = grid_served({}, calibrated=False, game="orbit", options={})
+    page, errors = open_editor(browser, gs, tmp_path, "/editor")
+    lay_out_over_a_photo(page, tmp_path)
+    keep_as(page, "my-copy", "ORBIT: board “my-copy”")
+    gs.wiring = wiring = wired(json.loads((tmp_path / "datasets/orbit/board/my-copy").read_text()))
+    page.goto(f"{gs.base}/editor/deck")
+    expect(page.locator("#problems li")).to_have_text("The game can deal this deck.")
+    enter(page.locator("fieldset.card").first, "Copies", "3")
+    keep_as(page, "club", "ORBIT: deck “club”")
+    assert errors == []
+
+    phone = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+
+    def ours(options) -> None:
+        options.locator("[data-option=board]").select_option("my-copy")
+        options.locator("[data-option=deck]").select_option("club")
+
+    start_from_the_form(phone, gs, "orbit", ours)
+    assert gs.session.state.deck > 0 and gs.live.playing.sites[0].id == "site1"
+    expect(phone.locator("#log")).to_contain_text("The grid has not learnt the board “my-copy” yet")
+    phone.locator('#guide-buttons button[data-do="stop"]').click()  # the guided setup: the grid is walked first
+    expect(phone.locator("#guide-text")).not_to_contain_text("Put", timeout=5000)
+    phone.click('button[data-open="calibration"]')
+    expect(phone.locator("#grid-note")).to_contain_text(
+        "The grid has not learnt the board “my-copy” yet: moves are declared on a phone until it is walked. "
+        "0 of 24 sites of the board “my-copy” have a switch.")
+    shot(phone, "#grid-note", "calibrate-copy-phone.png")
+    phone.click("#grid-start")
+    # A person looks at the site the phone's map rings and sets a piece on it.
+    walking = "window.orrery.app.guides.latest.calibration"
+    for _ in range(24):
+        expect(phone.locator("#guide-text")).to_contain_text("Put a piece on site ")
+        asked = phone.evaluate(f"{walking}.site")
+        assert phone.locator("#guide-text").inner_text() == f"Put a piece on {gs.live.playing.site(asked).name}."
+        step = phone.evaluate(f"{walking}.step")
+        gs.put(asked)
+        gs.until(lambda step=step: phone.evaluate(f"{walking}.step") != step
+                 or phone.evaluate(f"{walking}.state") != "walking", what=f"the walk to take {asked}")  # fmt: skip
+        gs.lift(asked)
+        if phone.evaluate(f"{walking}.state") != "walking":
+            break
+    expect(phone.locator("#guide-text")).to_have_text("Saved: 24 sites mapped. The table reads the board with it now.")
+    shot(phone, "#guide", "calibrated-copy-phone.png")
+    assert (tmp_path / "grid.orbit.my-copy.json").exists()
+    expect(phone.locator("#log")).to_contain_text("The board's grid is calibrated. Refereeing the board now: grid")
+
+    book_moves_by_hand(gs, wiring)
+    booked = gs.table.entries()[-1]["events"][0]["text"]
+    expect(phone.locator("#log li").first).to_contain_text(booked[:30])
+    said = refused_by_hand(gs, wiring)
+    assert not ID.search(said)
+    fits_a_phone_page(phone, 360)
