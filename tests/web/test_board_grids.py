@@ -208,7 +208,7 @@ def test_from_the_page_a_copy_is_laid_over_its_photo_its_grid_walked_and_its_mov
     phone.click('button[data-open="calibration"]')
     expect(phone.locator("#grid-note")).to_contain_text(
         "The grid has not learnt the board “my-copy” yet: moves are declared on a phone until it is walked. "
-        "0 of 24 sites of the board “my-copy” have a switch.")
+        "0 of 24 sites have a switch.")
     shot(phone, "#grid-note", "calibrate-copy-phone.png")
     phone.click("#grid-start")
     # A person looks at the site the phone's map rings and sets a piece on it.
