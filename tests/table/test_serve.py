@@ -317,3 +317,32 @@ def test_the_camera_reads_a_copy_by_its_own_corner_markers_and_leaves_one_withou
     assert live.vision is not None and live.vision[0].board is live.board and live.vision[0].pose is not None
     assert live.senses.status()["camera"] == "up"
     live.store.close()
+
+
+def test_a_game_on_a_copy_resumed_after_a_restart_is_read_with_the_copys_profile(tmp_path):
+    """The session's options name the board: a table that restarts with a game on a copy unfinished reads the grid
+    with the copy's profile at once, and the table's own profile stays the table's own board's."""
+    from companion.table import library
+    from companion.table.config import TableConfig
+    from companion.table.datasets import DataSets, data_folder
+    from companion.table.live import LiveTable
+    from tests.web.test_board_grids import small_orbit_board, wired
+
+    copy = small_orbit_board()
+    sets = DataSets(data_folder(tmp_path / "t.db"))
+    library.save(sets, "orbit", "board", "my-copy", copy)
+    wiring = wired(copy)
+    save_profile(GridProfile("orbit", 8, 8, wiring), tmp_path / "grid.orbit.my-copy.json")
+    options = {"board": str(sets.root / "orbit/board/my-copy")}
+    Session.start(Store(tmp_path / "t.db"), "orbit", ["red", "blue"], options, 2).store.close()
+    config = TableConfig(game="orbit", players=("red", "blue"), db=str(tmp_path / "t.db"), serial="/dev/null",
+                         grid_profile=str(tmp_path / "grid.json"))  # fmt: skip
+    live = LiveTable(config)
+    assert live.resumed and live.playing.site("site1").name == "site 1"
+    assert live.observer is not None and live.observer.switch_sites == {s: site for site, s in wiring.items()}
+    assert live.grid is not None and live.grid.profile == tmp_path / "grid.orbit.my-copy.json"
+    assert not any("has not learnt" in note for note in live.notes), live.notes
+    assert live.loop is not None and live.senses.status()["grid"] == "lost"  # (its cable: not started here)
+    live.use(Session.start(live.store, "orbit", ["red", "blue"], {}, 3))  # the table's own board: no profile yet
+    assert live.observer.switch_sites == {} and live.grid.profile == tmp_path / "grid.json"
+    live.store.close()
