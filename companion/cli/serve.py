@@ -94,7 +94,13 @@ def _web_table(live: Any) -> Any:
     camera = None
     if live.vision is not None:
         vision, registry = live.vision
-        camera = CameraFeed(latest, Vision(live.board, registry, vision.profile))  # a pose of its own for the view
+        feed = camera = CameraFeed(latest, Vision(vision.board, registry, vision.profile))  # a pose of its own
+
+        def view(reader: Any) -> None:  # a game on another board: the view draws that board
+            with feed.lock:
+                feed.vision = Vision(reader[0].board, reader[1], reader[0].profile)
+
+        live.on_vision = view
     table = Table(
         live.session, live.loop, make_loop=make_loop, sensors=live.senses.status, board=live.own_board,
         camera=camera, grid=live.table_grid(), beside=live.beside_grids(), probe=live.table_probe(),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -77,6 +77,8 @@ class LiveTable:
             self.camera_profile = load_profile(config.camera_profile)
         self.camera_sites = frozenset(s.id for s in self.board.sites) if camera else None
         self.vision: tuple[Vision, Registry] | None = None  # the camera's reader of the board in play
+        # Told each new reader (the calibration view's snapshot draws the board in play with one of its own).
+        self.on_vision: Callable[[tuple[Vision, Registry]], None] = lambda reader: None
         self.phone: PushedFrames | None = None  # the camera page's frames, when a phone is the table's camera
         if self.camera_sites is not None and config.camera == "phone":
             from companion.sensing.pushed import PushedFrames
@@ -152,6 +154,8 @@ class LiveTable:
         if self.camera_profile is not None and self.observer is not None:
             self.vision = _board_vision(self.config, board, record.game, self.camera_profile, own, words, told)
             self.observer.watch_sites(None if self.vision is None else frozenset(s.id for s in board.sites))
+            if self.vision is not None:
+                self.on_vision(self.vision)
         self.site_name = site_namer(board, beside)
         grid = None if self.grid is None else self.switch_sites is not None
         camera = None if self.camera_profile is None else self.vision is not None
