@@ -126,18 +126,23 @@ def _report(twin: Any, stats: Any) -> int:
 
 
 def _serve(twin: Any, args: argparse.Namespace) -> int:
+    from companion.sim.table_setup import game_board
+    from companion.table.beside import site_namer
     from companion.table.loop import TableLoop
     from companion.table.token import token_file
     from companion.web.serve import serve
     from companion.web.table import Table
 
-    site_name = twin.loop.site_name
     games: list[tuple[Any, Any]] = []  # new games started on a phone, for the twin to take up
     wake = threading.Event()
     stop = threading.Event()
 
     def new_loop(session: Any) -> TableLoop:
-        loop = TableLoop(session, twin.observer, site_name)
+        # The game's own board's names (another game's, or ORBIT's back side): the twin lays it on the grid when it
+        # takes the game up.
+        board = game_board(session.record.game, session.record.options)
+        same = session.record.game == twin.session.record.game
+        loop = TableLoop(session, twin.observer, site_namer(board, twin.beside if same else []))
         print_entry, loop.on_warning = _printers(session)
         session.subscribe(print_entry)
         return loop
@@ -180,7 +185,9 @@ def _serve(twin: Any, args: argparse.Namespace) -> int:
                             twin.move_calibration_magnet()  # the table may be calibrated meanwhile
                     wake.clear()
                     if games:  # a phone started a game: the players set it out (the latest, if several)
-                        twin.switch(*games.pop())
+                        session, loop = games.pop()
+                        _lay_board(twin, session, args.seed)
+                        twin.switch(session, loop)
                         games.clear()
         except BaseException as error:  # shown when the server stops, not lost in a thread
             failures.append(error)
@@ -215,13 +222,30 @@ def _tls(args: argparse.Namespace, twin: Any) -> Any:
     return tls_settings(str(folder.path), args.tls_port, args.port)
 
 
+def _lay_board(twin: Any, session: Any, seed: int) -> None:
+    """The board of a game a phone started laid on the twin's grid (and under its camera, if the game has a piece
+    registry), and the grid's walk-through pointed at it, as `companion serve` switches its senses to that board."""
+    from companion.sensing.pieces import has_registry
+    from companion.sim.table_setup import game_board, twin_camera
+
+    game = session.record.game
+    board = game_board(game, session.record.options)
+    camera = twin_camera(game, board, seed) if twin.camera is not None and has_registry(game) else None
+    twin.rewire(board, camera)
+    if twin.table_grid is not None:
+        twin.table_grid.board = board
+
+
 def _twin_grid(twin: Any) -> Any:
     """The twin's grid as a calibration from the phones sees it: its link, its own profile file, its observer."""
-    from companion.boards import default_board
+    from companion.sim.table_setup import game_board
     from companion.table.grid_walk import TableGrid
 
-    return TableGrid(default_board(twin.session.record.game), lambda: twin.link, twin.profile, twin.observer,
-                     lambda profile: twin.senses.calibrated("grid", True), settle=twin.observer.settle)  # fmt: skip
+    record = twin.session.record
+    twin.table_grid = TableGrid(game_board(record.game, record.options), lambda: twin.link, twin.profile,
+                                twin.observer, lambda profile: twin.senses.calibrated("grid", True),
+                                settle=twin.observer.settle)  # fmt: skip
+    return twin.table_grid
 
 
 def _twin_beside_grids(twin: Any) -> list[Any]:

@@ -75,7 +75,6 @@ def _print_entry(entry: Any) -> None:
 
 def _web_table(live: Any) -> Any:
     """The phone page's view of the live table: its game, its loop, its senses and its camera."""
-    from companion.boards import default_board
     from companion.sensing.vision import Vision
     from companion.table.datasets import DataSets, data_folder
     from companion.table.token import token_file
@@ -92,18 +91,24 @@ def _web_table(live: Any) -> Any:
             raise BadInput("the camera has not delivered a frame yet", 503)
         return live.latest_image
 
-    def board(game: str) -> Any:
-        # The table's own board (its file, the one its sensors are set up for) is the board of the game it was set up
-        # for; a game of another game started from a phone plays on that game's own board (the map, the layout and
-        # the guided setup follow it).
-        return live.board if game == live.game else default_board(game)
+    def drawn(reader: Any) -> Vision:
+        """The calibration view's reader of the game's board, with a pose of its own (over several boards, the
+        game's own: the first)."""
+        vision, registry = reader
+        one = getattr(vision, "visions", (vision,))[0]
+        return Vision(one.board, registry, one.profile)
 
     camera = None
     if live.vision is not None:
-        vision, registry = live.vision
-        camera = CameraFeed(latest, Vision(live.board, registry, vision.profile))  # a pose of its own for the view
+        feed = camera = CameraFeed(latest, drawn(live.vision))
+
+        def view(reader: Any) -> None:  # a game on another board: the view draws that board
+            with feed.lock:
+                feed.vision = drawn(reader)
+
+        live.on_vision = view
     table = Table(
-        live.session, live.loop, make_loop=make_loop, sensors=live.senses.status, board=board,
+        live.session, live.loop, make_loop=make_loop, sensors=live.senses.status, board=live.own_board,
         camera=camera, grid=live.table_grid(), beside=live.beside_grids(), probe=live.table_probe(),
         phone=live.phone, datasets=DataSets(data_folder(live.config.db)),
         token_path=token_file(live.config.db),

@@ -116,6 +116,7 @@ class Twin:
         # A guided setup asking for a tap on a piece the sensors cannot see: a player taps Placed (True if tapped).
         self.tap_placed: Callable[[], bool] = lambda: False
         self._magnet: str | None = None
+        self.table_grid: Any = None  # the grid as the phones' walk-through sees it (the demo's), once there is one
 
     def __enter__(self) -> Twin:
         self.grid.start()
@@ -182,6 +183,18 @@ class Twin:
             layout[step.site] = (*layout.get(step.site, ()), step.piece)
             self.show(layout)
             time.sleep(self.pace)
+
+    def rewire(self, board: Board, camera: TwinCamera | None = None) -> None:
+        """Another board laid over the grid (a game on another board): the grid under it, wired in that board's site
+        order, as the table's calibration of that board records it (one with more sites than the grid has switches
+        lies on no switch); `camera` (None: none) watches it. The boards beside keep their own grids."""
+        rows, cols = self.grid.rows, self.grid.cols
+        own = switch_map(board, rows, cols) if len(board.sites) <= rows * cols else {}
+        beside = {site: key for site, key in self.sites.items() if len(key) == 3}
+        self.sites = {**own, **beside}
+        self.observer.remap({key: site for site, key in self.sites.items()})
+        self.camera = camera
+        self.observer.watch_sites(frozenset(own) if camera is not None else None)
 
     def move_calibration_magnet(self) -> None:
         """While a walk-through runs, a player moves one magnet to each site it names (lifting a piece that stands

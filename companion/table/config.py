@@ -10,7 +10,9 @@ Example (every key optional):
 
     [grid]
     serial = "auto"                      # a port, "auto" (find it by USB id) or "none"
-    profile = "calibration/grid.json"    # from `companion calibrate grid`
+    profile = "calibration/grid.json"    # from `companion calibrate grid`: the table's own board's; every other
+                                         # board a game is on has its own beside it, written by the phones' walk
+                                         # (grid.orbit.my-copy.json, grid.orbit.back.json, grid.dakalio.json)
 
     [[boards]]                           # a board beside the game's own, on a grid of its own (one entry each)
     board = "orbital_battle:planet3"     # Orbital Battle's planet maps: their hexes are the layout's p3:CCRR

@@ -54,3 +54,29 @@ def board_names(sets: DataSets) -> str:
     """The table's boards by name, for a message: "its boards: my-copy (orbit)" or that it has none."""
     names = [f"{name} ({game})" for game, option in BOARD_OPTIONS.items() for name in sets.names(game, option)]
     return f"its boards: {', '.join(names)}" if names else "it has no boards of its own yet"
+
+
+def board_set(game: str, options: Mapping[str, Any]) -> str | None:
+    """The board a game's options choose other than the game's own (the table's): ORBIT's `back`, or the name of a
+    board data set (the options hold its file, whose name is the set's); None for the game's own board."""
+    option = BOARD_OPTIONS.get(game)
+    spec = options.get(option) if option else None
+    if not isinstance(spec, str) or not spec or (game == "orbit" and spec == "front"):
+        return None
+    return spec if game == "orbit" and spec == "back" else Path(spec).name
+
+
+def board_words(game: str, name: str | None, title: str) -> str:
+    """The board as the phones name it: “my-copy”, ORBIT's back side, or a game's own board."""
+    if name is None:
+        return f"{title}'s own board"
+    return "ORBIT's back side" if game == "orbit" and name == "back" else f"the board “{name}”"
+
+
+def grid_profile_of(base: Path, game: str, name: str | None, own: bool) -> Path:
+    """Where the table keeps the grid profile of a board: the configured file for the table's own board (`own`), and
+    beside it one per other board, named for the game and the board set (grid.json: grid.orbit.my-copy.json,
+    grid.orbit.back.json, grid.dakalio.json for another game's own board)."""
+    if own:
+        return base
+    return base.with_name(f"{base.stem}.{game}{'' if name is None else '.' + name}{base.suffix}")

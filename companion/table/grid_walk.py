@@ -135,6 +135,7 @@ class GridWalk(Walked):
         keep = {site: switch for site, switch in grid.mapping().items()
                 if site not in walked and switch[0] < rows and switch[1] < cols} if sites else {}  # fmt: skip
         self.grid = grid
+        self.profile = grid.profile  # the board walked: a game on another board ends the walk (web/table.py)
         self.recording = GridRecording(board, walked, rows, cols, keep)
         self.state = "walking"  # then "review" (every site had its turn, some have no switch), "saved", "stopped"
         self.message: str | None = None
@@ -218,7 +219,8 @@ class GridWalk(Walked):
             return
         self.state = "saved"
         unmapped = len(self.recording.unmapped())
-        self.message = (f"Saved {self.grid.profile}: {len(profile.sites)} sites mapped"
+        # (the file is the status's `profile`: a path has no place in the players' words, and would not fit a phone)
+        self.message = (f"Saved: {len(profile.sites)} sites mapped"
                         f"{f', {unmapped} without a switch' if unmapped else ''}. The table reads the board with it "
                         "now.")  # fmt: skip
 

@@ -10,14 +10,18 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from companion.boards import Board, default_board, load_board
+from companion.boards.markers import MIN_MARKERS, markers_on
 from companion.errors import UserError
 from companion.rules import Event
 from companion.table.beside import Beside, beside_boards, site_namer
 from companion.table.config import TableConfig, save_grid_ports
+from companion.table.game_board import BOARD_OPTIONS, board_of, board_set, board_words, grid_profile_of
 from companion.table.grid_walk import TableGrid
 from companion.table.loop import TableLoop
 from companion.table.observe import Observer, camera_view
@@ -31,6 +35,7 @@ if TYPE_CHECKING:
     from companion.sensing.pieces import Registry
     from companion.sensing.pushed import PushedFrames
     from companion.sensing.vision import Vision
+    from companion.sensing.vision_profile import CameraProfile
     from companion.sensing.vision_table import TableVision
 
 TICK = 0.01  # seconds between looks at the board: well under the settle window
@@ -48,74 +53,130 @@ class LiveTable:
         if session is None:
             session = Session.start(self.store, config.game, list(config.players), config.options, config.seed)
         self.session = session
-        # The senses are set up for the configured game's board, as a new game starts (its grid profile, its camera
-        # pose): a resumed game of another game, one a phone started, is declared on the phones, as in `use`.
+        # The table's own board is the configured one (its grid profile is the configured file, its camera pose the
+        # profile's); a game on another board (one of the library's, ORBIT's back side, another game's) is read
+        # with that board's own grid profile, kept beside the configured one, and the camera over that board.
         self.game = game = config.game
         self.board = load_board(Path(config.board)) if config.board else default_board(game)
         self.notes: list[str] = [damaged] if damaged else []  # for the terminal: a damaged log, a sense left out
         # A grid with a place for its profile is opened even before its first calibration, so that the phones can
         # calibrate it (the profile is then written there); it referees once it is calibrated.
         self.grid_profile = Path(config.grid_profile) if config.serial != "none" and config.grid_profile else None
-        self.switch_sites = _switch_sites(config, self.board, self.notes)
+        own_switches = _switch_sites(config, self.board, self.notes)  # the configured profile, checked at start
         # Boards beside the game's own, each on a grid of its own (Orbital Battle's planet maps): their switches join
         # the game board's in one map, so the referee judges their sites like the game board's.
         self.beside = beside_boards(game, config.boards, self.notes, config.serial)
         # Each is opened, so that the phones can calibrate one not calibrated yet; only the calibrated ones must be in
         # step for the board to be read (an unplugged grid not set up yet must not hold back the others).
         self.calibrated = {other.index for other in self.beside if other.switch_sites}
-        beside_sites = {k: v for other in self.beside for k, v in other.switch_sites.items()}
-        gridded = any(other.grid.has_grid for other in self.beside)  # a board beside it lies on a grid of its own
-        if gridded:
-            self.switch_sites = {**(self.switch_sites or {}), **beside_sites}
-        self.site_name = site_namer(self.board, self.beside)
         camera = config.camera != "none" and _calibrated(config.camera_profile, "camera", self.notes)
+        self.camera_profile = None
+        if camera:
+            from companion.sensing.vision_profile import load_profile
+
+            assert config.camera_profile is not None
+            self.camera_profile = load_profile(config.camera_profile)
         # The camera reads every board in view: the game's own and those beside it, each by its own markers.
         self.camera_sites = frozenset([*(s.id for s in self.board.sites), *(
             other.prefix + s.id for other in self.beside for s in other.board.sites)]) if camera else None
-        self.vision = _vision(config, self.board, game, self.beside) if self.camera_sites is not None else None
+        self.vision: tuple[Vision | TableVision, Registry] | None = None  # the camera's reader of the board in play
+        # Told each new reader (the calibration view's snapshot draws the board in play with one of its own).
+        self.on_vision: Callable[[tuple[Vision | TableVision, Registry]], None] = lambda reader: None
         self.phone: PushedFrames | None = None  # the camera page's frames, when a phone is the table's camera
         if self.camera_sites is not None and config.camera == "phone":
             from companion.sensing.pushed import PushedFrames
 
             self.phone = PushedFrames(self._still_wanted)
+        self.playing = self.board  # the board of the game in play, which the senses read
+        self.switch_sites = own_switches
+        self.site_name = site_namer(self.board, self.beside)
         self.observer: Observer | None = None
         self.loop: TableLoop | None = None
-        grids = self.grid_profile is not None or gridded
-        if grids or self.camera_sites is not None:
-            switches = self.switch_sites if self.switch_sites is not None else ({} if grids else None)
-            self.observer = Observer(switches, self.camera_sites, settle=config.settle)
-            if session.record.game == game:
-                self.loop = TableLoop(session, self.observer, self.site_name)
-        self.senses = Senses(
-            session, self.observer, grid=self.switch_sites is not None, camera=self.camera_sites is not None
-        )
+        self.grid: TableGrid | None = None
+        gridded = any(other.grid.has_grid for other in self.beside)  # a board beside it lies on a grid of its own
+        if self.grid_profile is not None or self.camera_sites is not None or gridded:
+            grids = self.grid_profile is not None or gridded
+            self.observer = Observer({} if grids else None, self.camera_sites, settle=config.settle)
+        if self.observer is not None and self.grid_profile is not None:
+            self.grid = TableGrid(self.board, lambda: self.link, self.grid_profile, self.observer,
+                                  self._grid_calibrated, settle=config.settle)  # fmt: skip
         self.link = None
         self.beside_links: list = []  # the grids under the boards beside the game's own, in the config's order
+        self._beside_sites = {k: v for other in self.beside for k, v in other.switch_sites.items()}
+        self.senses = Senses(session, self.observer, grid=own_switches is not None, camera=camera)
+        self._sense(session, own_switches, announce=False)
+        if self.observer is not None:
+            self.loop = TableLoop(session, self.observer, self.site_name)
         self.config_path: Path | None = None  # the config file, where a probe from the phones writes the ports
         self.latest_image = None  # the camera's last frame, for the calibration view
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
     def use(self, session: Session) -> TableLoop | None:
-        """Referee another game at this table (one a phone started): its loop, on the same senses. The senses are
-        calibrated for this table's board, so a game played on another board is declared on the phones."""
+        """Referee another game at this table (one a phone started): the senses switch to its board (its grid
+        profile, the camera over it), and its loop reads them."""
         self.session = session
         self.senses.session = session
         self.loop = None
-        if self.observer is not None and session.record.game == self.game:
+        if self.observer is not None:
+            self._sense(session)
             self.loop = TableLoop(session, self.observer, self.site_name)
-        elif self.observer is not None:
-            text = (f"This table's sensors are set up for the {self.board.name} board, so {session.game.title}'s moves "
-                    "are declared on a phone.")  # fmt: skip
-            session.note(Event("senses-unused", text, {"board": self.board.name}))
         return self.loop
 
+    def own_board(self, game: str) -> Board:
+        """The board a game is on when its options choose none: the configured board for the table's game, else
+        the game's own."""
+        return self.board if game == self.game else default_board(game)
+
+    def _sense(self, session: Session, switches: dict | None = None, announce: bool = True) -> None:
+        """Read the board of `session`'s game from now on: its grid profile (none yet: the grid reads nothing and
+        the phones are told to walk it), the camera over it, the boards beside it (the table's game only). The
+        configured board's `switches` are given at start (its profile was checked then)."""
+        record = session.record
+        board = board_of(record.game, record.options, self.own_board)
+        name = board_set(record.game, record.options)
+        own = record.game == self.game and (name is None or _same_file(record.options, self.config.board))
+        words = board_words(record.game, name, session.game.title)
+        self.playing = board
+        told: list[str] = []
+        beside = self.beside if record.game == self.game else []
+        gridded = [other for other in beside if other.grid.has_grid]  # the boards beside it on grids of their own
+        if self.observer is not None and (self.grid is not None or gridded):
+            if self.grid is not None:
+                assert self.grid_profile is not None
+                profile = grid_profile_of(self.grid_profile, record.game, name, own)
+                if switches is None or not own:
+                    switches = _board_switches(profile, board, words, told)
+                self.grid.board, self.grid.profile = board, profile
+                if switches is None and not told and (announce or not own):  # (own: the start's note says it)
+                    told.append(f"The grid has not learnt {words} yet: walk it from Calibrate (the grid's "
+                                "walk-through), and declare moves on a phone until then.")  # fmt: skip
+            # The boards beside are the table's game's (a calibration of one since start is kept for its next game).
+            self._beside_sites.update({k: v for k, v in self.observer.switch_sites.items() if len(k) == 3})
+            mapping = {**(self._beside_sites if gridded else {}), **(switches or {})}
+            self.observer.remap(mapping)
+            self.switch_sites = mapping if switches is not None or gridded else None
+        if self.camera_profile is not None and self.observer is not None:
+            self.vision = _board_vision(self.config, board, record.game, self.camera_profile, own, words, told, beside)
+            seen = [*(s.id for s in board.sites), *(other.prefix + s.id for other in beside for s in other.board.sites)]
+            self.observer.watch_sites(None if self.vision is None else frozenset(seen))
+            if self.vision is not None:
+                self.on_vision(self.vision)
+        self.site_name = site_namer(board, beside)
+        grid = None if self.grid is None else self.switch_sites is not None
+        camera = None if self.camera_profile is None else self.vision is not None
+        self.senses.board_changed(grid, camera, self._grids_connected())
+        if not announce:  # at start, for the terminal: the phones were told when the game began
+            self.notes.extend(text.rstrip(".") for text in told)
+            return
+        for text in told:
+            with contextlib.suppress(CannotSave):
+                session.note(Event("senses-board", text, {"board": name or board.name}))
+
     def table_grid(self) -> TableGrid | None:
-        """The grid as its calibration from the phones needs it (None: no grid at this table)."""
-        if self.grid_profile is None or self.observer is None:
-            return None
-        return TableGrid(self.board, lambda: self.link, self.grid_profile, self.observer, self._grid_calibrated,
-                         settle=self.config.settle)  # fmt: skip
+        """The grid as its calibration from the phones needs it (None: no grid at this table): it walks the board
+        of the game in play and writes that board's profile."""
+        return self.grid
 
     def beside_grids(self) -> list[TableGrid]:
         """The grids under the boards beside the game's own, as their calibration from the phones needs them."""
@@ -256,19 +317,22 @@ class LiveTable:
 
     def read_frame(self, image, now: float) -> None:
         """One camera frame read (every board in view, each by its own markers) and handed to the observer."""
-        assert self.observer is not None and self.vision is not None
-        vision, registry = self.vision
+        assert self.observer is not None
         self.latest_image = image
+        reader = self.vision  # (a game on another board brings another)
+        if reader is None:  # the board in play is one the camera cannot read: the calibration view only
+            return
+        vision, registry = reader
         changed = self.observer.changed_sites()  # decoded in crops around them (and a slow sweep)
         reading = vision.process(image, now, changed)
         # A side's counters are named for the player who plays them (the game in play's players).
         names = registry.seated(self.session.record.players)
-        self.observer.camera(camera_view(reading, registry, self.board, names))
+        self.observer.camera(camera_view(reading, registry, self.playing, names))
 
     def _watch_camera(self) -> None:
         from companion.sensing.camera import open_source
 
-        assert self.observer is not None and self.vision is not None
+        assert self.observer is not None
         source = None
         failures = 0
         try:
@@ -294,22 +358,41 @@ class LiveTable:
                 source.close()
 
 
-def _vision(config: TableConfig, board: Board, game: str, beside: list[Beside]) -> tuple[Vision | TableVision,
-                                                                                       Registry]:
+def _vision(config: TableConfig, board: Board, game: str, profile: CameraProfile,
+            beside: list[Beside]) -> tuple[Vision | TableVision, Registry]:
     """The camera's reader, checked now so a bad profile is one line at start rather than a dead thread later: one
     board's Vision, or with boards beside the game's own a TableVision that follows each by its own markers."""
     from companion.sensing.pieces import default_registry, load_registry
     from companion.sensing.vision import Vision
-    from companion.sensing.vision_profile import load_profile
     from companion.sensing.vision_table import BoardInView, TableVision
 
-    assert config.camera_profile is not None
-    registry = load_registry(config.registry) if config.registry else default_registry(game)
-    profile = load_profile(config.camera_profile)
+    registry = load_registry(config.registry) if config.registry and game == config.game else default_registry(game)
     if not beside:
         return Vision(board, registry, profile), registry
     boards = [BoardInView(board), *(BoardInView(other.board, other.prefix) for other in beside)]
     return TableVision(boards, registry, profile), registry
+
+
+def _board_vision(config: TableConfig, board: Board, game: str, profile: CameraProfile, own: bool, words: str,
+                  told: list[str], beside: list[Beside]) -> tuple[Vision | TableVision, Registry] | None:  # fmt: skip
+    """The camera over the board in play. The profile's pose was taken over the table's own board: another board
+    (a copy laid over its own photo, whose millimetres are its own) is found afresh by its corner markers, as they
+    lie where its file puts them; a board without them, or another game's pieces without a registry, is left to
+    the grid and the phones, and the phones are told."""
+    if own:
+        return _vision(config, board, game, profile, beside)  # (a bad profile is an error at start, as it always was)
+    if len(markers_on(board)) < MIN_MARKERS:
+        told.append(f"The camera cannot find {words}: its file has no corner markers on the board, so the camera "
+                    "does not read it.")  # fmt: skip
+        return None
+    try:
+        vision = _vision(config, board, game, replace(profile, pose=None), beside)
+    except UserError as error:
+        told.append(f"The camera does not read {words}: {error}.")
+        return None
+    told.append(f"The camera finds {words} by its corner markers (where the board's printed overlay has them): "
+                f"{MIN_MARKERS} must be in view.")  # fmt: skip
+    return vision
 
 
 def _calibrated(profile: str | None, sense: str, notes: list[str]) -> bool:
@@ -334,3 +417,29 @@ def _switch_sites(config: TableConfig, board: Board, notes: list[str]) -> dict |
     assert config.grid_profile is not None
     profile = load_profile(Path(config.grid_profile), board)
     return {switch: site for site, switch in profile.sites.items()}
+
+
+def _same_file(options: Mapping[str, Any], configured: str | None) -> bool:
+    """Do the options choose the configured board's own file (`serve --board my-copy`, and my-copy chosen)?"""
+    if configured is None:
+        return False
+    spec = next((options.get(option) for option in BOARD_OPTIONS.values() if isinstance(options.get(option), str)),
+                None)  # fmt: skip
+    try:
+        return spec is not None and Path(spec).resolve() == Path(configured).resolve()
+    except OSError:
+        return False
+
+
+def _board_switches(profile: Path, board: Board, words: str, told: list[str]) -> dict | None:
+    """A board's own grid profile, as switch -> site (None: none yet, or one that cannot be read, which is said)."""
+    from companion.calibration.grid import load_profile
+
+    if not profile.exists():
+        return None
+    try:
+        loaded = load_profile(profile, board)
+    except UserError as error:
+        told.append(f"The grid's calibration of {words} cannot be read ({error}): walk it again from Calibrate.")
+        return None
+    return {switch: site for site, switch in loaded.sites.items()}

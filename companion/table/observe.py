@@ -146,6 +146,7 @@ class Observer:
         self._pending: set[str] | None = None
         self._grid_link = switch_sites is not None  # the grid is connected (it may not be calibrated yet)
         self._grid_up = bool(switch_sites)  # connected and mapped to sites: what it says counts
+        self._camera_link = camera_sites is not None  # the camera delivers frames (it may watch no board now)
         self._camera_up = camera_sites is not None
 
     # Senses coming and going (a loose USB cable, an unplugged camera).
@@ -171,8 +172,18 @@ class Observer:
 
     def camera_available(self, up: bool) -> None:
         with self._lock:
+            self._camera_link = up
             self._camera_up = up and self.camera_sites is not None
             self._frames = []
+
+    def watch_sites(self, camera_sites: frozenset[str] | None) -> None:
+        """Another board under the camera (a game on another board): the sites it reads now (None: it reads none of
+        this board). Frames of the old board are forgotten."""
+        with self._lock:
+            self.camera_sites = camera_sites
+            self._camera_up = self._camera_link and camera_sites is not None
+            self._frames = []
+            self._pending = None
 
     # Feeding.
     def reed(self, closed: frozenset[Hashable], at: float) -> None:

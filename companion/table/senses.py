@@ -67,6 +67,17 @@ class Senses:
         text = f"{what} is calibrated{'' if first else ' again'}. Refereeing the board now: {mode}."
         self._note(Event(f"{sense}-calibrated", text, {"mode": mode}))
 
+    def board_changed(self, grid: bool | None, camera: bool | None, grid_up: bool) -> None:
+        """A game on another board: whether each sense (of those the table has: None for one it has not) is
+        calibrated for it. Nothing is announced here: the table says it in the board's words."""
+        with self._lock:
+            for sense, learnt in (("grid", grid), ("camera", camera)):
+                if learnt is None:
+                    continue
+                up = grid_up if sense == "grid" else self._state["camera"] != "lost"
+                self._state[sense] = ("up" if up else "lost") if learnt else "absent"
+        self.on_change()
+
     def _report(self, sense: str, up: bool) -> None:
         with self._lock:
             if self._state[sense] == "absent" or (self._state[sense] == "up") == up:

@@ -14,6 +14,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from companion.boards import Board, BoardFileError
 from companion.boards.files import board_from_json, board_to_json
+from companion.boards.markers import with_corner_markers
 from companion.rules import SetupError
 from companion.table import library
 from companion.table.game_board import BOARD_OPTIONS
@@ -175,7 +176,10 @@ def save() -> tuple[Response, int]:
     problems = _problems(game, board)
     if problems:
         raise BadInput(problems[0])
-    return keep(game, option, name, board)
+    # The camera finds a board by its corner markers: a copy without them (laid out from an empty board, or over a
+    # photo of another size) gets the game's own, placed at its corners as on the game's own board.
+    marked = with_corner_markers(board_from_json(board), _built_in(game, SIDES[game][0]))
+    return keep(game, option, name, board_to_json(marked))
 
 
 def save_checked(game: str, option: str, key: str, problems: Callable[[Any], list[str]]) -> tuple[Response, int]:

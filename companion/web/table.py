@@ -21,7 +21,7 @@ from companion.errors import UserError
 from companion.rules import Action, SetupError
 from companion.sensing.pushed import PushedFrames
 from companion.table.datasets import DataSets
-from companion.table.game_board import board_of
+from companion.table.game_board import board_of, board_set, board_words
 from companion.table.grid_walk import GridWalk, TableGrid
 from companion.table.loop import Question, TableLoop, Warning
 from companion.table.probe_walk import ProbeWalk, TableProbe
@@ -288,6 +288,10 @@ class Table:
             if replaced is not None:
                 replaced.cancel()
             self.session, self.loop = session, loop
+            walk = self.walk
+            if walking and isinstance(walk, GridWalk) and walk.grid.profile != walk.profile:
+                walk.command("stop")  # it walked the old game's board: the new game's is walked afresh
+                walking = False
             guiding = self._make_guide() if guide and not walking else None
             self._attach(session, loop)
             # The game's opening note was committed by Session.start, before anyone listened: announce it now.
@@ -321,7 +325,10 @@ class Table:
             return {"board": self.board().name, "grid": False, "rows": None, "cols": None, "profile": None,
                     "mapped": None, "walk": None, "boards": boards, "probe": False}  # fmt: skip
         rows, cols = grid.size() or (None, None)
-        return {"board": grid.board.name, "grid": True, "rows": rows, "cols": cols, "profile": str(grid.profile),
+        record = self.session.record
+        title = board_words(record.game, board_set(record.game, record.options), self.session.game.title)
+        return {"board": grid.board.name, "title": title if grid is self.grid else None, "grid": True,
+                "rows": rows, "cols": cols, "profile": str(grid.profile),
                 "mapped": {grid.prefix + site: list(switch) for site, switch in grid.mapping().items()},
                 "walk": None if walk is None else walk.status(), "boards": boards,
                 "probe": self.probe is not None}  # fmt: skip

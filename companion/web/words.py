@@ -12,7 +12,8 @@ from companion.rules.engine import points_to, unpointed
 
 KINDS_OWNED_BY_NAME = {"planet", "station", "asteroid", "turn", "infestor"}  # "yellow planet", not "Yellow's planet"
 _SURFACE = re.compile(r"^p(\d+):(\d+)$")  # a planet's surface hex (Orbital Battle), not a site of the board
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9:_-]*[A-Za-z0-9]")
+_NAME = r"[A-Za-z0-9][A-Za-z0-9:_-]*[A-Za-z0-9]"
+_TOKEN = re.compile(rf"{_NAME}(?:>{_NAME})?")  # a piece may point to a site: planet-red>r1s1
 _CARD = re.compile(r"\bcard c\d+\b")  # ORBIT's cards carry no number in the box: "a card", then its summary
 _PIECE_KINDS = {"ship", "planet", "station", "base", "army", "fleet", "infestor", "marker"}
 
@@ -68,6 +69,11 @@ class Words:
 
     def _token(self, match: re.Match[str]) -> str:
         token = match.group()
+        if ">" in token:  # a piece whose arrow points to a site; else two tokens that happen to touch
+            piece, _, heading = token.partition(">")
+            if "-" in piece and heading in self.sites:
+                return self.piece(token)
+            return ">".join(_TOKEN.sub(self._token, part) for part in (piece, heading))
         if token.isalpha() and token not in self.sites:
             return token  # a plain word, as most are: nothing below could change it
         if token in self.sites or _SURFACE.match(token):

@@ -164,20 +164,35 @@ def test_a_broken_grid_profile_is_one_line(tmp_path, capsys):
     assert "grid.json: not JSON" in capsys.readouterr().err
 
 
-def test_a_new_game_on_another_board_is_declared_on_the_phones(tmp_path):
+def test_a_game_on_another_board_is_read_with_that_boards_own_grid_profile(tmp_path):
+    """The table keeps a grid profile per board beside the configured one: a game of another game is read with its
+    board's profile when the table has one, declared on the phones (and the phones told so) when it has not, and the
+    table's own game gets the configured profile back."""
     from companion.table.config import TableConfig
     from companion.table.live import LiveTable
 
-    board = default_board("trajectory")
+    board, dakalio = default_board("trajectory"), default_board("dakalio")
     save_profile(GridProfile(board.name, 8, 8, switch_map(board, 8, 8)), tmp_path / "grid.json")
     config = TableConfig(db=str(tmp_path / "t.db"), serial="/dev/null", grid_profile=str(tmp_path / "grid.json"))
     live = LiveTable(config)
+    assert live.observer is not None and live.grid is not None
     same = live.use(Session.start(live.store, "trajectory", ["red", "green"], {}, 2))
     assert same is not None and live.loop is same
     other = Session.start(live.store, "dakalio", ["red", "green"], {}, 2)
-    assert live.use(other) is None
-    told = [e.events[0]["type"] for e in other.store.entries(other.record.id)]
-    assert "senses-unused" in told
+    assert live.use(other) is not None
+    told = [e.events[0] for e in other.store.entries(other.record.id)]
+    assert any(e["type"] == "senses-board" and "The grid has not learnt Dakalio's own board yet" in e["text"]
+               for e in told), told  # fmt: skip
+    assert live.observer.switch_sites == {} and live.senses.status()["grid"] == "absent"
+    assert live.grid.profile == tmp_path / "grid.dakalio.json" and live.grid.board.name == dakalio.name
+
+    wiring = {site.id: (i // 8, i % 8) for i, site in enumerate(dakalio.sites[:64])}
+    save_profile(GridProfile(dakalio.name, 8, 8, wiring), tmp_path / "grid.dakalio.json")
+    live.use(Session.start(live.store, "dakalio", ["red", "green"], {}, 3))
+    assert live.observer.switch_sites == {switch: site for site, switch in wiring.items()}
+    live.use(Session.start(live.store, "trajectory", ["red", "green"], {}, 4))
+    assert live.observer.switch_sites == {s: site for site, s in switch_map(board, 8, 8).items()}
+    assert live.grid.profile == tmp_path / "grid.json" and live.senses.status()["grid"] == "lost"  # (unplugged)
     live.store.close()
 
 
@@ -215,8 +230,8 @@ def test_a_new_game_of_another_game_brings_its_own_board_map_and_layout(tmp_path
 
 def test_a_table_restarted_with_another_games_game_unfinished_comes_back(tmp_path):
     """The grid is set up for Trajectory; a phone started Dakalio, and the table restarts with it unfinished: the
-    table comes back (no profile refused), Dakalio is declared on the phones on its own board, and the grid stays
-    Trajectory's for the next Trajectory game."""
+    table comes back (no profile refused), Dakalio's board is read with its own profile (none yet: the grid reads
+    nothing, the terminal says to walk it), and the grid is Trajectory's again for the next Trajectory game."""
     from companion.table.config import TableConfig
     from companion.table.live import LiveTable
 
@@ -226,8 +241,11 @@ def test_a_table_restarted_with_another_games_game_unfinished_comes_back(tmp_pat
     config = TableConfig(db=str(tmp_path / "t.db"), serial="/dev/null", grid_profile=str(tmp_path / "grid.json"))
     live = LiveTable(config)
     assert live.resumed and live.session.record.game == "dakalio"
-    assert live.board.name == "trajectory" and live.loop is None and live.switch_sites
+    assert live.board.name == "trajectory" and live.playing.name == "dakalio" and live.switch_sites is None
+    assert any("The grid has not learnt Dakalio's own board yet" in note for note in live.notes), live.notes
+    assert live.observer is not None and live.observer.switch_sites == {}
     assert live.use(Session.start(live.store, "trajectory", ["red", "green"], {}, 3)) is not None
+    assert live.observer.switch_sites == {s: site for site, s in switch_map(board, 8, 8).items()}
     live.store.close()
 
 
@@ -255,3 +273,79 @@ def test_a_board_of_the_table_is_named_as_the_phones_name_it(tmp_path, capsys):
         served.wait_for("Refereeing with: phones alone")
     finally:
         served.stop()
+
+
+def test_the_camera_reads_a_copy_by_its_own_corner_markers_and_leaves_one_without_them(tmp_path):
+    """The camera profile's pose was taken over the table's own board: a copy laid over its own photo is read with
+    its own sites and found afresh by its corner markers; a copy without markers is left to the grid, and said."""
+    from dataclasses import replace as replaced
+
+    from companion.boards import orbit
+    from companion.boards.files import board_to_json
+    from companion.sensing.vision_profile import save_profile as save_camera
+    from companion.sim.render_camera import overhead_camera, sim_profile
+    from companion.table import library
+    from companion.table.config import TableConfig
+    from companion.table.datasets import DataSets, data_folder
+    from companion.table.live import LiveTable
+
+    own = orbit.build("front")
+    save_camera(sim_profile(overhead_camera(own.width, own.height), own.name), tmp_path / "camera.json")
+    (tmp_path / "frames").mkdir()
+    config = TableConfig(game="orbit", players=("red", "blue"), db=str(tmp_path / "t.db"), serial="none",
+                         camera=str(tmp_path / "frames"), camera_profile=str(tmp_path / "camera.json"))  # fmt: skip
+    live = LiveTable(config)
+    assert live.vision is not None and live.vision[0].board is live.board and live.vision[0].pose is not None
+    sets = DataSets(data_folder(config.db))
+    scale = 650 / 700  # the group's board is smaller: the editor's sites are in its own millimetres
+    copy = replaced(own, width=650.0, height=650.0,
+                    sites=tuple(replaced(s, x=round(s.x * scale, 1), y=round(s.y * scale, 1)) for s in own.sites))
+    marked = replaced(copy, fiducials=tuple(replaced(f, x=f.x * scale, y=f.y * scale) for f in own.fiducials))
+    library.save(sets, "orbit", "board", "marked", board_to_json(marked))
+    library.save(sets, "orbit", "board", "bare", board_to_json(replaced(copy, fiducials=())))
+    options = {"board": str(sets.root / "orbit/board/marked")}
+    views: list = []
+    live.on_vision = views.append  # (serve's calibration view draws the board in play)
+    session = live.use(Session.start(live.store, "orbit", ["red", "blue"], options, 2)).session
+    assert live.vision is not None and live.vision[0].board.width == 650 and live.vision[0].pose is None
+    assert views == [live.vision]
+    notes = " ".join(e.events[0]["text"] for e in live.store.entries(session.record.id) if e.kind == "note")
+    assert "The camera finds the board “marked” by its corner markers" in notes
+    bare = Session.start(live.store, "orbit", ["red", "blue"], {"board": str(sets.root / "orbit/board/bare")}, 3)
+    live.use(bare)
+    assert live.vision is None and live.observer.camera_sites is None and live.senses.status()["camera"] == "absent"
+    notes = " ".join(e.events[0]["text"] for e in live.store.entries(bare.record.id) if e.kind == "note")
+    assert "The camera cannot find the board “bare”: its file has no corner markers" in notes
+    live.use(Session.start(live.store, "orbit", ["red", "blue"], {}, 4))
+    assert live.vision is not None and live.vision[0].board is live.board and live.vision[0].pose is not None
+    assert live.senses.status()["camera"] == "up"
+    live.store.close()
+
+
+def test_a_game_on_a_copy_resumed_after_a_restart_is_read_with_the_copys_profile(tmp_path):
+    """The session's options name the board: a table that restarts with a game on a copy unfinished reads the grid
+    with the copy's profile at once, and the table's own profile stays the table's own board's."""
+    from companion.table import library
+    from companion.table.config import TableConfig
+    from companion.table.datasets import DataSets, data_folder
+    from companion.table.live import LiveTable
+    from tests.web.test_board_grids import small_orbit_board, wired
+
+    copy = small_orbit_board()
+    sets = DataSets(data_folder(tmp_path / "t.db"))
+    library.save(sets, "orbit", "board", "my-copy", copy)
+    wiring = wired(copy)
+    save_profile(GridProfile("orbit", 8, 8, wiring), tmp_path / "grid.orbit.my-copy.json")
+    options = {"board": str(sets.root / "orbit/board/my-copy")}
+    Session.start(Store(tmp_path / "t.db"), "orbit", ["red", "blue"], options, 2).store.close()
+    config = TableConfig(game="orbit", players=("red", "blue"), db=str(tmp_path / "t.db"), serial="/dev/null",
+                         grid_profile=str(tmp_path / "grid.json"))  # fmt: skip
+    live = LiveTable(config)
+    assert live.resumed and live.playing.site("site1").name == "site 1"
+    assert live.observer is not None and live.observer.switch_sites == {s: site for site, s in wiring.items()}
+    assert live.grid is not None and live.grid.profile == tmp_path / "grid.orbit.my-copy.json"
+    assert not any("has not learnt" in note for note in live.notes), live.notes
+    assert live.loop is not None and live.senses.status()["grid"] == "lost"  # (its cable: not started here)
+    live.use(Session.start(live.store, "orbit", ["red", "blue"], {}, 3))  # the table's own board: no profile yet
+    assert live.observer.switch_sites == {} and live.grid.profile == tmp_path / "grid.json"
+    live.store.close()

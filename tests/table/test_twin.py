@@ -183,3 +183,23 @@ def test_the_demo_shows_an_illegal_move_and_its_correction_early_in_every_game(g
     assert said and said[0].startswith("The board does not match the game") and said[-1] is None, said
     assert twin.stats.wrong_accepted == 0 and len(twin.session.actions) < 12
     twin.session.store.close()
+
+
+def test_the_demo_twin_lays_a_game_on_another_board_on_its_grid_and_it_is_refereed(tmp_path):
+    """A phone starts ORBIT on the back side at the demo's table: the twin lays that board over its grid (wired in
+    that board's site order), the walk-through follows it, and moves made with its pieces are booked."""
+    from companion.boards import orbit
+    from companion.cli.demo import _lay_board, _twin_grid
+    from companion.table.loop import TableLoop
+    from companion.web.table import Table
+
+    with make_twin("orbit", 2, 3, "virtual", str(tmp_path / "t.db"), mess=0, illegal=0, camera=False) as twin:
+        table = Table(twin.session, twin.loop, make_loop=lambda s: TableLoop(s, twin.observer), grid=_twin_grid(twin))
+        session = table.new_game("orbit", ["red", "blue"], {"board": "back"}, 5, guide=False)
+        _lay_board(twin, session, 5)
+        back = orbit.build("back")
+        assert set(twin.observer.switch_sites.values()) == {site.id for site in back.sites}
+        assert table.grid_status()["mapped"].keys() == {site.id for site in back.sites}
+        twin.switch(session, table.loop)
+        stats = twin.play(30)
+    assert stats.wrong_accepted == 0 and stats.board_moves >= 3

@@ -272,7 +272,8 @@ class GridServed(Served):
 @pytest.fixture
 def grid_served(tmp_path):
     """Start a LiveTable on a virtual grid: `grid_served(wiring, calibrated)`; the grid profile file is
-    tmp_path/grid.json (written from `wiring` when `calibrated`, else absent: the table's first calibration)."""
+    tmp_path/grid.json (written from `wiring` when `calibrated`, else absent: the table's first calibration).
+    `game` and `options` are the table's game (two players, red and blue) and its first game's options."""
     from companion.calibration.grid import GridProfile, save_profile
     from companion.cli.serve import _web_table
     from companion.sim.simavr_grid import virtual_grid
@@ -281,14 +282,16 @@ def grid_served(tmp_path):
 
     started: list[GridServed] = []
 
-    def start(wiring: dict[str, tuple[int, int]], calibrated: bool) -> GridServed:
+    def start(wiring: dict[str, tuple[int, int]], calibrated: bool, game: str = "trajectory",
+              options: dict | None = None) -> GridServed:  # fmt: skip
         grid = virtual_grid(8, 8).start()
         grid.go()
         profile = tmp_path / "grid.json"
         if calibrated:
             save_profile(GridProfile(BOARD.name, 8, 8, wiring), profile)
-        config = TableConfig(db=str(tmp_path / "table.db"), players=("red", "blue"), options=OPTIONS,
-                             serial=grid.port, grid_profile=str(profile), settle=0.1)  # fmt: skip
+        config = TableConfig(game=game, db=str(tmp_path / "table.db"), players=("red", "blue"),
+                             options=OPTIONS if options is None else options, serial=grid.port,
+                             grid_profile=str(profile), settle=0.1)  # fmt: skip
         live = LiveTable(config).start(wait=10)
         assert live.link is not None and live.link.wait_synced(10)
         table = _web_table(live)

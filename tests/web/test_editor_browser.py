@@ -101,12 +101,12 @@ def open_editor(browser, served, tmp_path, path: str, size=(1280, 900)):
     return page, errors
 
 
-def test_a_board_is_built_over_a_photo_kept_and_played_on(browser, served, tmp_path):
-    page, errors = open_editor(browser, served, tmp_path, "/editor")
+def lay_out_over_a_photo(page, tmp_path) -> dict[str, list[tuple[float, float]]]:
+    """A small ORBIT board laid over its slanted photo from an empty board, as a person does it: eight orbits, each
+    symbol placed where the photo shows it, given its planet, then joined round; a flight line from each orbit to the
+    next. Returns where the symbols are (board mm)."""
     expect(page.locator("#problems li")).to_have_text("The game can be played on this board.")
     over_a_photo(page, photo(), tmp_path / "board.jpg")
-
-    # Eight orbits: each symbol placed where the photo shows it, given its planet, then joined round.
     page.click('[data-tool="site"]')
     spots = symbols()
     for planet in PLANETS:
@@ -126,6 +126,12 @@ def test_a_board_is_built_over_a_photo_kept_and_played_on(browser, served, tmp_p
         tap_board(page, *spots[inner][0])
         tap_board(page, *spots[outer][0])
     expect(page.locator("#problems li")).to_have_text("The game can be played on this board.", timeout=5000)
+    return spots
+
+
+def test_a_board_is_built_over_a_photo_kept_and_played_on(browser, served, tmp_path):
+    page, errors = open_editor(browser, served, tmp_path, "/editor")
+    spots = lay_out_over_a_photo(page, tmp_path)
 
     # The flattened photo shows each symbol's colour where the site was placed over it.
     seen = page.evaluate("""async () => {

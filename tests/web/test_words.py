@@ -161,6 +161,10 @@ def test_a_planet_is_named_with_the_way_its_arrow_points():
     words = Words(default_board("orbit"), ["red", "green"])
     assert words.piece("planet-red>r1s1") == f"{words.piece('planet-red')} pointing to {words.site('r1s1')}"
     assert "r1s1" not in words.piece("planet-red>r1s1")
+    # in a sentence too (the referee's advice names the pieces it wants back as the layout has them)
+    assert words.text("Put planet-green>r4s1, ship-green back on r1s0.") == (
+        "Put green planet pointing to ring 4 spot 1, Green's ship back on ring 1 spot 0.")
+    assert words.text("r1s0>r1s1, 2>1") == "ring 1 spot 0>ring 1 spot 1, 2>1"
 
 
 def test_a_message_quoted_back_keeps_its_words_and_says_its_sites_by_name():

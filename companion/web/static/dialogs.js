@@ -263,9 +263,12 @@ async function showGrid(app, board) {
   const surface = /planet(\d+)$/.exec(board);
   const sites = surface ? new Map((await get(`/api/board?surface=${surface[1]}`)).sites.map((s) => [s.id, s])) : app.map.sites;
   const mapped = grid.mapped ? Object.keys(grid.mapped).length : 0;
+  // The game board's grid says which board it is walked for: each board of the table has its own calibration.
+  const which = !grid.title ? "" : mapped ? `${grid.title[0].toUpperCase()}${grid.title.slice(1)}: `
+    : `The grid has not learnt ${grid.title} yet: moves are declared on a phone until it is walked. `;
   $("grid-note").textContent = !grid.grid ? "There is no reed grid at this table."
-    : `${mapped} of ${sites.size} sites have a switch. The walk-through names each site in turn: put a piece on ` +
-      "it and the switch that closes becomes that site's. Pieces set down meanwhile are not moves.";
+    : `${which}${mapped} of ${sites.size} sites have a switch. The walk-through names each site in turn: put a piece ` +
+      "on it and the switch that closes becomes that site's. Pieces set down meanwhile are not moves.";
   $("grid-file").textContent = grid.grid ? `Profile: ${grid.profile}` : "";
   const walking = !!(grid.walk && ["walking", "review"].includes(grid.walk.state));
   $("grid-start").hidden = !grid.grid || walking;

@@ -1,0 +1,237 @@
+"""A game on a board of the table's library is refereed by the grid under that board: `companion serve`'s LiveTable
+on a virtual grid over a pty, the web table on its production server, real SQLite. A small ORBIT board of the
+group's own is kept in the library; a game on it starts from a phone; the grid has not learnt it, so the phones are
+told and the calibration walk walks that board's sites and writes that board's profile; then moves made with the
+pieces are booked, and one no rule allows is named by the board's own site names."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import time
+
+from playwright.sync_api import expect
+
+from companion.table.footprint import footprint
+from tests.web.test_editor_browser import (
+    PLANETS,
+    enter,
+    keep_as,
+    lay_out_over_a_photo,
+    open_editor,
+    shot,
+    start_from_the_form,
+    symbols,
+)
+from tests.web.test_play_browser import fits as fits_a_phone_page
+
+ID = re.compile(r"\bsite\d+\b")  # the board's site ids (the editor's): never said to players
+
+
+def small_orbit_board() -> dict:
+    """The board a group lays over its photo in the editor (three planet symbols an orbit, each orbit round the
+    centre, a flight line from each orbit's first symbol to the next orbit's), as the editor sends it."""
+    spots = symbols()
+    sites, links, orbits = [], [], {}
+    for planet in PLANETS:
+        ids = []
+        for x, y in spots[planet]:
+            n = len(sites) + 1
+            sites.append({"id": f"site{n}", "x": round(x, 1), "y": round(y, 1), "kind": "intersection",
+                          "label": f"site {n}", "tags": [f"planet-{planet}"]})  # fmt: skip
+            ids.append(f"site{n}")
+        links += [{"a": a, "b": b, "kind": "orbit", "directed": False} for a, b in itertools.pairwise([*ids, ids[0]])]
+        orbits[planet] = ids
+    for inner, outer in itertools.pairwise(PLANETS):
+        links.append({"a": orbits[inner][0], "b": orbits[outer][0], "kind": "line", "directed": False})
+    return {"name": "orbit", "width": 700.0, "height": 700.0, "sites": sites, "links": links, "orbits": orbits}
+
+
+def wired(board: dict) -> dict[str, tuple[int, int]]:
+    """The switch under each site of the group's board as its grid is built: switches in the order the sites lie
+    on the table (bottom row first, left to right), wired to the 8 x 8 matrix out of order. A model of the
+    physical board: it knows where the sites are, not what any profile says."""
+    placed = sorted(board["sites"], key=lambda s: (round(s["y"] / 20), s["x"]))
+    return {site["id"]: (7 - i // 8, (3 * i + 5) % 8) for i, site in enumerate(placed)}
+
+
+def walk_by_hand(gs, asked) -> None:
+    """A person follows the walk-through: a piece set down on each site asked (its own switch closes), then lifted
+    once the next site is asked; until the walk-through saves."""
+    for _ in range(100):
+        status = gs.table.walk.status()
+        if status["state"] != "walking":
+            return
+        site = asked()
+        assert site == status["site"]
+        gs.put(site)
+        gs.until(lambda step=status["step"]: gs.table.walk.status()["step"] != step
+                 or gs.table.walk.status()["state"] != "walking", what=f"the walk-through to take {site}")  # fmt: skip
+        gs.lift(site)
+    raise AssertionError("the walk-through did not end")
+
+
+def grid_tells_apart(gs, wiring):
+    """A board move whose board no other legal action leaves to the grid (worked out from the rules alone)."""
+    session = gs.session
+    game, state = session.game, session.state
+    closed = lambda layout: frozenset(wiring[s] for s, pieces in layout.items() if pieces)  # noqa: E731
+    before = game.layout(state)
+    afters = [(action, game.layout(game.apply(state, action)[0])) for action in game.legal_actions(state)]
+    seen = [closed(after) for _, after in afters]
+    for action, after in afters:
+        if action.type in game.board_moves and closed(after) != closed(before) and seen.count(closed(after)) == 1:
+            return action, after
+    return None
+
+
+def book_moves_by_hand(gs, wiring) -> None:
+    """The game's pieces set out on the board; red plays a card on a phone; then up to three moves made with the
+    pieces (the switches under them), each one the grid tells apart, and each booked from the board."""
+    gs.show(gs.session.game.layout(gs.session.state))
+    time.sleep(0.4)
+    assert gs.loop.warning is None
+    inputs = gs.get("/api/inputs")
+    play = next(item for item in inputs["phone"] if item["action"]["type"] == "play")
+    assert gs.post("/api/act", {"action": play["action"], "actor": "red"})[0] == 200
+    for _ in range(3):
+        found = grid_tells_apart(gs, wiring)
+        if found is None:
+            break
+        action, after = found
+        count = len(gs.session.actions)
+        gs.show(after)
+        gs.until(lambda count=count: len(gs.session.actions) > count, what=f"{action} to be booked")
+        assert gs.session.actions[-1] == action and gs.table.entries()[-1]["source"] == "board"
+    assert len(gs.session.actions) > 1 and any(a.type in gs.session.game.board_moves for a in gs.session.actions)
+
+
+def refused_by_hand(gs, wiring) -> str:
+    """A ship set down where no rule takes it: nothing booked, the phones warned; put back. Returns the warning."""
+    session = gs.session
+    game, state = session.game, session.state
+    before = game.layout(state)
+    touched = {site for action in game.legal_actions(state)
+               for site in footprint(before, game.layout(game.apply(state, action)[0])).sites}  # fmt: skip
+    ship = next(site for site, pieces in before.items() if pieces and pieces[-1].startswith("ship-"))
+    empty = next(site for site in wiring if not before.get(site) and site not in touched)
+    wrong = {**before, ship: before[ship][:-1], empty: (before[ship][-1],)}
+    count = len(session.actions)
+    gs.show(wrong)
+    warning = gs.until(lambda: gs.loop.warning, what="the warning")
+    said = " ".join([warning.text, *warning.advice])
+    assert gs.session.game.name == "orbit" and len(session.actions) == count
+    assert f"site {empty[4:]}" in said, said  # the site the ship stands on, by its name on the group's board
+    gs.show(before)
+    gs.until(lambda: gs.loop.warning is None, what="the warning to clear")
+    return said
+
+
+def test_a_game_on_a_library_board_is_refereed_by_that_boards_grid_profile(grid_served, tmp_path):
+    board = small_orbit_board()
+    wiring = wired(board)
+    gs = grid_served(wiring, calibrated=False, game="orbit", options={})
+    status, kept = gs.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board})
+    assert status == 201, kept
+    assert gs.live.observer.switch_sites == {}  # the table's own board (ORBIT's) has no profile either
+    markers = json.loads((tmp_path / "datasets/orbit/board/my-copy").read_text())["fiducials"]
+    assert len(markers) == 10 and all(0 <= f["x"] <= 700 and 0 <= f["y"] <= 700 for f in markers)  # for the camera
+
+    status, _ = gs.post("/api/games", {"game": "orbit", "players": ["red", "blue"], "options": {"board": "my-copy"}})
+    assert status == 201
+    notes = [e["events"][0]["text"] for e in gs.table.entries(game_id=gs.session.record.id) if e["kind"] == "note"]
+    assert "The grid has not learnt the board “my-copy” yet: walk it from Calibrate" in " ".join(notes), notes
+    assert gs.table.grid_status()["mapped"] == {} and gs.live.senses.status()["grid"] == "absent"
+    gs.post("/api/setup", {"do": "stop"})  # the guided setup asks for taps meanwhile: stopped, to walk the grid
+
+    status, walk = gs.post("/api/calibration/grid", {"do": "start"})
+    assert status == 200, walk
+    assert walk["total"] == 24 and walk["site"] in wiring and walk["name"].startswith("site ")
+    walk_by_hand(gs, lambda: gs.table.walk.status()["site"])
+    assert gs.table.walk.status()["state"] == "saved"
+    profile = tmp_path / "grid.orbit.my-copy.json"
+    assert profile.exists() and not (tmp_path / "grid.json").exists()  # its own profile; the table's own untouched
+    assert gs.live.observer.switch_sites == {switch: site for site, switch in wiring.items()}
+    assert gs.live.senses.status()["grid"] == "up"
+
+    # The pieces set out; red plays a card on a phone; then moves made with the pieces are booked from the grid.
+    book_moves_by_hand(gs, wiring)
+    said = refused_by_hand(gs, wiring)
+    assert "site " in said and not ID.search(said), said
+
+
+def test_a_walk_of_the_old_board_ends_when_a_game_on_another_board_starts(grid_served, tmp_path):
+    board = small_orbit_board()
+    gs = grid_served(wired(board), calibrated=False, game="orbit", options={"board": "back"})
+    assert gs.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board})[0] == 201
+    assert gs.live.grid.profile == tmp_path / "grid.orbit.back.json"
+    status, walk = gs.post("/api/calibration/grid", {"do": "start", "sites": ["r1s0", "r1s1"]})
+    assert status == 200 and walk["site"] == "r1s0", walk  # a few sites of ORBIT's back side
+    gs.post("/api/games", {"game": "orbit", "players": ["red", "blue"], "options": {"board": "my-copy"}})
+    assert gs.table.walk.status()["state"] == "stopped"
+    assert gs.live.grid.profile == tmp_path / "grid.orbit.my-copy.json"
+    assert not (tmp_path / "grid.orbit.back.json").exists()
+    gs.post("/api/setup", {"do": "stop"})
+    status, walk = gs.post("/api/calibration/grid", {"do": "start"})
+    assert status == 200 and walk["total"] == 24 and walk["site"] in wired(board), walk  # the new board's sites
+
+
+def test_from_the_page_a_copy_is_laid_over_its_photo_its_grid_walked_and_its_moves_refereed(
+        browser, grid_served, tmp_path):  # fmt: skip
+    """All of it from the page, as a group with its own ORBIT board does it: the board laid over a photo of it and
+    kept, a deck entered and kept, a new game on both from the form; the phone says the grid has not learnt the
+    board, its walk-through is done from Calibrate with pieces set on the switches, and then moves made with the
+    pieces are booked and one no rule allows is refused in the board's own site names."""
+    gs = grid_served({}, calibrated=False, game="orbit", options={})
+    page, errors = open_editor(browser, gs, tmp_path, "/editor")
+    lay_out_over_a_photo(page, tmp_path)
+    keep_as(page, "my-copy", "ORBIT: board “my-copy”")
+    gs.wiring = wiring = wired(json.loads((tmp_path / "datasets/orbit/board/my-copy").read_text()))
+    page.goto(f"{gs.base}/editor/deck")
+    expect(page.locator("#problems li")).to_have_text("The game can deal this deck.")
+    enter(page.locator("fieldset.card").first, "Copies", "3")
+    keep_as(page, "club", "ORBIT: deck “club”")
+    assert errors == []
+
+    phone = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+
+    def ours(options) -> None:
+        options.locator("[data-option=board]").select_option("my-copy")
+        options.locator("[data-option=deck]").select_option("club")
+
+    start_from_the_form(phone, gs, "orbit", ours)
+    assert gs.session.state.deck > 0 and gs.live.playing.sites[0].id == "site1"
+    expect(phone.locator("#log")).to_contain_text("The grid has not learnt the board “my-copy” yet")
+    phone.locator('#guide-buttons button[data-do="stop"]').click()  # the guided setup: the grid is walked first
+    expect(phone.locator("#guide-text")).not_to_contain_text("Put", timeout=5000)
+    phone.click('button[data-open="calibration"]')
+    expect(phone.locator("#grid-note")).to_contain_text(
+        "The grid has not learnt the board “my-copy” yet: moves are declared on a phone until it is walked. "
+        "0 of 24 sites have a switch.")
+    shot(phone, "#grid-note", "calibrate-copy-phone.png")
+    phone.click("#grid-start")
+    # A person looks at the site the phone's map rings and sets a piece on it.
+    walking = "window.orrery.app.guides.latest.calibration"
+    for _ in range(24):
+        expect(phone.locator("#guide-text")).to_contain_text("Put a piece on site ")
+        asked = phone.evaluate(f"{walking}.site")
+        assert phone.locator("#guide-text").inner_text() == f"Put a piece on {gs.live.playing.site(asked).name}."
+        step = phone.evaluate(f"{walking}.step")
+        gs.put(asked)
+        gs.until(lambda step=step: phone.evaluate(f"{walking}.step") != step
+                 or phone.evaluate(f"{walking}.state") != "walking", what=f"the walk to take {asked}")  # fmt: skip
+        gs.lift(asked)
+        if phone.evaluate(f"{walking}.state") != "walking":
+            break
+    expect(phone.locator("#guide-text")).to_have_text("Saved: 24 sites mapped. The table reads the board with it now.")
+    shot(phone, "#guide", "calibrated-copy-phone.png")
+    assert (tmp_path / "grid.orbit.my-copy.json").exists()
+    expect(phone.locator("#log")).to_contain_text("The board's grid is calibrated. Refereeing the board now: grid")
+
+    book_moves_by_hand(gs, wiring)
+    booked = gs.table.entries()[-1]["events"][0]["text"]
+    expect(phone.locator("#log li").first).to_contain_text(booked[:30])
+    said = refused_by_hand(gs, wiring)
+    assert not ID.search(said)
+    fits_a_phone_page(phone, 360)
