@@ -269,7 +269,7 @@ async function showGrid(app, board) {
   $("grid-note").textContent = !grid.grid ? "There is no reed grid at this table."
     : `${which}${mapped} of ${sites.size} sites have a switch. The walk-through names each site in turn: put a piece ` +
       "on it and the switch that closes becomes that site's. Pieces set down meanwhile are not moves.";
-  $("grid-file").textContent = grid.grid ? `Profile: ${grid.profile}` : "";
+  $("grid-file").textContent = grid.grid ? `Kept in the file ${grid.profile.split("/").pop()}` : "";  // the name: a full path runs off a phone
   const walking = !!(grid.walk && ["walking", "review"].includes(grid.walk.state));
   $("grid-start").hidden = !grid.grid || walking;
   const start = (extra) => ({ do: "start", ...(board ? { board } : {}), ...extra });
