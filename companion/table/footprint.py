@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from companion.rules.engine import Layout, points_to, unpointed
 from companion.table.observation import Observation, SiteReading, aligned, same_piece
@@ -30,7 +31,7 @@ class Change:
     before: tuple[str, ...]
     after: tuple[str, ...]
 
-    @property
+    @cached_property
     def undisturbed(self) -> tuple[str, ...]:
         """The pieces at the bottom of the stack both before and after: no hand needs to lift them. A piece that
         stays but stands above one that leaves or arrives (a ship on the spot an ORBIT planet moves onto: the planet
@@ -42,16 +43,16 @@ class Change:
             same += 1
         return self.before[:same]
 
-    @property
+    @cached_property
     def either(self) -> tuple[str, ...]:
         """Every piece that stands on the site at some point of the move."""
         return tuple((Counter(self.before) | Counter(self.after)).elements())
 
-    @property
+    @cached_property
     def leaving(self) -> tuple[str, ...]:
         return tuple((Counter(self.before) - Counter(self.after)).elements())
 
-    @property
+    @cached_property
     def arriving(self) -> tuple[str, ...]:
         return tuple((Counter(self.after) - Counter(self.before)).elements())
 
@@ -62,25 +63,37 @@ class Footprint:
 
     changes: tuple[Change, ...]
 
-    @property
+    @cached_property
     def sites(self) -> frozenset[str]:
         return frozenset(c.site for c in self.changes)
 
     def moved(self, physical: Physical = same_piece) -> tuple[tuple[str, str, str], ...]:
         """(piece, from, to) for each piece that leaves one site and arrives at another."""
-        return _pairs(self.changes, physical)[0]
+        return self.pairs(physical)[0]
 
     def removed(self, physical: Physical = same_piece) -> tuple[tuple[str, str], ...]:
         """(piece, site) for each piece taken off the board."""
-        return _pairs(self.changes, physical)[1]
+        return self.pairs(physical)[1]
 
     def added(self, physical: Physical = same_piece) -> tuple[tuple[str, str], ...]:
         """(piece, site) for each piece set down new."""
-        return _pairs(self.changes, physical)[2]
+        return self.pairs(physical)[2]
 
     def turned(self, physical: Physical = same_piece) -> tuple[tuple[str, str, str], ...]:
         """(before, after, site) for a piece that stays but is named anew (turned, or playing a new part)."""
-        return _pairs(self.changes, physical)[3]
+        return self.pairs(physical)[3]
+
+    def pairs(self, physical: Physical = same_piece) -> tuple[tuple, tuple, tuple, tuple]:
+        """(moved, removed, added, turned), worked out once per footprint and way of naming pieces: a state's
+        footprints are kept while its boards are judged, and each judgement reads them again."""
+        found = self._paired.get(physical)
+        if found is None:
+            found = self._paired[physical] = _pairs(self.changes, physical)
+        return found
+
+    @cached_property
+    def _paired(self) -> dict[Physical, tuple[tuple, tuple, tuple, tuple]]:
+        return {}
 
     def __bool__(self) -> bool:
         return bool(self.changes)
@@ -171,7 +184,7 @@ def progress(
         # still holds it is another piece (a ship entering from the reserve), not this move part way done. Told
         # only of a piece the only one of its kind to leave a site in the move (of several, any may have gone).
         kinds = Counter(physical(p) for change in fp.changes for p in change.leaving)
-        moved = _pairs(fp.changes, physical)[0]
+        moved = fp.pairs(physical)[0]
         if any(kinds[physical(piece)] == 1 and origin in untouched and target in arrived
                for piece, origin, target in moved):
             return False, ()
@@ -184,7 +197,7 @@ def still_to_do(fp: Footprint, todo: Iterable[Change], name: Callable[[str], str
     "move the red ship from A to B", "take the amber ship off g4: it leaves the board", "put the red ship on B"
     (its way there half made). Beyond MAX_STEPS steps, the first ones and how many more."""
     left = {change.site for change in todo}
-    moved, removed, added, turned = _pairs(fp.changes, physical)
+    moved, removed, added, turned = fp.pairs(physical)
     words = lambda piece: f"the {piece_words(physical(piece))}"  # noqa: E731
     steps = []
     for piece, a, b in moved:

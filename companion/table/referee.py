@@ -126,6 +126,7 @@ class Referee:
                 fp = footprint(before, after)
                 if not fp:
                     continue
+                fp.pairs(game.physical_piece)  # worked out now, while hands move, not when a board is judged
                 for site in fp.sites:
                     by_site.setdefault(site, []).append(len(candidates))
                 candidates.append(Candidate(action, after, fp, action.type not in game.board_moves, result))
@@ -204,14 +205,22 @@ class Referee:
         chosen = _outcomes([candidates[i] for i in sorted(whole, key=lambda i: candidates[i].declared)])
         # A move whose start is this whole footprint may still be under way: one over more sites, or over the same
         # sites with some already done (an ORBIT exchange half made is a friendship tile's flight whole).
-        larger = _outcomes([candidates[i] for i, todo in partway if any(
-            candidates[i].footprint.sites > c.footprint.sites
-            or (candidates[i].footprint.sites == c.footprint.sites and len(todo) < len(candidates[i].footprint.changes))
-            for c in chosen)])
+        chosen_sites = {c.footprint.sites for c in chosen}
+        larger = _outcomes([candidates[i] for i, todo in partway if _starts_with(
+            candidates[i].footprint, len(todo), chosen_sites)])
         if len(chosen) == 1 and not larger and (not chosen[0].declared or _named(chosen[0], observation,
                                                                                  self.game.physical_piece)):
             return Ruling("explained", (chosen[0].action,))
         return Ruling("ambiguous", tuple(c.action for c in (*chosen, *larger)))
+
+
+def _starts_with(fp: Footprint, left: int, starts: set[frozenset[str]]) -> bool:
+    """Is a move with `left` of its changes still to do a larger move whose start is one of the footprints over
+    `starts`: one over more sites, or over the same sites with some already done?"""
+    sites = fp.sites
+    if left < len(fp.changes) and sites in starts:
+        return True
+    return any(sites > start for start in starts)
 
 
 def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
