@@ -41,6 +41,9 @@ class SiteReading:
     pieces: tuple[str, ...] | None = None  # from the camera, bottom to top; None: the camera cannot tell
     confidence: float = 1.0  # the camera's confidence in `pieces`
     partial: bool = False  # `pieces` may leave out pieces hidden under those seen
+    # With `partial`: how many of the last pieces seen may be the stack's top (riders docked side by side at one
+    # level); 0 when the top itself may be out of the frame (then what was seen is there, and nothing more is known).
+    top: int = 1
 
     def agrees_with(self, expected: tuple[str, ...], shown: tuple[str, ...] | None = None) -> bool:
         """True when nothing known about this site contradicts the pieces expected on it; `shown` is what of them
@@ -57,8 +60,10 @@ class SiteReading:
         if not self.partial:
             return sorted(seen) == sorted(shown)
         # What is seen must be there, and the top seen must be the top expected: nothing hides a stack's top (a
-        # ship held over another's stack is not the one that docked there).
-        return bool(seen) == bool(shown) and not Counter(seen) - Counter(shown) and (not seen or seen[-1] == shown[-1])
+        # ship held over another's stack is not the one that docked there). Of riders side by side, any may be it.
+        if bool(seen) != bool(shown) or Counter(seen) - Counter(shown):
+            return False
+        return not seen or not self.top or shown[-1] in seen[-self.top:]
 
 
 @dataclass(frozen=True)

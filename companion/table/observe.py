@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from companion.boards import Board
 from companion.rules.engine import pointing
@@ -30,6 +30,10 @@ class CameraView:
     reliable: bool = True  # False: nothing in the frame may be used (no board pose, a moved camera)
     partial: frozenset[str] = frozenset()  # sites where a piece may hide under the ones seen
     pieces: frozenset[str] | None = None  # the piece names the camera tells apart (None: every piece)
+    # Sites the frame cannot vouch for only because a stack there may reach out of the frame, where it read pieces:
+    # a sticker read whole is there, but more may stand beyond the frame's edge.
+    beyond: frozenset[str] = frozenset()
+    tops: Mapping[str, int] = field(default_factory=dict)  # sites whose top level holds several pieces side by side
 
 
 ARROW_SLACK = 50.0  # degrees an arrow may be off the way to a site and still point to it
@@ -44,11 +48,18 @@ def camera_view(report: FrameReport, registry: Registry, board: Board | None = N
     piece whose arrow the rules follow (the registry's `points`) is named with the site its sticker's turn points
     to (rules.engine.pointing), among the sites its site is linked to."""
     lowest: dict[str, str] = {}
+    levels: dict[str, list[int]] = {}
     for sighting in sorted(report.sightings, key=lambda s: s.level, reverse=True):
         if sighting.site is not None:
             lowest[sighting.site] = sighting.piece
+            levels.setdefault(sighting.site, []).append(sighting.level)
     partial = frozenset(site for site, piece in lowest.items() if not registry.kind(piece).is_base)
+    # Riders docked beside a base stand at one level: none of them is above another, so any may be the top.
+    tops = {site: found.count(found[0]) for site, found in levels.items() if found.count(found[0]) > 1}
     stacks = report.stacks()
+    out_of_view = {site for region in report.unreliable if region.reason == "out of view" for site in region.sites}
+    blocked = {site for region in report.unreliable if region.reason != "out of view" for site in region.sites}
+    beyond = frozenset(site for site in out_of_view - blocked if stacks.get(site))
     if board is not None:
         for sighting in report.sightings:
             heading = _heading(board, sighting.site, sighting.turn) if registry.kind(sighting.piece).points else ""
@@ -57,7 +68,7 @@ def camera_view(report: FrameReport, registry: Registry, board: Board | None = N
                 stack[stack.index(sighting.piece)] = pointing(sighting.piece, heading)
                 stacks[sighting.site] = tuple(stack)
     return CameraView(report.time, stacks, frozenset(report.unreliable_sites()), report.reliable, partial,
-                      report.identifies)
+                      report.identifies, beyond, tops)
 
 
 def _heading(board: Board, site: str | None, turn: float | None) -> str:
@@ -236,8 +247,12 @@ class Observer:
         pieces = None
         if frame is not None and self._camera_up and self.camera_sites is not None:
             pieces = frame.pieces
-            for site in self.camera_sites - frame.unreliable:
+            for site in self.camera_sites - (frame.unreliable - frame.beyond):
                 stack = tuple(frame.stacks.get(site, ()))
                 occupied = readings.get(site, SiteReading()).occupied
-                readings[site] = SiteReading(occupied, stack, partial=site in frame.partial)
+                if site in frame.beyond:  # what was read is there; the rest of the stack may be out of the frame
+                    readings[site] = SiteReading(occupied, stack, partial=True, top=0)
+                else:
+                    readings[site] = SiteReading(occupied, stack, partial=site in frame.partial,
+                                                 top=frame.tops.get(site, 1))
         return Observation(readings, settled, pieces)
