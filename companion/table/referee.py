@@ -151,7 +151,7 @@ class Referee:
         if whole:
             return self._whole(prepared, whole, partway, observation)
         if partway:
-            return self._partway(prepared, partway, name)
+            return self._partway(prepared, partway, name, observation)
         # Never advise putting back what a legal move under way has done: the sites that a move's footprint
         # explains part way (a ship already moved while a neighbour was knocked off) are left out of the advice.
         # Where moves tie, only what none of them explains is certain; the rest is named, not put back.
@@ -183,12 +183,14 @@ class Referee:
                 whole.append(index)
         return whole, partway
 
-    def _partway(self, prepared: Prepared, partway: list[tuple[int, tuple]], name: Callable[[str], str]) -> Ruling:
+    def _partway(self, prepared: Prepared, partway: list[tuple[int, tuple]], name: Callable[[str], str],
+                 observation: Observation) -> Ruling:
         """Part of one or more footprints on the board: nothing booked; what is still to do, in words."""
         physical = self.game.physical_piece
         todo: dict[str, None] = {}
         for index, steps in partway:
-            todo[sentence(still_to_do(prepared.candidates[index].footprint, steps, name, physical))] = None
+            steps_left = still_to_do(prepared.candidates[index].footprint, steps, name, physical, observation)
+            todo[sentence(steps_left)] = None
             if len(todo) > MAX_SHOWN:
                 todo = {f"Finish the move: {len(partway)} moves fit what the board shows so far.": None}
                 break
