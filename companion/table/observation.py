@@ -73,6 +73,7 @@ class Observation:
     sites: dict[str, SiteReading] = field(default_factory=dict)
     time: float = 0.0
     camera_pieces: frozenset[str] | None = None  # the piece names the camera tells apart (None: every piece)
+    singles: frozenset[str] = frozenset()  # pieces the box holds one of (as in the box): one seen is on no other site
 
     def shown(self, expected: tuple[str, ...], physical: Callable[[str], str] = same_piece) -> tuple[str, ...]:
         """The expected pieces as the camera can show them: each named as the physical piece `physical` says it is,
@@ -83,6 +84,14 @@ class Observation:
     def agrees(self, site: str, expected: tuple[str, ...], physical: Callable[[str], str] = same_piece) -> bool:
         """True when the site's reading does not contradict `expected` (layout names, bottom to top)."""
         return self.reading(site).agrees_with(expected, self.shown(expected, physical))
+
+    def seen_elsewhere(self, piece: str, site: str, physical: Callable[[str], str] = same_piece) -> bool:
+        """Does the camera see `piece` (a layout name) on another site than `site`, while the box holds only one of
+        it, so that it cannot also hide in a stack on `site`?"""
+        box = unpointed(physical(piece))
+        return box in self.singles and any(
+            other != site and reading.pieces and box in map(unpointed, reading.pieces)
+            for other, reading in self.sites.items())
 
     def reading(self, site: str) -> SiteReading:
         return self.sites.get(site, SiteReading())

@@ -10,6 +10,7 @@ decides: the board is settled when two frames a settle window apart show the sam
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
@@ -34,6 +35,7 @@ class CameraView:
     # a sticker read whole is there, but more may stand beyond the frame's edge.
     beyond: frozenset[str] = frozenset()
     tops: Mapping[str, int] = field(default_factory=dict)  # sites whose top level holds several pieces side by side
+    singles: frozenset[str] = frozenset()  # the pieces the box holds one of: one seen on a site is on no other
 
 
 ARROW_SLACK = 50.0  # degrees an arrow may be off the way to a site and still point to it
@@ -68,7 +70,13 @@ def camera_view(report: FrameReport, registry: Registry, board: Board | None = N
                 stack[stack.index(sighting.piece)] = pointing(sighting.piece, heading)
                 stacks[sighting.site] = tuple(stack)
     return CameraView(report.time, stacks, frozenset(report.unreliable_sites()), report.reliable, partial,
-                      report.identifies, beyond, tops)
+                      report.identifies, beyond, tops, _singles(registry))
+
+
+def _singles(registry: Registry) -> frozenset[str]:
+    """The pieces of which the box holds exactly one."""
+    counts = Counter(entry.piece for entry in registry.entries)
+    return frozenset(piece for piece, count in counts.items() if count == 1)
 
 
 def _heading(board: Board, site: str | None, turn: float | None) -> str:
@@ -244,9 +252,9 @@ class Observer:
             return None
         readings: dict[str, SiteReading] = {site: SiteReading(occupied=o) for site, o in self._occupied.items()}
         frame = self._fresh_frame(settled if self._grid_up else float("-inf"))
-        pieces = None
+        pieces, singles = None, frozenset()
         if frame is not None and self._camera_up and self.camera_sites is not None:
-            pieces = frame.pieces
+            pieces, singles = frame.pieces, frame.singles
             for site in self.camera_sites - (frame.unreliable - frame.beyond):
                 stack = tuple(frame.stacks.get(site, ()))
                 occupied = readings.get(site, SiteReading()).occupied
@@ -255,4 +263,4 @@ class Observer:
                 else:
                     readings[site] = SiteReading(occupied, stack, partial=site in frame.partial,
                                                  top=frame.tops.get(site, 1))
-        return Observation(readings, settled, pieces)
+        return Observation(readings, settled, pieces, singles)

@@ -287,22 +287,25 @@ def _named(candidate: Candidate, observation: Observation, physical: Callable[[s
     """True when the camera has read every site the action changes and can name every piece it sets down: what
     tells a declared action from a piece knocked onto (or off) the board. A reading that may hide pieces under those
     it saw (partial) vouches only for the top of the stack, which is always in view: it names a piece set down on
-    top (an ORBIT ship flown by a card onto a planet), never one set under others nor one taken away."""
+    top (an ORBIT ship flown by a card onto a planet), never one set under others; and one taken away only where
+    the camera sees it on another site and the box holds one of it (the ships of an ORBIT exchange, each seen
+    where the other stood), so it cannot hide here."""
     for change in candidate.footprint.changes:
         reading = observation.reading(change.site)
         if reading.pieces is None:
             return False
         if any(observation.shown((piece,), physical) == () for piece in change.arriving):
             return False
-        if reading.partial and not _set_on_top(change):
+        if reading.partial and not (_set_on_top(change) and all(
+                observation.seen_elsewhere(piece, change.site, physical) for piece in change.leaving)):
             return False
     return True
 
 
 def _set_on_top(change: Change) -> bool:
-    """Does the change only set pieces down on top of what stays on its site?"""
+    """Does the change set pieces down only on top of what stays on its site (taking some away or not)?"""
     arriving = change.arriving
-    return not change.leaving and Counter(change.after[len(change.after) - len(arriving):]) == Counter(arriving)
+    return Counter(change.after[len(change.after) - len(arriving):]) == Counter(arriving)
 
 
 def judge(game: Game, state: Any, observation: Observation, name: Any = None) -> Ruling:
