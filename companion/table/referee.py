@@ -76,13 +76,15 @@ def disagreements(
 
 
 def _changed(layout: Layout, observation: Observation, physical: Callable[[str], str]) -> list[str]:
-    """`disagreements` over every site a sensor reads, the grid-only sites compared directly (most of a board)."""
+    """`disagreements` over every site a sensor reads, the grid-only sites and the empty ones (most of a board)
+    compared directly."""
     changed = []
     for site, reading in observation.sites.items():
-        if reading.pieces is None:
-            if reading.occupied is not None and reading.occupied != bool(layout.get(site)):
+        expected = layout.get(site)
+        if reading.pieces is None or (not expected and not reading.pieces):
+            if reading.occupied is not None and reading.occupied != bool(expected):
                 changed.append(site)
-        elif not observation.agrees(site, tuple(layout.get(site, ())), physical):
+        elif not observation.agrees(site, tuple(expected or ()), physical):
             changed.append(site)
     return changed
 
