@@ -301,6 +301,11 @@ def _named(candidate: Candidate, observation: Observation, physical: Callable[[s
         if reading.partial and not (_set_on_top(change) and all(
                 observation.seen_elsewhere(piece, change.site, physical) for piece in change.leaving)):
             return False
+        # A stack that may reach out of the frame has no top in view: only the pieces read there are named.
+        seen = Counter(unpointed(p) for p in reading.pieces)
+        if reading.partial and not reading.top and Counter(
+                unpointed(p) for p in observation.shown(change.arriving, physical)) - seen:
+            return False
     return True
 
 

@@ -252,3 +252,25 @@ def test_an_infestor_drawn_at_the_edge_of_the_frame_is_booked_by_the_piece_read_
     assert judge(GAME, state, edge).actions == (drawn,)
     assert judge(GAME, state, edge).verdict == "explained"
     assert judge(GAME, state, reed(board)).verdict == "ambiguous"
+    # Where the ice planet stands on the point, a reading of the planet alone there (the infestor beside it out of
+    # the frame) shows nothing new: nothing is booked.
+    space = int(point.split("s")[-1])
+    state = GAME.setup(["red", "blue"], {"planets": {**FIXED["planets"], "ice": space}}, 1)
+    board = after(state, type="draw", card="infestor", infestor="ice")
+    assert board[point] == ("planet-ice", "infestor-ice")
+    planet = Observation({**reed(board).sites, point: SiteReading(True, ("planet-ice",), partial=True, top=0)})
+    assert judge(GAME, state, planet).verdict == "unchanged"
+    seen = Observation({**planet.sites, point: SiteReading(True, board[point], partial=True, top=0)})
+    assert judge(GAME, state, seen).actions == (drawn,)
+
+
+def test_a_stack_reaching_out_of_the_frame_names_only_the_pieces_read_there():
+    from companion.table.footprint import footprint
+    from companion.table.referee import Candidate, _named
+
+    set_down = Candidate(Action.make("draw", card="infestor", infestor="ice"), {},
+                         footprint({"a": ("planet-ice",)}, {"a": ("planet-ice", "infestor-ice")}), True)
+    def read(*pieces):
+        return Observation({"a": SiteReading(True, pieces, partial=True, top=0)})
+    assert not _named(set_down, read("planet-ice"), str)
+    assert _named(set_down, read("planet-ice", "infestor-ice"), str)
