@@ -68,4 +68,4 @@ class TwinCamera:
         report = self.vision.process(image, now)
         self.frames += 1
         view = camera_view(report, self.registry, self.board)
-        return replace(view, unreliable=view.unreliable | hidden)
+        return replace(view, unreliable=view.unreliable | hidden, beyond=view.beyond - hidden)

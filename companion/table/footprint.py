@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from companion.rules.engine import Layout, points_to, unpointed
 from companion.table.observation import Observation, SiteReading, aligned, same_piece
@@ -30,7 +31,7 @@ class Change:
     before: tuple[str, ...]
     after: tuple[str, ...]
 
-    @property
+    @cached_property
     def undisturbed(self) -> tuple[str, ...]:
         """The pieces at the bottom of the stack both before and after: no hand needs to lift them. A piece that
         stays but stands above one that leaves or arrives (a ship on the spot an ORBIT planet moves onto: the planet
@@ -42,16 +43,16 @@ class Change:
             same += 1
         return self.before[:same]
 
-    @property
+    @cached_property
     def either(self) -> tuple[str, ...]:
         """Every piece that stands on the site at some point of the move."""
         return tuple((Counter(self.before) | Counter(self.after)).elements())
 
-    @property
+    @cached_property
     def leaving(self) -> tuple[str, ...]:
         return tuple((Counter(self.before) - Counter(self.after)).elements())
 
-    @property
+    @cached_property
     def arriving(self) -> tuple[str, ...]:
         return tuple((Counter(self.after) - Counter(self.before)).elements())
 
@@ -62,25 +63,37 @@ class Footprint:
 
     changes: tuple[Change, ...]
 
-    @property
+    @cached_property
     def sites(self) -> frozenset[str]:
         return frozenset(c.site for c in self.changes)
 
     def moved(self, physical: Physical = same_piece) -> tuple[tuple[str, str, str], ...]:
         """(piece, from, to) for each piece that leaves one site and arrives at another."""
-        return _pairs(self.changes, physical)[0]
+        return self.pairs(physical)[0]
 
     def removed(self, physical: Physical = same_piece) -> tuple[tuple[str, str], ...]:
         """(piece, site) for each piece taken off the board."""
-        return _pairs(self.changes, physical)[1]
+        return self.pairs(physical)[1]
 
     def added(self, physical: Physical = same_piece) -> tuple[tuple[str, str], ...]:
         """(piece, site) for each piece set down new."""
-        return _pairs(self.changes, physical)[2]
+        return self.pairs(physical)[2]
 
     def turned(self, physical: Physical = same_piece) -> tuple[tuple[str, str, str], ...]:
         """(before, after, site) for a piece that stays but is named anew (turned, or playing a new part)."""
-        return _pairs(self.changes, physical)[3]
+        return self.pairs(physical)[3]
+
+    def pairs(self, physical: Physical = same_piece) -> tuple[tuple, tuple, tuple, tuple]:
+        """(moved, removed, added, turned), worked out once per footprint and way of naming pieces: a state's
+        footprints are kept while its boards are judged, and each judgement reads them again."""
+        found = self._paired.get(physical)
+        if found is None:
+            found = self._paired[physical] = _pairs(self.changes, physical)
+        return found
+
+    @cached_property
+    def _paired(self) -> dict[Physical, tuple[tuple, tuple, tuple, tuple]]:
+        return {}
 
     def __bool__(self) -> bool:
         return bool(self.changes)
@@ -171,7 +184,7 @@ def progress(
         # still holds it is another piece (a ship entering from the reserve), not this move part way done. Told
         # only of a piece the only one of its kind to leave a site in the move (of several, any may have gone).
         kinds = Counter(physical(p) for change in fp.changes for p in change.leaving)
-        moved = _pairs(fp.changes, physical)[0]
+        moved = fp.pairs(physical)[0]
         if any(kinds[physical(piece)] == 1 and origin in untouched and target in arrived
                for piece, origin, target in moved):
             return False, ()
@@ -179,28 +192,64 @@ def progress(
 
 
 def still_to_do(fp: Footprint, todo: Iterable[Change], name: Callable[[str], str],
-                physical: Physical = same_piece) -> list[str]:
+                physical: Physical = same_piece, observation: Observation | None = None) -> list[str]:
     """What is left of a move in player words, one step per piece, for the changes `todo` of the footprint `fp`:
     "move the red ship from A to B", "take the amber ship off g4: it leaves the board", "put the red ship on B"
-    (its way there half made). Beyond MAX_STEPS steps, the first ones and how many more."""
+    (its way there half made). Where the camera reads a site (`observation`), only the pieces it does not see there
+    yet are named: a piece that stays on its site but was lifted while another went under it (a ship where an ORBIT
+    planet advances) is to be put back, not the planet already set down. Beyond MAX_STEPS steps, the first ones and
+    how many more."""
     left = {change.site for change in todo}
-    moved, removed, added, turned = _pairs(fp.changes, physical)
+    lacking = _lacking(todo, observation, physical)
+    moved, removed, added, turned = fp.pairs(physical)
     words = lambda piece: f"the {piece_words(physical(piece))}"  # noqa: E731
+
+    def wanted(piece: str, site: str) -> bool:  # still to set down on `site`, as far as the sensors tell
+        if site not in left:
+            return False
+        shown = observation.shown((piece,), physical) if observation is not None else ()
+        return site not in lacking or not shown or lacking[site][unpointed(shown[0])] > 0
+
+    lifted = {change.site: _lifted(change, physical) for change in todo}
+    under = lambda site: "" if site in lacking or not lifted[site] else (  # noqa: E731 - the sensors cannot tell
+        " under " + listing([f"the {piece_words(p)}" for p in lifted[site]]))
     steps = []
     for piece, a, b in moved:
-        if a in left and b in left:
-            steps.append(f"move {words(piece)} from {name(a)} to {name(b)}")
+        if a in left and wanted(piece, b):
+            steps.append(f"move {words(piece)} from {name(a)} to {name(b)}{under(b)}")
         elif a in left:
             steps.append(f"take {words(piece)} off {name(a)}")
-        elif b in left:
-            steps.append(f"put {words(piece)} on {name(b)}")
+        elif wanted(piece, b):
+            steps.append(f"put {words(piece)} on {name(b)}{under(b)}")
     steps += [f"take {words(p)} off {name(s)}: it leaves the board" for p, s in removed if s in left]
-    steps += [f"put {words(p)} on {name(s)}" for p, s in added if s in left]
+    steps += [f"put {words(p)} on {name(s)}{under(s)}" for p, s in added if wanted(p, s)]
     steps += [f"turn {words(a)} on {name(s)} to " + (f"point to {name(points_to(b))}" if points_to(b) else
                                                      f"show {piece_words(b)}") for a, b, s in turned if s in left]
+    steps += [f"put the {piece_words(p)} back on {name(site)}" for site in sorted(lacking)
+              for p in lifted[site] if lacking[site][unpointed(p)] > 0]
     if len(steps) > MAX_STEPS:
         steps = [*steps[:MAX_STEPS - 1], f"{len(steps) - MAX_STEPS + 1} more pieces as the move says"]
     return steps
+
+
+def _lifted(change: Change, physical: Physical) -> list[str]:
+    """The pieces (as in the box) that stay on the change's site but stand above one set down or taken away there,
+    so a hand lifts them while the move is made."""
+    above = Counter(change.after[len(change.undisturbed):]) & Counter(change.before) & Counter(change.after)
+    return [unpointed(physical(p)) for p in above.elements()]
+
+
+def _lacking(todo: Iterable[Change], observation: Observation | None, physical: Physical) -> dict[str, Counter[str]]:
+    """Per site still to change whose whole stack the camera reads: the pieces (as in the box, whichever way they
+    point) the move leaves there that it does not see yet."""
+    out: dict[str, Counter[str]] = {}
+    for change in todo:
+        reading = observation.reading(change.site) if observation is not None else None
+        if reading is None or reading.pieces is None or reading.partial:
+            continue
+        expected = Counter(unpointed(p) for p in observation.shown(change.after, physical))
+        out[change.site] = expected - Counter(unpointed(p) for p in reading.pieces)
+    return out
 
 
 def sentence(steps: list[str]) -> str:

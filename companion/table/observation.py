@@ -41,6 +41,9 @@ class SiteReading:
     pieces: tuple[str, ...] | None = None  # from the camera, bottom to top; None: the camera cannot tell
     confidence: float = 1.0  # the camera's confidence in `pieces`
     partial: bool = False  # `pieces` may leave out pieces hidden under those seen
+    # With `partial`: how many of the last pieces seen may be the stack's top (riders docked side by side at one
+    # level); 0 when the top itself may be out of the frame (then what was seen is there, and nothing more is known).
+    top: int = 1
 
     def agrees_with(self, expected: tuple[str, ...], shown: tuple[str, ...] | None = None) -> bool:
         """True when nothing known about this site contradicts the pieces expected on it; `shown` is what of them
@@ -57,8 +60,10 @@ class SiteReading:
         if not self.partial:
             return sorted(seen) == sorted(shown)
         # What is seen must be there, and the top seen must be the top expected: nothing hides a stack's top (a
-        # ship held over another's stack is not the one that docked there).
-        return bool(seen) == bool(shown) and not Counter(seen) - Counter(shown) and (not seen or seen[-1] == shown[-1])
+        # ship held over another's stack is not the one that docked there). Of riders side by side, any may be it.
+        if bool(seen) != bool(shown) or Counter(seen) - Counter(shown):
+            return False
+        return not seen or not self.top or shown[-1] in seen[-self.top:]
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,7 @@ class Observation:
     sites: dict[str, SiteReading] = field(default_factory=dict)
     time: float = 0.0
     camera_pieces: frozenset[str] | None = None  # the piece names the camera tells apart (None: every piece)
+    singles: frozenset[str] = frozenset()  # pieces the box holds one of (as in the box): one seen is on no other site
 
     def shown(self, expected: tuple[str, ...], physical: Callable[[str], str] = same_piece) -> tuple[str, ...]:
         """The expected pieces as the camera can show them: each named as the physical piece `physical` says it is,
@@ -78,6 +84,14 @@ class Observation:
     def agrees(self, site: str, expected: tuple[str, ...], physical: Callable[[str], str] = same_piece) -> bool:
         """True when the site's reading does not contradict `expected` (layout names, bottom to top)."""
         return self.reading(site).agrees_with(expected, self.shown(expected, physical))
+
+    def seen_elsewhere(self, piece: str, site: str, physical: Callable[[str], str] = same_piece) -> bool:
+        """Does the camera see `piece` (a layout name) on another site than `site`, while the box holds only one of
+        it, so that it cannot also hide in a stack on `site`?"""
+        box = unpointed(physical(piece))
+        return box in self.singles and any(
+            other != site and reading.pieces and box in map(unpointed, reading.pieces)
+            for other, reading in self.sites.items())
 
     def reading(self, site: str) -> SiteReading:
         return self.sites.get(site, SiteReading())

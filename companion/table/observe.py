@@ -10,8 +10,9 @@ decides: the board is settled when two frames a settle window apart show the sam
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from companion.boards import Board
 from companion.rules.engine import POINTS_TO, pointing
@@ -33,6 +34,11 @@ class CameraView:
     pieces: frozenset[str] | None = None  # the piece names the camera tells apart (None: every piece)
     # Sites of boards out of view (none of their markers show): unknown, never empty; the rest of the frame counts.
     away: frozenset[str] = frozenset()
+    # Sites the frame cannot vouch for only because a stack there may reach out of the frame, where it read pieces:
+    # a sticker read whole is there, but more may stand beyond the frame's edge.
+    beyond: frozenset[str] = frozenset()
+    tops: Mapping[str, int] = field(default_factory=dict)  # sites whose top level holds several pieces side by side
+    singles: frozenset[str] = frozenset()  # the pieces the box holds one of: one seen on a site is on no other
 
 
 ARROW_SLACK = 50.0  # degrees an arrow may be off the way to a site and still point to it
@@ -58,11 +64,18 @@ def camera_view(report: FrameReport | TableReport, registry: Registry, board: Bo
 
 def _board_view(report: FrameReport, registry: Registry, board: Board | None) -> CameraView:
     lowest: dict[str, str] = {}
+    levels: dict[str, list[int]] = {}
     for sighting in sorted(report.sightings, key=lambda s: s.level, reverse=True):
         if sighting.site is not None:
             lowest[sighting.site] = sighting.piece
+            levels.setdefault(sighting.site, []).append(sighting.level)
     partial = frozenset(site for site, piece in lowest.items() if not registry.kind(piece).is_base)
+    # Riders docked beside a base stand at one level: none of them is above another, so any may be the top.
+    tops = {site: found.count(found[0]) for site, found in levels.items() if found.count(found[0]) > 1}
     stacks = report.stacks()
+    out_of_view = {site for region in report.unreliable if region.reason == "out of view" for site in region.sites}
+    blocked = {site for region in report.unreliable if region.reason != "out of view" for site in region.sites}
+    beyond = frozenset(site for site in out_of_view - blocked if stacks.get(site))
     if board is not None:
         for sighting in report.sightings:
             heading = _heading(board, sighting.site, sighting.turn) if registry.kind(sighting.piece).points else ""
@@ -71,7 +84,13 @@ def _board_view(report: FrameReport, registry: Registry, board: Board | None) ->
                 stack[stack.index(sighting.piece)] = pointing(sighting.piece, heading)
                 stacks[sighting.site] = tuple(stack)
     return CameraView(report.time, stacks, frozenset(report.unreliable_sites()), report.reliable, partial,
-                      report.identifies)
+                      report.identifies, beyond=beyond, tops=tops, singles=_singles(registry))
+
+
+def _singles(registry: Registry) -> frozenset[str]:
+    """The pieces of which the box holds exactly one."""
+    counts = Counter(entry.piece for entry in registry.entries)
+    return frozenset(piece for piece, count in counts.items() if count == 1)
 
 
 def _table_view(report: TableReport, registry: Registry, names: Mapping[str, str] | None) -> CameraView:
@@ -79,6 +98,8 @@ def _table_view(report: TableReport, registry: Registry, names: Mapping[str, str
     unreliable: set[str] = set()
     partial: set[str] = set()
     away: set[str] = set()
+    beyond: set[str] = set()
+    tops: dict[str, int] = {}
     for where, board_report in report.boards:
         prefix = where.prefix
         if not board_report.reliable:  # out of view: nothing of it is known, none of it is gone
@@ -88,11 +109,13 @@ def _table_view(report: TableReport, registry: Registry, names: Mapping[str, str
         stacks.update({prefix + site: stack for site, stack in view.stacks.items()})
         unreliable |= {prefix + site for site in view.unreliable}
         partial |= {prefix + site for site in view.partial}
+        beyond |= {prefix + site for site in view.beyond}
+        tops.update({prefix + site: level for site, level in view.tops.items()})
     # Every board is read with one registry and profile: they tell the same pieces apart.
     pieces = report.boards[0][1].identifies
     in_view = any(board_report.reliable for _, board_report in report.boards)
     view = CameraView(report.time, stacks, frozenset(unreliable | away), in_view, frozenset(partial), pieces,
-                      frozenset(away))
+                      away=frozenset(away), beyond=frozenset(beyond), tops=tops, singles=_singles(registry))
     return _renamed(view, names) if names else view
 
 
@@ -103,7 +126,7 @@ def _renamed(view: CameraView, names: Mapping[str, str]) -> CameraView:
         return names.get(base, base) + mark + heading
     stacks = {site: tuple(map(name, stack)) for site, stack in view.stacks.items()}
     pieces = None if view.pieces is None else frozenset(map(name, view.pieces))
-    return replace(view, stacks=stacks, pieces=pieces)
+    return replace(view, stacks=stacks, pieces=pieces, singles=frozenset(map(name, view.singles)))
 
 
 def _heading(board: Board, site: str | None, turn: float | None) -> str:
@@ -294,11 +317,15 @@ class Observer:
             return None
         readings: dict[str, SiteReading] = {site: SiteReading(occupied=o) for site, o in self._occupied.items()}
         frame = self._fresh_frame(settled if self._grid_up else float("-inf"))
-        pieces = None
+        pieces, singles = None, frozenset()
         if frame is not None and self._camera_up and self.camera_sites is not None:
-            pieces = frame.pieces
-            for site in self.camera_sites - frame.unreliable:
+            pieces, singles = frame.pieces, frame.singles
+            for site in self.camera_sites - (frame.unreliable - frame.beyond):
                 stack = tuple(frame.stacks.get(site, ()))
                 occupied = readings.get(site, SiteReading()).occupied
-                readings[site] = SiteReading(occupied, stack, partial=site in frame.partial)
-        return Observation(readings, settled, pieces)
+                if site in frame.beyond:  # what was read is there; the rest of the stack may be out of the frame
+                    readings[site] = SiteReading(occupied, stack, partial=True, top=0)
+                else:
+                    readings[site] = SiteReading(occupied, stack, partial=site in frame.partial,
+                                                 top=frame.tops.get(site, 1))
+        return Observation(readings, settled, pieces, singles)

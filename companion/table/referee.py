@@ -76,13 +76,15 @@ def disagreements(
 
 
 def _changed(layout: Layout, observation: Observation, physical: Callable[[str], str]) -> list[str]:
-    """`disagreements` over every site a sensor reads, the grid-only sites compared directly (most of a board)."""
+    """`disagreements` over every site a sensor reads, the grid-only sites and the empty ones (most of a board)
+    compared directly."""
     changed = []
     for site, reading in observation.sites.items():
-        if reading.pieces is None:
-            if reading.occupied is not None and reading.occupied != bool(layout.get(site)):
+        expected = layout.get(site)
+        if reading.pieces is None or (not expected and not reading.pieces):
+            if reading.occupied is not None and reading.occupied != bool(expected):
                 changed.append(site)
-        elif not observation.agrees(site, tuple(layout.get(site, ())), physical):
+        elif not observation.agrees(site, tuple(expected or ()), physical):
             changed.append(site)
     return changed
 
@@ -126,6 +128,7 @@ class Referee:
                 fp = footprint(before, after)
                 if not fp:
                     continue
+                fp.pairs(game.physical_piece)  # worked out now, while hands move, not when a board is judged
                 for site in fp.sites:
                     by_site.setdefault(site, []).append(len(candidates))
                 candidates.append(Candidate(action, after, fp, action.type not in game.board_moves, result))
@@ -150,7 +153,7 @@ class Referee:
         if whole:
             return self._whole(prepared, whole, partway, observation)
         if partway:
-            return self._partway(prepared, partway, name)
+            return self._partway(prepared, partway, name, observation)
         # Never advise putting back what a legal move under way has done: the sites that a move's footprint
         # explains part way (a ship already moved while a neighbour was knocked off) are left out of the advice.
         # Where moves tie, only what none of them explains is certain; the rest is named, not put back.
@@ -182,12 +185,14 @@ class Referee:
                 whole.append(index)
         return whole, partway
 
-    def _partway(self, prepared: Prepared, partway: list[tuple[int, tuple]], name: Callable[[str], str]) -> Ruling:
+    def _partway(self, prepared: Prepared, partway: list[tuple[int, tuple]], name: Callable[[str], str],
+                 observation: Observation) -> Ruling:
         """Part of one or more footprints on the board: nothing booked; what is still to do, in words."""
         physical = self.game.physical_piece
         todo: dict[str, None] = {}
         for index, steps in partway:
-            todo[sentence(still_to_do(prepared.candidates[index].footprint, steps, name, physical))] = None
+            steps_left = still_to_do(prepared.candidates[index].footprint, steps, name, physical, observation)
+            todo[sentence(steps_left)] = None
             if len(todo) > MAX_SHOWN:
                 todo = {f"Finish the move: {len(partway)} moves fit what the board shows so far.": None}
                 break
@@ -204,14 +209,22 @@ class Referee:
         chosen = _outcomes([candidates[i] for i in sorted(whole, key=lambda i: candidates[i].declared)])
         # A move whose start is this whole footprint may still be under way: one over more sites, or over the same
         # sites with some already done (an ORBIT exchange half made is a friendship tile's flight whole).
-        larger = _outcomes([candidates[i] for i, todo in partway if any(
-            candidates[i].footprint.sites > c.footprint.sites
-            or (candidates[i].footprint.sites == c.footprint.sites and len(todo) < len(candidates[i].footprint.changes))
-            for c in chosen)])
+        chosen_sites = {c.footprint.sites for c in chosen}
+        larger = _outcomes([candidates[i] for i, todo in partway if _starts_with(
+            candidates[i].footprint, len(todo), chosen_sites)])
         if len(chosen) == 1 and not larger and (not chosen[0].declared or _named(chosen[0], observation,
                                                                                  self.game.physical_piece)):
             return Ruling("explained", (chosen[0].action,))
         return Ruling("ambiguous", tuple(c.action for c in (*chosen, *larger)))
+
+
+def _starts_with(fp: Footprint, left: int, starts: set[frozenset[str]]) -> bool:
+    """Is a move with `left` of its changes still to do a larger move whose start is one of the footprints over
+    `starts`: one over more sites, or over the same sites with some already done?"""
+    sites = fp.sites
+    if left < len(fp.changes) and sites in starts:
+        return True
+    return any(sites > start for start in starts)
 
 
 def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
@@ -276,22 +289,30 @@ def _named(candidate: Candidate, observation: Observation, physical: Callable[[s
     """True when the camera has read every site the action changes and can name every piece it sets down: what
     tells a declared action from a piece knocked onto (or off) the board. A reading that may hide pieces under those
     it saw (partial) vouches only for the top of the stack, which is always in view: it names a piece set down on
-    top (an ORBIT ship flown by a card onto a planet), never one set under others nor one taken away."""
+    top (an ORBIT ship flown by a card onto a planet), never one set under others; and one taken away only where
+    the camera sees it on another site and the box holds one of it (the ships of an ORBIT exchange, each seen
+    where the other stood), so it cannot hide here."""
     for change in candidate.footprint.changes:
         reading = observation.reading(change.site)
         if reading.pieces is None:
             return False
         if any(observation.shown((piece,), physical) == () for piece in change.arriving):
             return False
-        if reading.partial and not _set_on_top(change):
+        if reading.partial and not (_set_on_top(change) and all(
+                observation.seen_elsewhere(piece, change.site, physical) for piece in change.leaving)):
+            return False
+        # A stack that may reach out of the frame has no top in view: only the pieces read there are named.
+        seen = Counter(unpointed(p) for p in reading.pieces)
+        if reading.partial and not reading.top and Counter(
+                unpointed(p) for p in observation.shown(change.arriving, physical)) - seen:
             return False
     return True
 
 
 def _set_on_top(change: Change) -> bool:
-    """Does the change only set pieces down on top of what stays on its site?"""
+    """Does the change set pieces down only on top of what stays on its site (taking some away or not)?"""
     arriving = change.arriving
-    return not change.leaving and Counter(change.after[len(change.after) - len(arriving):]) == Counter(arriving)
+    return Counter(change.after[len(change.after) - len(arriving):]) == Counter(arriving)
 
 
 def judge(game: Game, state: Any, observation: Observation, name: Any = None) -> Ruling:

@@ -80,3 +80,18 @@ def test_a_planet_set_down_before_its_arrow_is_turned_is_part_way():
     assert fits and [c.site for c in todo] == ["b2"]
     assert progress(fp, Observation({**sites, "b2": SiteReading(True, ("planet-red>c3",))})) == (True, ())
     assert not progress(fp, Observation({**sites, "b2": SiteReading(True, ("planet-blue>c3",))}))[0]
+
+
+def test_what_is_left_names_the_piece_still_missing_not_the_one_already_set_down():
+    """The planet has advanced under the ship waiting on its next spot, and the ship is still in the hand: the camera
+    sees the planet there, so what is left is putting the ship back; to the grid alone either may be in the hand."""
+    fp = footprint({"a1": ("planet-yellow>b2",), "b2": ("ship-green",)}, {"b2": ("planet-yellow>c3", "ship-green")})
+    seen = Observation({"a1": SiteReading(False, ()), "b2": SiteReading(True, ("planet-yellow>c3",))})
+    fits, todo = progress(fp, seen)
+    assert fits and still_to_do(fp, todo, str.upper, observation=seen) == ["put the green ship back on B2"]
+    assert still_to_do(fp, todo, str.upper) == ["put the yellow planet on B2 under the green ship"]
+    # Both still in the hand: the planet is set down first, then the ship put back on it.
+    empty = Observation({"a1": SiteReading(False, ()), "b2": SiteReading(False, ())})
+    fits, todo = progress(fp, empty)
+    assert fits and still_to_do(fp, todo, str.upper, observation=empty) == [
+        "put the yellow planet on B2", "put the green ship back on B2"]

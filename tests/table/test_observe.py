@@ -1,5 +1,7 @@
 """Sensor fusion: settling, the camera frame used, lifted pieces, and the camera alone."""
 
+from dataclasses import replace
+
 import pytest
 
 from companion.table.observe import CameraView, Observer
@@ -170,3 +172,36 @@ def test_the_camera_is_told_which_sites_to_read_again_until_it_has_read_them_set
     assert observer.changed_sites() == frozenset()
     observer.grid_available(False)
     assert observer.changed_sites() is None  # the camera alone reads the whole frame
+
+
+def test_riders_side_by_side_and_stacks_reaching_out_of_the_frame():
+    """Riders docked at one level carry no order: any of them may be the stack's top. A site the frame cannot vouch
+    for only because its stack may reach out of the frame keeps what was read there as present, and nothing more:
+    an infestor set down near the board's edge is named, while a reading there says nothing of what else stands."""
+    from companion.sensing.pieces import default_registry
+    from companion.sensing.vision import FrameReport, Region, Sighting
+    from companion.table.observation import Observation
+    from companion.table.observe import camera_view
+
+    registry = default_registry("trajectory")
+    entry = {e.piece: e for e in registry.entries}
+    sightings = (  # three ships on one space: the two riders hide the lowest ship's sticker
+        Sighting("ship-green", entry["ship-green"].sticker, "o1s0", 1, 0, 0, 1.0, 1.0),
+        Sighting("ship-blue", entry["ship-blue"].sticker, "o1s0", 1, 0, 0, 1.0, 1.0),
+        Sighting("infestor-ice", entry["infestor-ice"].sticker, "o4s22", 0, 0, 0, 1.0, 1.0),
+    )
+    unreliable = (Region("out of view", (), ("o4s22", "o4s6")), Region("occluded", (), ("o4s6", "o1s3")))
+    frame = camera_view(FrameReport(1.0, True, "", sightings, unreliable), registry)
+    assert frame.tops == {"o1s0": 2} and frame.beyond == {"o4s22"}  # o4s6: nothing read there, and a hand over it
+    observer = Observer({(0, 0): "o1s0", (0, 1): "o4s22", (1, 0): "o4s6"}, frozenset({"o1s0", "o4s22", "o4s6"}),
+                        settle=0.3)
+    observer.reed(frozenset({(0, 0), (0, 1)}), at=0.0)
+    observer.camera(replace(frame, time=0.5))
+    seen = observer.observation(0.6)
+    assert seen is not None and seen.reading("o4s6").pieces is None
+    assert seen.agrees("o1s0", ("ship-red", "ship-green", "ship-blue"))  # blue on top, though read before green
+    assert seen.agrees("o1s0", ("ship-red", "ship-blue", "ship-green"))
+    assert not seen.agrees("o1s0", ("ship-blue", "ship-green", "ship-red"))  # red under the riders, not on top
+    assert seen.agrees("o4s22", ("infestor-ice",)) and seen.agrees("o4s22", ("infestor-ice", "ship-red"))
+    assert not seen.agrees("o4s22", ("infestor-home",)) and not seen.agrees("o4s22", ())
+    assert isinstance(seen, Observation)

@@ -239,3 +239,38 @@ def test_when_two_moves_under_way_tie_the_advice_puts_back_neither():
     assert ruling.todo and "Check" in ruling.todo[0]
     # Once the knocked ship is back, the move alone is on the board: booked.
     assert judge(game, state, dakalio_reed(first.after)).actions == (first.action,)
+
+
+def test_an_infestor_drawn_at_the_edge_of_the_frame_is_booked_by_the_piece_read_there():
+    """An infestation point near the frame's edge: the camera vouches only that the infestor it read is there (more
+    may stand beyond the frame), which still tells one drawn infestor from another; the grid alone cannot."""
+    state = GAME.setup(["red", "blue"], FIXED, 1)
+    drawn = Action.make("draw", card="infestor", infestor="ice")
+    board = after(state, type="draw", card="infestor", infestor="ice")
+    point = next(site for site, pieces in board.items() if pieces == ("infestor-ice",))
+    edge = Observation({**reed(board).sites, point: SiteReading(True, ("infestor-ice",), partial=True, top=0)})
+    assert judge(GAME, state, edge).actions == (drawn,)
+    assert judge(GAME, state, edge).verdict == "explained"
+    assert judge(GAME, state, reed(board)).verdict == "ambiguous"
+    # Where the ice planet stands on the point, a reading of the planet alone there (the infestor beside it out of
+    # the frame) shows nothing new: nothing is booked.
+    space = int(point.split("s")[-1])
+    state = GAME.setup(["red", "blue"], {"planets": {**FIXED["planets"], "ice": space}}, 1)
+    board = after(state, type="draw", card="infestor", infestor="ice")
+    assert board[point] == ("planet-ice", "infestor-ice")
+    planet = Observation({**reed(board).sites, point: SiteReading(True, ("planet-ice",), partial=True, top=0)})
+    assert judge(GAME, state, planet).verdict == "unchanged"
+    seen = Observation({**planet.sites, point: SiteReading(True, board[point], partial=True, top=0)})
+    assert judge(GAME, state, seen).actions == (drawn,)
+
+
+def test_a_stack_reaching_out_of_the_frame_names_only_the_pieces_read_there():
+    from companion.table.footprint import footprint
+    from companion.table.referee import Candidate, _named
+
+    set_down = Candidate(Action.make("draw", card="infestor", infestor="ice"), {},
+                         footprint({"a": ("planet-ice",)}, {"a": ("planet-ice", "infestor-ice")}), True)
+    def read(*pieces):
+        return Observation({"a": SiteReading(True, pieces, partial=True, top=0)})
+    assert not _named(set_down, read("planet-ice"), str)
+    assert _named(set_down, read("planet-ice", "infestor-ice"), str)

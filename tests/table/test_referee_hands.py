@@ -111,7 +111,8 @@ def test_orbit_ships_moved_by_a_tile_are_booked_from_the_top_the_camera_sees():
     """A friendship tile flies a ship onto its partner's (the team's exchange tile used up, so it is no exchange
     half made): the camera sees the ship on top of the stack there (a top is always in view), so the declared move
     is booked with no tap. An exchange takes a ship away from under the one set down in its place, which a partial
-    reading cannot vouch for: asked about, with one choice."""
+    reading cannot vouch for by itself: asked about, with one choice, unless the camera sees that ship where the
+    other stood and the box holds one of it (next test)."""
     for path, kind, verdict in (("orbit/partnership_friendship_tile.json", "friendship", "explained"),
                                 ("orbit/partnership_exchange_tile.json", "exchange", "ambiguous")):
         game, state = scenario_state(path, 0)
@@ -124,6 +125,28 @@ def test_orbit_ships_moved_by_a_tile_are_booked_from_the_top_the_camera_sees():
         assert (ruling.verdict, ruling.actions) == (verdict, (tile.action,)), path
         # The grid alone cannot tell the ship from any piece set down there: the phones are asked.
         assert referee.judge(state, reed("orbit", tile.after)).verdict != "explained"
+
+
+def test_an_orbit_exchange_whole_is_booked_when_each_ship_is_seen_where_the_other_stood():
+    """The box holds one ship of each colour: the ship the exchange takes from under its partner's is seen on the
+    partner's old site, so it hides nowhere, and the exchange is booked with no tap. A ship of which the box holds
+    several (or one the camera does not see elsewhere) leaves it to the phones."""
+    from companion.sensing.pieces import default_registry
+    from companion.table.observe import _singles
+
+    game, state = scenario_state("orbit/partnership_exchange_tile.json", 0)
+    referee = Referee(game)
+    swap = next(c for c in referee.prepare(state).candidates if c.action.type == "exchange")
+    seen = orbit_camera(game, swap.after)
+    singles = _singles(default_registry("orbit"))
+    assert "ship-red" in singles and "nebula" not in singles
+    ruling = referee.judge(state, dataclasses.replace(seen, singles=singles))
+    assert (ruling.verdict, ruling.actions) == ("explained", (swap.action,))
+    assert referee.judge(state, seen).verdict == "ambiguous"
+    ((ship, _, target), *_) = swap.footprint.moved(game.physical_piece)
+    unseen = {**seen.sites, target: SiteReading(True, None)}  # the ship's new site out of the camera's view
+    ruling = referee.judge(state, dataclasses.replace(seen, sites=unseen, singles=singles))
+    assert ruling.verdict == "ambiguous", ship
 
 
 def test_an_orbit_exchange_half_made_is_not_booked_as_the_friendship_flight_it_looks_like():
