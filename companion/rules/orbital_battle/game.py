@@ -147,7 +147,9 @@ class OrbitalBattle(Game[State]):
         yield from _candidates(state)
 
     def _check(self, state: State, action: Action) -> None:
-        self._apply(state, action)
+        # Each action's rule refuses it when illegal; what follows a legal one (conquests, idle phases ended) never
+        # refuses, so it is left to _apply.
+        handler_for(HANDLERS, self.title, action)(state, action)
 
     def _apply(self, state: State, action: Action) -> tuple[State, list[Event]]:
         state, events = handler_for(HANDLERS, self.title, action)(state, action)
