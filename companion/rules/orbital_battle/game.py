@@ -225,8 +225,11 @@ def _relaid(state: State, result: State, before: Layout) -> Layout:
     """layout(result) from `before` = layout(state): the stacks of the sites where a unit or planet changed are
     laid out again. Units an action leaves alone are the very objects of the state before (states share them), so
     a unit not among those objects has moved, arrived, left or been named anew."""
-    kept, now = set(map(id, state.units)), set(map(id, result.units))
-    changed = [u for u in result.units if id(u) not in kept] + [u for u in state.units if id(u) not in now]
+    if len(state.units) == len(result.units):  # a unit moved in place: compared position by position
+        changed = [u for pair in zip(state.units, result.units, strict=True) if pair[0] is not pair[1] for u in pair]
+    else:
+        kept, now = set(map(id, state.units)), set(map(id, result.units))
+        changed = [u for u in result.units if id(u) not in kept] + [u for u in state.units if id(u) not in now]
     sites = {site for planet, site in state.planets.items() if result.planets.get(planet) != site}
     sites |= {site for planet, site in result.planets.items() if state.planets.get(planet) != site}
     for u in changed:

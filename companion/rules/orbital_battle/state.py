@@ -67,6 +67,13 @@ class Unit:
 
     # A unit's id, domain and planet are asked of every unit after every action (who holds which planet, which
     # unit an action names); units outlive the states they are in, so each is worked out once per unit.
+    def __hash__(self) -> int:  # a state's units are a key of the movement caches, hashed at every move's check
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash((self.kind, self.owner, self.number, self.site))
+
     @cached_property
     def uid(self) -> str:
         return f"{self.owner}-{self.kind}-{self.number}"
