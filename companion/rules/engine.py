@@ -208,6 +208,14 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def layout(self, state: S) -> Layout: ...
 
+    def board_after(self, state: S, action: Action, before: Layout) -> tuple[Layout, S | None]:
+        """The layout after a legal `action` in `state` (`before` is `layout(state)`), and the state it leads to
+        when working the layout out needed it (None: whoever needs the state applies the action). Always equal to
+        `layout(apply(state, action)[0])`; a game may work it out from the sites the action touches, skipping the
+        parts of `apply` that move no piece (the referee asks it of every legal action after each move)."""
+        result = self._apply(state, action)[0]
+        return self.layout(result), result
+
     @abstractmethod
     def ledger(self, state: S) -> Ledger: ...
 

@@ -101,12 +101,16 @@ class Footprint:
 
 def footprint(before: Layout, after: Layout) -> Footprint:
     """The footprint of going from layout `before` to layout `after`."""
-    sites = sorted(set(before) | set(after))
-    return Footprint(tuple(
-        Change(s, tuple(before.get(s, ())), tuple(after.get(s, ())))
-        for s in sites
-        if tuple(before.get(s, ())) != tuple(after.get(s, ()))
-    ))
+    # A stack that is the very object it was is unchanged (a layout worked out from the one before shares them);
+    # only the rest are compared, as tuples (a site absent and a site empty are alike).
+    maybe = [s for s, pieces in after.items() if before.get(s) is not pieces]
+    maybe += [s for s in before if s not in after]
+    changes = []
+    for s in sorted(maybe):
+        was, now = tuple(before.get(s, ())), tuple(after.get(s, ()))
+        if was != now:
+            changes.append(Change(s, was, now))
+    return Footprint(tuple(changes))
 
 
 def _pairs(changes: Iterable[Change], physical: Physical):

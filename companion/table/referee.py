@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from companion.rules import Action, Game
@@ -64,7 +65,18 @@ class Candidate:
     after: Layout
     footprint: Footprint
     declared: bool  # made on a phone (not one of Game.board_moves): booked from the board only if the camera names it
-    result: Any = None  # the state it leads to: two actions with equal results are the same move
+    # The state it leads to, worked out when first asked for (most candidates are never booked nor compared).
+    leads_to: Callable[[], Any] = field(default=lambda: None, compare=False, repr=False)
+
+    @cached_property
+    def result(self) -> Any:
+        """The state the action leads to: two actions with equal results are the same move."""
+        return self.leads_to()
+
+
+def _applied(game: Game, state: Any, action: Action) -> Callable[[], Any]:
+    """The state a legal action leads to, when asked for."""
+    return lambda: game._apply(state, action)[0]
 
 
 def disagreements(
@@ -123,15 +135,15 @@ class Referee:
         by_site: dict[str, list[int]] = {}
         if game.outcome(state) is None:
             for action in game.legal_actions(state):
-                result = game._apply(state, action)[0]  # legal_actions has checked it
-                after = game.layout(result)
+                after, result = game.board_after(state, action, before)  # legal_actions has checked it
                 fp = footprint(before, after)
                 if not fp:
                     continue
                 fp.pairs(game.physical_piece)  # worked out now, while hands move, not when a board is judged
                 for site in fp.sites:
                     by_site.setdefault(site, []).append(len(candidates))
-                candidates.append(Candidate(action, after, fp, action.type not in game.board_moves, result))
+                leads_to = (lambda r=result: r) if result is not None else _applied(game, state, action)
+                candidates.append(Candidate(action, after, fp, action.type not in game.board_moves, leads_to))
         self._prepared = Prepared(state, before, tuple(candidates), {s: tuple(i) for s, i in by_site.items()})
         return self._prepared
 

@@ -80,3 +80,23 @@ def test_random_games_end_with_a_winner():
             state = move.state
         ended += GAME.outcome(state) is not None
     assert ended == 3
+
+
+
+
+def test_the_board_after_each_legal_action_is_the_layout_of_the_state_it_leads_to():
+    # board_after works the board out from the sites an action touches, without ending idle phases: whatever
+    # the action (a unit bought, a transport loaded or unloaded onto a planet it conquers, a ship shoved by an
+    # orbit), it must be the layout of the state apply gives. A game whose random play makes every kind of move.
+    _, moves = _play(5, 1300)
+    kinds = Counter()
+    for index, move in enumerate(moves):
+        actions = list(GAME.legal_actions(move.state))
+        if index % 25 and not any(a.type in ("load", "unload", "withdraw", "retreat") for a in actions):
+            continue
+        before = GAME.layout(move.state)
+        for action in actions[::7]:
+            after, _ = GAME.board_after(move.state, action, before)
+            assert after == GAME.layout(GAME.apply(move.state, action)[0]), action
+            kinds[action.type] += 1
+    assert all(kinds[k] for k in ("orbit", "buy", "fly", "march", "load", "unload", "done")), kinds

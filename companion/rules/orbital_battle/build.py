@@ -65,27 +65,42 @@ def structure_problem(state: State, kind: str, planet: str, hex_: str) -> str | 
 def placements(state: State, player: str, kind: str) -> Iterator[str]:
     """Every site where a new unit of this kind may be put now."""
     taken = occupied(state)
-    domain = KINDS[kind].domain
     for planet in _planets(state, player):
-        if domain == "space":
-            around = near(state, state.planets[planet])
-            yield from (s for s in around if s not in taken and not solid(state, s))
-            continue
-        pmap = planet_map(state, planet)
-        for hex_ in pmap.hexes:
-            site = planet_site(planet, hex_)
-            if site in taken:
-                continue
-            if domain == "structure":
-                if structure_problem(state, kind, planet, hex_) is None:
-                    yield site
-            elif kind == "air_force":
-                if hex_ in pmap.starports:
-                    yield site
-            elif can_enter(kind, pmap.terrain[hex_], pmap.feature(hex_)) and (
-                state.stage == "deploy" or hex_ == pmap.armory or pmap.armory in planet_neighbours(hex_)
-            ):
-                yield site
+        if KINDS[kind].domain == "space":
+            sites = near(state, state.planets[planet])
+        else:
+            sites = tuple(planet_site(planet, hex_) for hex_ in planet_map(state, planet).hexes)
+        yield from (site for site in sites if _fits(state, kind, planet, site, taken))
+
+
+def placeable(state: State, player: str, kind: str, site: str) -> bool:
+    """May a new unit of this kind be put on this site now? (One site of `placements`, without the others.)"""
+    taken = occupied(state)
+    for planet in _planets(state, player):
+        if KINDS[kind].domain == "space":
+            if site in near(state, state.planets[planet]) and _fits(state, kind, planet, site, taken):
+                return True
+        elif site.startswith(planet_site(planet, "")):
+            terrain = planet_map(state, planet).terrain.get(site[len(planet_site(planet, "")):], "edge")
+            return terrain != "edge" and _fits(state, kind, planet, site, taken)
+    return False
+
+
+def _fits(state: State, kind: str, planet: str, site: str, taken: dict[str, Unit]) -> bool:
+    """A site next to (a ship) or on (the rest) a planet the buyer may build at: may the new unit go there?"""
+    if site in taken:
+        return False
+    domain = KINDS[kind].domain
+    if domain == "space":
+        return not solid(state, site)
+    pmap = planet_map(state, planet)
+    hex_ = site.split(":")[1]
+    if domain == "structure":
+        return structure_problem(state, kind, planet, hex_) is None
+    if kind == "air_force":
+        return hex_ in pmap.starports
+    return can_enter(kind, pmap.terrain[hex_], pmap.feature(hex_)) and (
+        state.stage == "deploy" or hex_ == pmap.armory or pmap.armory in planet_neighbours(hex_))
 
 
 def _where_rule(state: State, kind: str) -> str:
@@ -113,7 +128,7 @@ def buy(state: State, action: Action) -> Result:
     number = next_number(state, player, kind)
     if number is None:
         raise IllegalAction(f"all {KINDS[kind].qty} of {who(player)}'s {KIND_NAMES[kind]} counters are in play")
-    if not isinstance(site, str) or site not in set(placements(state, player, kind)):
+    if not isinstance(site, str) or not placeable(state, player, kind, site):
         why = _where_rule(state, kind)
         if isinstance(site, str) and site.startswith("p") and KINDS[kind].domain == "structure" and ":" in site:
             planet, hex_ = site[1:].split(":")

@@ -30,7 +30,12 @@ def contested(state: State, planet: str) -> bool:
 
 
 def controlled(state: State, player: str) -> tuple[str, ...]:
-    return tuple(p for p in PLANETS if controller(state, p) == player)
+    # One pass over the units, not one per planet: asked for every kind of unit a player might buy.
+    held: dict[str, set[str]] = {}
+    for u in state.units:
+        if u.domain == "land" and (planet := u.planet) is not None:
+            held.setdefault(planet, set()).add(u.owner)
+    return tuple(p for p in PLANETS if held.get(p) == {player})
 
 
 def income(state: State, player: str) -> int:

@@ -147,7 +147,9 @@ class OrbitalBattle(Game[State]):
         yield from _candidates(state)
 
     def _check(self, state: State, action: Action) -> None:
-        self._apply(state, action)
+        # Each action's rule refuses it when illegal; what follows a legal one (conquests, idle phases ended) never
+        # refuses, so it is left to _apply.
+        handler_for(HANDLERS, self.title, action)(state, action)
 
     def _apply(self, state: State, action: Action) -> tuple[State, list[Event]]:
         state, events = handler_for(HANDLERS, self.title, action)(state, action)
@@ -156,19 +158,14 @@ class OrbitalBattle(Game[State]):
         return flow.skip_idle(state, events, _candidates)
 
     def layout(self, state: State) -> Layout:
-        stacks: dict[str, list[str]] = {}
-        for planet, site in state.planets.items():
-            stacks.setdefault(site, []).append(f"planet-{planet}")
-        holds: dict[str, list[str]] = {}  # a transport's hold -> its cargo, bottom to top
-        for u in state.units:
-            if u.site.startswith("in:"):
-                holds.setdefault(u.site, []).append(piece(u.kind, u.owner))
-        for u in state.units:
-            if u.site.startswith("in:"):
-                continue
-            pieces = holds.get(f"in:{u.uid}", []) if u.kind == "transport" else []
-            stacks.setdefault(u.site, []).extend([*pieces, piece(u.kind, u.owner)])
-        return {site: tuple(p) for site, p in stacks.items()}
+        return _stacks(state)
+
+    def board_after(self, state: State, action: Action, before: Layout) -> tuple[Layout, State | None]:
+        # Only the action's own rule and the conquests it may bring move pieces (ending idle phases moves none, and
+        # costs most: it asks the next phases for their moves); only the sites of the units and planets that
+        # changed are laid out again.
+        result = conquests(handler_for(HANDLERS, self.title, action)(state, action)[0])[0]
+        return _relaid(state, result, before), None
 
     def ledger(self, state: State) -> Ledger:
         players = {}
@@ -202,6 +199,49 @@ class OrbitalBattle(Game[State]):
 
 def piece(kind: str, owner: str) -> str:
     return f"{kind.replace('_', '-')}-{owner}"
+
+
+def _stacks(state: State, only: set[str] | None = None) -> Layout:
+    """Site -> its pieces bottom to top (planets, then each unit over the cargo it carries), on every site or on
+    the sites `only`."""
+    stacks: dict[str, list[str]] = {}
+    for planet, site in state.planets.items():
+        if only is None or site in only:
+            stacks.setdefault(site, []).append(f"planet-{planet}")
+    holds: dict[str, list[str]] = {}  # a transport's hold -> its cargo, bottom to top
+    standing = []
+    for u in state.units:
+        if u.site.startswith("in:"):
+            holds.setdefault(u.site, []).append(piece(u.kind, u.owner))
+        elif only is None or u.site in only:
+            standing.append(u)
+    for u in standing:
+        pieces = holds.get(f"in:{u.uid}", []) if u.kind == "transport" else []
+        stacks.setdefault(u.site, []).extend([*pieces, piece(u.kind, u.owner)])
+    return {site: tuple(p) for site, p in stacks.items()}
+
+
+def _relaid(state: State, result: State, before: Layout) -> Layout:
+    """layout(result) from `before` = layout(state): the stacks of the sites where a unit or planet changed are
+    laid out again. Units an action leaves alone are the very objects of the state before (states share them), so
+    a unit not among those objects has moved, arrived, left or been named anew."""
+    if len(state.units) == len(result.units):  # a unit moved in place: compared position by position
+        changed = [u for pair in zip(state.units, result.units, strict=True) if pair[0] is not pair[1] for u in pair]
+    else:
+        kept, now = set(map(id, state.units)), set(map(id, result.units))
+        changed = [u for u in result.units if id(u) not in kept] + [u for u in state.units if id(u) not in now]
+    sites = {site for planet, site in state.planets.items() if result.planets.get(planet) != site}
+    sites |= {site for planet, site in result.planets.items() if state.planets.get(planet) != site}
+    for u in changed:
+        if u.site.startswith("in:"):  # cargo: its transport's stack changes, wherever the transport stands
+            sites |= {t.site for t in (*state.units, *result.units) if f"in:{t.uid}" == u.site}
+        else:
+            sites.add(u.site)
+    layout = dict(before)
+    for site in sites:
+        layout.pop(site, None)
+    layout.update(_stacks(result, sites))
+    return layout
 
 
 def _solar_map(path: str) -> SolarMap:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Literal
 
 from companion import codec
@@ -64,15 +65,24 @@ class Unit:
     # A solar hex ("r3s7"), a planet hex ("p3:0402") or a transport's hold ("in:red-transport-1").
     site: str
 
-    @property
+    # A unit's id, domain and planet are asked of every unit after every action (who holds which planet, which
+    # unit an action names); units outlive the states they are in, so each is worked out once per unit.
+    def __hash__(self) -> int:  # a state's units are a key of the movement caches, hashed at every move's check
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash((self.kind, self.owner, self.number, self.site))
+
+    @cached_property
     def uid(self) -> str:
         return f"{self.owner}-{self.kind}-{self.number}"
 
-    @property
+    @cached_property
     def domain(self) -> str:
         return KINDS[self.kind].domain
 
-    @property
+    @cached_property
     def planet(self) -> str | None:
         return self.site[1:].split(":")[0] if self.site.startswith("p") else None
 
@@ -162,7 +172,9 @@ def on_planet(state: State, planet: str) -> tuple[Unit, ...]:
 
 
 def moved(state: State, old: Unit, site: str) -> State:
-    return replace(state, units=tuple(replace(u, site=site) if u == old else u for u in state.units))
+    # Units are unique in a state: the one to move is found by its counter (a unit's fields compare slowly).
+    return replace(state, units=tuple(replace(u, site=site) if u.number == old.number and u == old else u
+                                      for u in state.units))
 
 
 def removed(state: State, *gone: Unit) -> State:
