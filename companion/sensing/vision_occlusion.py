@@ -2,7 +2,8 @@
 
 The printed overlay is known (it comes from the board data), so the board as seen, sampled every 4 mm, should be
 the overlay times a smooth lighting field. Pixels that are not are foreign; pieces are foreign too, but small, so
-only foreign areas too wide for any piece (and whatever touches them, such as fingers) count as occluders.
+only foreign areas too wide for any piece (and whatever touches them, such as fingers) that reach in over the
+board's edge or the frame's, as an arm does, count as occluders.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from companion.sensing.vision_pose import Pose
 
 CELL_MM = 4.0
 FOREIGN = 0.18  # relative difference from the expected board that marks a cell foreign
+RIM = 3  # cells along the board's and the frame's edge an occluder reaches in over
 MARGIN_MM = 12.0  # grown around an occluder: its blurred edge hides stickers too
 
 
@@ -93,9 +95,24 @@ class OcclusionFinder:
         core = cv2.dilate(core, self.kernel, **edge)
         _, labels = cv2.connectedComponents(foreign, connectivity=8)
         hit = np.unique(labels[core > 0])
-        occluders = np.isin(labels, hit[hit > 0]).astype(np.uint8)
+        hit = np.intersect1d(hit[hit > 0], self._reaching_in(labels, out_of_view))
+        if not hit.size:
+            return np.zeros_like(out_of_view), out_of_view
+        occluders = np.isin(labels, hit).astype(np.uint8)
         occluded = cv2.dilate(occluders, self.grow) > 0
         return occluded, out_of_view
+
+    @staticmethod
+    def _reaching_in(labels: np.ndarray, out_of_view: np.ndarray) -> np.ndarray:
+        """The foreign areas that cross the board's edge or the frame's: a hand is at the end of an arm, which
+        comes from beyond the board, whereas a crowd of pieces round a planet disc, however wide, lies on it."""
+        # The closing's zero border wears the outer two cells off every area, so the rim is three cells deep.
+        rim = np.ones(labels.shape, np.uint8)
+        rim[RIM:-RIM, RIM:-RIM] = 0
+        rim |= out_of_view.astype(np.uint8)
+        rim = cv2.dilate(rim, np.ones((2 * RIM + 1, 2 * RIM + 1), np.uint8)) > 0 if out_of_view.any() else rim > 0
+        found = np.unique(labels[rim])
+        return found[found > 0]
 
     def _project(self, pose: Pose, matrix: np.ndarray, dist: np.ndarray) -> np.ndarray:
         """The grid's pixels; a still camera gives nearly the same pose every frame, so reuse the last when so."""

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
+import numpy as np
+
 from companion.sensing.vision import Vision
 from companion.sim.render_camera import sim_profile
-from companion.sim.render_scene import random_scene
+from companion.sim.render_scene import Hand, random_scene
 from companion.sim.render_truth import visible
 
 
@@ -87,7 +92,7 @@ def test_a_moved_board_is_noticed(board, registry, renderer, camera, cover_marke
 def test_a_white_balance_cast_is_not_a_hand(board, registry, renderer, camera):
     """Warm (tungsten) and cool (shade) casts scale the colour channels apart; the board is still the board, and
     nothing along its edges turns into a hand."""
-    import numpy as np
+
 
     vision = Vision(board, registry, sim_profile(camera, board.name))
     image = renderer.render(random_scene(board, registry, camera, 41, jitter=False)).image.astype(np.float32)
@@ -96,3 +101,24 @@ def test_a_white_balance_cast_is_not_a_hand(board, registry, renderer, camera):
         report = vision.process(cast)
         assert report.reliable
         assert [r for r in report.unreliable if r.reason == "occluded"] == []
+
+
+def _disc(x: float, y: float, r: float) -> tuple[tuple[float, float], ...]:
+    return tuple((x + r * math.cos(t), y + r * math.sin(t)) for t in np.linspace(0, 2 * math.pi, 24, endpoint=False))
+
+
+def test_a_crowd_lying_on_the_board_is_not_a_hand_but_an_arm_reaching_in_is(board, registry, renderer, camera):
+    """A planet disc ringed with counters is as wide as a palm, but lies on the board; a hand comes at the end of an
+    arm from beyond the board's edge."""
+    vision = Vision(board, registry, sim_profile(camera, board.name))
+    cx, cy = board.width / 2, board.height / 2
+    crowd = (_disc(cx, cy, 32), *(_disc(cx + 40 * math.cos(a), cy + 40 * math.sin(a), 14)
+                                  for a in np.linspace(0, 2 * math.pi, 7, endpoint=False)))
+    base = random_scene(board, registry, camera, 4)
+    lying = replace(base, hand=Hand(crowd, 2.0))
+    report = vision.process(renderer.render(lying).image)
+    assert not any(r.reason == "occluded" for r in report.unreliable)
+    arm = ((cx, cy - 30), (board.width + 300, cy - 30), (board.width + 300, cy + 30), (cx, cy + 30))
+    reaching = replace(base, hand=Hand((*crowd, arm), 2.0))
+    report = vision.process(renderer.render(reaching).image)
+    assert any(r.reason == "occluded" for r in report.unreliable)
