@@ -122,6 +122,22 @@ class HandTable:
         return frozenset((s, v) for s, v in seen.items()
                          if s in self.twin.sites or any(name != "piece" for name, _ in v))
 
+    def _from_under(self, game: Game, before: Layout, after: Layout) -> bool:
+        """Does a piece leave from under another that stays on top of its stack (an Orbital Battle unload: cargo
+        from under its transport), on a site the camera reads only the top of? The camera cannot see it go: the stack
+        looks as it did, so the piece seen arriving elsewhere may as well be another one from the box."""
+        camera = self.twin.camera
+        if camera is None or camera.registry.stacking != "on top":
+            return False
+        away = camera.out_of_view(before)
+        for site, stack in before.items():
+            kept = tuple(after.get(site, ()))
+            if site in away or len(stack) < 2 or not kept or kept[-1] != stack[-1]:
+                continue
+            if Counter(stack[:-1]) - Counter(kept[:-1]):
+                return True
+        return False
+
     def _arrow(self, site: str, name: str) -> str:
         """A piece as its arrow shows it on `site`: an arrow laid along the lines printed on the board tells the
         way ahead from the way back, never one way from another that leaves beside it (the branches of an ORBIT
@@ -143,6 +159,8 @@ class HandTable:
         if action.type not in game.board_moves and not self.camera:
             # A piece set down that only a declaration explains: to a grid alone it is any piece put there (one
             # knocked onto the board as well), so the table asks; only the camera can name it.
+            return False
+        if self._from_under(game, game.layout(state), game.layout(result)):
             return False
         seen = self._seen(game, game.layout(result))
         wanted = game.state_to_json(result)

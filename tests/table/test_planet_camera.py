@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from companion.boards import default_board
@@ -225,3 +227,30 @@ def test_planet_maps_with_no_grid_and_no_camera_are_the_phones(tmp_path):
         assert live.observer is None and live.senses.mode() == "phones alone"
     finally:
         live.store.close()
+
+
+def test_cargo_leaving_from_under_its_transport_is_not_counted_as_seen(spread):
+    """The camera reads a transport's stack by its top: an unload leaves that stack looking as it did, so the
+    army seen on the planet hex may as well have come from the box. The bench must not count it as a move the
+    board tells apart; a transport flying off (the top leaving) it can see."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from companion.scenarios import _initial_state, load_scenario
+    from companion.sim.hand_play import HandTable
+
+    scenario = load_scenario(Path(__file__).parents[1] / "scenarios/orbital_battle/"
+                             "unload_marines_anywhere_on_the_planet.json")
+    # The transport carries one army: the army seen on a planet hex could only have come from it, by the rules.
+    units = [u for u in scenario.given["units"] if u["kind"] != "marines"]
+    scenario = replace(scenario, given={**scenario.given, "units": units})
+    game, state = scenario.game, _initial_state(scenario)
+    table = HandTable(SimpleNamespace(sensed=spread.sites, camera=spread, sites=frozenset()), 1)
+    unload = next(a for a in game.legal_actions(state) if a.type == "unload")
+    assert not table.tellable(game, state, unload, game.apply(state, unload)[0])
+    before = game.layout(state)
+    flown = {s: p for s, p in before.items() if s != "r3s0"} | {"r3s1": before["r3s0"]}
+    assert not table._from_under(game, before, flown)
+    # Without a camera reading stacks by their tops (a grid alone), nothing is said about it here.
+    grid = HandTable(SimpleNamespace(sensed=spread.sites, camera=None, sites=frozenset()), 1)
+    assert not grid._from_under(game, before, game.layout(game.apply(state, unload)[0]))
