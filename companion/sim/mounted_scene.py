@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.boards.model import Board
+from companion.boards.model import Board, Site
 from companion.sensing.pieces import PieceEntry, Registry
 
 STANDS_WITHIN = 0.7  # a rider's centre stays within this share of its base's radius, or it tips off
@@ -276,11 +276,25 @@ def layout_table(board: Board, box: Registry, layout: Mapping[str, tuple[str, ..
         chosen = [free[p].pop() for p in map(physical, names) if free.get(p)]
         if len(chosen) < len(names):
             hidden.add(site_id)
-        site = board.site(site_id)
-        x, y = site.x + rng.normal(0, 1.5), site.y + rng.normal(0, 1.5)
-        z = 0.0
-        for entry in chosen:
-            dx, dy = rng.normal(0, 0.8, 2) if z else (0.0, 0.0)
-            pieces.append(Piece(entry, float(x + dx), float(y + dy), float(rng.uniform(0, 2 * math.pi)), z, site_id))
-            z += entry.height
+        stack: list[Piece] = []
+        for _ in range(PLACING_TRIES):
+            stack = _stack(board.site(site_id), chosen, rng)
+            # A hand sets a counter down flat beside its neighbours, never riding on the edge of one.
+            if not any(_overlap(a.outline(), b.outline()) for a in stack for b in pieces):
+                break
+        pieces.extend(stack)
     return Table(tuple(pieces), None), frozenset(hidden)
+
+
+PLACING_TRIES = 20  # a hand's tries at setting a stack clear of its neighbours before it leaves it as it lies
+
+
+def _stack(site: Site, chosen: list[PieceEntry], rng: np.random.Generator) -> list[Piece]:
+    """A stack on its site as a hand leaves it: a little off and turned any way, each piece on the one below."""
+    x, y = site.x + rng.normal(0, 1.5), site.y + rng.normal(0, 1.5)
+    z, out = 0.0, []
+    for entry in chosen:
+        dx, dy = rng.normal(0, 0.8, 2) if z else (0.0, 0.0)
+        out.append(Piece(entry, float(x + dx), float(y + dy), float(rng.uniform(0, 2 * math.pi)), z, site.id))
+        z += entry.height
+    return out

@@ -154,3 +154,23 @@ def test_sightings_say_which_way_each_sticker_points(board, registry, match):
     for sighting, turn in read:
         assert abs((sighting.turn - turn + 180) % 360 - 180) < 4.0, sighting.piece
     assert report.sightings[0].to_json()["turn"] == round(report.sightings[0].turn, 1)
+
+
+def test_counters_ringing_a_planet_are_set_down_clear_of_it_and_of_each_other():
+    """A player sets each counter flat on its hex: never riding on the edge of the planet disc or of the counter
+    beside it (a counter half on a disc hides its sticker's white border, which no real table shows)."""
+    from companion.boards import default_board
+    from companion.sim.mounted_scene import _overlap, layout_table
+    from companion.sim.twin_spread import box_piece, twin_box
+
+    board = default_board("orbital_battle")
+    ring = [link.b for link in board.links_from("r5s15")]
+    layout = {"r5s15": ("planet-4",), **{site: ("transport-green",) for site in ring}}
+    assert len(ring) == 6
+    box, physical = twin_box(), box_piece(["red", "green"])
+    for seed in range(8):
+        table, hidden = layout_table(board, box, layout, np.random.default_rng(seed), physical)
+        assert not hidden and len(table.pieces) == 7
+        for k, a in enumerate(table.pieces):
+            for b in table.pieces[k + 1:]:
+                assert not _overlap(a.outline(), b.outline()), (seed, a.site, b.site)
