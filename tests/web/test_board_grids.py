@@ -14,6 +14,7 @@ import time
 from playwright.sync_api import expect
 
 from companion.table.footprint import footprint
+from tests.web.conftest import Stream
 from tests.web.test_editor_browser import (
     PLANETS,
     enter,
@@ -143,7 +144,7 @@ def test_a_game_on_a_library_board_is_refereed_by_that_boards_grid_profile(grid_
     notes = [e["events"][0]["text"] for e in gs.table.entries(game_id=gs.session.record.id) if e["kind"] == "note"]
     assert "The grid has not learnt the board “my-copy” yet: walk it from Calibrate" in " ".join(notes), notes
     assert gs.table.grid_status()["mapped"] == {} and gs.live.senses.status()["grid"] == "absent"
-    gs.post("/api/setup", {"do": "stop"})  # the guided setup asks for taps meanwhile: stopped, to walk the grid
+    assert gs.get("/api/setup")["state"] == "waiting"  # the walk-through first (test below); here from Calibrate
 
     status, walk = gs.post("/api/calibration/grid", {"do": "start"})
     assert status == 200, walk
@@ -154,6 +155,8 @@ def test_a_game_on_a_library_board_is_refereed_by_that_boards_grid_profile(grid_
     assert profile.exists() and not (tmp_path / "grid.json").exists()  # its own profile; the table's own untouched
     assert gs.live.observer.switch_sites == {switch: site for site, switch in wiring.items()}
     assert gs.live.senses.status()["grid"] == "up"
+    assert gs.get("/api/setup")["state"] == "placing"  # the guided setup followed: stopped, the pieces set out at once
+    assert gs.post("/api/setup", {"do": "stop"})[0] == 200
 
     # The pieces set out; red plays a card on a phone; then moves made with the pieces are booked from the grid.
     book_moves_by_hand(gs, wiring)
@@ -172,9 +175,76 @@ def test_a_walk_of_the_old_board_ends_when_a_game_on_another_board_starts(grid_s
     assert gs.table.walk.status()["state"] == "stopped"
     assert gs.live.grid.profile == tmp_path / "grid.orbit.my-copy.json"
     assert not (tmp_path / "grid.orbit.back.json").exists()
-    gs.post("/api/setup", {"do": "stop"})
+    assert gs.get("/api/setup")["state"] == "waiting"
     status, walk = gs.post("/api/calibration/grid", {"do": "start"})
     assert status == 200 and walk["total"] == 24 and walk["site"] in wired(board), walk  # the new board's sites
+
+
+def test_a_new_game_on_a_board_the_grid_has_not_learnt_leads_with_the_walk_and_the_guide_follows(grid_served):
+    """Every phone is told the first step (the walk-through) instead of a guide the grid could not follow; the
+    referee waits; a walk stopped half-way offers the step again; one saved starts the guided setup at once, and
+    the guide follows the pieces on the newly learnt switches. A game on a learnt board is guided straight away."""
+    board = small_orbit_board()
+    wiring = wired(board)
+    gs = grid_served(wiring, calibrated=False, game="orbit", options={})
+    assert gs.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board})[0] == 201
+    phone = Stream(gs.port)
+    try:
+        start = {"game": "orbit", "players": ["red", "blue"], "seed": 4, "options": {"board": "my-copy"}}
+        assert gs.post("/api/games", start)[0] == 201
+        first = phone.until("setup", lambda data: data is not None and data["state"] == "waiting")["data"]
+        assert first["text"] == "First, teach the grid your board: 24 sites, a piece on each in turn."
+        assert first["count"] == "24 sites" and first["message"] is None and gs.get("/api/setup") == first
+        assert gs.table.loop.paused and gs.table.guide is None
+        status, answer = gs.post("/api/setup", {"do": "placed"})
+        assert (status, answer) == (409, {"error": "the grid is learning the board first: walk it, or start the "
+                                                   "guide without it"})  # fmt: skip
+        late = Stream(gs.port)  # a phone that joins now sees the same step
+        assert late.until("setup")["data"] == first
+        late.close()
+
+        # A walk started and stopped: the step is offered again, saying so; the referee still waits.
+        assert gs.post("/api/calibration/grid", {"do": "start"})[0] == 200
+        phone.until("calibration", lambda data: data is not None and data["state"] == "walking")
+        assert gs.post("/api/calibration/grid", {"do": "stop"})[0] == 200
+        again = phone.until("setup", lambda data: data["state"] == "waiting" and data["message"])["data"]
+        assert again["message"] == "The walk-through stopped before it was saved: the grid still cannot feel " \
+                                   "the pieces."  # fmt: skip
+        assert gs.table.loop.paused
+
+        # Walked to the end: the guided setup follows at once, the first piece on a site the grid now feels.
+        assert gs.post("/api/calibration/grid", {"do": "start"})[0] == 200
+        walk_by_hand(gs, lambda: gs.table.walk.status()["site"])
+        guide = phone.until("setup", lambda data: data["state"] == "placing")["data"]
+        assert guide["count"].startswith("0 of ") and guide["how"] == "sensors" and guide["text"].startswith("Put ")
+        assert gs.table.loop.paused and gs.get("/api/setup")["state"] == "placing"
+        site = guide["order"][0][1]
+        gs.put(site)
+        phone.until("setup", lambda data: data["placed"] == 1)
+        gs.lift(site)
+
+        # A game on the learnt board now: guided straight away, no walk-through offered.
+        assert gs.post("/api/games", start)[0] == 201
+        assert phone.until("setup", lambda data: data["state"] == "placing" and data["placed"] == 0)["data"]
+        assert gs.table.first is None
+    finally:
+        phone.close()
+
+
+def test_the_group_may_set_out_by_taps_or_stop_guiding_instead_of_walking(grid_served):
+    """The group may set out by taps without the grid, or stop guiding; either ends the wait for the walk."""
+    board = small_orbit_board()
+    gs = grid_served(wired(board), calibrated=False, game="orbit", options={})
+    assert gs.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board})[0] == 201
+    start = {"game": "orbit", "players": ["red", "blue"], "options": {"board": "my-copy"}}
+    assert gs.post("/api/games", start)[0] == 201
+    status, guide = gs.post("/api/setup", {"do": "start"})
+    assert status == 200 and guide["state"] == "placing" and guide["how"] == "tap"
+    assert gs.post("/api/games", start)[0] == 201
+    status, stopped = gs.post("/api/setup", {"do": "stop"})
+    assert status == 200 and stopped["state"] == "stopped" and stopped["text"].startswith("The guide has stopped.")
+    assert gs.get("/api/setup") == stopped and gs.table.guide is not None and not gs.table.guide.running
+    gs.until(lambda: not gs.table.loop.paused, what="the referee")
 
 
 def test_from_the_page_a_copy_is_laid_over_its_photo_its_grid_walked_and_its_moves_refereed(
