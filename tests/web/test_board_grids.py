@@ -250,9 +250,10 @@ def test_the_group_may_set_out_by_taps_or_stop_guiding_instead_of_walking(grid_s
 def test_from_the_page_a_copy_is_laid_over_its_photo_its_grid_walked_and_its_moves_refereed(
         browser, grid_served, tmp_path):  # fmt: skip
     """All of it from the page, as a group with its own ORBIT board does it: the board laid over a photo of it and
-    kept, a deck entered and kept, a new game on both from the form; the phone says the grid has not learnt the
-    board, its walk-through is done from Calibrate with pieces set on the switches, and then moves made with the
-    pieces are booked and one no rule allows is refused in the board's own site names."""
+    kept, a deck entered and kept, a new game on both from the form; the page leads with the grid's walk-through
+    (the grid has not learnt the board), done with pieces set on the switches; the guided setup follows at once
+    and the pieces are set out; then moves made with them are booked and one no rule allows is refused in the
+    board's own site names."""
     gs = grid_served({}, calibrated=False, game="orbit", options={})
     page, errors = open_editor(browser, gs, tmp_path, "/editor")
     lay_out_over_a_photo(page, tmp_path)
@@ -273,14 +274,27 @@ def test_from_the_page_a_copy_is_laid_over_its_photo_its_grid_walked_and_its_mov
     start_from_the_form(phone, gs, "orbit", ours)
     assert gs.session.state.deck > 0 and gs.live.playing.sites[0].id == "site1"
     expect(phone.locator("#log")).to_contain_text("The grid has not learnt the board “my-copy” yet")
-    phone.locator('#guide-buttons button[data-do="stop"]').click()  # the guided setup: the grid is walked first
-    expect(phone.locator("#guide-text")).not_to_contain_text("Put", timeout=5000)
-    phone.click('button[data-open="calibration"]')
+    # The page leads with the walk-through: the grid could not feel the pieces being set out.
+    first = "First, teach the grid your board: 24 sites, a piece on each in turn."
+    watcher = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+    watcher.goto(f"{gs.base}/")  # a phone that joins now sees the same step, without the buttons
+    for page in (phone, watcher):
+        expect(page.locator("#guide-title")).to_have_text("A board new to the grid")
+        expect(page.locator("#guide-text")).to_have_text(first)
+        expect(page.locator("#guide-count")).to_have_text("24 sites")
+    expect(watcher.locator("#guide-buttons")).to_be_hidden()
+    watcher.context.close()
+    teach = phone.locator('#guide-buttons button[data-do="walk"]')
+    expect(teach).to_have_text("Teach the grid")
+    assert teach.bounding_box()["height"] >= 44
+    shot(phone, "#guide", "grid-first-phone.png")
+    phone.click('button[data-open="calibration"]')  # Calibrate says the same
     expect(phone.locator("#grid-note")).to_contain_text(
         "The grid has not learnt the board “my-copy” yet: moves are declared on a phone until it is walked. "
         "0 of 24 sites have a switch.")
     shot(phone, "#grid-note", "calibrate-copy-phone.png")
-    phone.click("#grid-start")
+    phone.click('#calibration button[value="close"]')
+    teach.click()
     # A person looks at the site the phone's map rings and sets a piece on it.
     walking = "window.orrery.app.guides.latest.calibration"
     for _ in range(24):
@@ -294,10 +308,27 @@ def test_from_the_page_a_copy_is_laid_over_its_photo_its_grid_walked_and_its_mov
         gs.lift(asked)
         if phone.evaluate(f"{walking}.state") != "walking":
             break
-    expect(phone.locator("#guide-text")).to_have_text("Saved: 24 sites mapped. The table reads the board with it now.")
-    shot(phone, "#guide", "calibrated-copy-phone.png")
     assert (tmp_path / "grid.orbit.my-copy.json").exists()
     expect(phone.locator("#log")).to_contain_text("The board's grid is calibrated. Refereeing the board now: grid")
+    # The guided setup follows at once, each piece seen on its site by the switches just learnt.
+    expect(phone.locator("#guide-title")).to_have_text("Setting out the pieces")
+    expect(phone.locator("#guide-text")).to_contain_text("Put the ")
+    setup = "window.orrery.app.guides.latest.setup"
+    order = phone.evaluate(f"{setup}.order")
+    expect(phone.locator("#guide-count")).to_have_text(f"0 of {len(order)} placed")
+    shot(phone, "#guide", "grid-first-setup-phone.png")
+    layout = gs.session.game.layout(gs.session.state)
+    for placed, (_, site) in enumerate(order):
+        if layout[site][0] != order[placed][0]:
+            break  # a piece on another: a tap
+        gs.show({s: layout[s][:1] for _, s in order[: placed + 1]})
+        expect(phone.locator("#guide-count")).to_have_text(f"{placed + 1} of {len(order)} placed")
+    while phone.evaluate(f"{setup}.state") == "placing":  # the ships on their planets: a tap each
+        placed = phone.evaluate(f"{setup}.placed")
+        phone.click('#guide-buttons button[data-do="placed"]')
+        gs.until(lambda placed=placed: phone.evaluate(f"{setup}.placed") != placed
+                 or phone.evaluate(f"{setup}.state") != "placing", what="the tap to count")  # fmt: skip
+    gs.until(lambda: not gs.table.loop.paused, what="the referee after the setup")
 
     book_moves_by_hand(gs, wiring)
     booked = gs.table.entries()[-1]["events"][0]["text"]

@@ -28,8 +28,8 @@ export class Guides {
     const guide = this.active();
     if (!guide) return { layout, target: null, wrong: [] };
     const data = guide.data;
-    if (guide.kind === "calibration" || data.state === "waiting") return { layout, target: data.site, wrong: [] };
-    const placed = {};
+    if (guide.kind === "calibration") return { layout, target: data.site, wrong: [] };
+    const placed = {};  // (none yet while the setup waits for the grid: the board is bare)
     for (const [piece, site] of data.order.slice(0, data.placed)) (placed[site] ||= []).push(piece);
     return { layout: placed, target: data.site, wrong: data.wrong };
   }
