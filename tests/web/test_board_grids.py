@@ -11,6 +11,7 @@ import json
 import re
 import time
 
+import jsonschema
 from playwright.sync_api import expect
 
 from companion.table.footprint import footprint
@@ -25,6 +26,7 @@ from tests.web.test_editor_browser import (
     start_from_the_form,
     symbols,
 )
+from tests.web.test_openapi import SPEC
 from tests.web.test_play_browser import fits as fits_a_phone_page
 
 ID = re.compile(r"\bsite\d+\b")  # the board's site ids (the editor's): never said to players
@@ -196,6 +198,8 @@ def test_a_new_game_on_a_board_the_grid_has_not_learnt_leads_with_the_walk_and_t
         assert first["text"] == "First, teach the grid your board: 24 sites, a piece on each in turn."
         assert first["count"] == "24 sites" and first["message"] is None and gs.get("/api/setup") == first
         assert gs.table.loop.paused and gs.table.guide is None
+        setup = {**SPEC["components"]["schemas"]["Setup"], "components": SPEC["components"]}
+        jsonschema.validate(first, setup, cls=jsonschema.Draft202012Validator)  # as docs/openapi.json says
         status, answer = gs.post("/api/setup", {"do": "placed"})
         assert (status, answer) == (409, {"error": "the grid is learning the board first: walk it, or start the "
                                                    "guide without it"})  # fmt: skip
