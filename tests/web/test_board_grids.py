@@ -235,6 +235,21 @@ def test_a_new_game_on_a_board_the_grid_has_not_learnt_leads_with_the_walk_and_t
         phone.close()
 
 
+def test_a_game_started_while_its_board_is_being_walked_is_guided_once_the_walk_is_saved(grid_served):
+    board = small_orbit_board()
+    wiring = wired(board)
+    gs = grid_served(wiring, calibrated=False, game="orbit", options={})
+    assert gs.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board})[0] == 201
+    start = {"game": "orbit", "players": ["red", "blue"], "options": {"board": "my-copy"}}
+    assert gs.post("/api/games", start)[0] == 201
+    assert gs.post("/api/setup", {"do": "stop"})[0] == 200  # the group walks it from Calibrate later
+    assert gs.post("/api/calibration/grid", {"do": "start"})[0] == 200
+    assert gs.post("/api/games", start)[0] == 201  # the same board: its walk goes on, and the new game waits for it
+    assert gs.table.walk.running and gs.get("/api/setup")["state"] == "waiting"
+    walk_by_hand(gs, lambda: gs.table.walk.status()["site"])
+    assert gs.get("/api/setup")["state"] == "placing" and gs.table.loop.paused
+
+
 def test_the_group_may_set_out_by_taps_or_stop_guiding_instead_of_walking(grid_served):
     """The group may set out by taps without the grid, or stop guiding; either ends the wait for the walk."""
     board = small_orbit_board()
