@@ -298,14 +298,15 @@ class Table:
             if walking and isinstance(walk, GridWalk) and walk.grid.profile != walk.profile:
                 walk.command("stop")  # it walked the old game's board: the new game's is walked afresh
                 walking = False
-            first = self._grid_first() if guide else None  # (a walk of this board under way: the guide follows it)
-            guiding = self._make_guide() if guide and not walking and first is None else None
             self._attach(session, loop)
             # The game's opening note was committed by Session.start, before anyone listened: announce it now.
             for entry in store.entries(session.record.id):
                 self.hub.announce(entry.id, self.entry_json(entry), self.log)
             for listener in list(self._games):
                 listener(session, loop)
+            # (after the listeners: the demo lays the new board on its grid there)
+            first = self._grid_first() if guide else None  # (a walk of this board under way: the guide follows it)
+            guiding = self._make_guide() if guide and not walking and first is None else None
         self._publish_state()
         if guiding is not None:
             guiding.start()
