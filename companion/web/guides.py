@@ -60,8 +60,7 @@ def walk() -> Response:
 
 @guides.get("/setup")
 def setup() -> Response:
-    guide = table().guide
-    return jsonify(None if guide is None else guide.status())
+    return jsonify(table().setup_status())
 
 
 @guides.post("/setup")

@@ -22,6 +22,7 @@ from companion.rules import Action, SetupError
 from companion.sensing.pushed import PushedFrames
 from companion.table.datasets import DataSets
 from companion.table.game_board import board_of, board_set, board_words
+from companion.table.grid_first import GridFirst
 from companion.table.grid_walk import GridWalk, TableGrid
 from companion.table.loop import Question, TableLoop, Warning
 from companion.table.probe_walk import ProbeWalk, TableProbe
@@ -102,6 +103,7 @@ class Table:
         self.probe = probe  # which grid lies under which board, found from the phones (None: one grid)
         self.walk: GridWalk | ProbeWalk | None = None  # the grid's latest calibration walk-through
         self.guide: SetupGuide | None = None  # the latest guided setup
+        self.first: GridFirst | None = None  # a new game's wait for the grid to learn its board, before the guide
         self._make_loop = make_loop or (lambda session: None)
         self._lock = threading.RLock()
         self._words: dict[int, Words] = {}
@@ -271,7 +273,8 @@ class Table:
         self, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int | None, guide: bool = True
     ) -> Session:
         """Start a game on the same log (its own connection: the old session may still be writing); with `guide`,
-        the table is then guided through setting the pieces out (unless the grid is being calibrated)."""
+        the table is then guided through setting the pieces out (unless the grid is being calibrated); on a board
+        the grid has not learnt, the phones lead with the grid's walk-through and the guide follows it."""
         with self._lock:
             store = Store(self.session.store.path)
             seed = seed if seed is not None else secrets.randbelow(2**31)  # the companion shuffles for the table
@@ -284,27 +287,50 @@ class Table:
             walking = self.walk is not None and self.walk.running
             if loop is not None and (guide or walking):
                 loop.pause()  # before the table listens to it: the pieces about to be set out are not moves
-            replaced = self.guide if self.guide is not None and self.guide.running else None
-            if replaced is not None:
+            replaced = next((g for g in (self.guide, self.first) if g is not None and g.running), None)
+            if isinstance(replaced, SetupGuide):
                 replaced.cancel()
+            elif replaced is not None:
+                replaced.stop("A new game has begun.")
+            self.first = None
             self.session, self.loop = session, loop
             walk = self.walk
             if walking and isinstance(walk, GridWalk) and walk.grid.profile != walk.profile:
                 walk.command("stop")  # it walked the old game's board: the new game's is walked afresh
                 walking = False
-            guiding = self._make_guide() if guide and not walking else None
             self._attach(session, loop)
             # The game's opening note was committed by Session.start, before anyone listened: announce it now.
             for entry in store.entries(session.record.id):
                 self.hub.announce(entry.id, self.entry_json(entry), self.log)
             for listener in list(self._games):
                 listener(session, loop)
+            # (after the listeners: the demo lays the new board on its grid there)
+            first = self._grid_first() if guide else None  # (a walk of this board under way: the guide follows it)
+            guiding = self._make_guide() if guide and not walking and first is None else None
         self._publish_state()
         if guiding is not None:
             guiding.start()
+        elif first is not None:
+            self.hub.transient("setup", first.status())
         elif replaced is not None:
             self.hub.transient("setup", replaced.status())
         return session
+
+    def _grid_first(self) -> GridFirst | None:
+        """The walk-through before the guide, when the new game's board has no switch on the grid (no profile yet,
+        or one that cannot be read): the grid could not feel the pieces set out."""
+        grid = self.grid
+        if grid is None or grid.mapping():
+            return None
+        self.first = GridFirst(len(grid.board.sites))
+        return self.first
+
+    def setup_status(self) -> dict[str, Any] | None:
+        """The setup's step as the phones were last told it: the wait for the grid, or the guide."""
+        first = self.first
+        if first is not None and first.state != "guided":  # (guided: the guide took over from it)
+            return first.status()
+        return None if self.guide is None else self.guide.status()
 
     def use_loop(self, loop: TableLoop | None) -> None:
         """Watch the board through another loop (another sensor set-up or calibration) for the same game."""
@@ -350,10 +376,30 @@ class Table:
                 raise NotNow("there is no reed grid at this table")
             self._one_at_a_time()
             walk = GridWalk(grid, sites, lambda status: self.hub.transient("calibration", status),
-                            self._hold_loop)  # fmt: skip
+                            self._walk_ended)  # fmt: skip
             self.walk = walk
         self._hold_loop()
         return walk.start()
+
+    def _walk_ended(self) -> None:
+        """A walk-through saved while a new game waits for it: the guided setup follows at once (the referee stays
+        held). Stopped: the wait is told again, so every phone sees the step it left."""
+        guiding = None
+        with self._lock:
+            first, walk = self.first, self.walk
+            waiting = first is not None and first.running and isinstance(walk, GridWalk) and walk.grid is self.grid
+            if waiting:
+                assert first is not None and walk is not None
+                first.walk_ended(walk.state == "saved")
+                if not first.running:
+                    guiding = self._make_guide()
+        if waiting:
+            assert first is not None
+            if guiding is not None:
+                guiding.start()
+            else:
+                self.hub.transient("setup", first.status())
+        self._hold_loop()
 
     def start_probe(self) -> dict[str, Any]:
         """Find which grid lies under which board: a piece on each board's marked hex in turn."""
@@ -376,6 +422,8 @@ class Table:
         """Guide the table through setting out the layout the rules expect now, one piece at a time."""
         with self._lock:
             self._one_at_a_time()
+            if self.first is not None and self.first.running:
+                self.first.state = "guided"  # the group sets out without the grid: each piece a tap
             guide = self._make_guide()
         self._hold_loop()
         return guide.start()
@@ -388,6 +436,15 @@ class Table:
         return self.guide
 
     def guide_command(self, do: str) -> dict[str, Any]:
+        first = self.first
+        if first is not None and first.running:
+            if do != "stop":
+                raise NotNow("the grid is learning the board first: walk it, or start the guide without it")
+            first.stop("The guide has stopped. Declare moves on a phone until the grid is walked from Calibrate.")
+            status = first.status()
+            self.hub.transient("setup", status)
+            self._hold_loop()
+            return status
         guide = self.guide
         if guide is None or not guide.running:
             raise NotNow("the setup is not being guided now: start the guide first")
@@ -404,7 +461,7 @@ class Table:
         a board and announcing it, which reads the table's state."""
         with self._lock:
             loop = self.loop
-            held = any(g is not None and g.running for g in (self.walk, self.guide))
+            held = any(g is not None and g.running for g in (self.walk, self.guide, self.first))
         if loop is None or loop.paused == held:
             return
         if held:

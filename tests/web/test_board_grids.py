@@ -11,9 +11,11 @@ import json
 import re
 import time
 
+import jsonschema
 from playwright.sync_api import expect
 
 from companion.table.footprint import footprint
+from tests.web.conftest import Stream
 from tests.web.test_editor_browser import (
     PLANETS,
     enter,
@@ -24,6 +26,7 @@ from tests.web.test_editor_browser import (
     start_from_the_form,
     symbols,
 )
+from tests.web.test_openapi import SPEC
 from tests.web.test_play_browser import fits as fits_a_phone_page
 
 ID = re.compile(r"\bsite\d+\b")  # the board's site ids (the editor's): never said to players
@@ -143,7 +146,7 @@ def test_a_game_on_a_library_board_is_refereed_by_that_boards_grid_profile(grid_
     notes = [e["events"][0]["text"] for e in gs.table.entries(game_id=gs.session.record.id) if e["kind"] == "note"]
     assert "The grid has not learnt the board “my-copy” yet: walk it from Calibrate" in " ".join(notes), notes
     assert gs.table.grid_status()["mapped"] == {} and gs.live.senses.status()["grid"] == "absent"
-    gs.post("/api/setup", {"do": "stop"})  # the guided setup asks for taps meanwhile: stopped, to walk the grid
+    assert gs.get("/api/setup")["state"] == "waiting"  # the walk-through first (test below); here from Calibrate
 
     status, walk = gs.post("/api/calibration/grid", {"do": "start"})
     assert status == 200, walk
@@ -154,6 +157,8 @@ def test_a_game_on_a_library_board_is_refereed_by_that_boards_grid_profile(grid_
     assert profile.exists() and not (tmp_path / "grid.json").exists()  # its own profile; the table's own untouched
     assert gs.live.observer.switch_sites == {switch: site for site, switch in wiring.items()}
     assert gs.live.senses.status()["grid"] == "up"
+    assert gs.get("/api/setup")["state"] == "placing"  # the guided setup followed: stopped, the pieces set out at once
+    assert gs.post("/api/setup", {"do": "stop"})[0] == 200
 
     # The pieces set out; red plays a card on a phone; then moves made with the pieces are booked from the grid.
     book_moves_by_hand(gs, wiring)
@@ -172,17 +177,102 @@ def test_a_walk_of_the_old_board_ends_when_a_game_on_another_board_starts(grid_s
     assert gs.table.walk.status()["state"] == "stopped"
     assert gs.live.grid.profile == tmp_path / "grid.orbit.my-copy.json"
     assert not (tmp_path / "grid.orbit.back.json").exists()
-    gs.post("/api/setup", {"do": "stop"})
+    assert gs.get("/api/setup")["state"] == "waiting"
     status, walk = gs.post("/api/calibration/grid", {"do": "start"})
     assert status == 200 and walk["total"] == 24 and walk["site"] in wired(board), walk  # the new board's sites
+
+
+def test_a_new_game_on_a_board_the_grid_has_not_learnt_leads_with_the_walk_and_the_guide_follows(grid_served):
+    """Every phone is told the first step (the walk-through) instead of a guide the grid could not follow; the
+    referee waits; a walk stopped half-way offers the step again; one saved starts the guided setup at once, and
+    the guide follows the pieces on the newly learnt switches. A game on a learnt board is guided straight away."""
+    board = small_orbit_board()
+    wiring = wired(board)
+    gs = grid_served(wiring, calibrated=False, game="orbit", options={})
+    assert gs.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board})[0] == 201
+    phone = Stream(gs.port)
+    try:
+        start = {"game": "orbit", "players": ["red", "blue"], "seed": 4, "options": {"board": "my-copy"}}
+        assert gs.post("/api/games", start)[0] == 201
+        first = phone.until("setup", lambda data: data is not None and data["state"] == "waiting")["data"]
+        assert first["text"] == "First, teach the grid your board: 24 sites, a piece on each in turn."
+        assert first["count"] == "24 sites" and first["message"] is None and gs.get("/api/setup") == first
+        assert gs.table.loop.paused and gs.table.guide is None
+        setup = {**SPEC["components"]["schemas"]["Setup"], "components": SPEC["components"]}
+        jsonschema.validate(first, setup, cls=jsonschema.Draft202012Validator)  # as docs/openapi.json says
+        status, answer = gs.post("/api/setup", {"do": "placed"})
+        assert (status, answer) == (409, {"error": "the grid is learning the board first: walk it, or start the "
+                                                   "guide without it"})  # fmt: skip
+        late = Stream(gs.port)  # a phone that joins now sees the same step
+        assert late.until("setup")["data"] == first
+        late.close()
+
+        # A walk started and stopped: the step is offered again, saying so; the referee still waits.
+        assert gs.post("/api/calibration/grid", {"do": "start"})[0] == 200
+        phone.until("calibration", lambda data: data is not None and data["state"] == "walking")
+        assert gs.post("/api/calibration/grid", {"do": "stop"})[0] == 200
+        again = phone.until("setup", lambda data: data["state"] == "waiting" and data["message"])["data"]
+        assert again["message"] == "The walk-through stopped before it was saved: the grid still cannot feel " \
+                                   "the pieces."  # fmt: skip
+        assert gs.table.loop.paused
+
+        # Walked to the end: the guided setup follows at once, the first piece on a site the grid now feels.
+        assert gs.post("/api/calibration/grid", {"do": "start"})[0] == 200
+        walk_by_hand(gs, lambda: gs.table.walk.status()["site"])
+        guide = phone.until("setup", lambda data: data["state"] == "placing")["data"]
+        assert guide["count"].startswith("0 of ") and guide["how"] == "sensors" and guide["text"].startswith("Put ")
+        assert gs.table.loop.paused and gs.get("/api/setup")["state"] == "placing"
+        site = guide["order"][0][1]
+        gs.put(site)
+        phone.until("setup", lambda data: data["placed"] == 1)
+        gs.lift(site)
+
+        # A game on the learnt board now: guided straight away, no walk-through offered.
+        assert gs.post("/api/games", start)[0] == 201
+        assert phone.until("setup", lambda data: data["state"] == "placing" and data["placed"] == 0)["data"]
+        assert gs.table.first is None
+    finally:
+        phone.close()
+
+
+def test_a_game_started_while_its_board_is_being_walked_is_guided_once_the_walk_is_saved(grid_served):
+    board = small_orbit_board()
+    wiring = wired(board)
+    gs = grid_served(wiring, calibrated=False, game="orbit", options={})
+    assert gs.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board})[0] == 201
+    start = {"game": "orbit", "players": ["red", "blue"], "options": {"board": "my-copy"}}
+    assert gs.post("/api/games", start)[0] == 201
+    assert gs.post("/api/setup", {"do": "stop"})[0] == 200  # the group walks it from Calibrate later
+    assert gs.post("/api/calibration/grid", {"do": "start"})[0] == 200
+    assert gs.post("/api/games", start)[0] == 201  # the same board: its walk goes on, and the new game waits for it
+    assert gs.table.walk.running and gs.get("/api/setup")["state"] == "waiting"
+    walk_by_hand(gs, lambda: gs.table.walk.status()["site"])
+    assert gs.get("/api/setup")["state"] == "placing" and gs.table.loop.paused
+
+
+def test_the_group_may_set_out_by_taps_or_stop_guiding_instead_of_walking(grid_served):
+    """The group may set out by taps without the grid, or stop guiding; either ends the wait for the walk."""
+    board = small_orbit_board()
+    gs = grid_served(wired(board), calibrated=False, game="orbit", options={})
+    assert gs.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board})[0] == 201
+    start = {"game": "orbit", "players": ["red", "blue"], "options": {"board": "my-copy"}}
+    assert gs.post("/api/games", start)[0] == 201
+    status, guide = gs.post("/api/setup", {"do": "start"})
+    assert status == 200 and guide["state"] == "placing" and guide["how"] == "tap"
+    assert gs.post("/api/games", start)[0] == 201
+    status, stopped = gs.post("/api/setup", {"do": "stop"})
+    assert status == 200 and stopped["state"] == "stopped" and stopped["text"].startswith("The guide has stopped.")
+    assert gs.get("/api/setup") == stopped and gs.table.guide is not None and not gs.table.guide.running
+    gs.until(lambda: not gs.table.loop.paused, what="the referee")
 
 
 def test_from_the_page_a_copy_is_laid_over_its_photo_its_grid_walked_and_its_moves_refereed(
         browser, grid_served, tmp_path):  # fmt: skip
     """All of it from the page, as a group with its own ORBIT board does it: the board laid over a photo of it and
-    kept, a deck entered and kept, a new game on both from the form; the phone says the grid has not learnt the
-    board, its walk-through is done from Calibrate with pieces set on the switches, and then moves made with the
-    pieces are booked and one no rule allows is refused in the board's own site names."""
+    kept, a deck entered and kept, a new game on both from the form; the page leads with the grid's walk-through
+    (the grid has not learnt the board), done with pieces set on the switches; the guided setup follows at once
+    and the pieces are set out; then moves made with them are booked and one no rule allows is refused in the
+    board's own site names."""
     gs = grid_served({}, calibrated=False, game="orbit", options={})
     page, errors = open_editor(browser, gs, tmp_path, "/editor")
     lay_out_over_a_photo(page, tmp_path)
@@ -203,14 +293,27 @@ def test_from_the_page_a_copy_is_laid_over_its_photo_its_grid_walked_and_its_mov
     start_from_the_form(phone, gs, "orbit", ours)
     assert gs.session.state.deck > 0 and gs.live.playing.sites[0].id == "site1"
     expect(phone.locator("#log")).to_contain_text("The grid has not learnt the board “my-copy” yet")
-    phone.locator('#guide-buttons button[data-do="stop"]').click()  # the guided setup: the grid is walked first
-    expect(phone.locator("#guide-text")).not_to_contain_text("Put", timeout=5000)
-    phone.click('button[data-open="calibration"]')
+    # The page leads with the walk-through: the grid could not feel the pieces being set out.
+    first = "First, teach the grid your board: 24 sites, a piece on each in turn."
+    watcher = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+    watcher.goto(f"{gs.base}/")  # a phone that joins now sees the same step, without the buttons
+    for page in (phone, watcher):
+        expect(page.locator("#guide-title")).to_have_text("A board new to the grid")
+        expect(page.locator("#guide-text")).to_have_text(first)
+        expect(page.locator("#guide-count")).to_have_text("24 sites")
+    expect(watcher.locator("#guide-buttons")).to_be_hidden()
+    watcher.context.close()
+    teach = phone.locator('#guide-buttons button[data-do="walk"]')
+    expect(teach).to_have_text("Teach the grid")
+    assert teach.bounding_box()["height"] >= 44
+    shot(phone, "#guide", "grid-first-phone.png")
+    phone.click('button[data-open="calibration"]')  # Calibrate says the same
     expect(phone.locator("#grid-note")).to_contain_text(
         "The grid has not learnt the board “my-copy” yet: moves are declared on a phone until it is walked. "
         "0 of 24 sites have a switch.")
     shot(phone, "#grid-note", "calibrate-copy-phone.png")
-    phone.click("#grid-start")
+    phone.click('#calibration button[value="close"]')
+    teach.click()
     # A person looks at the site the phone's map rings and sets a piece on it.
     walking = "window.orrery.app.guides.latest.calibration"
     for _ in range(24):
@@ -224,10 +327,27 @@ def test_from_the_page_a_copy_is_laid_over_its_photo_its_grid_walked_and_its_mov
         gs.lift(asked)
         if phone.evaluate(f"{walking}.state") != "walking":
             break
-    expect(phone.locator("#guide-text")).to_have_text("Saved: 24 sites mapped. The table reads the board with it now.")
-    shot(phone, "#guide", "calibrated-copy-phone.png")
     assert (tmp_path / "grid.orbit.my-copy.json").exists()
     expect(phone.locator("#log")).to_contain_text("The board's grid is calibrated. Refereeing the board now: grid")
+    # The guided setup follows at once, each piece seen on its site by the switches just learnt.
+    expect(phone.locator("#guide-title")).to_have_text("Setting out the pieces")
+    expect(phone.locator("#guide-text")).to_contain_text("Put the ")
+    setup = "window.orrery.app.guides.latest.setup"
+    order = phone.evaluate(f"{setup}.order")
+    expect(phone.locator("#guide-count")).to_have_text(f"0 of {len(order)} placed")
+    shot(phone, "#guide", "grid-first-setup-phone.png")
+    layout = gs.session.game.layout(gs.session.state)
+    for placed, (_, site) in enumerate(order):
+        if layout[site][0] != order[placed][0]:
+            break  # a piece on another: a tap
+        gs.show({s: layout[s][:1] for _, s in order[: placed + 1]})
+        expect(phone.locator("#guide-count")).to_have_text(f"{placed + 1} of {len(order)} placed")
+    while phone.evaluate(f"{setup}.state") == "placing":  # the ships on their planets: a tap each
+        placed = phone.evaluate(f"{setup}.placed")
+        phone.click('#guide-buttons button[data-do="placed"]')
+        gs.until(lambda placed=placed: phone.evaluate(f"{setup}.placed") != placed
+                 or phone.evaluate(f"{setup}.state") != "placing", what="the tap to count")  # fmt: skip
+    gs.until(lambda: not gs.table.loop.paused, what="the referee after the setup")
 
     book_moves_by_hand(gs, wiring)
     booked = gs.table.entries()[-1]["events"][0]["text"]

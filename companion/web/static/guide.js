@@ -1,6 +1,7 @@
 // The two guides share one panel above the map: the reed grid's calibration walk-through ("calibration" on the
 // stream) and the guided setup of a new game ("setup"). Every phone shows the same step; a player's phone also gets
-// the buttons. The map highlights the site asked for and any site a piece is wrongly on.
+// the buttons. The map highlights the site asked for and any site a piece is wrongly on. On a board the grid has not
+// learnt, the setup's first step ("waiting") leads with the walk-through; the guide follows once it is saved.
 import { speech } from "./speech.js";
 
 const $ = (id) => document.getElementById(id);
@@ -18,7 +19,7 @@ export class Guides {
   active() {
     const walk = this.latest.calibration, setup = this.latest.setup;
     if (walk && (walk.state === "walking" || walk.state === "review")) return { kind: "calibration", data: walk };
-    if (setup && setup.state === "placing") return { kind: "setup", data: setup };
+    if (setup && (setup.state === "placing" || setup.state === "waiting")) return { kind: "setup", data: setup };
     return null;
   }
 
@@ -28,7 +29,7 @@ export class Guides {
     if (!guide) return { layout, target: null, wrong: [] };
     const data = guide.data;
     if (guide.kind === "calibration") return { layout, target: data.site, wrong: [] };
-    const placed = {};
+    const placed = {};  // (none yet while the setup waits for the grid: the board is bare)
     for (const [piece, site] of data.order.slice(0, data.placed)) (placed[site] ||= []).push(piece);
     return { layout: placed, target: data.site, wrong: data.wrong };
   }
@@ -36,13 +37,16 @@ export class Guides {
   update(kind, data) {
     const before = this.latest[kind];
     this.latest[kind] = data;
-    const running = data && (data.state === "walking" || data.state === "review" || data.state === "placing");
+    const running = data && ["walking", "review", "placing", "waiting"].includes(data.state);
     // A finished guide is shown only to a phone that saw it run (a reconnecting stream repeats the last word).
     const ended = data && !running && this.seenRunning[kind] && before && before.state !== data.state;
     this.seenRunning[kind] = !!running;
     if (running && kind === "calibration") this.follow(data);
-    if (running) this.show(kind, data);
-    else if (ended) this.finish(data);
+    const active = this.active();
+    // (the setup's wait for the grid stays behind a walk-through it started, and comes back if that stops)
+    if (running && active) this.show(active.kind, active.data);
+    else if (ended && !(active && active.kind === "setup")) this.finish(data);
+    else if (active) this.show(active.kind, active.data);
     else if (!this.active()) $("guide").hidden = true;
     this.app.redrawMap();
     this.app.renderPlaceList();
@@ -60,7 +64,8 @@ export class Guides {
     $("guide").hidden = false;
     $("guide").dataset.kind = kind;
     $("guide").classList.toggle("refused", !!(data.refused || (data.wrong && data.wrong.length)));
-    $("guide-title").textContent = kind !== "calibration" ? "Setting out the pieces"
+    $("guide-title").textContent = kind !== "calibration"
+      ? (data.state === "waiting" ? "A board new to the grid" : "Setting out the pieces")
       : data.probe ? "Finding each map's grid" : "Calibrating the grid";
     $("guide-count").textContent = kind === "calibration"
       ? (data.probe ? `map ${data.step} of ${data.total} · ${data.mapped} found` : `site ${data.step} of ${data.total} · ${data.mapped} mapped`)
@@ -91,7 +96,8 @@ export class Guides {
       button.textContent = label;
       button.className = style || "";
       button.dataset.do = doing;
-      button.onclick = () => (doing === "ok" ? ($("guide").hidden = true) : this.send(kind, { do: doing }));
+      button.onclick = () => (doing === "ok" ? ($("guide").hidden = true)
+        : doing === "walk" ? this.send("calibration", { do: "start" }) : this.send(kind, { do: doing }));
       return button;
     }));
   }
@@ -126,5 +132,6 @@ function walkButtons(walk) {
 }
 
 function setupButtons(setup) {
+  if (setup.state === "waiting") return [["Teach the grid", "walk", "accent"], ["Set out by taps", "start"], ["Stop guiding", "stop"]];
   return [["Placed", "placed", setup.how === "tap" ? "accent" : ""], ["Back", "back"], ["Stop guiding", "stop"]];
 }
