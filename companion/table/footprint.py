@@ -50,11 +50,11 @@ class Change:
 
     @cached_property
     def leaving(self) -> tuple[str, ...]:
-        return tuple((Counter(self.before) - Counter(self.after)).elements())
+        return _less(self.before, self.after)
 
     @cached_property
     def arriving(self) -> tuple[str, ...]:
-        return tuple((Counter(self.after) - Counter(self.before)).elements())
+        return _less(self.after, self.before)
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,18 @@ def footprint(before: Layout, after: Layout) -> Footprint:
         if was != now:
             changes.append(Change(s, was, now))
     return Footprint(tuple(changes))
+
+
+def _less(pieces: tuple[str, ...], others: tuple[str, ...]) -> tuple[str, ...]:
+    """The pieces not matched one for one by others, each kind in the order it first appears (as Counter
+    subtraction gives them): counted on the stack itself, as a site's stack is a few pieces and every legal action
+    of a state asks this of the sites it changes."""
+    if not others:
+        return tuple(sorted(pieces, key=pieces.index))
+    left: list[str] = []
+    for p in dict.fromkeys(pieces):
+        left += [p] * (pieces.count(p) - others.count(p))
+    return tuple(left)
 
 
 def _pairs(changes: Iterable[Change], physical: Physical):
