@@ -130,6 +130,8 @@ def _pairs(changes: Iterable[Change], physical: Physical):
     site under another name (a turn); the rest are removals and additions."""
     leaving = [(p, c.site) for c in changes for p in c.leaving]
     arriving = [(p, c.site) for c in changes for p in c.arriving]
+    if len(leaving) == 1 == len(arriving) and leaving[0][0] == arriving[0][0] and leaving[0][1] != arriving[0][1]:
+        return ((leaving[0][0], leaving[0][1], arriving[0][1]),), (), (), ()  # one piece moved: most actions
     moved, turned = [], []
     box = lambda name: unpointed(physical(name))  # noqa: E731 - the piece itself, whichever way it points
     for piece, source in list(leaving):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
-from functools import lru_cache
 from typing import Annotated, Any
 
 from companion.boards import BoardFileError, load_board
@@ -26,7 +25,7 @@ from companion.rules.engine import (
 )
 from companion.rules.engine import read_options as _read_options
 from companion.rules.orbital_battle import build, combat, flow, moves, orbit, transport
-from companion.rules.orbital_battle.control import conquests, contested, controlled, income, losses
+from companion.rules.orbital_battle.control import conquests, contested, controlled, income
 from companion.rules.orbital_battle.geo import planet_map
 from companion.rules.orbital_battle.movement import retreats as retreat_ends
 from companion.rules.orbital_battle.state import (
@@ -255,9 +254,9 @@ def _moved_board(state: State, u: Unit, to: str, before: Layout) -> Layout | Non
     None when a conquest is already due in `state` (the full rule then runs). A move changes no planet's holders
     (a ship holds none, a march stays on its planet), so it brings no conquest of its own, and each of up to 400
     moves on a full board is spared building its state."""
-    standing, holds, due = _board_index(state.units)
+    standing, holds = state.places
     here = standing.get(u.site, ())
-    if due or not any(x is u for _, x in here):
+    if state.conquest_due or not any(x is u for _, x in here):
         return None
     # The unit keeps its place among the units: it is stacked at `to` in that order (the same unit and cargo).
     position = next(p for p, x in here if x is u)
@@ -266,27 +265,13 @@ def _moved_board(state: State, u: Unit, to: str, before: Layout) -> Layout | Non
     for site, there in ((u.site, [x for _, x in here if x is not u]), (to, [x for _, x in arrived])):
         pieces = [f"planet-{planet}" for planet, at in state.planets.items() if at == site]
         for x in there:
-            pieces += [*(holds.get(f"in:{x.uid}", ()) if x.kind == "transport" else ()), piece(x.kind, x.owner)]
+            aboard = holds.get(f"in:{x.uid}", ()) if x.kind == "transport" else ()
+            pieces += [*(piece(c.kind, c.owner) for c in aboard), piece(x.kind, x.owner)]
         if pieces:
             layout[site] = tuple(pieces)
         else:
             layout.pop(site, None)
     return layout
-
-
-# Every move of a state asks where its units stand: worked out once per set of units.
-@lru_cache(maxsize=64)
-def _board_index(units: tuple[Unit, ...]) -> tuple[dict[str, list[tuple[int, Unit]]], dict[str, list[str]], bool]:
-    """Site -> (position in `units`, unit) standing there; a transport's hold -> its cargo's pieces, bottom to top;
-    and whether a conquest is due."""
-    standing: dict[str, list[tuple[int, Unit]]] = {}
-    holds: dict[str, list[str]] = {}
-    for position, x in enumerate(units):
-        if x.site.startswith("in:"):
-            holds.setdefault(x.site, []).append(piece(x.kind, x.owner))
-        else:
-            standing.setdefault(x.site, []).append((position, x))
-    return standing, holds, bool(losses(units))
 
 
 def _solar_map(path: str) -> SolarMap:
