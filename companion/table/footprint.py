@@ -50,11 +50,11 @@ class Change:
 
     @cached_property
     def leaving(self) -> tuple[str, ...]:
-        return tuple((Counter(self.before) - Counter(self.after)).elements())
+        return _less(self.before, self.after)
 
     @cached_property
     def arriving(self) -> tuple[str, ...]:
-        return tuple((Counter(self.after) - Counter(self.before)).elements())
+        return _less(self.after, self.before)
 
 
 @dataclass(frozen=True)
@@ -113,11 +113,25 @@ def footprint(before: Layout, after: Layout) -> Footprint:
     return Footprint(tuple(changes))
 
 
+def _less(pieces: tuple[str, ...], others: tuple[str, ...]) -> tuple[str, ...]:
+    """The pieces not matched one for one by others, each kind in the order it first appears (as Counter
+    subtraction gives them): counted on the stack itself, as a site's stack is a few pieces and every legal action
+    of a state asks this of the sites it changes."""
+    if not others:
+        return tuple(sorted(pieces, key=pieces.index))
+    left: list[str] = []
+    for p in dict.fromkeys(pieces):
+        left += [p] * (pieces.count(p) - others.count(p))
+    return tuple(left)
+
+
 def _pairs(changes: Iterable[Change], physical: Physical):
     """Pairs each piece that leaves a site with one of the same kind arriving elsewhere (a move), or at the same
     site under another name (a turn); the rest are removals and additions."""
     leaving = [(p, c.site) for c in changes for p in c.leaving]
     arriving = [(p, c.site) for c in changes for p in c.arriving]
+    if len(leaving) == 1 == len(arriving) and leaving[0][0] == arriving[0][0] and leaving[0][1] != arriving[0][1]:
+        return ((leaving[0][0], leaving[0][1], arriving[0][1]),), (), (), ()  # one piece moved: most actions
     moved, turned = [], []
     box = lambda name: unpointed(physical(name))  # noqa: E731 - the piece itself, whichever way it points
     for piece, source in list(leaving):

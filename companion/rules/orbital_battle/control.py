@@ -46,23 +46,31 @@ def income(state: State, player: str) -> int:
 def conquests(state: State) -> tuple[State, list[Event]]:
     """Structures on a planet its owner's enemy now controls are destroyed (the empires' equipment is foreign)."""
     events = []
+    for planet, holder, lost in losses(state.units):
+        state = removed(state, *lost)
+        listed = ", ".join(name(u) for u in lost)
+        events.append(Event("conquered", f"{who(holder)} conquers planet {planet}: {listed} destroyed "
+                            f"(take {'them' if len(lost) > 1 else 'it'} off the planet map).",
+                            {"planet": planet, "player": holder, "destroyed": [u.uid for u in lost]}))
+    return state, events
+
+
+def losses(units: tuple[Unit, ...]) -> list[tuple[str, str, list[Unit]]]:
+    """(planet, its holder, the enemy structures a conquest destroys there) for each planet where one is due."""
+    found = []
     by_planet: dict[str, list[Unit]] = {}  # one pass over the units: this runs after every action
-    for u in state.units:
+    for u in units:
         if (planet := u.planet) is not None:
             by_planet.setdefault(planet, []).append(u)
     for planet in PLANETS:
-        found = _holders(by_planet.get(planet, ()))
-        if len(found) != 1:
+        holding = _holders(by_planet.get(planet, ()))
+        if len(holding) != 1:
             continue
-        holder = next(iter(found))
+        holder = next(iter(holding))
         lost = [u for u in by_planet[planet] if u.domain == "structure" and u.owner != holder]
         if lost:
-            state = removed(state, *lost)
-            listed = ", ".join(name(u) for u in lost)
-            events.append(Event("conquered", f"{who(holder)} conquers planet {planet}: {listed} destroyed "
-                                f"(take {'them' if len(lost) > 1 else 'it'} off the planet map).",
-                                {"planet": planet, "player": holder, "destroyed": [u.uid for u in lost]}))
-    return state, events
+            found.append((planet, holder, lost))
+    return found
 
 
 def victory(state: State) -> tuple[State, list[Event]]:

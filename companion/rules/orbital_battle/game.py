@@ -32,6 +32,7 @@ from companion.rules.orbital_battle.state import (
     PLANETS,
     Options,
     State,
+    Unit,
     actor,
     cargo,
     next_number,
@@ -164,6 +165,10 @@ class OrbitalBattle(Game[State]):
         # Only the action's own rule and the conquests it may bring move pieces (ending idle phases moves none, and
         # costs most: it asks the next phases for their moves); only the sites of the units and planets that
         # changed are laid out again.
+        if action.type in ("fly", "march") and (u := unit(state, action.get("unit") or "")) is not None:
+            moved = _moved_board(state, u, action.get("to") or "", before)
+            if moved is not None:
+                return moved, None
         result = conquests(handler_for(HANDLERS, self.title, action)(state, action)[0])[0]
         return _relaid(state, result, before), None
 
@@ -241,6 +246,31 @@ def _relaid(state: State, result: State, before: Layout) -> Layout:
     for site in sites:
         layout.pop(site, None)
     layout.update(_stacks(result, sites))
+    return layout
+
+
+def _moved_board(state: State, u: Unit, to: str, before: Layout) -> Layout | None:
+    """layout(result) after the legal move of u to `to` (a flight or a march), worked out from the two sites alone;
+    None when a conquest is already due in `state` (the full rule then runs). A move changes no planet's holders
+    (a ship holds none, a march stays on its planet), so it brings no conquest of its own, and each of up to 400
+    moves on a full board is spared building its state."""
+    standing, holds = state.places
+    here = standing.get(u.site, ())
+    if state.conquest_due or not any(x is u for _, x in here):
+        return None
+    # The unit keeps its place among the units: it is stacked at `to` in that order (the same unit and cargo).
+    position = next(p for p, x in here if x is u)
+    arrived = sorted([*standing.get(to, ()), (position, u)], key=lambda entry: entry[0])
+    layout = dict(before)
+    for site, there in ((u.site, [x for _, x in here if x is not u]), (to, [x for _, x in arrived])):
+        pieces = [f"planet-{planet}" for planet, at in state.planets.items() if at == site]
+        for x in there:
+            aboard = holds.get(f"in:{x.uid}", ()) if x.kind == "transport" else ()
+            pieces += [*(piece(c.kind, c.owner) for c in aboard), piece(x.kind, x.owner)]
+        if pieces:
+            layout[site] = tuple(pieces)
+        else:
+            layout.pop(site, None)
     return layout
 
 

@@ -123,6 +123,28 @@ class State:
     winner: str | None = None
     reason: str = ""
 
+    # Every legal move of a state asks where its units stand: worked out once per state (a state's fields never
+    # change; a cached value is no field, so it is neither compared nor stored).
+    @cached_property
+    def places(self) -> tuple[dict[str, list[tuple[int, Unit]]], dict[str, list[Unit]]]:
+        """Site -> (position in `units`, unit) for the units standing there; a transport's hold -> its cargo,
+        bottom to top."""
+        standing: dict[str, list[tuple[int, Unit]]] = {}
+        holds: dict[str, list[Unit]] = {}
+        for position, u in enumerate(self.units):
+            if u.site.startswith("in:"):
+                holds.setdefault(u.site, []).append(u)
+            else:
+                standing.setdefault(u.site, []).append((position, u))
+        return standing, holds
+
+    @cached_property
+    def conquest_due(self) -> bool:
+        """Whether a conquest is due in this state (none is, in a state an action led to)."""
+        from companion.rules.orbital_battle.control import losses  # control reads states: imported when asked
+
+        return bool(losses(self.units))
+
 
 def planet_site(planet: str, hex_: str) -> str:
     return f"p{planet}:{hex_}"
