@@ -54,6 +54,24 @@ def firmware_dir() -> Path:
     raise UserError(f"firmware: no sources in {CHECKOUT_FIRMWARE} or {INSTALLED_FIRMWARE}; run deploy/install.sh")
 
 
+def pin_names(board: str) -> tuple[list[str], list[str]]:
+    """The row and column pins of a board ("mega", or "uno" for the Uno and Nano) as the Arduino prints them (D22,
+    A0, ...), from firmware/reed_grid/pins.h: the wiring plan and the schematics name what the firmware drives."""
+    import re
+
+    text = (firmware_dir() / "reed_grid" / "pins.h").read_text()
+    blocks = re.findall(r"#define GRID_ROW_PINS \{([^}]*)\}\s*#define GRID_COL_PINS \{([^}]*)\}", text)
+    if len(blocks) != 2:
+        raise UserError("firmware/reed_grid/pins.h: expected a Mega block and an Uno/Nano block")
+    rows, cols = blocks[0] if board == "mega" else blocks[1]
+
+    def name(pin: str) -> str:
+        pin = pin.strip()
+        return pin if pin.startswith("A") else f"D{pin}"
+
+    return [name(p) for p in rows.split(",")], [name(p) for p in cols.split(",")]
+
+
 def make(build_dir: Path, *targets: str) -> None:
     """Runs firmware/Makefile with BUILD=build_dir (incremental); BuildError with the end of the log on failure."""
     result = subprocess.run(

@@ -6,8 +6,10 @@ no scan started because the loop was still busy. Four loads: idle; full chatter 
 millisecond: each scan sees every reading move); a flood (every switch of the matrix flips at once, every 25 ms, so
 each flip is a real change of every switch that the firmware must debounce and report); and a ripple (one column of
 every row flips each millisecond, the next column each time, so each row holds readings from as many different
-moments as it has switches: the most work the debounce can be given). The goal: every scan within 1 ms and no tick
-of the millisecond clock without a scan, under every load, on the Uno and the Mega.
+moments as it has switches: the most work the debounce can be given); and a faulty diode (a shorted one under a
+closed switch of row 1, with every switch of row 4 and half of row 1's closed: each scan of row 4 finds row 1 tied
+to it and probes the columns for the faulty one, the most work a fault gives the scan). The goal: every scan within
+1 ms and no tick of the millisecond clock without a scan, under every load, on the Uno and the Mega.
 
 Latency, at real time: from a switch closing (and opening) to the host's change event, and the time to take in a
 burst in which every switch of the matrix changes at once. The debounce is printed with them: the firmware holds
@@ -135,6 +137,13 @@ def scan_times(board: str, build_dir: Path, sim_ms: int = 400) -> list[ScanLoad]
             missed = sum(max(0, round(gap / mhz / TICK_US) - 1) for _, gap in scans if gap)
             loads.append(ScanLoad(name, durations, missed, len(scans)))
             getattr(grid, command)(0)
+        grid.diode(1, 2, "shorted")
+        grid.set_all({(4, c) for c in range(grid.cols)} | {(1, c) for c in range(0, grid.cols, 2)})
+        grid.scans()
+        grid.run_for(sim_ms * 1000)
+        scans = grid.scans()
+        missed = sum(max(0, round(gap / 16.0 / TICK_US) - 1) for _, gap in scans if gap)
+        loads.append(ScanLoad("a faulty diode", [cycles / 16.0 for cycles, _ in scans], missed, len(scans)))
         return loads
     finally:
         link.stop()

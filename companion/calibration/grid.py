@@ -294,6 +294,9 @@ def run(args: argparse.Namespace) -> int:
     save_profile(profile, args.out)
     spare = info.rows * info.cols - len(profile.sites)
     print(f"Saved {args.out}: {len(profile.sites)} sites mapped, {len(unmapped)} unmapped, {spare} switches unused.")
+    from companion.calibration.grid_plan import plan_report
+
+    print("\n".join(plan_report(board, info.rows, info.cols, profile.sites)))
     return 0
 
 

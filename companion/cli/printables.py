@@ -1,4 +1,5 @@
-"""`companion print`: true-scale SVG printables (board overlay, piece stickers, the camera's ChArUco target).
+"""`companion print`: true-scale SVG printables (board overlay, piece stickers, the camera's ChArUco target) and the
+reed grid's wiring plan (text).
 
 The module is not called print.py: as an attribute of companion.cli it would shadow the builtin print there.
 """
@@ -24,6 +25,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     stickers.add_argument("--game", default="trajectory")
     stickers.add_argument("--registry", help="piece registry file (default: the game's)")
     what.add_parser("charuco", help="the ChArUco target for `companion calibrate camera`")
+    wiring = what.add_parser("wiring", help="the reed grid's wiring plan: each site's row and column line (text)")
+    wiring.add_argument("game", metavar="GAME", help="game name (orbital_battle:planet3 for a planet map) or board "
+                        "file")
+    wiring.add_argument("--arduino", choices=("mega", "uno"),
+                        help="the grid's Arduino (default: the Uno or Nano for up to 64 sites, else the Mega)")
     for p in what.choices.values():
         p.add_argument("--out", "-o", help="output file (default: standard output)")
         p.set_defaults(run=_run)
@@ -34,6 +40,8 @@ def _run(args: argparse.Namespace) -> int:
 
     from companion.printables.shapes import to_svg
 
+    if args.printable == "wiring":
+        return _print_wiring(args)
     if args.printable == "board":
         from companion.errors import UserError
         from companion.printables.overlay import board_drawing
@@ -69,6 +77,24 @@ def _run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     else:
         sys.stdout.write(svg)
+    return 0
+
+
+def _print_wiring(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from companion.calibration.grid_plan import plan_text, plan_wiring
+    from companion.firmware_tools import pin_names
+    from companion.sensing.vision_setup import resolve_board
+
+    board = resolve_board(args.game)
+    plan = plan_wiring(board, args.arduino)
+    text = plan_text(plan, board, *pin_names(plan.arduino))
+    if args.out:
+        Path(args.out).write_text(text)
+        print(f"{args.out}: wiring plan for {len(plan.sites)} sites", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
     return 0
 
 

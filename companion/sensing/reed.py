@@ -29,6 +29,11 @@ BAUDRATE = 115200
 # the reset, longer while bytes arrive, since it takes them for an upload. So the host says nothing after opening
 # and waits this long for the firmware's unasked hello; it never reopens (which would reset the board again) before.
 BOOT_WAIT = 3.0
+# A device that sends valid frames has its sketch running, and a grid answers the hello's question (I, asked every
+# 0.3 s) within milliseconds; one that has not answered this long after its first frame is not a grid we can use (a
+# device speaking something frame-like, a grid whose replies are lost): it is passed over and tried again later.
+HELLO_WAIT = 2.0
+ASK_EVERY = 0.3
 
 @dataclass(frozen=True)
 class SwitchChange:
@@ -313,6 +318,7 @@ class ReedLink:
         self._synced_event.clear()
         self._lost = False
         opened = last_frame = time.monotonic()
+        first_frame = 0.0
         asked_hello = 0.0
         buffer = b""
         while not self._stop.is_set():
@@ -324,6 +330,7 @@ class ReedLink:
                 for line in lines:
                     if self._handle(line, now):
                         last_frame = now
+                        first_frame = first_frame or now
                 if len(buffer) > frames.MAX_LINE:  # no line end in sight: garbage
                     buffer = b""
                     self._bad("format")
@@ -336,9 +343,11 @@ class ReedLink:
                 self._patience = self.boot_wait
                 self._found = self._opened_port
                 self._set_link(True)
-            if self._hello is None and running and now - asked_hello > 0.3:
+            if self._hello is None and running and now - asked_hello > ASK_EVERY:
                 self._send(frames.encode_command("I"))
                 asked_hello = now
+            if self._hello is None and first_frame and now - first_frame > HELLO_WAIT:
+                raise LinkLost("frames, but no answer to the hello")
             if self._hello is not None and running and not self._synced and now - self._asked_at > 0.25:
                 self.request_snapshot_now(now)
             if self._connected and not running:

@@ -104,6 +104,25 @@ class GridProcess:
         rise_us after the pull stops (the time its pull-up needs to charge the line)."""
         self.command(f"rc {col} {round(fall_us)} {round(rise_us)}")
 
+    def row_line(self, extra_us: float) -> None:
+        """Row lines with capacitance: a row released to float (not driven high first) holds the columns of its closed
+        switches low extra_us longer, as their pull-ups must charge the row's line through the diodes."""
+        self.command(f"rowrc {round(extra_us)}")
+
+    def diode(self, row: int, col: int, state: str) -> None:
+        """The diode of switch (row, col): "ok", "reversed", "shorted" (or bridged by solder) or "open"."""
+        self.command(f"diode {row} {col} {state}")
+
+    def fights(self) -> tuple[int, int, str]:
+        """How often a pin driven high was joined to a pin driven low (through closed switches and conducting diodes),
+        the microseconds it lasted in all, and the pins of the last such fight ("-" for none)."""
+        count, us, pins, _ = self.command("fights").split()
+        return int(count), int(us), pins
+
+    def column_drives(self) -> int:
+        """How often the firmware drove a column pin low (it does so only to look for a faulty diode)."""
+        return int(self.command("fights").split()[3])
+
     def scans(self) -> list[tuple[int, int]]:
         """(cycles one scan took, cycles since the scan before) for each scan since the last call."""
         return [(int(d), int(g)) for d, g in (item.split(":") for item in self.command("scans").split())]

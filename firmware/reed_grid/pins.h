@@ -1,8 +1,9 @@
 // Which Arduino pins drive the rows and read the columns, for each supported board. The only board-specific file:
 // hardware/WIRING.md follows these tables, and the simulator harness reads them from here.
 //
-// Rows are driven low one at a time (the others high); columns are inputs with the internal pull-ups. Each switch
-// has its own diode, cathode (band) towards the row, so several closed switches never make ghosts.
+// Rows are driven low one at a time (the others are inputs with their pull-ups); columns are inputs with the internal
+// pull-ups. Each switch has its own diode, cathode (band) towards the row, so several closed switches never make
+// ghosts. The scan reads each port once a row: keep the rows on at most two ports and the columns on at most two.
 #ifndef REED_GRID_PINS_H
 #define REED_GRID_PINS_H
 

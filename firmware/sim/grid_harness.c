@@ -21,6 +21,13 @@
  *   stuck R C closed|open|free   a switch that stays closed (magnetised, welded) or open (cracked), or works again
  *   rc C DOWN UP      column C's line takes DOWN us to fall below the input's low threshold once a closed switch
  *                     pulls it and UP us to climb back above the high threshold through its pull-up (wire capacitance)
+ *   rowrc US          a row line left floating (released without being driven high) holds the columns of its closed
+ *                     switches low US microseconds longer: their pull-ups must charge the row's line through the diodes
+ *   diode R C ok|reversed|shorted|open   the diode in series with switch (R, C): a reversed one conducts from the
+ *                     row to the column only, a shorted one (or a solder bridge across it) both ways
+ *   fights            answers "ok N US PINS D": how often a pin driven high was joined to a pin driven low through
+ *                     closed switches and conducting diodes (each time it started), for how many microseconds in all,
+ *                     the pins of the last such fight ("-" for none), and how often a column pin was driven low
  *   set W0 W1 ...     the whole matrix at once, one hex word of closed columns per row
  *   reset             the reset pin pulled low and released (EXTRF), as DTR or the reset button does
  *   power             power cycle (PORF), as unplugging and plugging the USB cable does
@@ -31,10 +38,14 @@
  *   scans             answers "ok D:G D:G ..." for the scans since the last "scans": D the cycles from driving the
  *                     first row to releasing the last, G the cycles from the previous scan's start to this one's
  *   quit
- * The matrix model: a column pin reads 0 when some row whose switch in that column is closed is driven low (its DDR
- * bit set, its PORT bit clear) long enough for the line to fall, or was released too recently for it to climb back;
- * otherwise 1 (the pull-up). It is computed when the firmware reads the PIN register, so it is exact whatever the
- * order of the firmware's writes.
+ * The matrix model: every row and column line is a node; a closed switch joins its column to its row through its
+ * diode, which conducts from the column to the row (reversed: from the row to the column; shorted: both ways). A pin
+ * is driven low (DDR bit set, PORT bit clear), driven high (both set) or an input (pulled up when its PORT bit is
+ * set). A line that is not driven reads 0 when current can flow from it, through conducting diodes, to a pin driven
+ * low (for a column joined straight to a row, once that row has been low long enough for the line to fall), or when
+ * a row it was joined to was released too recently for its pull-up to bring it back; otherwise 1. A line that a
+ * driven-high pin also reaches is fought over and reads at random, as a real pin between two drivers does. It is
+ * computed when the firmware reads a PIN register, so it is exact whatever the order of the firmware's writes.
  */
 #include <errno.h>
 #include <poll.h>
@@ -77,6 +88,15 @@ static uint16_t stuck_closed[MAX_LINES], stuck_open[MAX_LINES];
 static uint64_t tau_down[MAX_LINES], tau_up[MAX_LINES]; /* cycles, per column */
 static int row_low[MAX_LINES];                  /* row driven low now */
 static uint64_t row_changed[MAX_LINES];         /* cycle of its last change */
+static int row_recharged[MAX_LINES];            /* driven high since it was last released */
+static uint64_t row_rc;                         /* cycles a floating released row holds its columns low longer */
+enum { DIODE_OK, DIODE_REVERSED, DIODE_SHORTED, DIODE_OPEN };
+static uint8_t diode[MAX_LINES][MAX_LINES];
+static uint64_t fight_count, fight_cycles, fight_since; /* fight_since: cycle the present fight began, 0 none */
+static char fight_pins[64] = "-";
+static uint64_t column_drives;                  /* times a column pin was driven low */
+static int column_driven[MAX_LINES];
+static uint32_t noise_state = 0x2545F491u;      /* what a fought-over pin reads */
 
 typedef struct {
   uint64_t at;       /* absolute cycle */
@@ -152,17 +172,138 @@ static int parse_pins(const char *text, pin_t *pins) {
 
 static uint16_t switches(int r) { return (uint16_t)((closed[r] | stuck_closed[r]) & ~stuck_open[r]); }
 
-/* Whether column c's line reads low now. */
-static int column_low(int c, uint64_t now) {
-  int low = 0;
-  for (int r = 0; r < nrows && !low; r++) {
-    if (!(switches(r) & (1u << c))) continue;
-    if (row_low[r])
-      low = now - row_changed[r] >= tau_down[c];
-    else
-      low = now - row_changed[r] < tau_up[c]; /* released: still climbing back through the pull-up */
+/* The network: nodes 0..nrows-1 are the row lines, nrows.. the column lines. */
+#define NODES (2 * MAX_LINES)
+enum { FREE, PULLED_UP, DRIVEN_LOW, DRIVEN_HIGH };
+
+static pin_t *node_pin(int n) { return n < nrows ? &rows[n] : &cols[n - nrows]; }
+
+static int drive_of(int n) {
+  pin_t *p = node_pin(n);
+  int ddr = avr->data[p->pin_addr + 1] >> p->bit & 1, port = avr->data[p->pin_addr + 2] >> p->bit & 1;
+  return ddr ? (port ? DRIVEN_HIGH : DRIVEN_LOW) : (port ? PULLED_UP : FREE);
+}
+
+/* Whether current can flow from node a to node b through one closed switch and its diode. */
+static int conducts(int a, int b) {
+  int a_row = a < nrows, b_row = b < nrows;
+  if (a_row == b_row) return 0;
+  int r = a_row ? a : b, c = (a_row ? b : a) - nrows;
+  if (!(switches(r) & (1u << c))) return 0;
+  uint8_t d = diode[r][c];
+  if (d == DIODE_OPEN) return 0;
+  if (d == DIODE_SHORTED) return 1;
+  return a_row ? d == DIODE_REVERSED : d == DIODE_OK; /* an intact diode: column (anode) to row (cathode) */
+}
+
+/* What resolve() found, kept until a pin or a switch changes (generation) or a low row settles: the firmware reads
+ * its PIN registers far more often than anything changes. */
+static uint64_t generation = 1, cached_generation;
+static uint32_t cached_settled;
+static int cached_low[NODES], cached_high[NODES], cached_fight[2]; /* high[n]: 1 + the driven-high pin it comes from */
+
+/* low[n]: current flows from n to a pin driven low (a column joined straight to a low row only once the row has been
+ * low for the column's fall time: `settled` has a bit per row); high[n]: current flows into n from a pin driven high
+ * (1 + that pin's node). A driven pin holds its own level: nothing passes through it. fight: a driven-high pin and a
+ * driven-low one that current flows between (-1: none). */
+static void resolve(uint32_t settled, int **low, int **high, int **fight) {
+  *low = cached_low;
+  *high = cached_high;
+  *fight = cached_fight;
+  if (cached_generation == generation && cached_settled == settled) return;
+  cached_generation = generation;
+  cached_settled = settled;
+  int n_all = nrows + ncols, drives[NODES], edges[2 * MAX_LINES * MAX_LINES][2], n_edges = 0;
+  for (int n = 0; n < n_all; n++) {
+    drives[n] = drive_of(n);
+    cached_low[n] = drives[n] == DRIVEN_LOW;
+    cached_high[n] = drives[n] == DRIVEN_HIGH ? 1 + n : 0;
   }
-  return low;
+  for (int r = 0; r < nrows; r++)
+    for (int c = 0; c < ncols; c++) {
+      if (conducts(nrows + c, r)) {
+        edges[n_edges][0] = nrows + c;
+        edges[n_edges++][1] = r;
+      }
+      if (conducts(r, nrows + c)) {
+        edges[n_edges][0] = r;
+        edges[n_edges++][1] = nrows + c;
+      }
+    }
+  cached_fight[0] = cached_fight[1] = -1;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int e = 0; e < n_edges; e++) {
+      int a = edges[e][0], b = edges[e][1];
+      int free_a = drives[a] != DRIVEN_LOW && drives[a] != DRIVEN_HIGH;
+      int free_b = drives[b] != DRIVEN_LOW && drives[b] != DRIVEN_HIGH;
+      if (free_a && !cached_low[a] && cached_low[b] && (b >= nrows || drives[b] != DRIVEN_LOW || (settled >> b & 1)))
+        cached_low[a] = changed = 1;
+      if (cached_high[a] && free_b && !cached_high[b]) cached_high[b] = cached_high[a], changed = 1;
+      if (cached_high[a] && drives[b] == DRIVEN_LOW) {
+        cached_fight[0] = cached_high[a] - 1;
+        cached_fight[1] = b;
+      }
+    }
+  }
+}
+
+/* Rows driven low long enough for the columns joined straight to them to have fallen. A row low for less than a
+ * column's fall time counts for none of them: a column's fall time is the longest it takes, and the harness's tests
+ * give one column a slow line at a time. */
+static uint32_t settled_rows(uint64_t now) {
+  uint64_t slowest = 0;
+  for (int c = 0; c < ncols; c++)
+    if (tau_down[c] > slowest) slowest = tau_down[c];
+  if (!slowest) return 0xFFFFFFFFu; /* every low row counts at once (and resolve()'s answer is shared with fights) */
+  uint32_t settled = 0;
+  for (int r = 0; r < nrows; r++)
+    if (row_low[r] && now - row_changed[r] >= slowest) settled |= 1u << r;
+  return settled;
+}
+
+/* A fight: a pin driven high joined to a pin driven low. Checked whenever a pin or the matrix changes. */
+static void check_fights(void) {
+  int *low, *high, *fight;
+  uint64_t now = now_cycles();
+  resolve(0xFFFFFFFFu, &low, &high, &fight); /* fall times do not matter to a fight */
+  int fighting = fight[0] >= 0;
+  if (fighting) {
+    int h = fight[0], l = fight[1];
+    snprintf(fight_pins, sizeof fight_pins, "%s%d-high,%s%d-low", h < nrows ? "row" : "col",
+             h < nrows ? h : h - nrows, l < nrows ? "row" : "col", l < nrows ? l : l - nrows);
+  }
+  if (fighting && !fight_since) {
+    fight_since = now ? now : 1;
+    fight_count++;
+  } else if (!fighting && fight_since) {
+    fight_cycles += now - fight_since;
+    fight_since = 0;
+  }
+}
+
+/* Whether line n reads low now. */
+static int line_low(int n, uint64_t now) {
+  int drive = drive_of(n);
+  if (drive == DRIVEN_LOW) return 1;
+  if (drive == DRIVEN_HIGH) return 0;
+  int *low, *high, *fight;
+  resolve(settled_rows(now), &low, &high, &fight);
+  if (low[n] && high[n]) { /* fought over: whatever the pin's threshold makes of it */
+    noise_state ^= noise_state << 13;
+    noise_state ^= noise_state >> 17;
+    noise_state ^= noise_state << 5;
+    return noise_state & 1;
+  }
+  if (low[n]) return 1;
+  if (n < nrows) return 0;
+  int c = n - nrows;
+  for (int r = 0; r < nrows; r++) { /* a row released too recently for this column to have climbed back */
+    if (row_low[r] || !conducts(n, r)) continue;
+    uint64_t recover = tau_up[c] + (row_recharged[r] ? 0 : row_rc);
+    if (row_changed[r] && now - row_changed[r] < recover) return 1;
+  }
+  return 0;
 }
 
 static hooked_t *find_hook(uint16_t addr) {
@@ -175,26 +316,36 @@ static uint8_t read_pin_register(struct avr_t *a, avr_io_addr_t addr, void *para
   hooked_t *h = (hooked_t *)param;
   uint8_t value = h->read ? h->read(a, addr, h->read_param) : a->data[addr];
   uint64_t now = now_cycles();
-  for (int c = 0; c < ncols; c++) {
-    if (cols[c].pin_addr != addr) continue;
-    if (column_low(c, now))
-      value &= (uint8_t)~(1u << cols[c].bit);
+  for (int n = 0; n < nrows + ncols; n++) {
+    pin_t *p = node_pin(n);
+    if (p->pin_addr != addr) continue;
+    if (line_low(n, now))
+      value &= (uint8_t)~(1u << p->bit);
     else
-      value |= (uint8_t)(1u << cols[c].bit);
+      value |= (uint8_t)(1u << p->bit);
   }
   return value;
 }
 
-/* After a write to a row's DDR or PORT register: note which rows changed, and time the scans (row 0 driven low
- * starts one, the last row released ends it). */
+/* After a write to a row's or a column's DDR or PORT register: note which rows changed, whether a released row was
+ * driven high since, whether pins now fight, and time the scans (row 0 driven low starts one, the last row released
+ * ends it). */
 static void note_rows(void) {
   uint64_t now = now_cycles();
+  generation++;
+  check_fights();
+  for (int c = 0; c < ncols; c++) {
+    int low = drive_of(nrows + c) == DRIVEN_LOW;
+    if (low && !column_driven[c]) column_drives++;
+    column_driven[c] = low;
+  }
   for (int r = 0; r < nrows; r++) {
-    uint8_t ddr = avr->data[rows[r].pin_addr + 1], port = avr->data[rows[r].pin_addr + 2];
-    int low = (ddr >> rows[r].bit & 1) && !(port >> rows[r].bit & 1);
+    int drive = drive_of(r), low = drive == DRIVEN_LOW;
+    if (drive == DRIVEN_HIGH) row_recharged[r] = 1;
     if (low == row_low[r]) continue;
     row_low[r] = low;
     row_changed[r] = now;
+    if (!low) row_recharged[r] = drive == DRIVEN_HIGH;
     if (r == 0 && low) {
       scan_gap = last_scan_start ? now - last_scan_start : 0;
       scan_started = last_scan_start = now;
@@ -240,10 +391,11 @@ static void hook(uint16_t addr, int reads) {
 }
 
 static void hook_matrix(void) {
-  for (int c = 0; c < ncols; c++) hook(cols[c].pin_addr, 1);
-  for (int r = 0; r < nrows; r++) {
-    hook((uint16_t)(rows[r].pin_addr + 1), 0);
-    hook((uint16_t)(rows[r].pin_addr + 2), 0);
+  for (int n = 0; n < nrows + ncols; n++) {
+    pin_t *p = node_pin(n);
+    hook(p->pin_addr, 1);
+    hook((uint16_t)(p->pin_addr + 1), 0);
+    hook((uint16_t)(p->pin_addr + 2), 0);
   }
 }
 
@@ -264,6 +416,8 @@ static void chip_reset(uint8_t why) {
   avr->data[MCUSR_ADDR] = why;
   for (int r = 0; r < nrows; r++) row_low[r] = 0;
   scan_started = last_scan_start = 0;
+  generation++;
+  check_fights();
 }
 
 static void add_event(uint64_t at, int row, int col, int op, uint64_t period, long remaining) {
@@ -272,6 +426,7 @@ static void add_event(uint64_t at, int row, int col, int op, uint64_t period, lo
 
 static void apply(event_t *e) {
   uint16_t bit = (uint16_t)(1u << e->col);
+  generation++;
   if (e->col == -2) { /* ripple: the next column of every row */
     int c = e->row++ % ncols;
     for (int r = 0; r < nrows; r++) closed[r] ^= (uint16_t)(1u << c);
@@ -296,6 +451,7 @@ static void run_events(void) {
       continue;
     }
     apply(e);
+    check_fights();
     if (e->op == 2 && e->remaining != 0) {
       if (e->remaining > 0) e->remaining--;
       e->at += e->period;
@@ -333,7 +489,8 @@ static void run_command(char *line) {
   int r, c;
   unsigned long us, down, up;
   long n;
-  char text[64], state[16];
+  char text[96], state[16];
+  generation++; /* whatever it changes, the network is looked at afresh */
   if (sscanf(line, "close %d %d", &r, &c) == 2 && r < nrows && c < ncols) {
     closed[r] |= (uint16_t)(1u << c);
     reply("");
@@ -366,6 +523,27 @@ static void run_command(char *line) {
     tau_down[c] = us_to_cycles(down);
     tau_up[c] = us_to_cycles(up);
     reply("");
+  } else if (sscanf(line, "rowrc %lu", &us) == 1) {
+    row_rc = us_to_cycles(us);
+    reply("");
+  } else if (sscanf(line, "diode %d %d %15s", &r, &c, state) == 3 && r < nrows && c < ncols) {
+    static const char *kinds[] = {"ok", "reversed", "shorted", "open"};
+    int kind = -1;
+    for (int k = 0; k < 4; k++)
+      if (strcmp(state, kinds[k]) == 0) kind = k;
+    if (kind < 0) {
+      printf("error %s\n", line);
+      fflush(stdout);
+      return;
+    }
+    diode[r][c] = (uint8_t)kind;
+    reply("");
+  } else if (strcmp(line, "fights") == 0) {
+    uint64_t cycles = fight_cycles + (fight_since ? now_cycles() - fight_since : 0);
+    snprintf(text, sizeof text, "%llu %llu %s %llu", (unsigned long long)fight_count,
+             (unsigned long long)(cycles * 1000000ull / avr->frequency), fight_pins,
+             (unsigned long long)column_drives);
+    reply(text);
   } else if (strncmp(line, "set", 3) == 0) {
     char *p = line + 3;
     for (r = 0; r < nrows; r++) closed[r] = (uint16_t)strtoul(p, &p, 16);
@@ -431,6 +609,7 @@ static void *simulate(void *unused) {
       while ((end = strchr(line, '\n'))) {
         *end = 0;
         run_command(line);
+        check_fights();
         line = end + 1;
       }
       pending[0] = 0;
@@ -446,6 +625,7 @@ static void *simulate(void *unused) {
       avr->data[MCUSR_ADDR] = WDRF; /* simavr keeps the flags of the reset before; the chip clears them */
       watchdog_resets++;
       relax_extint();
+      generation++;
       for (int r = 0; r < nrows; r++) row_low[r] = 0;
       scan_started = last_scan_start = 0;
     }

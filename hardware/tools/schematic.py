@@ -1,6 +1,7 @@
 """Draws the reed grid's schematic and its wiring harness as SVG, from the pins the firmware uses (pins.h).
 
-    python3 hardware/tools/schematic.py hardware/     writes schematic-mega.svg, schematic-uno.svg, harness.svg,
+    .venv/bin/python hardware/tools/schematic.py hardware/
+                                                      writes schematic-mega.svg, schematic-uno.svg, harness.svg,
                                                       their PDFs (rsvg-convert), the KiCad netlists
                                                       reed-grid-mega.net, reed-grid-uno.net and the KiCad 6
                                                       schematics reed-grid-mega.kicad_sch, reed-grid-uno.kicad_sch
@@ -12,28 +13,21 @@ that the files in hardware/ are this script's output.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import uuid
 from pathlib import Path
 
-PINS_H = Path(__file__).resolve().parents[2] / "firmware" / "reed_grid" / "pins.h"
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout's companion package, for pins.h
+from companion.firmware_tools import pin_names
+
 CELL = 34  # px between row lines and between column lines
 FONT = 'font-family="sans-serif"'
 
 
 def board_pins(board: str) -> tuple[list[str], list[str]]:
-    """Row and column pins as the Arduino names them (D22, A0, ...), from pins.h."""
-    text = PINS_H.read_text()
-    blocks = re.findall(r"#define GRID_ROW_PINS \{([^}]*)\}\s*#define GRID_COL_PINS \{([^}]*)\}", text)
-    rows, cols = blocks[0] if board == "mega" else blocks[1]
-
-    def name(pin: str) -> str:
-        pin = pin.strip()
-        return pin if pin.startswith("A") else f"D{pin}"
-
-    return [name(p) for p in rows.split(",")], [name(p) for p in cols.split(",")]
+    """Row and column pins as the Arduino names them (D22, A0, ...), from pins.h (the companion reads them)."""
+    return pin_names(board)
 
 
 def _text(x: float, y: float, text: str, size: int = 11, anchor: str = "start", extra: str = "") -> str:
