@@ -18,6 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "(made in the board editor; `companion data list`)")
     board.add_argument("--db", default="companion.db", help="the table's database; its boards are in the folder "
                        "datasets beside it (default companion.db)")
+    board.add_argument("--reeds", action="store_true", help="the drilling template: each site's reed and its two "
+                       "lead holes, one end of the glass at the site's centre")
     board.add_argument("--tiles", choices=("a4", "letter"),
                        help="cut into overlapping pages of this paper with alignment marks; --out names them "
                             "OUT-1.svg, OUT-2.svg, ...")
@@ -52,7 +54,7 @@ def _run(args: argparse.Namespace) -> int:
         sets = DataSets(data_folder(args.db))
         mine = named_board(sets, args.game)
         try:
-            drawing = board_drawing(resolve_board(str(mine) if mine else args.game))
+            drawing = board_drawing(resolve_board(str(mine) if mine else args.game), reeds=args.reeds)
         except UserError as error:
             raise UserError(f"{error}; this table: {board_names(sets)}" if mine is None else str(error)) from None
     elif args.printable == "stickers":

@@ -5,15 +5,18 @@ from __future__ import annotations
 import math
 
 from companion.boards.model import Board
+from companion.printables import reed_part
 from companion.printables.shapes import INK, PAPER, Circle, Drawing, Line, Rect, Shape, Text, marker_shapes
 
 SITE_MARK_MM = 9.0
 TAGGED_FILL = (236, 200, 190)
 SCALE_BAR_MM = 100.0
+REED_INK = (200, 40, 40)
 
 
-def board_drawing(board: Board, labels: bool = True) -> Drawing:
-    """The overlay printed 1:1; `labels` adds site ids and a scale bar (text the camera ignores)."""
+def board_drawing(board: Board, labels: bool = True, reeds: bool = False) -> Drawing:
+    """The overlay printed 1:1; `labels` adds site ids and a scale bar (text the camera ignores); `reeds` makes it the
+    drilling template: each site's reed outline and its two lead holes (reed_part.py)."""
     shapes: list[Shape] = [Rect(0, 0, board.width, board.height, PAPER)]
     for cycle in board.orbits.values():
         shapes.extend(_orbit(board, cycle))
@@ -30,6 +33,9 @@ def board_drawing(board: Board, labels: bool = True) -> Drawing:
         shapes.append(Circle(site.x, site.y, SITE_MARK_MM, INK, 0.8, fill))
     for fid in board.fiducials:
         shapes.extend(marker_shapes(fid.dictionary, fid.id, fid.x, fid.y, fid.size, quiet=fid.size / 6))
+    if reeds:
+        for site in board.sites:
+            shapes.extend(reed_marks(site.x, site.y))
     if labels:
         for site in board.sites:
             shapes.append(Text(site.x - 4, site.y - SITE_MARK_MM - 3, 2.5, site.id))
@@ -40,6 +46,25 @@ def board_drawing(board: Board, labels: bool = True) -> Drawing:
         shapes.append(Text(x0 + SCALE_BAR_MM + 3, y0 - 1, 3, f"{SCALE_BAR_MM:g} mm: check this bar to print 1:1"))
         shapes.append(Text(4, board.height - 6, 4, f"Orrery board overlay: {board.name}"))
     return Drawing(board.width, board.height, tuple(shapes))
+
+
+def reed_holes(x: float, y: float) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Where the two lead holes of the reed under a site at (x, y) are drilled (board mm)."""
+    return (x + reed_part.HOLES[0], y), (x + reed_part.HOLES[1], y)
+
+
+def reed_marks(x: float, y: float) -> list[Shape]:
+    """A site's reed as the drilling template shows it: the glass (one end at the site's centre, running to +x, as
+    every reed lies) and a drill mark at each lead hole."""
+    x0, x1 = x + reed_part.GLASS_START, x + reed_part.GLASS_START + reed_part.GLASS_LENGTH
+    r = reed_part.GLASS_DIAMETER / 2
+    shapes: list[Shape] = [Line(x0, y - r, x1, y - r, REED_INK, 0.2), Line(x0, y + r, x1, y + r, REED_INK, 0.2),
+                           Line(x0, y - r, x0, y + r, REED_INK, 0.2), Line(x1, y - r, x1, y + r, REED_INK, 0.2)]
+    for hx, hy in reed_holes(x, y):
+        shapes.append(Circle(hx, hy, reed_part.HOLE_DRILL / 2, REED_INK, 0.2))
+        shapes.append(Line(hx - 1.5, hy, hx + 1.5, hy, REED_INK, 0.15))
+        shapes.append(Line(hx, hy - 1.5, hx, hy + 1.5, REED_INK, 0.15))
+    return shapes
 
 
 def _orbit(board: Board, cycle: tuple[str, ...]) -> list[Shape]:

@@ -4,7 +4,9 @@
                                                       writes schematic-mega.svg, schematic-uno.svg, harness.svg,
                                                       their PDFs (rsvg-convert), the KiCad netlists
                                                       reed-grid-mega.net, reed-grid-uno.net and the KiCad 6
-                                                      schematics reed-grid-mega.kicad_sch, reed-grid-uno.kicad_sch
+                                                      schematics reed-grid-mega.kicad_sch, reed-grid-uno.kicad_sch,
+                                                      and the reed's footprint in reed_grid.pretty/ (a KiCad
+                                                      footprint library: add it in Pcbnew as "reed_grid")
 
 The drawings are generated so that they cannot drift from the firmware: tests/sensing/test_hardware_docs.py checks
 that the files in hardware/ are this script's output.
@@ -20,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout's companion package, for pins.h
 from companion.firmware_tools import pin_names
+from companion.printables import reed_part as reed
 
 CELL = 34  # px between row lines and between column lines
 FONT = 'font-family="sans-serif"'
@@ -103,7 +106,7 @@ def schematic(board: str) -> str:
 
 def harness() -> str:
     """The harness: the grid's two headers, ribbon leads and the Arduino, each end detachable."""
-    w, h = 900, 420
+    w, h = 980, 420
     mega_rows, mega_cols = board_pins("mega")
     uno_rows, uno_cols = board_pins("uno")
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">',
@@ -123,18 +126,22 @@ def harness() -> str:
            '<path d="M250 145 C 400 145, 450 145, 600 145" stroke="#c33" stroke-width="10" fill="none"/>',
            '<path d="M250 265 C 400 265, 450 265, 600 265" stroke="#36c" stroke-width="10" fill="none"/>',
            _text(425, 135, "16-way ribbon or 16 Dupont leads, up to 1 m", 11, "middle"),
-           _text(425, 255, "16-way ribbon or 16 Dupont leads, up to 1 m", 11, "middle"),
+           _text(425, 255, "16 Dupont leads (or ribbon split 8 + 8), up to 1 m", 11, "middle"),
            _text(425, 295, "2 leads: 5 V, GND", 11, "middle"),
            # Arduino side
-           '<rect x="600" y="70" width="270" height="300" fill="#eef" stroke="#000"/>',
-           _text(735, 90, "Arduino (Mega shown; Uno/Nano alike)", 12, "middle"),
-           '<rect x="620" y="130" width="230" height="30" fill="#fff" stroke="#000"/>',
-           _text(735, 150, f"2 x 8 IDC or Dupont: {mega_rows[0]}-{mega_rows[-1]}", 11, "middle"),
-           '<rect x="620" y="250" width="230" height="30" fill="#fff" stroke="#000"/>',
-           _text(735, 270, f"2 x 8 IDC or Dupont: {mega_cols[0]}-{mega_cols[-1]}", 11, "middle"),
-           _text(735, 320, f"Uno/Nano rows {', '.join(uno_rows)}", 10, "middle"),
-           _text(735, 336, f"columns {', '.join(uno_cols)}", 10, "middle"),
-           _text(735, 356, "USB to the Raspberry Pi", 11, "middle"),
+           '<rect x="600" y="70" width="360" height="300" fill="#eef" stroke="#000"/>',
+           _text(780, 90, "Arduino (Mega shown; Uno/Nano alike)", 12, "middle"),
+           '<rect x="610" y="130" width="340" height="32" fill="#fff" stroke="#000"/>',
+           _text(780, 143, f"2 x 8 IDC or Dupont on the double header: {mega_rows[0]}-{mega_rows[-1]}", 10,
+                 "middle"),
+           _text(780, 156, "(even pins on one side, odd on the other)", 10, "middle"),
+           '<rect x="610" y="250" width="340" height="32" fill="#fff" stroke="#000"/>',
+           _text(780, 263, f"two 1 x 8 Dupont housings: {mega_cols[0]}-{mega_cols[7]} and "
+                 f"{mega_cols[8]}-{mega_cols[-1]}", 10, "middle"),
+           _text(780, 276, "(two separate headers: an IDC plug does not fit)", 10, "middle"),
+           _text(780, 320, f"Uno/Nano rows {uno_rows[0]}-{uno_rows[-1]} (1 x 4 + 1 x 4 Dupont)", 10, "middle"),
+           _text(780, 336, f"columns {uno_cols[0]}-{uno_cols[5]}, {', '.join(uno_cols[6:])} (1 x 6 + 1 x 2 Dupont)", 10, "middle"),
+           _text(780, 356, "USB to the Raspberry Pi", 11, "middle"),
            _text(20, 400, "Pin 1 of each header is marked on the base and on the plug; J1 pin n carries row n-1, "
                  "J2 pin n column n-1 (schematic-*.svg).", 11),
            "</svg>"]
@@ -142,7 +149,8 @@ def harness() -> str:
 
 
 HEADER = "Connector_PinHeader_2.54mm:PinHeader_{0}x{1:02d}_P2.54mm_Vertical"
-REED = "Diode_THT:D_DO-35_SOD27_P12.70mm_Horizontal"  # a reed's glass is DO-35 sized, its leads bent 12.7 mm apart
+REED_NAME = f"Reed_{reed.PART.split()[-1]}_P{reed.PITCH:.2f}mm_Horizontal"
+REED = f"reed_grid:{REED_NAME}"  # hardware/reed_grid.pretty, drawn below from the reed's datasheet
 DIODE = "Diode_THT:D_DO-35_SOD27_P7.62mm_Horizontal"
 RESISTOR = "Resistor_THT:R_Axial_DIN0207_L6.3mm_D2.5mm_P10.16mm_Horizontal"
 
@@ -157,7 +165,7 @@ def parts(board: str) -> list[tuple[str, str, str]]:
     for r in range(len(rows)):
         for c in range(len(cols)):
             n = r * len(cols) + c + 1
-            out += [(f"SW{n}", "reed NO 15AT", REED), (f"D{n}", "1N4148", DIODE)]
+            out += [(f"SW{n}", f"{reed.PART_BIN} reed NO", REED), (f"D{n}", "1N4148", DIODE)]
     return out
 
 
@@ -431,10 +439,60 @@ def _natural(ref: str) -> tuple[str, int]:
     return letters, int(ref[len(letters):] or 0)
 
 
+def reed_footprint() -> str:
+    """The reed's footprint (KiCad 6 .kicad_mod), from companion/printables/reed_part.py: two round pads PITCH apart
+    for the leads bent down at least BEND_FROM_GLASS from the glass, the glass drawn between them (no copper under
+    it), the bend zones, and the site's centre at the glass's near end (the placement hardware/MAGNETS.md asks)."""
+    glass0 = (reed.PITCH - reed.GLASS_LENGTH) / 2
+    glass1 = glass0 + reed.GLASS_LENGTH
+    radius = reed.GLASS_DIAMETER / 2
+    bend0, bend1 = glass0 - reed.BEND_FROM_GLASS, glass1 + reed.BEND_FROM_GLASS
+    court = max(reed.PAD / 2, radius) + 0.5
+
+    def line(x1: float, y1: float, x2: float, y2: float, layer: str, width: float = 0.1) -> str:
+        return (f"  (fp_line (start {_mm(x1)} {_mm(y1)}) (end {_mm(x2)} {_mm(y2)}) (layer \"{layer}\") "
+                f"(width {width}))")
+
+    def rect(x1: float, y1: float, x2: float, y2: float, layer: str, width: float = 0.1) -> str:
+        return (f"  (fp_rect (start {_mm(x1)} {_mm(y1)}) (end {_mm(x2)} {_mm(y2)}) (layer \"{layer}\") "
+                f"(width {width}) (fill none))")
+
+    def text(kind: str, words: str, x: float, y: float, layer: str) -> str:
+        return (f"  (fp_text {kind} \"{words}\" (at {_mm(x)} {_mm(y)}) (layer \"{layer}\")\n"
+                "    (effects (font (size 1 1) (thickness 0.15))))")
+
+    pads = [f"  (pad \"{n + 1}\" thru_hole circle (at {_mm(x)} 0) (size {reed.PAD} {reed.PAD}) "
+            f"(drill {reed.HOLE_DRILL}) (layers *.Cu *.Mask))" for n, x in enumerate((0.0, reed.PITCH))]
+    return "\n".join([
+        f"(footprint \"{REED_NAME}\" (version 20211014) (generator orrery_schematic)",
+        '  (layer "F.Cu")',
+        f'  (descr "{reed.PART} reed switch, glass {reed.GLASS_LENGTH:.2f} x {reed.GLASS_DIAMETER} mm, leads '
+        f'{reed.LEAD_DIAMETER} mm bent down at least {reed.BEND_FROM_GLASS:g} mm from the glass; the site\'s centre '
+        f'lies at the glass\'s near end (generated by hardware/tools/schematic.py)")',
+        '  (tags "reed switch glass 14mm horizontal")',
+        "  (attr through_hole)",
+        text("reference", "REF**", reed.PITCH / 2, -radius - 1.5, "F.SilkS"),
+        text("value", REED_NAME, reed.PITCH / 2, radius + 1.5, "F.Fab"),
+        text("user", "site", glass0, -radius - 3.2, "F.Fab"),
+        rect(glass0, -radius, glass1, radius, "F.Fab"),  # the glass
+        rect(glass0 - 0.12, -radius - 0.12, glass1 + 0.12, radius + 0.12, "F.SilkS", 0.12),
+        line(0, 0, glass0, 0, "F.Fab"), line(glass1, 0, reed.PITCH, 0, "F.Fab"),  # the leads
+        line(bend0, -radius, bend0, radius, "F.Fab", 0.05), line(bend1, -radius, bend1, radius, "F.Fab", 0.05),
+        line(glass0, -radius - 2.5, glass0, radius + 0.5, "F.Fab", 0.05),  # the site's centre, at the glass's end
+        rect(-court, -court, reed.PITCH + court, court, "F.CrtYd", 0.05),
+        *pads,
+        ")",
+    ]) + "\n"
+
+
+FOOTPRINTS = {f"reed_grid.pretty/{REED_NAME}.kicad_mod": reed_footprint}
+
+
 def drawings() -> dict[str, str]:
     return {"schematic-mega.svg": schematic("mega"), "schematic-uno.svg": schematic("uno"), "harness.svg": harness(),
             "reed-grid-mega.net": kicad_netlist("mega"), "reed-grid-uno.net": kicad_netlist("uno"),
-            "reed-grid-mega.kicad_sch": kicad_schematic("mega"), "reed-grid-uno.kicad_sch": kicad_schematic("uno")}
+            "reed-grid-mega.kicad_sch": kicad_schematic("mega"), "reed-grid-uno.kicad_sch": kicad_schematic("uno"),
+            **{name: make() for name, make in FOOTPRINTS.items()}}
 
 
 def pdf(svg: Path) -> bytes:
@@ -450,6 +508,7 @@ PDFS = {"schematic-mega.pdf": "schematic-mega.svg", "schematic-uno.pdf": "schema
 if __name__ == "__main__":
     target = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
     for name, svg in drawings().items():
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
         (target / name).write_text(svg)
         print(target / name)
     for name, svg in PDFS.items():

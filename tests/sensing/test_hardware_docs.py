@@ -29,11 +29,28 @@ def test_the_reach_table_in_magnets_md_is_the_models_output():
 def test_the_model_has_a_dead_zone_over_the_glass_and_grows_with_the_magnet():
     model = _model()
     assert model.reach(6, 2, 1.18, 15, offset=0.0) == 0.0  # centred: the two halves of the glass cancel
-    end = model.reach(6, 2, 1.18, 15, offset=6.0)
+    end = model.reach(6, 2, 1.18, 15, offset=model.END_UNDER)
     assert model.reach(6, 2, 1.18, 15, offset=2.5) < end
-    assert model.reach(6, 3, 1.18, 15, offset=6.0) > end > model.reach(5, 2, 1.18, 15, offset=6.0)
-    assert model.reach(6, 2, 1.30, 15, offset=6.0) >= end
-    assert model.reach(6, 2, 1.18, 10, offset=6.0) > end  # a more sensitive reed
+    assert model.reach(6, 3, 1.18, 15, offset=7.0) > end > model.reach(5, 2, 1.18, 15, offset=7.0)
+    assert model.reach(6, 2, 1.30, 15, offset=7.0) >= end
+    assert model.reach(6, 2, 1.18, 10, offset=7.0) > end  # a more sensitive reed
+
+
+def test_the_threshold_is_what_the_rating_coil_puts_along_the_blades():
+    """Rated the way makers rate reeds: a coil's field grows with its ampere-turns, and a coil as short as the stated
+    one puts well under a long coil's mu0 x AT / length along the blades."""
+    model = _model()
+    assert model.coil_field(20) == pytest.approx(2 * model.coil_field(10))
+    ratio = model.coil_field(1) / (model.MU0 / 0.010)
+    assert 0.55 < ratio < 0.75
+
+
+def test_the_next_sites_reed_is_nearest_along_the_glass():
+    """The ghost columns look only round 180 degrees: over all directions the worst is there."""
+    model = _model()
+    for args in ((8, 2, 1.18, 10, 27.7), (10, 3, 1.18, 10, 36.0)):
+        everywhere = model.neighbour_reach(*args, angles=range(0, 360, 15))
+        assert everywhere == model.neighbour_reach(*args) > 0
 
 
 def test_the_schematics_and_harness_drawing_are_the_scripts_output():
