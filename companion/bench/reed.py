@@ -33,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--build", type=Path, default=Path("build/firmware"), help="where to build the firmware")
     parser.add_argument("--scan-only", action="store_true", help="only the scan times, not the latency")
     parser.add_argument("--scan-ms", type=int, default=400, help="simulated milliseconds per scan load (default 400)")
+    parser.add_argument("--debounce", type=int, help="debounce (ms) for the scan loads (default: the firmware's)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -43,12 +44,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.samples < 1 or args.bursts < 1 or not 50 <= args.scan_ms <= 10_000:
         raise UserError("bench reed: --samples and --bursts must be at least 1, --scan-ms within 50..10000")
+    if args.debounce is not None and not 0 <= args.debounce <= 1000:
+        raise UserError(f"bench reed: --debounce {args.debounce} is outside 0..1000 ms")
     try:
         build(args.build)
     except (RuntimeError, OSError) as error:
         raise UserError(f"bench reed: cannot build the firmware ({str(error).splitlines()[0]})") from None
     for board in ("uno", "mega"):
-        print_scan_times(board, scan_times(board, args.build.resolve(), args.scan_ms))
+        print_scan_times(board, scan_times(board, args.build.resolve(), args.scan_ms, args.debounce), args.debounce)
     if args.scan_only:
         return 0
     grid = simavr_grid(args.board, args.build.resolve(), realtime=True).start()
@@ -111,19 +114,23 @@ class ScanLoad:
     scans: int
 
 
-def scan_times(board: str, build_dir: Path, sim_ms: int = 400) -> list[ScanLoad]:
-    """Scan durations under each load, from the harness's cycle counts, with the host link reading the frames."""
+def scan_times(board: str, build_dir: Path, sim_ms: int = 400, debounce: int | None = None) -> list[ScanLoad]:
+    """Scan durations under each load, from the harness's cycle counts, with the host link reading the frames (and
+    setting the debounce, if given: a longer one keeps wider counters)."""
     from companion.errors import UserError
     from companion.sensing.reed import ReedLink
     from companion.sim.simavr_grid import simavr_grid
 
     grid = simavr_grid(board, build_dir).start()
-    link = ReedLink(grid.port).start()
+    link = ReedLink(grid.port, debounce_ms=debounce).start()
     try:
         time.sleep(0.05)
         grid.go()
-        if not link.wait_synced(15):
-            raise UserError(f"bench reed: the simulated {board} did not answer")
+        deadline = time.monotonic() + 15
+        while not (link.synced and (debounce is None or (link.info and link.info.debounce_ms == debounce))):
+            if time.monotonic() > deadline:
+                raise UserError(f"bench reed: the simulated {board} did not answer")
+            time.sleep(0.01)
         loads = []
         for name, command, period in LOADS:
             getattr(grid, command)(period)
@@ -150,11 +157,12 @@ def scan_times(board: str, build_dir: Path, sim_ms: int = 400) -> list[ScanLoad]
         grid.stop()
 
 
-def print_scan_times(board: str, loads: list[ScanLoad]) -> None:
+def print_scan_times(board: str, loads: list[ScanLoad], debounce: int | None = None) -> None:
     from companion.bench.stats import summary
 
     rows, cols = (16, 16) if board == "mega" else (8, 8)
-    print(f"reed grid scan, {board} firmware behind its bootloader in simavr, {rows}x{cols}, cycle counts at 16 MHz; "
+    print(f"reed grid scan, {board} firmware behind its bootloader in simavr, {rows}x{cols}, cycle counts at 16 MHz"
+          + (f", debounce {debounce} ms" if debounce is not None else "") + "; "
           f"goal every scan <= {SCAN_GOAL_US:.0f} us, no tick missed")
     for load in loads:
         worst = max(load.durations_us, default=float("nan"))

@@ -23,6 +23,7 @@ Run it to print the tables hardware/MAGNETS.md carries (tests/sensing/test_hardw
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import sys
@@ -83,6 +84,13 @@ def drive(points, moment: float, dx: float, dy: float, depths: np.ndarray, sampl
     return np.abs(bx.mean(axis=1))
 
 
+@functools.cache
+def _drive_at_every_gap(diameter: float, thickness: float, br: float, dx: float, dy: float) -> np.ndarray:
+    """drive() at each of GAPS for one magnet and one place of the reed: the table asks for it once per reed bin."""
+    points, moment = _dipoles(diameter, thickness, br)
+    return drive(points, moment, dx, dy, GAPS + REED_RADIUS)
+
+
 def _largest_gap(closes: np.ndarray) -> float:
     """The largest gap at which the reed closes, counting up from 0 only while it keeps closing (0: not even there)."""
     if not closes[0]:
@@ -93,8 +101,7 @@ def _largest_gap(closes: np.ndarray) -> float:
 
 def reach(diameter: float, thickness: float, br: float, ampere_turns: float, offset: float) -> float:
     """The largest gap (mm, magnet face to the glass's surface, in 0.25 mm steps) at which the reed still closes."""
-    points, moment = _dipoles(diameter, thickness, br)
-    return _largest_gap(drive(points, moment, offset, 0.0, GAPS + REED_RADIUS) >= coil_field(ampere_turns))
+    return _largest_gap(_drive_at_every_gap(diameter, thickness, br, offset, 0.0) >= coil_field(ampere_turns))
 
 
 def neighbour_reach(diameter: float, thickness: float, br: float, ampere_turns: float, spacing: float,
@@ -102,13 +109,12 @@ def neighbour_reach(diameter: float, thickness: float, br: float, ampere_turns: 
     """The largest gap at which this magnet still closes the reed of a site `spacing` mm away, in the worst of the
     directions `angles` (degrees from +x; 0: never). That reed's centre lies END_UNDER mm along x from its own site,
     so the worst is the site at 180 degrees, whose glass runs towards this magnet (the test checks it over all)."""
-    points, moment = _dipoles(diameter, thickness, br)
     need = coil_field(ampere_turns)
     worst = 0.0
     for angle in angles:
-        dx = spacing * math.cos(math.radians(angle)) + END_UNDER
-        dy = spacing * math.sin(math.radians(angle))
-        closes = drive(points, moment, dx, dy, GAPS + REED_RADIUS) >= need
+        dx = round(spacing * math.cos(math.radians(angle)) + END_UNDER, 6)
+        dy = round(spacing * math.sin(math.radians(angle)), 6)
+        closes = _drive_at_every_gap(diameter, thickness, br, dx, dy) >= need
         worst = max(worst, float(GAPS[closes].max()) if closes.any() else 0.0)
     return worst
 

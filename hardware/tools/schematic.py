@@ -140,7 +140,8 @@ def harness() -> str:
                  f"{mega_cols[8]}-{mega_cols[-1]}", 10, "middle"),
            _text(780, 276, "(two separate headers: an IDC plug does not fit)", 10, "middle"),
            _text(780, 320, f"Uno/Nano rows {uno_rows[0]}-{uno_rows[-1]} (1 x 4 + 1 x 4 Dupont)", 10, "middle"),
-           _text(780, 336, f"columns {uno_cols[0]}-{uno_cols[5]}, {', '.join(uno_cols[6:])} (1 x 6 + 1 x 2 Dupont)", 10, "middle"),
+           _text(780, 336, f"columns {uno_cols[0]}-{uno_cols[5]}, {', '.join(uno_cols[6:])} (1 x 6 + 1 x 2 Dupont)",
+                 10, "middle"),
            _text(780, 356, "USB to the Raspberry Pi", 11, "middle"),
            _text(20, 400, "Pin 1 of each header is marked on the base and on the plug; J1 pin n carries row n-1, "
                  "J2 pin n column n-1 (schematic-*.svg).", 11),

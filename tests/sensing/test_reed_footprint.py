@@ -25,7 +25,7 @@ BOARDS = ["orbit", "dakalio", "trajectory", "orbital_battle", "periorbis"] + [
 
 def test_the_leads_bend_where_the_makers_allow_and_reach_through_the_base():
     assert reed.PITCH >= reed.least_pitch() == pytest.approx(21.53, abs=0.01)
-    assert reed.PITCH == pytest.approx(9 * 2.54)  # perfboard makes the jig
+    assert pytest.approx(9 * 2.54) == reed.PITCH  # perfboard makes the jig
     # Each lead's run from the glass to the middle of its bent leg: the bend itself starts 3 mm or more out.
     run = (reed.PITCH - reed.GLASS_LENGTH) / 2
     assert run - reed.BEND_RADIUS - reed.LEAD_DIAMETER / 2 >= reed.BEND_FROM_GLASS
@@ -40,17 +40,17 @@ def test_the_footprint_holds_the_reed_with_no_copper_under_its_glass():
     footprint = Footprint.from_file(str(FOOTPRINT))
     pads = sorted(footprint.pads, key=lambda p: p.position.X)
     assert [p.number for p in pads] == ["1", "2"]
-    assert pads[1].position.X - pads[0].position.X == pytest.approx(reed.PITCH)
+    assert pytest.approx(reed.PITCH) == pads[1].position.X - pads[0].position.X
     assert {p.drill.diameter for p in pads} == {reed.HOLE_DRILL}
     glass = [item for item in footprint.graphicItems if type(item).__name__ == "FpRect" and item.layer == "F.Fab"]
     (outline,) = glass
-    assert outline.end.X - outline.start.X == pytest.approx(reed.GLASS_LENGTH)
-    assert outline.end.Y - outline.start.Y == pytest.approx(reed.GLASS_DIAMETER)
+    assert pytest.approx(reed.GLASS_LENGTH) == outline.end.X - outline.start.X
+    assert pytest.approx(reed.GLASS_DIAMETER) == outline.end.Y - outline.start.Y
     for pad in pads:
         copper = (pad.position.X - pad.size.X / 2, pad.position.X + pad.size.X / 2)
         assert copper[1] < outline.start.X or copper[0] > outline.end.X  # no pad under the glass
     # The glass's near end, where the site's centre goes, is HOLES[0] from the first hole.
-    assert outline.start.X - pads[0].position.X == pytest.approx(reed.GLASS_START - reed.HOLES[0])
+    assert pytest.approx(reed.GLASS_START - reed.HOLES[0]) == outline.start.X - pads[0].position.X
     netlist = (HARDWARE / "reed-grid-mega.net").read_text()
     assert len(re.findall(r'\(footprint "reed_grid:Reed_MACD-14_P22\.86mm_Horizontal"\)', netlist)) == 256
 
