@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from companion.firmware_tools import BOARDS, CHECKOUT_FIRMWARE, CORE_ROOT, SIZES, build_all, firmware_dir
+from companion.firmware_tools import BOARDS, CHECKOUT_FIRMWARE, CORE_ROOT, SIZES, build_all, pin_names
 
 FIRMWARE = CHECKOUT_FIRMWARE
 # The three firmwares and the harness, built as `companion firmware build` builds one board.
@@ -180,19 +180,14 @@ class BoardClock:
 
 def board_pins(board: str) -> tuple[list[str], list[str]]:
     """The row and column pins of a board from pins.h, as port letter and bit ("D4", "C0", ...)."""
-    text = (firmware_dir() / "reed_grid" / "pins.h").read_text()
-    blocks = re.findall(r"#define GRID_ROW_PINS \{([^}]*)\}\s*#define GRID_COL_PINS \{([^}]*)\}", text)
-    if len(blocks) != 2:
-        raise RuntimeError("pins.h: expected a Mega block and an Uno/Nano block")
-    rows, cols = blocks[0] if board == "mega" else blocks[1]
+    rows, cols = pin_names(board)
     ports = _port_map(board)
     analog0 = 54 if board == "mega" else 14
 
     def number(name: str) -> int:
-        name = name.strip()
-        return analog0 + int(name[1:]) if name.startswith("A") else int(name)
+        return analog0 + int(name[1:]) if name.startswith("A") else int(name[1:])
 
-    return [ports[number(p)] for p in rows.split(",")], [ports[number(p)] for p in cols.split(",")]
+    return [ports[number(p)] for p in rows], [ports[number(p)] for p in cols]
 
 
 def _port_map(board: str) -> dict[int, str]:

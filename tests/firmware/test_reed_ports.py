@@ -4,11 +4,7 @@ ListPortInfo records with the ids the devices would have."""
 
 from __future__ import annotations
 
-import os
-import pty
-import threading
 import time
-import tty
 
 import pytest
 from serial.tools import list_ports
@@ -16,38 +12,14 @@ from serial.tools.list_ports_common import ListPortInfo
 
 from companion.cli import main
 from companion.sensing.reed import ReedLink, candidate_ports, survey
+from companion.sim.pty_device import PtyDevice
 from companion.sim.simavr_grid import simavr_grid
 from companion.sim.wire import FaultyWire
 
 
-class Gps:
-    """A device that talks all the time, and not our protocol: NMEA sentences every 100 ms. It counts what it hears."""
-
-    def __init__(self) -> None:
-        self.master, self.slave = pty.openpty()
-        tty.setraw(self.slave)
-        self.path = os.ttyname(self.slave)
-        self.heard = b""
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        os.set_blocking(self.master, False)
-        while not self._stop.wait(0.1):
-            os.write(self.master, b"$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47\r\n")
-            try:
-                self.heard += os.read(self.master, 4096)
-            except BlockingIOError:
-                pass
-            except OSError:
-                return
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=2)
-        os.close(self.master)
-        os.close(self.slave)
+def gps() -> PtyDevice:
+    """A device that talks all the time, and not our protocol: an NMEA sentence every 100 ms."""
+    return PtyDevice(lambda n: b"$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47\r\n")
 
 
 def _port(device: str, vid: int | None, pid: int | None, description: str) -> ListPortInfo:
@@ -61,15 +33,15 @@ def two_ch340(firmware_build, tmp_path):
     grid = simavr_grid("mega", firmware_build).start()
     grid.go()
     wire = FaultyWire(grid.port, tmp_path / "ttyUSB1", on_replug=grid.power_cycle).start()
-    gps = Gps()
+    device = gps()
     ports = [
         _port(str(wire.path), 0x1A86, 0x7523, "USB2.0-Serial"),  # the grid, second by name
         _port(str(tmp_path / "ttyUSB0"), 0x1A86, 0x7523, "USB2.0-Serial"),  # the GPS, first by name
         _port("/dev/ttyS0", None, None, "n/a"),
     ]
-    (tmp_path / "ttyUSB0").symlink_to(gps.path)
-    yield grid, gps, (lambda: list(ports)), str(wire.path)
-    gps.stop()
+    (tmp_path / "ttyUSB0").symlink_to(device.path)
+    yield grid, device, (lambda: list(ports)), str(wire.path)
+    device.stop()
     wire.stop()
     grid.stop()
 

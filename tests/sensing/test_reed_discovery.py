@@ -4,52 +4,26 @@ passed over for the next candidate after a bounded wait, and tried again on the 
 from __future__ import annotations
 
 import binascii
-import os
-import pty
-import threading
 import time
-import tty
 
 import pytest
 from serial.tools.list_ports_common import ListPortInfo
 
 from companion.sensing.reed import HELLO_WAIT, ReedLink
+from companion.sim.pty_device import PtyDevice
 from companion.sim.simavr_grid import virtual_grid
 
 
-class SilentGrid:
-    """A device on a pty that sends valid heartbeat frames every 100 ms, as a running grid would, but never answers
-    the hello's question. It keeps what it hears."""
+def silent_grid() -> PtyDevice:
+    """A device that sends valid heartbeat frames every 100 ms, as a running grid would, but never answers the hello's
+    question."""
 
-    def __init__(self) -> None:
-        self.master, self.slave = pty.openpty()
-        tty.setraw(self.slave)
-        self.path = os.ttyname(self.slave)
-        self.heard = b""
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
+    def heartbeat(n: int) -> bytes:
+        body = f"{n & 0xFF:02X} K {n * 100:08X}".encode()
+        crc = binascii.crc_hqx(body, 0xFFFF)  # CRC-16/CCITT-FALSE, as firmware/PROTOCOL.md names it
+        return body + f" *{crc:04X}\r\n".encode()
 
-    def _run(self) -> None:
-        os.set_blocking(self.master, False)
-        seq = 0
-        while not self._stop.wait(0.1):
-            body = f"{seq:02X} K {seq * 100:08X}".encode()
-            crc = binascii.crc_hqx(body, 0xFFFF)  # CRC-16/CCITT-FALSE, as firmware/PROTOCOL.md names it
-            seq = (seq + 1) & 0xFF
-            try:
-                os.write(self.master, body + f" *{crc:04X}\r\n".encode())
-                self.heard += os.read(self.master, 4096)
-            except BlockingIOError:
-                pass
-            except OSError:
-                return
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=2)
-        os.close(self.master)
-        os.close(self.slave)
+    return PtyDevice(heartbeat)
 
 
 def _port(device: str) -> ListPortInfo:
@@ -60,7 +34,7 @@ def _port(device: str) -> ListPortInfo:
 
 @pytest.fixture
 def silent(tmp_path):
-    device = SilentGrid()
+    device = silent_grid()
     (tmp_path / "ttyUSB0").symlink_to(device.path)  # first by name, so it is tried first
     yield device, str(tmp_path / "ttyUSB0")
     device.stop()
