@@ -85,15 +85,15 @@ class PortReport:
     hello: frames.Hello | None = None
 
 
-def probe(device: str, wait: float = BOOT_WAIT) -> frames.Hello | None:
-    """Opens a port (which resets a board through DTR) and listens for the firmware: its hello, or None when no
-    valid frame came within `wait`. Nothing is written to a port before it has sent a valid frame."""
+def probe(device: str, wait: float = BOOT_WAIT) -> tuple[frames.Hello | None, int]:
+    """Opens a port (which resets a board through DTR) and listens for the firmware: its hello (None when none came
+    within `wait`) and how many valid frames it sent. Nothing is written to a port before it has sent a valid frame."""
     link = ReedLink(device, boot_wait=wait, backoff=(60.0, 60.0)).start()  # no second opening within the wait
     try:
         deadline = time.monotonic() + wait
         while link.info is None and time.monotonic() < deadline:
             time.sleep(0.02)
-        return link.info
+        return link.info, link.counters.frames
     finally:
         link.stop()
 
@@ -105,15 +105,20 @@ def survey(comports: Comports | None = None, probe_all: bool = False, wait: floa
     entries = {info.device: usb_ids.describe(info.vid, info.pid) for info in infos}
     to_probe = [info.device for info in infos if probe_all or entries[info.device] is not None]
     with ThreadPoolExecutor(max_workers=max(1, len(to_probe))) as pool:
-        hellos = dict(zip(to_probe, pool.map(lambda device: probe(device, wait), to_probe), strict=True))
+        probed = dict(zip(to_probe, pool.map(lambda device: probe(device, wait), to_probe), strict=True))
     reports = []
     for info in infos:
         entry = entries[info.device]
         usb = f"{info.vid:04x}:{info.pid:04x}" if info.vid is not None and info.pid is not None else ""
         name = entry.name if entry else (info.description or "serial port")
-        hello = hellos.get(info.device)
-        if info.device not in hellos:
+        hello, heard = probed.get(info.device, (None, 0))
+        if info.device not in probed:
             verdict = "not probed: its USB id is not an Arduino's or a USB-serial chip's (--all probes it)"
+        elif hello is None and heard:
+            # Frames but no hello: firmware of another protocol version, or a device that only looks like a grid.
+            verdict = (f"not a grid: it sent {heard} reed-grid frame{'s' if heard != 1 else ''} but did not answer "
+                       f"the handshake within {wait:g} s (flash the grid's firmware: companion firmware flash --port "
+                       f"{info.device})")
         elif hello is None:
             verdict = f"not a grid: no reed-grid frame within {wait:g} s of opening it"
         else:

@@ -9,7 +9,7 @@ import time
 import pytest
 from serial.tools.list_ports_common import ListPortInfo
 
-from companion.sensing.reed import HELLO_WAIT, ReedLink
+from companion.sensing.reed import HELLO_WAIT, ReedLink, survey
 from companion.sim.pty_device import PtyDevice
 from companion.sim.simavr_grid import virtual_grid
 
@@ -71,3 +71,11 @@ def test_a_lone_device_that_never_answers_is_tried_again_and_again(silent):
         assert not link.synced and link.info is None
         assert link.counters.reconnects >= 2
         assert link.counters.frames > 0
+
+
+def test_grid_ports_says_a_device_sent_frames_but_never_answered_the_handshake(silent):
+    _device, silent_port = silent
+    (report,) = survey(lambda: [_port(silent_port)], wait=1.0)
+    assert report.hello is None
+    assert "reed-grid frames but did not answer the handshake within 1 s" in report.verdict
+    assert f"companion firmware flash --port {silent_port}" in report.verdict
