@@ -58,6 +58,13 @@ class PlanetMap:
         return tuple(h for h in all_hexes() if self.terrain[h] != "edge")
 
     @cached_property
+    def rim(self) -> frozenset[str]:
+        """The hexes on the planet's edge (where marines may set down, VII): those a piece can stand on that touch
+        the map's border, a half-hex or the edge of the tile."""
+        return frozenset(h for h in self.hexes if len(planet_neighbours(h)) < 6
+                         or any(self.terrain[n] == "edge" for n in planet_neighbours(h)))
+
+    @cached_property
     def craters(self) -> dict[str, int]:
         """Crater hex -> which crater (touching crater hexes are one crater)."""
         out: dict[str, int] = {}

@@ -169,6 +169,30 @@ Ledger = dict[str, dict[str, Any]]
 """{"players": {player: {counter: value}}, "table": {counter: value}}"""
 
 
+@dataclass(frozen=True)
+class MusterKind:
+    """One kind a player may buy several of at once: the value the purchases name, its name in words, its cost,
+    how many may be bought now at most, and how many the game suggests."""
+
+    kind: str
+    name: str
+    cost: int
+    most: int
+    suggested: int = 0
+
+
+@dataclass(frozen=True)
+class Muster:
+    """Purchases chosen by how many of each kind (a starting force): the points there are to spend and the kinds.
+    `Game.muster_actions` turns the chosen numbers into the legal actions that buy them, one by one."""
+
+    points: int
+    kinds: tuple[MusterKind, ...]
+
+    def to_json(self) -> dict[str, JSON]:
+        return codec.to_json(self)
+
+
 class Game(ABC, Generic[S]):
     """A game engine. Subclasses are stateless: every method is a pure function of its arguments."""
 
@@ -185,6 +209,10 @@ class Game(ABC, Generic[S]):
     # codec.Maybe(type) for one that may be left out. Every action is read through it (decode_action), so a number
     # is a bounded whole number and no unknown argument reaches the rules or the log.
     actions: ClassVar[Mapping[str, Mapping[str, Any]]]
+    # The mark each kind of piece carries on the phones' map: the start of a layout name (before the owner's colour)
+    # -> one or two characters, each mark meaning one kind; "" for none (a piece told by its own colour). A kind
+    # not listed shows the first letter of its name.
+    marks: ClassVar[Mapping[str, str]] = {}
 
     @abstractmethod
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> S:
@@ -227,6 +255,20 @@ class Game(ABC, Generic[S]):
         unless the game names a piece by the part it plays (ORBIT's `ship-blue-red` is Red's blue spaceship). The
         way a pointing piece points (`planet-red>r1s1`, see `pointing`) is kept: a camera can read it."""
         return name
+
+    def group(self, state: S, action: Action) -> str | None:
+        """The heading a player looks for this action under when there are many of its type (ORBIT: a card by the
+        first planet symbol printed on it), or None: the page groups by the action's arguments."""
+        return None
+
+    def muster(self, state: S) -> Muster | None:
+        """Purchases the player to act may choose by numbers now (Orbital Battle's starting forces), or None."""
+        return None
+
+    def muster_actions(self, state: S, counts: Mapping[str, int]) -> tuple[Action, ...]:
+        """The legal actions, in order, that buy `counts` (kind -> how many) of `muster(state)`; IllegalAction with
+        a player's reason when they cannot all be bought (points, counters or room)."""
+        raise IllegalAction(f"{self.title} buys nothing by numbers")
 
     def decode_action(self, data: Any) -> Action:
         """An action from its JSON form, its arguments checked against the game's schema; ActionError (one line,

@@ -126,6 +126,15 @@ class Session:
             self._announce(entry)
             return entry
 
+    def submit_all(self, actions: Sequence[Action], source: str, actor: str | None = None) -> list[Entry]:
+        """Apply several actions in order (a force bought by numbers), all or none: every one is checked against the
+        state the ones before it leave before the first is committed; then each is committed and announced."""
+        with self._lock:
+            state = self._state
+            for action in actions:
+                state, _ = self.game.apply(state, action)
+            return [self.submit(action, source, actor) for action in actions]
+
     def undo(self, source: str, actor: str | None = None) -> Entry:
         """Take back the last action; the table must put the pieces back as the announcement says."""
         with self._lock:

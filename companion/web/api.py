@@ -78,11 +78,12 @@ def board() -> Response:
     record = table().session.record
     surface = request.args.get("surface")
     if surface is None:
-        return jsonify({**board_json(table().board()), "surfaces": surfaces(record.game)})
+        marks = dict(load(record.game).marks)
+        return jsonify({**board_json(table().board()), "surfaces": surfaces(record.game), "marks": marks})
     drawn = surface_json(record.game, record.options, surface)
     if drawn is None:
         raise BadInput(f"surface: this game has no map {surface!r}", 404)
-    return jsonify(drawn)
+    return jsonify({**drawn, "marks": dict(load(record.game).marks)})
 
 
 @api.get("/inputs")
@@ -92,10 +93,12 @@ def inputs() -> Response:
     session = table().session
     game, current = session.game, session.state
     listed = legal_inputs(game, current, table().words())
+    muster = game.muster(current)
     return jsonify(
         actor=game.phase(current).actor,
         phone=[item for item in listed if not item["board"]],
         board=[item for item in listed if item["board"]],
+        muster=muster.to_json() if muster else None,
     )
 
 
@@ -161,6 +164,26 @@ def act() -> Response:
     action, actor = _action(data), _actor(data)
     _turn(actor)
     return _done(table().session.submit(action, "phone", actor))
+
+
+@api.post("/muster")
+@requires_token
+def muster() -> Response:
+    """Units bought by numbers (`counts`: kind -> how many, of the inputs' `muster`), placed by the game's rule and
+    booked as its purchases one by one, all or none."""
+    data = json_body()
+    actor = _actor(data)
+    _turn(actor)
+    counts = field(data, "counts", dict)
+    if len(counts) > 32 or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 99
+                                   for n in counts.values()):
+        raise BadInput("counts: expected each kind's number of units, 0 to 99")
+    session = table().session
+    actions = session.game.muster_actions(session.state, {k: n for k, n in counts.items() if n})
+    if not actions:
+        raise BadInput("counts: choose at least one unit to buy")
+    entries = session.submit_all(actions, "phone", actor)
+    return _done(entries[-1])
 
 
 @api.post("/choose")

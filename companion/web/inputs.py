@@ -25,10 +25,12 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> tuple[list[str], 
     return left, arrived, pieces
 
 
-def _steps(action: Action, words: Words) -> list[list[Any]]:
-    """[name, value, words] per argument; a list argument (two dice) gives one step per element."""
+def _steps(action: Action, words: Words, order: list[str]) -> list[list[Any]]:
+    """[name, value, words] per argument in the order the game declares them (a unit, then where it goes); a list
+    argument (two dice) gives one step per element."""
     steps: list[list[Any]] = []
-    for key, value in action.args:
+    rank = {key: i for i, key in enumerate(order)}
+    for key, value in sorted(action.args, key=lambda arg: rank.get(arg[0], len(rank))):
         if isinstance(value, (list, tuple)):
             steps += [[f"{words.key(key)} {i + 1}", v, words.value(v)] for i, v in enumerate(value)]
         else:
@@ -36,20 +38,33 @@ def _steps(action: Action, words: Words) -> list[list[Any]]:
     return steps
 
 
+def _left_to_chance(actions: list[Action]) -> set[Action]:
+    """The actions that leave out an argument others of their type give (the dice, the card drawn): applying one
+    draws it from the state's generator, so the companion rolls, draws or spins for the table."""
+    fuller = set()
+    for action in actions:
+        for i in range(len(action.args)):
+            fuller.add((action.type, action.args[:i] + action.args[i + 1:]))
+    return {action for action in actions if (action.type, action.args) in fuller}
+
+
 def inputs(game: Game, state: Any, words: Words) -> list[dict[str, Any]]:
-    """Every legal action for the page: type, action, label, board (a board move), chance, from, to, pieces, steps."""
+    """Every legal action for the page: type, action, label, board (a board move), chance, from, to, pieces, steps,
+    group (the heading the game gives it in a long list)."""
     actions = list(game.legal_actions(state))
-    with_args = {a.type for a in actions if a.args}
+    drawn = _left_to_chance(actions)
     before = game.layout(state)
     listed = []
     for action in actions:
-        chance = not action.args and action.type in with_args
+        chance = action in drawn
         left: list[str] = []
         arrived: list[str] = []
         pieces: list[str] = []
+        steps = _steps(action, words, list(game.actions.get(action.type, {})))
         if chance:
             # Applying it would draw from the state's generator: its sentence would give the result away.
-            label = f"{words.key(action.type)}: the companion draws, rolls or spins for the table."
+            said = ", ".join(step[2] for step in steps)
+            label = f"{words.key(action.type)}{' ' + said if said else ''}: the companion {_draws(action.type)}."
         else:
             after, events = game.apply(state, action)
             label = words.text(" ".join(event.text for event in events)) or words.key(action.type)
@@ -65,7 +80,17 @@ def inputs(game: Game, state: Any, words: Words) -> list[dict[str, Any]]:
                 "from": left,
                 "to": arrived,
                 "pieces": [words.piece(p) for p in pieces],
-                "steps": _steps(action, words),
+                "steps": steps,
+                "group": game.group(state, action),
             }
         )
     return listed
+
+
+def _draws(kind: str) -> str:
+    """What the companion does for the table: rolls the dice, draws a card, spins the spinner."""
+    if "draw" in kind:
+        return "draws for the table"
+    if "spin" in kind or "search" in kind:
+        return "spins for the table"
+    return "rolls the dice"

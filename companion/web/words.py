@@ -15,6 +15,8 @@ _SURFACE = re.compile(r"^p(\d+):(\d+)$")  # a planet's surface hex (Orbital Batt
 _NAME = r"[A-Za-z0-9][A-Za-z0-9:_-]*[A-Za-z0-9]"
 _TOKEN = re.compile(rf"{_NAME}(?:>{_NAME})?")  # a piece may point to a site: planet-red>r1s1
 _CARD = re.compile(r"\bcard c\d+\b")  # ORBIT's cards carry no number in the box: "a card", then its summary
+_COLOURS = {"red", "orange", "yellow", "green", "blue", "purple", "brown", "gray", "grey", "white", "black", "pink",
+            "teal", "silver"}
 _PIECE_KINDS = {"ship", "planet", "station", "base", "army", "fleet", "infestor", "marker"}
 
 
@@ -48,13 +50,16 @@ class Words:
         owners = [part for part in rest if part in self.seats]
         if rest and rest[-1] in ("marker", "tile", "token"):  # turn-marker: the turn marker
             return " ".join(["the", kind, *rest]).replace("_", " ")
-        if kind in KINDS_OWNED_BY_NAME or not owners:
+        if not owners or (kind in KINDS_OWNED_BY_NAME and len(rest) == 1):
             if rest and all(part.isdigit() for part in rest):
                 return " ".join([kind, *rest])  # planet-3: planet 3
             return " ".join([*rest, kind]).replace("_", " ")
         owner = owners[-1]
         others = [part for part in rest if part != owner]
-        return f"{self.seat(owner)}'s {' '.join([*others, kind])}".replace("_", " ")
+        # ship-blue-red: Red's blue ship (a colour says which); air-force-green: Green's air force (a kind of two words)
+        colours = [part for part in others if part in _COLOURS]
+        words = [*colours, kind, *(part for part in others if part not in _COLOURS)]
+        return f"{self.seat(owner)}'s {' '.join(words)}".replace("_", " ")
 
     def text(self, text: str) -> str:
         """A sentence as players read it: a site id that slipped into it becomes the board's name for the site, a

@@ -240,7 +240,7 @@ def test_cargo_leaving_from_under_its_transport_is_not_counted_as_seen(spread):
     from companion.sim.hand_play import HandTable
 
     scenario = load_scenario(Path(__file__).parents[1] / "scenarios/orbital_battle/"
-                             "unload_marines_anywhere_on_the_planet.json")
+                             "unload_marines_on_the_edge_or_by_a_starport.json")
     # The transport carries one army: the army seen on a planet hex could only have come from it, by the rules.
     units = [u for u in scenario.given["units"] if u["kind"] != "marines"]
     scenario = replace(scenario, given={**scenario.given, "units": units})

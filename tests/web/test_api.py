@@ -39,7 +39,7 @@ def test_inputs_list_the_declared_actions_labelled_by_what_they_would_announce(s
 def test_a_chance_input_does_not_give_its_result_away(served):
     served.post("/api/act", {"action": {"type": "end_turn"}, "actor": "red"})
     labels = [item["label"] for item in served.get("/api/inputs")["phone"] if item["action"] == {"type": "draw"}]
-    assert labels == ["Draw: the companion draws, rolls or spins for the table."]
+    assert labels == ["Draw: the companion draws for the table."]
 
 
 def test_a_declared_input_is_committed_and_logged_as_the_phones(served):

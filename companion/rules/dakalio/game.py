@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from companion.codec import Maybe, text
 from companion.rules.dakalio import judge, placing, play
@@ -77,6 +77,7 @@ class Dakalio(Game[State]):
     min_players = 2
     max_players = 2
     state_type = State
+    marks: ClassVar[Mapping[str, str]] = {"ship": "S", "asteroid": "A", "portal": "P", "dakalio": "D"}
     board_moves = frozenset({"portal", "asteroid", "enter", "move", "dakalio", "next_game"})
     actions = ARGS
 

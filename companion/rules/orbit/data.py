@@ -115,3 +115,13 @@ def describe(card: Card) -> str:
     parts += [f"{card.wild} wild planet" + ("s" if card.wild > 1 else "")] if card.wild else []
     parts += [said(getattr(card, name)) for name, _, said in _SIMPLE if getattr(card, name)]
     return "; ".join(parts) or "nothing"
+
+
+def heading(card: Card) -> str:
+    """Where a player holding the card finds it among many: by the first planet symbol printed on it ("Red planet"),
+    a wild symbol, or the every-planet symbol."""
+    if card.planets:
+        return f"{card.planets[0][0].capitalize()} planet"
+    if card.all:
+        return "Every planet"
+    return "Wild planet" if card.wild else "No planet"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from companion.codec import MaxLength, Maybe, text, whole
 from companion.rules.engine import (
@@ -24,7 +24,7 @@ from companion.rules.engine import read_options as _read_options
 from companion.rules.orbit import flight, partners, planets, turns
 from companion.rules.orbit.arrival import jump_targets, visit
 from companion.rules.orbit.common import OFFER_ACTIONS, OFFER_NAMES
-from companion.rules.orbit.data import describe, feature_words, load_deck
+from companion.rules.orbit.data import describe, feature_words, heading, load_deck
 from companion.rules.orbit.setup import exchange_tiles, people_and_ships, place_planets, place_stations, seat_colours
 from companion.rules.orbit.space import distances, space, straight_lines
 from companion.rules.orbit.state import (
@@ -112,6 +112,8 @@ class Orbit(Game[State]):
     state_type = State
     # Moves whose board outcome tells them apart. Tiles, tokens, the engine and the start position's portal or
     # cannon can leave the same board as a flight would, so they are declared on a phone.
+    marks: ClassVar[Mapping[str, str]] = {"planet": "", "ship": "S", "station-hand": "H", "station-energy": "E",
+        "station-portal": "J", "station-cannon": "C", "station-fuel": "F", "prism": "◆", "nebula": "N"}
     board_moves = frozenset({"advance", "fly", "jump", "cannon", "nebula"})
     actions = ARGS
 
@@ -185,6 +187,12 @@ class Orbit(Game[State]):
         """A dual game's second spaceship is named for its owner too (`ship-blue-red`); the piece is the blue ship."""
         kind, _, rest = name.partition("-")
         return f"ship-{rest.partition('-')[0]}" if kind == "ship" else name
+
+    def group(self, state: State, action: Action) -> str | None:
+        if action.type != "play":
+            return None
+        card = load_deck(state.options.deck).by_id.get(action.get("card") or "")
+        return heading(card) if card is not None else None
 
     def ledger(self, state: State) -> Ledger:
         players = {}

@@ -82,7 +82,7 @@ def done(state: State, action: Action) -> Result:
 
 
 def start_turn(state: State, turn: int) -> State:
-    return replace(state, stage="turn", turn=turn, step=0, orbit_next=1, acted=(), fought=(), loaded=(), unloaded=())
+    return replace(state, stage="turn", turn=turn, step=0, acted=(), fought=(), loaded=(), unloaded=())
 
 
 def advance(state: State) -> Result:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from companion.boards import BoardFileError, load_board
 from companion.boards.orbital_battle import sites_in, start_sites
@@ -18,13 +18,14 @@ from companion.rules.engine import (
     Handler,
     Layout,
     Ledger,
+    Muster,
     Outcome,
     Phase,
     SetupError,
     handler_for,
 )
 from companion.rules.engine import read_options as _read_options
-from companion.rules.orbital_battle import build, combat, flow, moves, orbit, transport
+from companion.rules.orbital_battle import build, combat, flow, moves, muster, orbit, transport
 from companion.rules.orbital_battle.control import conquests, contested, controlled, income
 from companion.rules.orbital_battle.geo import planet_map
 from companion.rules.orbital_battle.movement import retreats as retreat_ends
@@ -65,7 +66,7 @@ ARGS: dict[str, dict[str, Any]] = {
     "roll": {"dice": DICE},
     "home": {"planet": NAME},
     "done": {},
-    "orbit": {"shove": Maybe(NAME)},
+    "orbit": {"shove": Maybe(Annotated[tuple[NAME, ...], MaxLength(16)])},
     "buy": {"kind": NAME, "at": NAME},
     "scrap": {"unit": NAME},
     "load": {"transport": NAME, "unit": NAME},
@@ -78,7 +79,8 @@ ARGS: dict[str, dict[str, Any]] = {
 }
 DICE = tuple((a, d) for a in range(1, 7) for d in range(1, 7))
 PROMPTS = {
-    "orbit": "Move planet {n} one hex clockwise along its orbit (push any ship in its way ahead of it).",
+    "orbit": "Move every planet one hex clockwise along its orbit, planet 1 first (push any ship in its way ahead "
+    "of it).",
     "build": "{p}: buy units and structures, or scrap structures; then end the build phase.",
     "load": "{p}: load land units into transports beside a planet, or unload them; then end the phase.",
     "space_move": "{p}: move spaceships; then end space movement.",
@@ -97,6 +99,10 @@ class OrbitalBattle(Game[State]):
     state_type = State
     # Landings and land moves are board moves too: a table with its planet maps on grids of their own follows them
     # by hand (a table that senses the solar map alone does not see them, and they are declared on a phone).
+    marks: ClassVar[Mapping[str, str]] = {"planet": "", "army": "Ar", "mech-infantry": "MI", "marines": "Ma",
+        "armor": "Tk", "artillery": "Gn", "air-force": "AF", "militia": "Mi", "transport": "T", "destroyer": "D",
+        "light-cruiser": "LC", "missile-cruiser": "MC", "heavy-cruiser": "HC", "battle-cruiser": "BC",
+        "battleship": "BB", "planet-defense": "PD", "factory": "F"}
     board_moves = frozenset({"orbit", "fly", "withdraw", "unload", "march"})
     actions = ARGS
 
@@ -137,7 +143,7 @@ class OrbitalBattle(Game[State]):
             return Phase("setup", player, f"{who(player or '')}: buy your starting forces (on and around your home "
                          f"world) with your {points}, then say done.", "deploy")
         name = phase_name(state)
-        prompt = PROMPTS[name].format(n=state.orbit_next, p=who(player or ""))
+        prompt = PROMPTS[name].format(p=who(player or ""))
         return Phase(name, player, prompt, "orbit" if name == "orbit" else "act", state.turn)
 
     def legal_actions(self, state: State) -> Iterator[Action]:
@@ -171,6 +177,12 @@ class OrbitalBattle(Game[State]):
                 return moved, None
         result = conquests(handler_for(HANDLERS, self.title, action)(state, action)[0])[0]
         return _relaid(state, result, before), None
+
+    def muster(self, state: State) -> Muster | None:
+        return muster.offer(state)
+
+    def muster_actions(self, state: State, counts: Mapping[str, int]) -> tuple[Action, ...]:
+        return muster.actions(self.apply, state, counts)
 
     def ledger(self, state: State) -> Ledger:
         players = {}
@@ -328,12 +340,8 @@ def _candidates(state: State) -> Iterator[Action]:
     player = actor(state) or ""
     name = phase_name(state)
     if name == "orbit":
-        choices = orbit.shove_choices(state, str(state.orbit_next))
-        if choices:
-            for site in choices:
-                yield make("orbit", shove=site)
-        else:
-            yield make("orbit")
+        for plan in orbit.shove_plans(state):
+            yield make("orbit", shove=plan) if plan else make("orbit")
         return
     yield make("done")
     mine = [u for u in state.units if u.owner == player]

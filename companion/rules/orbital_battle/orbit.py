@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 
 from companion.boards.orbital_battle import ring_site
@@ -42,30 +43,63 @@ def shove_choices(state: State, planet: str) -> tuple[str, ...] | None:
     return off or tuple(sorted(free))
 
 
+def shove_plans(state: State) -> Iterator[tuple[str, ...]]:
+    """Every way the ships in the planets' paths may make way this orbit phase: one hex per ship that must choose,
+    in the order the planets move (one empty plan when no ship has to)."""
+    def plans(state: State, planet: int, made: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+        if planet > len(PLANETS):
+            yield made
+            return
+        choices = shove_choices(state, str(planet)) or (None,)
+        for choice in choices:
+            moved_on, _ = _move_planet(state, str(planet), choice)
+            yield from plans(moved_on, planet + 1, made if choice is None else (*made, choice))
+
+    yield from plans(state, 1, ())
+
+
 def orbit(state: State, action: Action) -> Result:
+    """The orbit phase as one step (V): every planet in turn, 1 to 8, one hex clockwise, pushing the ship in its way
+    ahead of it; `shove` says where each ship that must make way goes, in the order the planets move."""
     if state.stage != "turn" or state.step != 0:
         raise IllegalAction("planets move in the orbit phase at the start of a turn")
-    planet = str(state.orbit_next)
+    shoves = tuple(action.get("shove") or ())
+    events: list[Event] = []
+    for planet in PLANETS:
+        choices = shove_choices(state, planet)
+        choice = None
+        if choices:
+            blocker = occupied(state)[path_ahead(state, planet)[1]]
+            if not shoves:
+                raise IllegalAction(f"{who(blocker.owner)}: say where {name(blocker)} makes way to when planet "
+                                    f"{planet} moves, one of {', '.join(choices)}")
+            choice, shoves = shoves[0], shoves[1:]
+            if choice not in choices:
+                raise IllegalAction(f"{who(blocker.owner)}: say where {name(blocker)} makes way to when planet "
+                                    f"{planet} moves, one of {', '.join(choices)}")
+        state, more = _move_planet(state, planet, choice)
+        events += more
+    if shoves:
+        raise IllegalAction(f"no ship needs to make room for {', '.join(shoves)} as the planets move")
+    state, more = collect(state)
+    return state, events + more
+
+
+def _move_planet(state: State, planet: str, shove: str | None) -> Result:
+    """One planet one hex along its orbit, with the ship in its way (and the ship beyond that one, moved to
+    `shove`, or destroyed when it has nowhere to go)."""
     target, beyond = path_ahead(state, planet)
     taken = occupied(state)
     events = [Event("orbited", f"Planet {planet} moves one hex clockwise to {place(target)}.",
                     {"planet": planet, "from": state.planets[planet], "to": target})]
     choices = shove_choices(state, planet)
-    shove = action.get("shove")
-    if choices is None and shove is not None:
-        raise IllegalAction(f"no ship needs to make room when planet {planet} moves")
     if choices is not None:
         blocker = taken[beyond]
         if not choices:
-            if shove is not None:
-                raise IllegalAction(f"{name(blocker)} has nowhere to go; it is lost")
             state = removed(state, blocker)
             events.append(Event("destroyed", f"{name(blocker)} has no room to make way and is destroyed "
                                 f"(take it and its cargo off {place(beyond)}).", {"unit": blocker.uid}))
-        elif shove not in choices:
-            raise IllegalAction(f"{who(blocker.owner)}: say where {name(blocker)} makes way to, one of "
-                                f"{', '.join(choices)}")
-        else:
+        elif shove is not None:
             state = moved(state, blocker, shove)
             events.append(Event("shoved", f"{name(blocker)} makes way from {place(beyond)} to {place(shove)}.",
                                 {"unit": blocker.uid, "to": shove}))
@@ -74,11 +108,7 @@ def orbit(state: State, action: Action) -> Result:
         state = moved(state, pushed, beyond)
         events.append(Event("pushed", f"Planet {planet} pushes {name(pushed)} ahead to {place(beyond)}.",
                             {"unit": pushed.uid, "to": beyond}))
-    state = replace(state, planets={**state.planets, planet: target}, orbit_next=state.orbit_next + 1)
-    if state.orbit_next > len(PLANETS):
-        state, more = collect(state)
-        events += more
-    return state, events
+    return replace(state, planets={**state.planets, planet: target}), events
 
 
 def collect(state: State) -> Result:

@@ -118,7 +118,6 @@ class State:
     fought: tuple[str, ...] = ()  # ships that attacked ships this turn (they may not bombard)
     loaded: tuple[str, ...] = ()  # transports that loaded this turn
     unloaded: tuple[str, ...] = ()  # transports that unloaded this turn
-    orbit_next: int = 1
     retreats: tuple[Retreat, ...] = ()
     winner: str | None = None
     reason: str = ""

@@ -59,11 +59,9 @@ def landing_problem(state: State, ship: Unit, u: Unit, site: str) -> str | None:
         return f"{name(u)} cannot stand on {place(site)}"
     if site in occupied(state):
         return f"{place(site)} is not empty"
-    if u.kind == "marines":
-        # Marines need no starport (the unit table): any empty hex they can stand on, starports included, as long
-        # as no enemy land unit is next to it (the loading rules).
-        if enemy_land_beside(state, replace(u, site=site), hex_):
-            return "marines cannot land next to enemy land units"
+    if u.kind == "marines" and hex_ in pmap.rim and not enemy_land_beside(state, replace(u, site=site), hex_):
+        # Marines need no starport (IV): they may also set down on an empty hex on the planet's edge with no enemy
+        # land unit next to it (VII); elsewhere they land as other units do, in or next to a clear starport.
         return None
     if u.kind == "air_force":
         ports = [hex_] if hex_ in pmap.starports else []
@@ -73,6 +71,11 @@ def landing_problem(state: State, ship: Unit, u: Unit, site: str) -> str | None:
         rule = "land units land in or next to a starport"
     clear = [s for s in ports if not _enemy_in(state, u.owner, planet, [s, *planet_neighbours(s)])]
     if not clear:
+        if u.kind == "marines" and hex_ in pmap.rim:
+            return "marines cannot set down next to enemy land units"
+        if u.kind == "marines":
+            return (f"{place(site)} is inland: marines set down on an empty hex on the planet's edge, or in or next "
+                    "to a starport with no enemy units in or next to it")
         return f"{rule} with no enemy units in or next to it"
     return None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
 from companion.codec import Maybe, text, whole
 from companion.rules.engine import (
@@ -97,6 +97,8 @@ class Periorbis(Game[State]):
     state_type = State
     # The sensed board is the orbit track (the turn marker) and the asteroid bases (employee discs): an employee
     # carried to or from a base, and the bureaucracy moving the turn marker. All else is declared on a phone.
+    marks: ClassVar[Mapping[str, str]] = {"base": "B", "disc1": "1", "disc2": "2", "disc3": "3", "disc4": "4",
+        "disc5": "5", "turn-marker": "T"}
     board_moves = frozenset({"carry", "bureaucracy"})
     actions = ARGS
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from companion.boards import BoardFileError, load_board
 from companion.boards import trajectory as geometry
@@ -107,6 +107,9 @@ class Trajectory(Game[State]):
     min_players = 1
     max_players = 6
     state_type = State
+    marks: ClassVar[Mapping[str, str]] = {"planet-home": "Ho", "planet-metal": "Me", "planet-helium": "He",
+        "planet-ice": "Ic", "ship": "S", "infestor": "X", "station-storage": "SR", "station-habitat": "Hb",
+        "station-fuel-depot": "FD", "station-refit": "RS", "station-accelerator": "AR", "station-trap": "Tr"}
     board_moves = frozenset({"move", "boost", "move_infestors", "orbit"})
     # Kept by games saved before the end of the game stopped counting rounds without a card played.
     _RETIRED = frozenset({"pile_empty_at_round_start", "cards_played_this_round"})

@@ -63,8 +63,10 @@ const app = {
     $("terrain-key").hidden = !this.surfaces.shown;
     const view = this.guides.mapView(this.state.layout);
     this.map.update(view.layout, this.warning ? this.warning.sites : [], view.target, view.wrong);
+    $("piece-key").textContent = this.map.key();
   },
   renderPlaceList() { renderPlaceList(); },
+  showZoom() { showZoom(); },
 };
 app.complain = (text) => complain(text);
 app.guides = new Guides(app);
@@ -82,6 +84,11 @@ function complain(text) {
   complain.timer = setTimeout(() => { toast.hidden = true; }, 5000);
   if (app.vibrateOn && navigator.vibrate) navigator.vibrate([180, 90, 180]);
   speech.say(text);
+}
+
+function showZoom() {
+  const near = app.map.near || 1;
+  $("zoom").textContent = near > 1 ? (app.map.zoom === 1 ? "Closer" : "Whole map") : (app.map.zoom === 1 ? "Zoom" : `Zoom ×${app.map.zoom}`);
 }
 
 function colourOf(name) { return (name === app.seat.name && app.seat.colour) || pieceColour(name); }
@@ -127,6 +134,7 @@ async function startGame(state) {
   const board = await get(`/api/board?game=${state.game_id}`);
   app.surfaces.start(board);
   app.map.draw(board);
+  showZoom();
   app.redrawMap();
   const log = await get(`/api/log?game=${state.game_id}`);
   $("log").replaceChildren();
@@ -337,7 +345,7 @@ async function start() {
   $("speech-on").onclick = () => { speech.set({ on: true }); app.showSpeechButton(); speech.say("Speech is on."); };
   for (const button of document.querySelectorAll("[data-open]")) {
     const open = { settings: openSettings, invite: openInvite, setup: openSetup, calibration: openCalibration }[button.dataset.open];
-    button.onclick = () => open(app).catch((error) => complain(error.message));
+    button.onclick = () => Promise.resolve(open(app)).catch((error) => complain(error.message));
   }
   $("override-open").onclick = () => openOverride(app).catch((error) => complain(error.message));
   $("guide-start").onclick = () => app.send("/api/setup", { do: "start" });
@@ -354,9 +362,13 @@ async function start() {
     $("labels").setAttribute("aria-pressed", String(app.map.labels));
     app.map.paint();
   };
+  // Zoom: a crowded board opens zoomed in (neighbouring sites a finger apart); the button shows the whole board,
+  // and back; a board that opens whole is zoomed twice, three times, then whole again.
   $("zoom").onclick = () => {
-    app.map.setZoom(app.map.zoom >= 3 ? 1 : app.map.zoom + 1);
-    $("zoom").textContent = app.map.zoom === 1 ? "Zoom" : `Zoom ×${app.map.zoom}`;
+    const near = app.map.near || 1, levels = near > 1 ? [near, 1] : [1, 2, 3];
+    app.map.setZoom(levels[(levels.indexOf(app.map.zoom) + 1) % levels.length]);
+    app.redrawMap();
+    showZoom();
   };
   startSecure();  // the screen kept awake, the service worker, and over plain http the step to trust the table
   const state = await get("/api/state");

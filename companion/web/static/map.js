@@ -11,7 +11,11 @@ const PLANETS = { home: "#5ab0ff", metal: "#b8b8c8", helium: "#f4a261", ice: "#b
 const NAMED = ["#8ecae6", "#cdb4db", "#e9c46a", "#90be6d", "#f4a261", "#a8dadc", "#e5989b", "#b5838d"];
 const FEATURES = { starport: "★", resource: "◆", armory: "▲" };  // on a planet's surface (the map's key says so)
 const TILES = new Set(["station", "asteroid", "turn", "marker", "nebula", "portal", "tile", "token"]);
-const MIN_PIECE_PX = 26;  // across, on the map as drawn at its narrowest (a 360 px phone)
+const MIN_PIECE_PX = 26;  // across, on the map as drawn
+const MIN_APART_PX = 26;  // between neighbouring sites: the map opens zoomed in on a crowded board until they are
+
+// A colour word's colour on the map ("red" -> the red pieces' colour), or null for any other word.
+export function colourWord(word) { return COLOURS[word] || null; }
 
 function el(name, attrs, parent) {
   const node = document.createElementNS(NS, name);
@@ -36,9 +40,16 @@ export function pieceColour(piece) {
   return NAMED[hash(kind) % NAMED.length];
 }
 
-// The letter on a piece: what it is (a planet's first letter or number, a station's kind, S for a ship).
-function pieceLetter(piece) {
-  const [kind, ...rest] = piece.split(">")[0].split(/[-_ ]/);
+// The mark on a piece: the game's mark for its kind (`marks`: the start of its name, colours left out -> one or two
+// characters, each meaning one kind), a numbered planet's number, else the first letter of its kind.
+export function pieceMark(piece, marks = {}) {
+  const parts = piece.split(">")[0].split(/[-_ ]/);
+  if (parts[0] === "planet" && /^\d+$/.test(parts.at(-1))) return parts.at(-1);
+  const key = parts.filter((part) => !COLOURS[part]).join("-");
+  let best = null;
+  for (const k of Object.keys(marks)) if ((key === k || key.startsWith(`${k}-`)) && (best === null || k.length > best.length)) best = k;
+  if (best !== null) return marks[best];
+  const [kind, ...rest] = parts;
   if ((kind === "planet" || kind === "station") && rest.length && !COLOURS[rest[0]]) return rest[0].slice(0, 1).toUpperCase();
   return kind.slice(0, 1).toUpperCase();
 }
@@ -147,12 +158,29 @@ export class BoardMap {
     this.labelLayer = el("g", { class: "labels" }, svg);
     this.previous = null;
     this.moved = null;
+    this.marksOf = board.marks || {};
+    // A crowded board (ORBIT's crossings, Orbital Battle's hexes on a phone) opens zoomed in until neighbouring
+    // sites are a finger apart; Zoom then shows the whole board, and back.
+    const box = svg.parentElement ? svg.parentElement.clientWidth : 0;
+    const apart = box ? (nearest * box) / this.view.w : MIN_APART_PX;
+    this.near = apart < MIN_APART_PX ? Math.min(4, MIN_APART_PX / apart) : 1;
+    this.setZoom(this.near);
+    if (box) svg.parentElement.scrollTo({ left: (svg.clientWidth - box) / 2, top: (svg.clientHeight - svg.parentElement.clientHeight) / 2 });
   }
 
-  // The on-screen size of one board unit; pieces are drawn at least MIN_PIECE_PX across at zoom 1.
+  // Bring these sites to the middle of the map's box (when zoomed in, after a move: what changed).
+  focus(sites) {
+    const box = this.svg.parentElement, points = [...sites].map((id) => this.sites.get(id)).filter(Boolean);
+    if (!box || !points.length || this.zoom === 1) return;
+    const x = points.reduce((sum, p) => sum + p.x, 0) / points.length, y = points.reduce((sum, p) => sum + p.y, 0) / points.length;
+    const scale = this.svg.clientWidth / this.view.w;
+    box.scrollTo({ left: (x - this.view.x0) * scale - box.clientWidth / 2, top: (y - this.view.y0) * scale - box.clientHeight / 2 });
+  }
+
+  // A piece's radius in board units: at least MIN_PIECE_PX across as drawn now, and no wider than its site's room
+  // once the map is zoomed in as far as it opens.
   pieceRadius() {
-    const width = this.svg.clientWidth / this.zoom || 320;
-    const px = width / this.view.w;
+    const px = (this.svg.clientWidth || 320) / this.view.w;
     return Math.max(this.r * 0.75, MIN_PIECE_PX / 2 / px);
   }
 
@@ -162,7 +190,7 @@ export class BoardMap {
   }
 
   // The sites the last move changed, as the page learnt them (the last action's sites on first load).
-  setMoved(sites) { this.moved = new Set(sites); this.paint(); }
+  setMoved(sites) { this.moved = new Set(sites); this.paint(); this.focus(this.moved); }
 
   // A piece picked on the map, and the sites it may go to.
   choose(site, targets) { this.picked = site; this.targets = new Set(targets); this.paint(); }
@@ -176,7 +204,10 @@ export class BoardMap {
       for (const site of new Set([...Object.keys(layout), ...Object.keys(this.previous)])) {
         if ((layout[site] || []).join() !== (this.previous[site] || []).join()) moved.add(site);
       }
-      if (moved.size) this.moved = moved;  // a card drawn moves nothing: keep showing the last move
+      if (moved.size) {  // a card drawn moves nothing: keep showing the last move
+        this.moved = moved;
+        this.focus(moved);
+      }
     }
     this.previous = layout;
     this.marks = { mismatch: new Set([...mismatch, ...wrong]), target };
@@ -186,26 +217,50 @@ export class BoardMap {
     for (const [siteId, stack] of Object.entries(layout)) {
       const site = this.sites.get(siteId);
       if (!site || !stack.length) continue;
-      stack.forEach((piece, i) => {
-        // A stack fans out around its site so that every piece stays visible.
-        const angle = -Math.PI / 2 + (2 * Math.PI * i) / stack.length;
-        const spread = stack.length === 1 ? 0 : r * 0.9;
-        const x = site.x + spread * Math.cos(angle), y = site.y + spread * Math.sin(angle);
-        const kind = piece.split(/[-_ ]/)[0];
-        const g = el("g", { "data-piece": piece, class: `piece-g ${kind}` }, this.pieces);
-        const size = kind === "planet" ? r * 1.15 : r;
-        if (TILES.has(kind)) {
-          el("rect", { x: x - size, y: y - size, width: size * 2, height: size * 2, rx: size * 0.3,
-            fill: pieceColour(piece), class: "piece tile" }, g);
-        } else {
-          el("circle", { cx: x, cy: y, r: size, fill: pieceColour(piece), class: `piece ${kind === "planet" ? "planet" : ""}` }, g);
-        }
-        const label = el("text", { x, y, class: "piece-label", "font-size": size * 1.05 }, g);
-        label.textContent = pieceLetter(piece);
-        el("title", {}, g).textContent = `${this.names[piece] || piece} on ${site.name}`;
-      });
+      // A piece stands alone on its site; on a base (a planet, a tile) it sits on the base's corner; a taller stack
+      // shows its top piece and how many stand under it (a tap lists them all).
+      const base = stack.length > 1 && /^(planet|station|asteroid|portal|tile|marker)/.test(stack[0]) ? stack[0] : null;
+      const top = stack.at(-1);
+      const g = el("g", { "data-piece": top, class: "piece-g" }, this.pieces);
+      if (base) this.drawPiece(g, base, site.x, site.y, r);
+      const small = base ? r * 0.72 : r;
+      const [x, y] = base ? [site.x + r * 0.55, site.y - r * 0.55] : [site.x, site.y];
+      this.drawPiece(g, top, x, y, small);
+      const under = stack.length - 1 - (base ? 1 : 0);
+      if (under > 0) {
+        const bx = x + small * 0.8, by = y + small * 0.8;
+        el("circle", { cx: bx, cy: by, r: small * 0.55, class: "piece-badge" }, g);
+        el("text", { x: bx, y: by, class: "badge-label", "font-size": small * 0.7 }, g).textContent = `+${under}`;
+      }
+      el("title", {}, g).textContent = `${stack.map((p) => this.names[p] || p).join(", ")} on ${site.name}`;
     }
     this.drawLabels();
+  }
+
+  drawPiece(g, piece, x, y, r) {
+    const kind = piece.split(/[-_ ]/)[0];
+    const size = r;
+    if (TILES.has(kind)) {
+      el("rect", { x: x - size * 0.88, y: y - size * 0.88, width: size * 1.76, height: size * 1.76, rx: size * 0.3,
+        fill: pieceColour(piece), class: "piece tile" }, g);
+    } else {
+      el("circle", { cx: x, cy: y, r: size, fill: pieceColour(piece), class: `piece ${kind === "planet" ? "planet" : ""}` }, g);
+    }
+    const mark = pieceMark(piece, this.marksOf);
+    if (mark) el("text", { x, y, class: "piece-label", "font-size": size * (mark.length > 1 ? 0.85 : 1.05) }, g).textContent = mark;
+  }
+
+  // The marks on the pieces now on the map, each with the kind it stands for: "Ar army · T transport".
+  key() {
+    const seen = new Map();
+    for (const stack of Object.values(this.previous || {})) {
+      for (const piece of stack) {
+        const mark = pieceMark(piece, this.marksOf);
+        const words = (this.names[piece] || piece).replace(/^.*'s /, "").replace(/ pointing to .*/, "").replace(/ \d+$/, "");
+        if (mark && !/^\d+$/.test(mark) && !seen.has(mark)) seen.set(mark, words);
+      }
+    }
+    return [...seen].map(([mark, words]) => `${mark} ${words}`).join(" · ");
   }
 
   paint() {
@@ -229,12 +284,16 @@ export class BoardMap {
     if (this.labels) for (const id of Object.keys(this.previous || {})) shown.add(id);
     if (this.labels) for (const id of this.moved || []) shown.add(id);
     const size = Math.max(this.pieceR || this.r, this.r) * 0.8;
+    const placed = [];  // the boxes of the labels drawn so far: a label that would cover one is left out
     for (const id of shown) {
       const site = this.sites.get(id);
-      if (!site) continue;
+      if (!site || /^planet \d+ hex \d+$/.test(site.name)) continue;  // a hex is ringed, never named by its code
       const name = site.name.replace(/^the /, "");
-      const text = el("text", { x: site.x, y: site.y + (this.pieceR || this.r) * 1.25 + size * 0.5, class: "site-label",
-        "font-size": size }, this.labelLayer);
+      const y = site.y + (this.pieceR || this.r) * 1.25 + size * 0.5, w = name.length * size * 0.56;
+      const box = { x0: site.x - w / 2, x1: site.x + w / 2, y0: y, y1: y + size * 1.1 };
+      if (placed.some((b) => b.x0 < box.x1 && box.x0 < b.x1 && b.y0 < box.y1 && box.y0 < b.y1)) continue;
+      placed.push(box);
+      const text = el("text", { x: site.x, y, class: "site-label", "font-size": size }, this.labelLayer);
       text.textContent = name;
     }
   }

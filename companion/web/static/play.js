@@ -1,28 +1,35 @@
 // Playing with the phone: every legal action (/api/inputs) reached by a tap on the map (a piece, then where it goes,
 // the piece to remove or the site to place on) or by a picker that narrows the choice one argument at a time (a unit,
-// then a hex; two dice; a card by its summary; a number stepper). No list shows more than 12 rows ungrouped.
+// then where it goes, shown on the map; a card by the heading it is found under; the dice the table rolled; a number
+// stepper), and units bought by numbers. No list shows more than MAX_ROWS rows ungrouped.
+import { colourWord } from "./map.js";
+import { musterRows } from "./muster.js";
+import { MAX_ROWS, button, coarse, diceForm, diceSteps, grouped, sameValue, stepper } from "./pickers.js";
+
 const $ = (id) => document.getElementById(id);
-const MAX_ROWS = 12;
 const PRIMARY = /^(end|pass|done)/;
 const FINAL = /^(resign|concede)/;
 
-function button(text, onclick, style = "") {
-  const node = document.createElement("button");
-  node.type = "button";
-  node.textContent = text;
-  node.className = style;
-  node.onclick = onclick;
-  return node;
+// The headings a game gives a kind of action (ORBIT: a card by its first planet), when every one has one.
+function headings(items) {
+  if (items.length <= MAX_ROWS || items.some((item) => !item.group)) return null;
+  const heads = [...new Set(items.map((item) => item.group))];
+  return heads.length > 1 ? heads : null;
 }
 
-function sameValue(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
+// What the labels of a list all begin with ("Red plays a card: "), left out of each row under a title saying it.
+function shared(items) {
+  const first = items[0].label, cut = first.indexOf(": ");
+  return items.length > 1 && cut > 0 && items.every((item) => item.label.startsWith(first.slice(0, cut + 2))) ? cut + 2 : 0;
+}
 
 export class Moves {
   constructor(app) {
     this.app = app;
     this.items = [];
     this.actor = null;
-    this.picked = null;  // {site, items}: a piece tapped on the map, waiting for where it goes
+    this.muster = null;
+    this.picked = null;  // {site, items, what}: a piece tapped on the map (or a unit chosen), waiting for where it goes
   }
 
   // May this phone act now? A player acts on its own seat's turn and in the table's own phases.
@@ -34,29 +41,36 @@ export class Moves {
   load(inputs) {
     this.items = [...inputs.phone, ...inputs.board];
     this.actor = inputs.actor;
+    this.muster = inputs.muster;
     this.loads = (this.loads || 0) + 1;  // for the browser tests: the inputs of the latest state are in
     this.clearPick();
     this.render();
   }
 
-  // The inputs panel: the end of the turn as a big button, every other kind of action as one button that opens
-  // its picker (or, for three or fewer, the actions themselves).
+  // The panel: the end of the turn, the companion's draws and buying by numbers as big buttons at the top of the
+  // page (the first action needs no scrolling), a kind found under headings as a row of headings there too; every
+  // other kind of action as one button below the map that opens its picker (or, for three or fewer, the actions).
   render() {
     const mine = this.mine(), state = this.app.state;
     $("controls").hidden = !this.app.isPlayer;
     $("not-yours").hidden = !this.app.isPlayer || mine || !state || !!state.outcome;
     if (state && this.actor) $("not-yours").textContent = `${this.app.nameOf(this.actor)}'s turn: your phone acts on yours.`;
     $("moves").hidden = !mine;
+    $("primary").hidden = !mine;
+    $("map-hint").hidden = !mine || !this.items.some((item) => item.from.length || item.to.length);
     if (!mine) return;
     const primary = [], groups = new Map();
     for (const item of this.items) {
-      if (PRIMARY.test(item.type) || item.chance) primary.push(item);
+      if (PRIMARY.test(item.type) || (item.chance && !item.steps.length)) primary.push(item);
       else groups.set(item.title, [...(groups.get(item.title) || []), item]);
     }
     const said = (item) => (item.chance || item.label.startsWith(item.title) ? item.label : `${item.title}: ${item.label}`);
-    $("primary").replaceChildren(...primary.map((item) => button(said(item), () => this.book(item), "accent big")));
+    const top = primary.map((item) => button(said(item), () => this.book(item), "accent big"));
+    if (this.muster && this.muster.kinds.length) top.unshift(button("Buy by numbers…", () => this.openMuster(), "accent big"));
     const rows = [];
     for (const [title, items] of groups) {
+      const heads = headings(items);
+      if (heads) { top.unshift(this.headingRow(title, items, heads)); continue; }
       const drawn = primary.some((item) => item.chance && item.title === title);
       const onMap = items.some((item) => item.from.length || item.to.some((site) => this.app.map.sites.has(site)));
       if (items.length <= 3 && !onMap) rows.push(...items.map((item) => this.declare(item)));
@@ -66,8 +80,30 @@ export class Moves {
         rows.at(-1).dataset.title = title;
       }
     }
+    $("primary").replaceChildren(...top);
     $("declared").replaceChildren(...rows);
-    $("map-hint").hidden = !this.items.some((item) => item.from.length || item.to.length);
+  }
+
+  // A kind of action found under headings (ORBIT's cards by their first planet): the headings as a grid of buttons,
+  // each opening its few actions, so any one is two taps away.
+  headingRow(title, items, heads) {
+    const box = document.createElement("div");
+    box.className = "headings";
+    box.dataset.title = title;
+    const caption = document.createElement("p");
+    caption.className = "muted";
+    caption.textContent = `${title}: find it by the first thing it shows`;
+    const grid = document.createElement("div");
+    grid.className = "heading-grid";
+    for (const head of heads) {
+      const of = items.filter((item) => item.group === head);
+      const chip = button(`${head} (${of.length})`, () => this.open(`${title} · ${head}`, of));
+      const colour = colourWord(head.split(" ")[0].toLowerCase());
+      if (colour) chip.style.borderLeft = `10px solid ${colour}`;
+      grid.append(chip);
+    }
+    box.append(caption, grid);
+    return box;
   }
 
   // A tap on the map: a piece with moves (then where it goes), or a site something can be placed on.
@@ -78,25 +114,28 @@ export class Moves {
     const planet = this.app.surfaces.planetAt(site);
     this.extra = planet ? button(`Open planet ${planet}'s surface`, () => this.app.surfaces.show(planet)) : null;
     const moving = this.mine() && this.items.some((item) => !item.chance && (item.from.includes(site) || item.to.includes(site)));
-    if (planet && !moving && !(this.picked && this.picked.site !== site)) { this.app.surfaces.show(planet); return; }
+    if (planet && !moving && !this.picked) { this.app.surfaces.show(planet); return; }
     if (!this.mine()) { this.sheet(what, [], "Nothing for you to do here now."); return; }
     if (this.picked && this.picked.site !== site) {
       const going = this.picked.items.filter((item) => item.to.includes(site) || item.from.includes(site));
+      if (going.length === 1) { this.book(going[0]); return; }  // the piece and where it goes: that is the move
       if (going.length) {
-        this.picked.site === site || this.app.map.choose(this.picked.site, [site]);
-        this.open(`${this.picked.what} → ${name}`, going, true);
+        map.choose(this.picked.site, [site]);
+        this.open(`${this.picked.what} → ${name}`, going);
         return;
       }
     }
+    // Everything that starts, ends or builds here: a piece's moves first, then what may be set down here.
     const leaving = this.items.filter((item) => item.from.includes(site) && !item.chance);
+    const arriving = this.items.filter((item) => item.to.includes(site) && !item.from.includes(site) && !item.chance);
     if (leaving.length) {
-      const targets = new Set(leaving.flatMap((item) => item.to).filter((s) => s !== site));
+      const targets = new Set(leaving.flatMap((item) => item.to).filter((s) => s !== site && map.sites.has(s)));
       this.picked = { site, items: leaving, what };
       map.choose(site, [...targets]);
-      this.open(what, leaving, false, targets.size ? "Tap where it goes on the map, or choose here:" : "");
+      const both = arriving.length ? [...leaving, ...arriving] : leaving;
+      this.open(what, both, false, targets.size ? "Tap where it goes on the map, or choose here:" : "");
       return;
     }
-    const arriving = this.items.filter((item) => item.to.includes(site) && !item.chance);
     this.clearPick();
     if (arriving.length) this.open(what, arriving, true);
     else this.sheet(what, [], "No legal move starts or ends here now.");
@@ -115,15 +154,26 @@ export class Moves {
     this.app.map.choose(null, []);
   }
 
-  // The picker for a set of actions: one action is shown with its sentence and a Book button; up to 12 are listed
-  // by their sentences; more are narrowed by the first argument on which they differ.
+  // The picker for a set of actions: one is shown with its sentence and a Book button; those that differ only in
+  // where a piece goes are chosen on the map; the dice a table rolled are chosen die by die; up to MAX_ROWS are
+  // listed by their sentences; more are narrowed by the game's headings or the first argument on which they differ.
   open(title, items, confirm = false, note = "") {
     if (items.length === 1 && confirm) {
       this.sheet(title, [button(`Book: ${items[0].label}`, () => this.book(items[0]), "accent")], note);
       return;
     }
+    const told = items.filter((item) => !item.chance), rolled = items.filter((item) => item.chance);
+    const dice = diceSteps(told);
+    if (dice && told.length + rolled.length === items.length && rolled.length <= 1) {
+      const rows = rolled.map((item) => button("The companion rolls", () => this.book(item), "accent"));
+      if (rows.length) rows.push(Object.assign(document.createElement("p"), { className: "muted", textContent: "Or the dice the table rolled:" }));
+      this.sheet(title, [...rows, ...diceForm(told, dice, (item) => this.book(item))], note);
+      return;
+    }
+    if (this.onMap(title, items)) return;
     if (items.length <= MAX_ROWS) {
-      this.sheet(title, items.map((item) => button(item.label, () => this.book(item))), note);
+      const cut = shared(items), rest = (label) => label.slice(cut, cut + 1).toUpperCase() + label.slice(cut + 1);
+      this.sheet(title, items.map((item) => button(cut ? rest(item.label) : item.label, () => this.book(item))), note);
       return;
     }
     const types = [...new Set(items.map((item) => item.title))];
@@ -131,6 +181,14 @@ export class Moves {
       this.sheet(title, types.map((type) => {
         const of = items.filter((item) => item.title === type);
         return button(`${type} (${of.length})`, () => this.open(`${title} · ${type}`, of));
+      }), note);
+      return;
+    }
+    const heads = headings(items);
+    if (heads) {
+      this.sheet(title, heads.map((head) => {
+        const of = items.filter((item) => item.group === head);
+        return button(`${head} (${of.length})`, () => this.open(`${title} · ${head}`, of));
       }), note);
       return;
     }
@@ -144,14 +202,51 @@ export class Moves {
     }
     const stepName = (items[0].steps[index] || ["choice"])[0];
     if (values.every((v) => Number.isInteger(v.value)) && values.length > 6) {
-      this.stepper(title, stepName, values, note);
+      this.numberSheet(title, stepName, values, note);
       return;
     }
     const choose = (v) => (v.items.length === 1 ? button(v.items[0].label, () => this.book(v.items[0]))
       : button(`${v.word} (${v.items.length})`, () => this.open(`${title} · ${v.word}`, v.items)));
-    // Folds are named by their first and last value, unless each value is one action (shown by its sentence).
+    const heading = `${title}: which ${stepName.toLowerCase()}?`;
+    // Too many values: grouped by what their words share (a unit's kind, a hex's planet), else folded.
+    const coarser = [...new Set(values.map((v) => coarse(v.word)))];
+    if (values.length > MAX_ROWS && coarser.length > 1 && coarser.length <= MAX_ROWS) {
+      this.sheet(heading, coarser.map((word) => {
+        const of = values.filter((v) => coarse(v.word) === word).flatMap((v) => v.items);
+        return button(`${word} (${of.length})`, () => this.open(`${title} · ${word}`, of));
+      }), note);
+      return;
+    }
     const named = values.every((v) => v.items.length === 1) ? [] : values.map((v) => v.word);
-    this.sheet(`${title}: which ${stepName.toLowerCase()}?`, grouped(values.map(choose), named), note);
+    this.sheet(heading, grouped(values.map(choose), named), note);
+  }
+
+  // Actions that differ only in where one piece goes, with those places on a map the page can show: the places
+  // are ringed there (the planet's surface opened for a landing) and a tap on one books it.
+  onMap(title, items) {
+    if (items.length < 2 || items.some((item) => item.chance)) return false;
+    const from = items[0].from.join();
+    const to = items.map((item) => item.to.filter((site) => !item.from.includes(site)));
+    if (items.some((item) => item.from.join() !== from) || to.some((sites) => sites.length !== 1)) return false;
+    const targets = to.map((sites) => sites[0]);
+    if (new Set(targets).size !== targets.length) return false;
+    const surface = this.app.surfaces.holding(targets);
+    if (surface === null) return false;
+    const show = () => {
+      this.picked = { site: items[0].from[0] || null, items, what: title };
+      this.app.map.choose(this.picked.site, targets);
+      const list = document.createElement("details");
+      const summary = document.createElement("summary");
+      summary.textContent = "Or choose from a list";
+      const inner = document.createElement("div");
+      inner.className = "choices";
+      inner.append(...grouped(items.map((item) => button(item.label, () => this.book(item))), []));
+      list.append(summary, inner);
+      this.sheet(title, [list], `Tap one of the ${targets.length} places ringed green on the map.`);
+    };
+    if (surface === this.app.surfaces.shown) show();
+    else this.app.surfaces.show(surface).then(show);
+    return true;
   }
 
   // The first argument whose values differ between the actions.
@@ -165,22 +260,26 @@ export class Moves {
   }
 
   // A number: minus, the value, plus, and the button that takes it.
-  stepper(title, stepName, values, note) {
+  numberSheet(title, stepName, values, note) {
     values.sort((a, b) => a.value - b.value);
     let at = 0;
-    const shown = document.createElement("output");
-    shown.className = "stepper-value";
     const go = button("", () => this.open(`${title} · ${stepName} ${values[at].word}`, values[at].items, values[at].items.length === 1), "accent");
-    const show = () => { shown.textContent = values[at].word; go.textContent = `${stepName}: ${values[at].word}`; };
-    const minus = button("−", () => { at = Math.max(0, at - 1); show(); }, "step");
-    const plus = button("+", () => { at = Math.min(values.length - 1, at + 1); show(); }, "step");
-    minus.setAttribute("aria-label", "less");
-    plus.setAttribute("aria-label", "more");
-    const row = document.createElement("div");
-    row.className = "stepper";
-    row.append(minus, shown, plus);
-    show();
+    const row = stepper(0, 0, values.length - 1, (i) => {
+      at = i;
+      row.querySelector("output").textContent = values[at].word;
+      go.textContent = `${stepName}: ${values[at].word}`;
+    });
+    row.set(0);
     this.sheet(`${title}: ${stepName.toLowerCase()}`, [row, go], note);
+  }
+
+  // Buying by numbers: a stepper per kind, the points left in view, the suggested force to start from.
+  openMuster() {
+    this.clearPick();
+    this.sheet("Buy by numbers", musterRows(this.muster, async (counts) => {
+      this.close();
+      if (await this.app.send("/api/muster", { counts })) this.showMap();
+    }), "The companion places each unit where the rules let it stand and says where.");
   }
 
   sheet(title, rows, note = "") {
@@ -199,27 +298,11 @@ export class Moves {
     this.clearPick();
   }
 
+  // After a move the map is brought to view, where the move is ringed.
+  showMap() { $("map-scroll").scrollIntoView({ block: "nearest", behavior: "smooth" }); }
+
   async book(item) {
     this.close();
-    await this.app.send("/api/act", { action: item.action });
+    if (await this.app.send("/api/act", { action: item.action })) this.showMap();
   }
-}
-
-// More than 12 buttons: in folds of 12, each named by its first and last choice.
-function grouped(buttons, words) {
-  if (buttons.length <= MAX_ROWS) return buttons;
-  const folds = [];
-  for (let i = 0; i < buttons.length; i += MAX_ROWS) {
-    const fold = document.createElement("details");
-    const summary = document.createElement("summary");
-    const last = Math.min(i + MAX_ROWS, buttons.length) - 1;
-    summary.textContent = words[i] === undefined ? `${i + 1} to ${last + 1} of ${buttons.length}`
-      : `${words[i]} … ${words[last]}`;
-    const list = document.createElement("div");
-    list.className = "choices";
-    list.append(...buttons.slice(i, i + MAX_ROWS));
-    fold.append(summary, list);
-    folds.push(fold);
-  }
-  return folds;
 }

@@ -35,9 +35,18 @@ export class Surfaces {
     this.shown = id;
     this.app.moves.close();
     this.app.map.draw(board);
+    this.app.showZoom();
     this.app.redrawMap();
     $("surface").value = id;
     $("svg-title").textContent = id ? board.title : "The board";
+  }
+
+  // The map that holds every one of these sites: "" the board, a surface's id, or null when no one map does.
+  holding(sites) {
+    const onBoard = new Set(((this.board || {}).sites || []).map((site) => site.id));
+    if (sites.every((site) => onBoard.has(site))) return "";
+    const surface = this.list.find((s) => sites.every((site) => site.startsWith(`p${s.id}:`)));
+    return surface ? surface.id : null;
   }
 
   // The surface of the planet standing on a site of the board, if any ("" when there is none or one is shown).
