@@ -253,7 +253,8 @@ export class BoardMap {
   // The marks on the pieces now on the map, each with the kind it stands for: "Ar army · T transport".
   key() {
     const seen = new Map();
-    for (const stack of Object.values(this.previous || {})) {
+    for (const [site, stack] of Object.entries(this.previous || {})) {
+      if (!this.sites.has(site)) continue;
       for (const piece of stack) {
         const mark = pieceMark(piece, this.marksOf);
         const words = (this.names[piece] || piece).replace(/^.*'s /, "").replace(/ pointing to .*/, "").replace(/ \d+$/, "");

@@ -58,7 +58,8 @@ export function stepper(value, low, high, change, label = "") {
   return row;
 }
 
-// The steps at which declared actions differ only by dice (whole numbers 1 to 6, one step per die), or null.
+// The steps at which declared actions differ only by dice: the elements of one list argument ("Dice 1", "Dice 2"),
+// each a whole number 1 to 6; or null.
 export function diceSteps(items) {
   if (items.length < 2) return null;
   const varying = [];
@@ -66,7 +67,10 @@ export function diceSteps(items) {
     if (items.some((item) => !sameValue(item.steps[i], items[0].steps[i]))) varying.push(i);
   }
   const die = (v) => Number.isInteger(v) && v >= 1 && v <= 6;
-  return varying.length && varying.every((i) => items.every((item) => item.steps[i] && die(item.steps[i][1]))) ? varying : null;
+  const list = (i) => (/^(.*) \d+$/.exec((items[0].steps[i] || [""])[0]) || [])[1];
+  const name = list(varying[0]);
+  return name && varying.length > 1 && varying.every((i) => list(i) === name && items.every((item) => item.steps[i] && die(item.steps[i][1])))
+    ? varying : null;
 }
 
 // The dice the table rolled: a row of six per die, and the sentence of the action they make, to book.

@@ -56,7 +56,6 @@ export class Moves {
     $("not-yours").hidden = !this.app.isPlayer || mine || !state || !!state.outcome;
     if (state && this.actor) $("not-yours").textContent = `${this.app.nameOf(this.actor)}'s turn: your phone acts on yours.`;
     $("moves").hidden = !mine;
-    $("primary").hidden = !mine;
     $("map-hint").hidden = !mine || !this.items.some((item) => item.from.length || item.to.length);
     if (!mine) return;
     const primary = [], groups = new Map();
@@ -73,7 +72,8 @@ export class Moves {
       if (heads) { top.unshift(this.headingRow(title, items, heads)); continue; }
       const drawn = primary.some((item) => item.chance && item.title === title);
       const onMap = items.some((item) => item.from.length || item.to.some((site) => this.app.map.sites.has(site)));
-      if (items.length <= 3 && !onMap) rows.push(...items.map((item) => this.declare(item)));
+      // Three or fewer: each its own button (a planet that can only advance is one tap), the map still there.
+      if (items.length <= 3) rows.push(...items.map((item) => this.declare(item)));
       else {
         rows.push(button(`${drawn ? "Or say what you got" : title} (${items.length} ${items.length === 1 ? "way" : "ways"})${onMap ? " · or tap the map" : ""}`,
           () => this.open(title, items)));
@@ -232,8 +232,9 @@ export class Moves {
     if (new Set(targets).size !== targets.length) return false;
     const surface = this.app.surfaces.holding(targets);
     if (surface === null) return false;
+    const cut = shared(items);
     const show = () => {
-      this.picked = { site: items[0].from[0] || null, items, what: title };
+      this.picked = { site: items[0].from[0] || null, items, what: cut ? items[0].label.slice(0, cut - 2) : title };
       this.app.map.choose(this.picked.site, targets);
       const list = document.createElement("details");
       const summary = document.createElement("summary");
@@ -242,7 +243,7 @@ export class Moves {
       inner.className = "choices";
       inner.append(...grouped(items.map((item) => button(item.label, () => this.book(item))), []));
       list.append(summary, inner);
-      this.sheet(title, [list], `Tap one of the ${targets.length} places ringed green on the map.`);
+      this.sheet(this.picked.what, [list], `Tap one of the ${targets.length} places ringed green on the map.`);
     };
     if (surface === this.app.surfaces.shown) show();
     else this.app.surfaces.show(surface).then(show);

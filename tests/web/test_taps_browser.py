@@ -1,0 +1,255 @@
+"""Phones alone, counted: the opening turns of every game played on a 360 x 740 page by taps only (the piece, then
+where it goes; a heading, then the card; the dice faces; buying by numbers), each tap counted. The median action
+takes at most 3 taps and the median player turn at most 8 in every game; Orbital Battle's starting forces are
+bought in at most 12 taps a player; an ORBIT card is found in at most 2; the current player's first action is on
+the first screen; and no page error comes up on the way. One server for the file, each game on it in turn."""
+
+from __future__ import annotations
+
+import random
+import re
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from companion.sim.players import GOAL_SEEKING
+from companion.web.inputs import inputs as legal_inputs
+
+from .conftest import ARTIFACTS
+from .test_play_browser import PhonesOnly, fits
+
+GAMES = ["trajectory", "orbit", "dakalio", "orbital_battle", "periorbis"]
+ACTIONS = {"trajectory": 14, "orbit": 14, "dakalio": 12, "orbital_battle": 26, "periorbis": 14}  # a few turns each
+# What the page shows to choose from: the sheet, its note, the map and the places ringed on it.
+SHOWN = ("[document.querySelector('#pick').hidden, document.querySelector('#pick-list').innerHTML.length, "
+         "document.querySelector('#pick-title').textContent, window.orrery.app.surfaces.shown, "
+         "[...(window.orrery.app.map.targets || [])].join()].join('|')")
+GROUP = re.compile(r"^(.*) \((\d+)\)$")  # a picker's button for several actions: "Red's army (3)"
+
+
+@dataclass
+class Count:
+    """Taps per booked action, grouped by the seat that acted, in turns (the same seat acting in a row)."""
+
+    actions: list[tuple[str, int, str]] = field(default_factory=list)  # (seat, taps, type)
+
+    def turns(self) -> list[int]:
+        turns: list[list[int]] = []
+        seat = object()
+        for who, taps, _ in self.actions:
+            if who != seat:
+                turns.append([])
+                seat = who
+            turns[-1].append(taps)
+        return [sum(turn) for turn in turns]
+
+
+class Phone:
+    """One phone at 360 x 740 that books a chosen action by tapping the page as a player would, counting taps."""
+
+    def __init__(self, page: Page, table: PhonesOnly) -> None:
+        self.page, self.table, self.taps = page, table, 0
+
+    def tap(self, locator: Any) -> None:
+        """A tap, then the page's answer: the move booked, or another sheet or map view to choose from."""
+        session = self.table.table.session
+        booked, before = len(session.actions), self.page.evaluate(SHOWN)
+        locator.click()
+        self.taps += 1
+        for _ in range(100):
+            if len(session.actions) > booked or self.page.evaluate(SHOWN) != before:
+                return
+            self.page.wait_for_timeout(30)
+
+    def state(self, what: str) -> Any:
+        return self.page.evaluate(f"window.orrery.app.{what}")
+
+    def book(self, item: dict[str, Any]) -> int:
+        """Tap until `item` is booked; the taps it took."""
+        session = self.table.table.session
+        before, self.taps = len(session.actions), 0
+        loads = self.state("moves.loads")
+        self.reach(item, before)
+        self.page.wait_for_function(f"window.orrery.app.moves.loads > {loads}")
+        assert len(session.actions) == before + 1, f"{item['label']} was not booked"
+        assert session.actions[-1].to_json() == item["action"]
+        return self.taps
+
+    def reach(self, item: dict[str, Any], start: int) -> None:
+        page = self.page
+        top = page.locator("#primary > button, #declared > button", has_text=item["label"])
+        if top.count():  # a button of its own above the map
+            self.tap(top.first)
+            self.navigate(item, start)
+            return
+        sites = set(page.evaluate("[...window.orrery.app.map.sites.keys()]"))
+        moving = [s for s in item["from"] if s in sites] if not item["chance"] else []
+        if moving:
+            self.tap(page.locator(f'#map [data-site="{moving[0]}"]'))
+        elif not item["chance"] and item["to"] and set(item["to"]) <= sites and not self.panel_first(item):
+            self.tap(page.locator(f'#map [data-site="{item["to"][0]}"]'))
+        else:
+            self.open_group(item)
+        self.navigate(item, start)
+
+    def panel_first(self, item: dict[str, Any]) -> bool:
+        """An action offered on its own in the panel (a placement among few) is tapped there, not on the map."""
+        return self.page.locator("#declared > button", has_text=item["label"]).count() > 0
+
+    def open_group(self, item: dict[str, Any]) -> None:
+        page = self.page
+        own = page.locator("#declared > button", has_text=item["label"])
+        if own.count():
+            self.tap(own.first)
+            return
+        if item["group"]:
+            self.tap(page.locator(f'#primary .headings[data-title="{item["title"]}"] button',
+                                  has_text=f"{item['group']} ("))
+            return
+        self.tap(page.locator(f'#declared button[data-title="{item["title"]}"]'))
+
+    def navigate(self, item: dict[str, Any], start: int) -> None:
+        """Through the sheets the page opens until the action is booked (a map target, the dice, a row, a group)."""
+        page, session = self.page, self.table.table.session
+        words = {str(step[2]) for step in item["steps"]} | {item["title"], item["group"] or ""}
+        for _ in range(10):
+            if page.locator("#pick").is_hidden():  # booked: the sheet closes as the move is sent
+                for _ in range(200):
+                    if len(session.actions) > start:
+                        return
+                    page.wait_for_timeout(25)
+            targets = page.evaluate("[...(window.orrery.app.map.targets || [])]")
+            dest = [s for s in item["to"] if s in targets and s not in item["from"]]
+            if dest:
+                self.tap(page.locator(f'#map [data-site="{dest[0]}"]'))
+                continue
+            rows = page.locator("#pick-list button:visible")
+            texts = rows.all_inner_texts()
+            if item["chance"] and "The companion rolls" in texts:
+                self.tap(rows.nth(texts.index("The companion rolls")))
+                continue
+            if page.locator("#pick-list .dice").count():
+                dice = [step[1] for step in item["steps"] if step[0].startswith("Dice")]
+                assert dice, (item, texts)
+                for row, face in zip(page.locator("#pick-list .dice").all(), dice, strict=True):
+                    self.tap(row.locator("button.face", has_text=str(face)))
+                self.tap(page.locator("#pick-list button.accent"))
+                continue
+            label = item["label"].lower()
+            said = [text.removeprefix("Book: ").lower().rstrip(".") for text in texts]
+            exact = [i for i, text in enumerate(said) if not GROUP.match(text) and text in label
+                     and len(text) > 8]  # fmt: skip
+            if exact:
+                self.tap(rows.nth(exact[0]))
+                continue
+            named = [(i, m[1]) for i, text in enumerate(texts) if (m := GROUP.match(text))]
+            asked = re.search(r"which (.+)\?$", page.locator("#pick-title").inner_text())  # the step being chosen
+            words = {str(s[2]) for s in item["steps"] if s[0].lower() == asked[1]} if asked else words
+            groups = ([i for i, word in named if word in words] or  # a value of its own, else a group of values
+                      [i for i, word in named if any(w.startswith(f"{word} ") for w in words)])  # fmt: skip
+            if groups:
+                self.tap(rows.nth(groups[0]))
+                continue
+            folds = page.locator("#pick-list details:not([open]) > summary")
+            if folds.count():
+                self.tap(folds.first)
+                continue
+            raise AssertionError(f"no way on to {item['label']!r} among {texts} "
+                                 f"{page.evaluate('document.querySelector(`#toast`).textContent')} {len(session.actions)} {start}")
+        raise AssertionError(f"{item['label']!r} not booked in 10 sheets")
+
+
+def muster(phone: Phone) -> int:
+    """Orbital Battle's starting forces: buy by numbers (one kind changed from the suggestion), then done."""
+    page, session = phone.page, phone.table.table.session
+    phone.taps = 0
+    loads = phone.state("moves.loads")
+    phone.tap(page.locator("#primary button", has_text="Buy by numbers"))
+    expect(page.locator("#pick-list .points")).to_contain_text("of 50 build points left")
+    row = page.locator('#pick-list .muster-row[data-kind="militia"]')
+    phone.tap(row.locator("button[aria-label^=fewer]"))  # a player adjusts the suggestion
+    expect(page.locator("#pick-list .points")).to_be_in_viewport()  # the points left stay in view
+    bought, force = len(session.actions), sum(k.suggested for k in session.game.muster(session.state).kinds) - 1
+    phone.tap(page.locator("#pick-list button.accent"))
+    for _ in range(200):  # every unit of the force, each as its own purchase
+        if len(session.actions) == bought + force:
+            break
+        page.wait_for_timeout(25)
+    assert len(session.actions) == bought + force
+    left = session.game.muster(session.state).points
+    page.wait_for_function(f"window.orrery.app.moves.loads > {loads} && window.orrery.app.moves.muster.points === {left}")
+    done = next(i for i in legal_inputs(session.game, session.state, phone.table.table.words()) if i["type"] == "done")
+    return phone.taps + phone.book(done)
+
+
+def first_on_screen(page: Page, item: dict[str, Any]) -> None:
+    """The current player's first action can be started without scrolling a 360 x 740 page."""
+    page.evaluate("window.scrollTo(0, 0)")
+    boxes = page.evaluate("""(label) => [...document.querySelectorAll('#primary button, #declared button, #map [data-site]')]
+        .filter((e) => e.offsetParent !== null || e.closest('svg'))
+        .map((e) => [e.textContent, e.dataset.site || '', e.dataset.title || '', e.getBoundingClientRect().bottom])""",
+                          item["label"])  # fmt: skip
+    starts = {item["title"], *(item["from"] or item["to"])[:1]}
+    ways = [bottom for text, site, title, bottom in boxes
+            if item["label"] in text or site in starts or title in starts or (item["group"] and item["group"] in text)]
+    assert ways and min(ways) <= 740, f"{item['label']}: its first tap lies below the first screen ({ways}, {boxes})"
+
+
+@pytest.fixture(scope="module")
+def one_table(tmp_path_factory):
+    table = PhonesOnly(tmp_path_factory.mktemp("taps"), "trajectory")
+    yield table
+    table.stop()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_few_turns_are_played_in_few_taps_on_a_phone(browser, one_table, game):
+    table = one_table
+    table.table.new_game(game, ["red", "green"], {}, 7, guide=False)
+    session, rng, count = table.table.session, random.Random(7), Count()
+    page = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.goto(f"{table.base}/?t={table.table.token}")
+    page.locator('#seats input[value="red"]').check()
+    page.click("#join-ok")
+    expect(page.locator("#link")).to_have_text("live", timeout=5000)
+    phone, seat, shots = Phone(page, table), "red", set()
+    for _ in range(ACTIONS[game]):
+        due = session.game.phase(session.state).actor or seat
+        if due != seat:
+            seat = due
+            page.evaluate(f"window.orrery.app.setSeat({{name: '{seat}', colour: ''}})")
+        page.wait_for_function("window.orrery.app.moves.mine() && !document.querySelector('#moves').hidden")
+        listed = legal_inputs(session.game, session.state, table.table.words())
+        if game == "orbital_battle" and session.game.phase(session.state).step == "deploy":
+            count.actions.append((seat, muster(phone), "muster"))
+            continue
+        wanted = GOAL_SEEKING[game](session.game, session.state, rng)
+        item = next((i for i in listed if i["action"] == wanted.to_json()), None)
+        if item is None:  # the companion rolls for it: the action leaves its dice out
+            item = next(i for i in listed if i["chance"] and i["type"] == wanted.type)
+        if not count.actions or count.actions[-1][0] != seat:
+            first_on_screen(page, item)
+        if item["type"] == "play" and "play" not in shots:
+            page.evaluate("window.scrollTo(0, 0)")
+            page.screenshot(path=ARTIFACTS / f"taps-{game}-card.png")
+            shots.add("play")
+        count.actions.append((seat, phone.book(item), item["type"]))
+        fits(page, 360)
+    taps = [taps for _, taps, kind in count.actions if kind != "muster"]
+    turns = count.turns()
+    print(f"{game}: {len(taps)} actions, taps median {statistics.median(taps)} max {max(taps)}; "
+          f"{len(turns)} turns, median {statistics.median(turns)} max {max(turns)}")
+    assert statistics.median(taps) <= 3, count.actions
+    assert statistics.median(turns) <= 8, count.actions
+    assert all(taps <= 2 for _, taps, kind in count.actions if kind == "play"), count.actions  # an ORBIT card
+    assert all(taps <= 12 for _, taps, kind in count.actions if kind == "muster"), count.actions
+    if game == "orbital_battle":
+        assert sum(kind == "muster" for *_, kind in count.actions) == 2
+    assert not errors, errors
+    page.context.close()
