@@ -168,6 +168,16 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call("/api/games", "/api/games", "POST", {"game": "orbital_battle", "players": ["red", "green"]}, expect=201)
     call("/api/board", "/api/board")
     call("/api/board", "/api/board?surface=5")
+    session = served.table.session  # Orbital Battle's starting forces, bought by numbers
+    for action in ({"type": "roll", "dice": [5, 2]}, {"type": "home", "planet": "1"}, {"type": "home", "planet": "2"}):
+        session.submit(session.game.decode_action(action), "phone")
+    call("/api/inputs", "/api/inputs")
+    buyer = session.game.phase(session.state).actor
+    other = "green" if buyer == "red" else "red"
+    call("/api/muster", "/api/muster", "POST", {"counts": {"army": 2, "transport": 1}, "actor": buyer})
+    call("/api/muster", "/api/muster", "POST", {"counts": {"army": 100}, "actor": buyer}, expect=400)
+    call("/api/muster", "/api/muster", "POST", {"counts": {"army": 1}, "actor": other}, expect=409)
+    call("/api/muster", "/api/muster", "POST", {"counts": {"army": 1}}, token=None, expect=403)
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": []}, expect=400)
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": ["red"]}, token=None, expect=403)
     call("/camera", "/camera")

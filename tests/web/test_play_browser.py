@@ -110,72 +110,24 @@ def header_is_tidy(page: Page, width: int) -> None:
 
 
 def tap_a_move(page: Page, table: PhonesOnly) -> dict[str, Any]:
-    """Book one legal move by taps only: a piece on the map and where it goes (or a site to place on) when the
-    game offers one, else through the pickers of the inputs panel. Returns the booked input."""
-    session = table.table.session
-    before = len(session.actions)
-    loads = page.evaluate("window.orrery.app.moves.loads")
+    """Book one legal move by taps only, as tests/web/test_taps_browser.py's phone does: a piece on the map and
+    where it goes (or a site to place on) when the game offers one, else through the panel and its pickers.
+    Returns the booked input."""
+    from .test_taps_browser import Phone
+
     inputs = page.evaluate("window.orrery.app.moves.items")
     sites = page.evaluate("[...window.orrery.app.map.sites.keys()]")
     on_map = [i for i in inputs if not i["chance"] and i["from"] and set(i["from"] + i["to"]) <= set(sites)]
     placed = [i for i in inputs if not i["chance"] and not i["from"] and i["to"] and set(i["to"]) <= set(sites)]
-    if on_map:
-        # A move to another site first: a piece turned where it stands (an ORBIT planet's arrow) is one of its many
-        # choices in the list its tap opens.
-        item = min(on_map, key=lambda i: bool(set(i["to"]) & set(i["from"])))
-        page.locator(f'#map [data-site="{item["from"][0]}"]').click()
-        expect(page.locator("#pick")).to_be_visible()
-        if item["to"] and item["to"][0] not in item["from"]:  # a piece turned where it stands is chosen from the list
-            expect(page.locator(f'#map .dest[data-site="{item["to"][0]}"]')).to_have_count(1)
-            page.locator(f'#map [data-site="{item["to"][0]}"]').click()
-        page.locator("#pick-list button", has_text=item["label"]).first.click()
-    elif placed:
-        item = placed[0]
-        page.locator(f'#map [data-site="{item["to"][0]}"]').click()
-        page.locator("#pick-list button", has_text=item["label"]).first.click()
-    else:
-        item = pick_in_panel(page, inputs)
-    expect(page.locator("#pick")).to_be_hidden()
-    for _ in range(50):
-        if len(session.actions) > before:
-            break
-        page.wait_for_timeout(50)
-    assert len(session.actions) == before + 1, "the tap booked nothing"
-    assert session.actions[-1].to_json() == item["action"]
-    page.wait_for_function(f"window.orrery.app.moves.loads > {loads}")  # the next state's inputs are in
-    return item
-
-
-def pick_in_panel(page: Page, inputs: list[dict[str, Any]]) -> dict[str, Any]:
-    """The first non-chance input that is not the end of a turn, through its group's button and the pickers."""
     ends = ("end", "pass", "done", "resign", "concede")  # the end of a turn; the end of the game asks first
     others = [i for i in inputs if not i["chance"] and not i["type"].startswith(ends)]
-    if not others:  # only the end of the turn is left: its big button
-        item = next(i for i in inputs if not i["chance"])
-        page.locator("#primary button", has_text=item["label"]).first.click()
-        return item
-    item = others[-2] if len(others) > 1 else others[0]  # from the end of the list: the pickers narrow to it
-    group = page.locator("#declared button", has_text=item["label"])
-    if group.count():
-        group.first.click()
-        return item
-    page.locator(f'#declared button[data-title="{item["title"]}"]').click()
-    for _ in range(8):  # narrow one argument at a time until the sentence itself is offered
-        book = page.locator("#pick-list button", has_text=item["label"])
-        if book.count():
-            if not book.first.is_visible():
-                book.first.locator("xpath=ancestor::details/summary").click()  # its fold of twelve
-            book.first.click()
-            return item
-        def value(word: str) -> Any:  # a picker's button for one value: "6 (6)", "planet 1 hex 0006 (3)"
-            return page.locator("#pick-list button", has_text=re.compile(rf"^{re.escape(word)} \(\d+\)$"))
-
-        step = next(s for s in item["steps"] if value(s[2]).count())
-        choice = value(step[2]).first
-        if not choice.is_visible():
-            choice.locator("xpath=ancestor::details/summary").click()  # its fold of twelve
-        choice.click()
-    raise AssertionError(f"the pickers never offered {item['label']}")
+    # A move to another site first: a piece turned where it stands (an ORBIT planet's arrow) is one of its choices.
+    item = (min(on_map, key=lambda i: bool(set(i["to"]) & set(i["from"]))) if on_map else placed[0] if placed
+            else (others[-2] if len(others) > 1 else others[0]) if others else next(i for i in inputs if not i["chance"]))
+    Phone(page, table).book(item)
+    entry = table.table.entries()[-1]
+    assert entry["kind"] == "action"
+    return item
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -338,16 +290,14 @@ def test_orbital_battles_planet_surfaces_are_drawn_and_played_by_taps(browser, t
     page.locator(f'#map [data-site="{solar}"]').click()
     expect(page.locator("#surface")).to_have_value(planet)
     expect(page.locator("#map polygon.terrain")).to_have_count(63)  # the planet's 9 x 7 hexes by terrain
-    on_surface = sum(len(stack) for site, stack in session.game.layout(session.state).items()
-                     if site.startswith(f"p{planet}:"))  # fmt: skip
-    expect(page.locator("#map [data-piece]")).to_have_count(on_surface)
+    stacks = sum(1 for site in session.game.layout(session.state) if site.startswith(f"p{planet}:"))
+    expect(page.locator("#map [data-piece]")).to_have_count(stacks)  # a piece a hex: units never stack there
     expect(page.locator("#terrain-key")).to_be_visible()
     fits(page, 360)
     before = len(session.actions)
     page.locator(f'#map [data-site="{item["from"][0]}"]').click()
     expect(page.locator(f'#map .dest[data-site="{item["to"][0]}"]')).to_have_count(1)
-    page.locator(f'#map [data-site="{item["to"][0]}"]').click()
-    page.locator("#pick-list button", has_text=item["label"]).first.click()
+    page.locator(f'#map [data-site="{item["to"][0]}"]').click()  # the unit and where it goes: booked
     page.wait_for_function(f"window.orrery.app.state && window.orrery.app.state.layout['{item['to'][0]}']")
     assert len(session.actions) == before + 1 and session.actions[-1].to_json() == item["action"]
     page.screenshot(path=ARTIFACTS / "play-orbital_battle-surface-phone.png")

@@ -115,6 +115,7 @@ class Phone:
         """Through the sheets the page opens until the action is booked (a map target, the dice, a row, a group)."""
         page, session = self.page, self.table.table.session
         words = {str(step[2]) for step in item["steps"]} | {item["title"], item["group"] or ""}
+        landed = False  # where it goes is tapped once; several moves there are then chosen from the sheet
         for _ in range(10):
             if page.locator("#pick").is_hidden():  # booked: the sheet closes as the move is sent
                 for _ in range(200):
@@ -123,8 +124,9 @@ class Phone:
                     page.wait_for_timeout(25)
             targets = page.evaluate("[...(window.orrery.app.map.targets || [])]")
             dest = [s for s in item["to"] if s in targets and s not in item["from"]]
-            if dest:
+            if dest and not landed:
                 self.tap(page.locator(f'#map [data-site="{dest[0]}"]'))
+                landed = True
                 continue
             rows = page.locator("#pick-list button:visible")
             texts = rows.all_inner_texts()
