@@ -6,6 +6,10 @@
     ('1 credit', '2 credits', '3 hexes', '0 factories')
     >>> plural(2, "victory point"), plural(2, "research data")
     ('2 victory points', '2 research data')
+    >>> verdict("won", ("blue",), "Red's ship with Dakalio on d7 is blocked")
+    "Blue wins: Red's ship with Dakalio on d7 is blocked."
+    >>> verdict("lost", (), "the home planet is infested")
+    'Everyone loses: the home planet is infested.'
 """
 
 from __future__ import annotations
@@ -53,3 +57,18 @@ def plural_of(noun: str) -> str:
     else:
         last += "s"
     return f"{head} {last}" if head else last
+
+
+def verdict(result: str, winners: tuple[str, ...] | list[str], reason: str) -> str:
+    """The end of a game in one sentence: who won (or that everyone lost, or a draw) and why."""
+    names = [w[:1].upper() + w[1:] for w in winners]
+    if result == "won" and names:
+        lead = f"{' and '.join(names)} {'win' if len(names) > 1 else 'wins'}"
+    elif result == "drawn":
+        lead = "A draw"
+    else:
+        lead = "Everyone loses" if not names else f"{' and '.join(names)} {'lose' if len(names) > 1 else 'loses'}"
+    why = reason.strip().rstrip(".")
+    if why.lower().startswith(lead.lower()):  # the reason already says it ("Green wins with 12 victory points")
+        return f"{why[:1].upper()}{why[1:]}."
+    return f"{lead}: {why}." if why else f"{lead}."

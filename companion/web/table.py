@@ -19,6 +19,7 @@ from companion.boards import Board, default_board
 from companion.calibration.grid_probe import board_title
 from companion.errors import UserError
 from companion.rules import Action, SetupError
+from companion.rules.words import verdict
 from companion.sensing.pushed import PushedFrames
 from companion.table.datasets import DataSets
 from companion.table.game_board import board_of, board_set, board_words
@@ -154,7 +155,9 @@ class Table:
         snapshot["names"] = {piece: words.piece(piece) for stack in snapshot["layout"].values() for piece in stack}
         snapshot["phase"] = {**snapshot["phase"], "prompt": words.text(snapshot["phase"]["prompt"])}
         if snapshot.get("outcome"):
-            snapshot["outcome"] = {**snapshot["outcome"], "reason": words.text(snapshot["outcome"]["reason"])}
+            outcome = snapshot["outcome"]
+            said = verdict(outcome["result"], outcome["winners"], outcome["reason"])
+            snapshot["outcome"] = {**outcome, "reason": words.text(outcome["reason"]), "sentence": words.text(said)}
         snapshot["question"] = self._question(loop.question if loop else None)
         snapshot["warning"] = self._warning(loop.warning if loop else None)
         return snapshot
@@ -218,7 +221,7 @@ class Table:
             return {
                 "id": record.id, "game": record.game, "title": session.game.title, "players": list(record.players),
                 "status": record.status, "created": record.created,
-                "result": words.text(outcome.reason) if outcome else None,
+                "result": words.text(verdict(outcome.result, outcome.winners, outcome.reason)) if outcome else None,
                 "winners": list(outcome.winners) if outcome else [],
                 "books": books(record.game, session.game.ledger(session.state), words),
             }  # fmt: skip

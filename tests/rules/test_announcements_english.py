@@ -1,6 +1,8 @@
 """Announcements read as English: whole games of all five games, every announcement and prompt checked for the
 article before a vowel sound ("a agent"), a singular count with a plural noun ("1 credits") and the reverse
-("3 credit"). ORBIT's games are its recorded whole games (tests/scenarios/orbit/whole_game_*.json) replayed, as random
+("3 credit"), a verb that does not agree with its one subject ("Blue's heavy cruiser 1 attack"); and the end of
+each game said in a sentence that names who won, or that everyone lost, or a draw, and why.
+ORBIT's games are its recorded whole games (tests/scenarios/orbit/whole_game_*.json) replayed, as random
 play rarely finishes a race; the others are played to their end by the twin's scripted players."""
 
 import json
@@ -12,7 +14,7 @@ import pytest
 
 from companion.rules import Action, load
 from companion.rules.orbital_battle.text import KIND_NAMES
-from companion.rules.words import a, plural
+from companion.rules.words import a, plural, verdict
 from companion.sim.players import scripted_action
 
 SCENARIOS = Path(__file__).parents[1] / "scenarios"
@@ -31,6 +33,9 @@ COUNTED = ("credit", "crate", "card", "employee", "point", "victory point", "uni
 ARTICLE = re.compile(r"\b([Aa]n?) ([A-Za-z][\w-]*)")
 VERBS = ("is", "has", "was", "does", "goes", "moves", "plus")
 ONE_MANY = re.compile(r"(\w+ )?\b1 ((?:build |victory |energy |action |agent bonus )?[a-z]+s)\b")
+# One numbered unit, ship or employee ("Red's army 3") followed by a verb in the form for several.
+AGREE = re.compile(r"\b[A-Z][a-z]+'s (?:[a-z-]+ )+\d+ (attack|move|land|board|retreat|take|make|give|push|carry|"
+                   r"sign|build|fly|hire|draw|pay|earn|win|lose)\b")
 MANY_ONE = re.compile(r"(\w+ )?\b(0|[2-9]|\d\d+) (" + "|".join(COUNTED) + r")\b(?!s)")
 
 
@@ -47,6 +52,7 @@ def problems(text: str) -> list[str]:
         before = (m.group(1) or "").strip().lower()
         if before not in LABELS and not text[m.end():].startswith(("-", "'")):
             found.append(m.group(0)[len(m.group(1) or ""):])
+    found += [m.group(0) for m in AGREE.finditer(text) if not text[:m.start()].endswith("and ")]  # one of several
     return found
 
 
@@ -56,6 +62,8 @@ def test_the_checker_catches_what_it_is_for():
     assert problems("Player 1 moves; an engineer and a unit; 1 credit; 2 credits; planet 1 hex 0402.") == []
     assert problems("Red's armor 1 boards Red's transport 3; Red's army 1 lands.") == []
     assert plural(1, "credit") == "1 credit" and plural(2, "hex") == "2 hexes" and a("HQ") == "an HQ"
+    assert problems("Blue's heavy cruiser 1 attack Red's army 1.") == ["Blue's heavy cruiser 1 attack"]
+    assert problems("Blue's heavy cruiser 1 and Blue's destroyer 2 attack Red's army 1.") == []
 
 
 def _texts(game, state, events) -> list[str]:
@@ -73,8 +81,12 @@ def _played(name: str, seed: int) -> list[str]:
             break
         state, events = game.apply(state, scripted_action(game, state, rng))
         texts += _texts(game, state, events)
-    assert game.outcome(state) is not None, f"{name} did not end"
-    return texts
+    outcome = game.outcome(state)
+    assert outcome is not None, f"{name} did not end"
+    said = verdict(outcome.result, outcome.winners, outcome.reason)
+    who = [w.capitalize() for w in outcome.winners] or ["Everyone" if outcome.result == "lost" else "A draw"]
+    assert said.startswith(tuple(who)) and said.endswith(".") and len(said) > len(who[0]) + 12, said  # and why
+    return [*texts, said]
 
 
 def _replayed(path: Path) -> list[str]:

@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from companion.boards import default_board
+from companion.rules.words import verdict
 from companion.table.session import Session
 from companion.table.store import Store
 from companion.table.token import token_file
@@ -122,8 +123,9 @@ def tap_a_move(page: Page, table: PhonesOnly) -> dict[str, Any]:
     ends = ("end", "pass", "done", "resign", "concede")  # the end of a turn; the end of the game asks first
     others = [i for i in inputs if not i["chance"] and not i["type"].startswith(ends)]
     # A move to another site first: a piece turned where it stands (an ORBIT planet's arrow) is one of its choices.
-    item = (min(on_map, key=lambda i: bool(set(i["to"]) & set(i["from"]))) if on_map else placed[0] if placed
-            else (others[-2] if len(others) > 1 else others[0]) if others else next(i for i in inputs if not i["chance"]))
+    declared = (others[-2] if len(others) > 1 else others[0]) if others else next(i for i in inputs if not i["chance"])
+    moved = min(on_map, key=lambda i: bool(set(i["to"]) & set(i["from"]))) if on_map else None
+    item = moved or (placed[0] if placed else declared)
     Phone(page, table).book(item)
     entry = table.table.entries()[-1]
     assert entry["kind"] == "action"
@@ -236,7 +238,9 @@ def test_the_end_of_a_game_its_summary_the_past_games_and_the_export(browser, ta
     page.click("#confirm-yes")
     winner = "Red" if resigns == "green" else "Green"
     expect(page.locator("#summary")).to_be_visible()
-    expect(page.locator("#summary-result")).to_have_text(session.game.outcome(session.state).reason)
+    outcome = session.game.outcome(session.state)
+    expect(page.locator("#summary-result")).to_have_text(verdict(outcome.result, outcome.winners, outcome.reason))
+    expect(page.locator("#summary-result")).to_contain_text(f"{winner} wins: ")  # who won, and why
     expect(page.locator("#summary-cards .card").first).to_contain_text(f"{winner} · winner")
     exported = page.evaluate("fetch(document.querySelector('#summary-export').href).then((r) => r.json())")
     assert exported["game"] == "dakalio" and exported["status"] == "over" and exported["entries"]

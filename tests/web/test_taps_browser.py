@@ -159,8 +159,7 @@ class Phone:
             if folds.count():
                 self.tap(folds.first)
                 continue
-            raise AssertionError(f"no way on to {item['label']!r} among {texts} "
-                                 f"{page.evaluate('document.querySelector(`#toast`).textContent')} {len(session.actions)} {start}")
+            raise AssertionError(f"no way on to {item['label']!r} among {texts}")
         raise AssertionError(f"{item['label']!r} not booked in 10 sheets")
 
 
@@ -182,7 +181,8 @@ def muster(phone: Phone) -> int:
         page.wait_for_timeout(25)
     assert len(session.actions) == bought + force
     left = session.game.muster(session.state).points
-    page.wait_for_function(f"window.orrery.app.moves.loads > {loads} && window.orrery.app.moves.muster.points === {left}")
+    moves = "window.orrery.app.moves"
+    page.wait_for_function(f"{moves}.loads > {loads} && {moves}.muster.points === {left}")
     done = next(i for i in legal_inputs(session.game, session.state, phone.table.table.words()) if i["type"] == "done")
     return phone.taps + phone.book(done)
 
@@ -190,10 +190,9 @@ def muster(phone: Phone) -> int:
 def first_on_screen(page: Page, item: dict[str, Any]) -> None:
     """The current player's first action can be started without scrolling a 360 x 740 page."""
     page.evaluate("window.scrollTo(0, 0)")
-    boxes = page.evaluate("""(label) => [...document.querySelectorAll('#primary button, #declared button, #map [data-site]')]
+    boxes = page.evaluate("""[...document.querySelectorAll('#primary button, #declared button, #map [data-site]')]
         .filter((e) => e.offsetParent !== null || e.closest('svg'))
-        .map((e) => [e.textContent, e.dataset.site || '', e.dataset.title || '', e.getBoundingClientRect().bottom])""",
-                          item["label"])  # fmt: skip
+        .map((e) => [e.textContent, e.dataset.site || '', e.dataset.title || '', e.getBoundingClientRect().bottom])""")
     starts = {item["title"], *(item["from"] or item["to"])[:1]}
     ways = [bottom for text, site, title, bottom in boxes
             if item["label"] in text or site in starts or title in starts or (item["group"] and item["group"] in text)]

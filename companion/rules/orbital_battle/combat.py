@@ -188,7 +188,8 @@ def attack(state: State, action: Action) -> Result:
     a_total = sum(KINDS[u.kind].attack for u in gang) + a_die + att_mod
     d_total = KINDS[target.kind].defense + d_die + def_mod
     margin = a_total - d_total
-    text = (f"{' and '.join(name(u) for u in gang)} attack {name(target)} ({roller} {a_die} and {d_die}"
+    verb = "attack" if len(gang) > 1 else "attacks"
+    text = (f"{' and '.join(name(u) for u in gang)} {verb} {name(target)} ({roller} {a_die} and {d_die}"
             f"{'; ' + ', '.join(why) if why else ''}): {a_total} against {d_total}. ")
     data = {"attackers": list(names), "target": target.uid, "dice": [a_die, d_die], "roller": roller,
             "attack": a_total, "defense": d_total}

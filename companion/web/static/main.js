@@ -116,7 +116,7 @@ function renderState(state) {
   $("phase-line").textContent = [phase.round ? `Round ${phase.round}` : "", phase.name.replaceAll("_", " "), who,
     state.status === "paused" ? "paused" : ""].filter(Boolean).join(" · ");
   $("your-turn").hidden = !yours;
-  $("prompt").textContent = state.outcome ? `Game over: ${state.outcome.reason}` : phase.prompt;
+  $("prompt").textContent = state.outcome ? state.outcome.sentence : phase.prompt;
   $("banner").classList.toggle("over", !!state.outcome);
   $("banner").classList.toggle("mine", yours);
   $("pause").textContent = state.status === "paused" ? "Resume" : "Pause";
@@ -174,11 +174,11 @@ function renderLedger(books, actor) {
 function renderSummary(state) {
   $("summary").hidden = !state.outcome;
   if (!state.outcome) return;
-  $("summary-result").textContent = state.outcome.reason;
+  $("summary-result").textContent = state.outcome.sentence;
   $("summary-cards").replaceChildren(...finalCards(state.books, state.outcome.winners || []));
   $("summary-export").href = `/api/export?game=${state.game_id}`;
   $("summary-page").href = `/games/${state.game_id}`;
-  $("summary-share").onclick = () => shareSummary(state.game_id, `${state.title}: ${state.outcome.reason}`);
+  $("summary-share").onclick = () => shareSummary(state.game_id, `${state.title}: ${state.outcome.sentence}`);
 }
 
 function finalCards(books, winners) {
