@@ -156,16 +156,47 @@ def new_table(folder: Path, tls: Tls | None = None, limits: Limits | None = None
         store.close()
 
 
+class WatchedBrowser:
+    """A launched browser whose every page reports its script errors (uncaught exceptions) to `errors`: a test
+    that used it fails on any (the `_no_page_errors` fixture below)."""
+
+    def __init__(self, launched: Any) -> None:
+        self.launched, self.errors = launched, []
+
+    def watch(self, context: Any) -> Any:
+        context.on("page", lambda page: page.on("pageerror", lambda error: self.errors.append(f"{page.url}: {error}")))
+        return context
+
+    def new_context(self, **options: Any) -> Any:
+        return self.watch(self.launched.new_context(**options))
+
+    def new_page(self, **options: Any) -> Any:
+        return self.new_context(**options).new_page()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.launched, name)
+
+
 @pytest.fixture(scope="module")
 def browser():
-    """Debian's Chromium driven by Playwright (never a browser download)."""
+    """Debian's Chromium driven by Playwright (never a browser download), its pages watched for script errors."""
     from playwright.sync_api import sync_playwright
 
     assert Path(CHROMIUM).exists(), "Debian's chromium is missing: it is in .ci/apt-test (./run test installs it)"
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield launched
+        yield WatchedBrowser(launched)
         launched.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_page_errors(request):
+    """Every browser test fails on a script error in any page it opened."""
+    yield
+    if "browser" in request.fixturenames:
+        watched = request.getfixturevalue("browser")
+        errors, watched.errors[:] = list(watched.errors), []
+        assert not errors, errors
 
 
 @pytest.fixture
