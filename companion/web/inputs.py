@@ -26,13 +26,15 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> tuple[list[str], 
 
 
 def _steps(action: Action, words: Words, order: list[str]) -> list[list[Any]]:
-    """[name, value, words] per argument in the order the game declares them (a unit, then where it goes); a list
-    argument (two dice) gives one step per element."""
+    """[name, value, words] per argument in the order the game declares them (a unit, then where it goes); a list of
+    numbers (two dice) gives one step per element, any other list (the units attacking together) one step."""
     steps: list[list[Any]] = []
     rank = {key: i for i, key in enumerate(order)}
     for key, value in sorted(action.args, key=lambda arg: rank.get(arg[0], len(rank))):
-        if isinstance(value, (list, tuple)):
+        if isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
             steps += [[f"{words.key(key)} {i + 1}", v, words.value(v)] for i, v in enumerate(value)]
+        elif isinstance(value, (list, tuple)):
+            steps.append([words.key(key), list(value), " and ".join(words.value(v) for v in value)])
         else:
             steps.append([words.key(key), value, words.value(value)])
     return steps

@@ -52,6 +52,7 @@ class Phone:
 
     def __init__(self, page: Page, table: PhonesOnly) -> None:
         self.page, self.table, self.taps = page, table, 0
+        self.shot: str | None = None  # a screenshot to take after the next tap (artifacts/web/NAME.png)
 
     def tap(self, locator: Any) -> None:
         """A tap, then the page's answer: the move booked, or another sheet or map view to choose from."""
@@ -61,8 +62,12 @@ class Phone:
         self.taps += 1
         for _ in range(100):
             if len(session.actions) > booked or self.page.evaluate(SHOWN) != before:
-                return
+                break
             self.page.wait_for_timeout(30)
+        if self.shot:
+            self.page.wait_for_timeout(400)  # the sheet brought to view
+            self.page.screenshot(path=ARTIFACTS / f"{self.shot}.png")
+            self.shot = None
 
     def state(self, what: str) -> Any:
         return self.page.evaluate(f"window.orrery.app.{what}")
@@ -168,6 +173,7 @@ def muster(phone: Phone) -> int:
     page, session = phone.page, phone.table.table.session
     phone.taps = 0
     loads = phone.state("moves.loads")
+    phone.shot = "taps-orbital_battle-muster"
     phone.tap(page.locator("#primary button", has_text="Buy by numbers"))
     expect(page.locator("#pick-list .points")).to_contain_text("of 50 build points left")
     row = page.locator('#pick-list .muster-row[data-kind="militia"]')
@@ -209,6 +215,7 @@ def one_table(tmp_path_factory):
 @pytest.mark.parametrize("game", GAMES)
 def test_a_few_turns_are_played_in_few_taps_on_a_phone(browser, one_table, game):
     table = one_table
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     table.table.new_game(game, ["red", "green"], {}, 7, guide=False)
     session, rng, count = table.table.session, random.Random(7), Count()
     page = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
@@ -236,9 +243,10 @@ def test_a_few_turns_are_played_in_few_taps_on_a_phone(browser, one_table, game)
             item = next(i for i in listed if i["chance"] and i["type"] == wanted.type)
         if not count.actions or count.actions[-1][0] != seat:
             first_on_screen(page, item)
-        if item["type"] == "play" and "play" not in shots:
+        if item["type"] == "play" and "play" not in shots:  # ORBIT's cards by their first planet, then a heading's
             page.evaluate("window.scrollTo(0, 0)")
-            page.screenshot(path=ARTIFACTS / f"taps-{game}-card.png")
+            page.screenshot(path=ARTIFACTS / f"taps-{game}-cards.png")
+            phone.shot = f"taps-{game}-card"
             shots.add("play")
         count.actions.append((seat, phone.book(item), item["type"]))
         fits(page, 360)
@@ -253,4 +261,43 @@ def test_a_few_turns_are_played_in_few_taps_on_a_phone(browser, one_table, game)
     if game == "orbital_battle":
         assert sum(kind == "muster" for *_, kind in count.actions) == 2
     assert not errors, errors
+    page.context.close()
+
+
+def test_a_landing_is_led_from_the_planets_surface(browser, one_table):
+    """A transport tapped on the solar map opens the surface of the planet beside it with every hex its unit may
+    land on ringed, no hex named by its code; a tap on one lands the unit there, and the map shows it."""
+    table = one_table
+    table.table.new_game("orbital_battle", ["red", "green"], {}, 5, guide=False)
+    session, rng = table.table.session, random.Random(5)
+    while not any(a.type == "unload" for a in session.game.legal_actions(session.state)):
+        session.submit(GOAL_SEEKING["orbital_battle"](session.game, session.state, rng), "phone",
+                       session.game.phase(session.state).actor)  # fmt: skip
+    seat = session.game.phase(session.state).actor
+    page = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+    page.goto(f"{table.base}/?t={table.table.token}")
+    page.locator(f'#seats input[value="{seat}"]').check()
+    page.click("#join-ok")
+    page.wait_for_function("window.orrery.app.moves.mine() && !document.querySelector('#moves').hidden")
+    landings = [i for i in legal_inputs(session.game, session.state, table.table.words()) if i["type"] == "unload"]
+    item = landings[0]
+    transport = next(u for u in session.state.units if u.uid == item["action"]["transport"])
+    phone = Phone(page, table)
+    phone.tap(page.locator(f'#map [data-site="{transport.site}"]'))
+    if not page.evaluate("window.orrery.app.map.targets.size"):  # several units aboard: which one lands
+        phone.tap(page.locator("#pick-list button", has_text=item["steps"][1][2]).first)
+    planet = item["to"][0].split(":")[0][1:]
+    expect(page.locator("#surface")).to_have_value(planet)
+    hexes = {i["to"][0] for i in landings if i["action"]["unit"] == item["action"]["unit"]
+             and i["action"]["transport"] == item["action"]["transport"]}  # fmt: skip
+    assert set(page.evaluate("[...window.orrery.app.map.targets]")) == hexes
+    expect(page.locator("#map .site-label")).to_have_count(0)  # ringed, never named by a hex code
+    page.screenshot(path=ARTIFACTS / "taps-orbital_battle-landing.png")
+    fits(page, 360)
+    before = len(session.actions)
+    phone.tap(page.locator(f'#map [data-site="{item["to"][0]}"]'))
+    page.wait_for_function(f"window.orrery.app.state.layout['{item['to'][0]}']")
+    assert len(session.actions) == before + 1 and session.actions[-1].to_json() == item["action"]
+    assert phone.taps <= 3
+    expect(page.locator(f'#map .site.moved[data-site="{item["to"][0]}"]')).to_have_count(1)  # what changed
     page.context.close()
