@@ -99,7 +99,11 @@ def test_the_deck_editor_names_the_card_that_is_wrong_and_keeps_a_good_deck(serv
     deck["cards"][3]["planets"][0][1] = 3
     answer = served.post("/api/editor/deck/check", {"deck": deck})[1]
     assert answer["problems"] == ["card c04: counts are at least 1 and planets advance 1 or 2 positions"]
-    deck["cards"][3]["planets"][0][1] = 2
+    deck["cards"][3]["planets"] = [["orange", 1], ["orange", 1]]  # one planet twice on a card
+    answer = served.post("/api/editor/deck/check", {"deck": deck})[1]
+    assert answer["problems"] == ["card c04: the orange planet is on it twice; a card shows each planet once "
+                                  "(advance it 2 instead)"]
+    deck["cards"][3]["planets"] = [["orange", 1], ["blue", 1]]
     deck["markers"]["red"] = "laser"
     status, answer = served.post("/api/editor/deck/save", {"name": "club", "deck": deck})
     assert status == 400 and answer["error"].startswith("deck.markers.red: 'laser' is not one of")

@@ -67,6 +67,10 @@ def _load_deck(path: str, stamp: int) -> DeckFile:
     for i, card in enumerate(deck.cards):
         if card.count < 1 or any(n not in (1, 2) for _, n in card.planets):
             raise SetupError(f"{where}: deck.cards[{i}]: counts are at least 1 and planets advance 1 or 2 positions")
+        twice = next((c for j, (c, _) in enumerate(card.planets) if c in [d for d, _ in card.planets[:j]]), None)
+        if twice is not None:
+            raise SetupError(f"{where}: deck.cards[{i}]: the {twice} planet is on it twice; a card shows each planet "
+                             "once (advance it 2 instead)")
     for planet, feature in deck.markers.items():
         if feature not in MARKER_FEATURES:
             raise SetupError(f"{where}: deck.markers.{planet}: {feature!r} is not one of {MARKER_FEATURES}")
