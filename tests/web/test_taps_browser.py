@@ -205,6 +205,32 @@ def first_on_screen(page: Page, item: dict[str, Any]) -> None:
     assert ways and min(ways) <= 740, f"{item['label']}: its first tap lies below the first screen ({ways}, {boxes})"
 
 
+def spaced(page: Page) -> None:
+    """Neighbouring sites are a finger apart (24 px or more, zoomed in where the board is crowded), and no two
+    sites' pieces cover each other by more than a sliver."""
+    found = page.evaluate("""(() => {
+        const mid = (r) => [r.x + r.width / 2, r.y + r.height / 2];
+        const sites = [...document.querySelectorAll('#map [data-site]')].map((e) => mid(e.getBoundingClientRect()));
+        let apart = Infinity;
+        for (let i = 0; i < sites.length; i++) for (let j = i + 1; j < sites.length; j++)
+            apart = Math.min(apart, Math.hypot(sites[i][0] - sites[j][0], sites[i][1] - sites[j][1]));
+        const boxes = [...document.querySelectorAll('#map [data-piece] circle.piece, #map [data-piece] rect.piece')]
+            .filter((e) => e.parentNode.firstElementChild === e).map((e) => e.getBoundingClientRect());
+        let cover = 0;
+        for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+            const a = boxes[i], b = boxes[j];
+            const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+            const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+            if (w > 0 && h > 0) cover = Math.max(cover, Math.min(w, h) / Math.min(a.width, b.width));
+        }
+        const small = Math.min(...boxes.map((r) => r.width));
+        return {apart, cover, small};
+    })()""")
+    assert found["apart"] >= 24, found
+    assert found["cover"] <= 0.25, found  # pieces of neighbouring sites touch at most
+    assert found["small"] >= 20, found
+
+
 @pytest.fixture(scope="module")
 def one_table(tmp_path_factory):
     table = PhonesOnly(tmp_path_factory.mktemp("taps"), "trajectory")
@@ -227,6 +253,8 @@ def test_a_few_turns_are_played_in_few_taps_on_a_phone(browser, one_table, game)
     page.click("#join-ok")
     expect(page.locator("#link")).to_have_text("live", timeout=5000)
     phone, seat, shots = Phone(page, table), "red", set()
+    page.wait_for_function("window.orrery.app.moves.loads > 0")
+    spaced(page)
     for _ in range(ACTIONS[game]):
         due = session.game.phase(session.state).actor or seat
         if due != seat:
