@@ -1,27 +1,33 @@
-"""`companion bench messy`: whole games of all five games played at the twin's table with natural hands.
+"""`companion bench messy`: the five games played at the twin's table by hands in time, swept over how long a hand
+holds a piece in the air.
 
-The scripted players play to win (companion/sim/players.py) and their hands carry every action out piece by piece
-in the order people do: move then remove, remove then place, place then tap, with slides, lifts and knocks
-(companion/sim/hands.py), over the simulated reed grid (with `--camera`, also the rendered camera where the game
-has a piece registry: seconds a frame, so not by default). Printed per game: actions, board moves, wrong bookings
-(the table booked what the hand did not do: must be 0), advice to undo (the table told a player to put back what
-their legal move had already done: must be 0), the board moves the board alone tells apart that were settled
-without a tap (goal: 95 % or more) and taps per move.
+The scripted players play to win (companion/sim/players.py) and their hands carry every action out touch by touch
+with the times people take (companion/sim/hand_time.py, from shared/WORLD.md, sharing nothing with the referee):
+lift-to-land times, holds, hovering, set-down-and-nudge, slides, knocks, drops, two hands at once, captures taken
+off before, during or after the capturing move. Each point of the sweep holds the first carry of every action that
+long (0.1 to 10 s) and plays a bounded number of moves per game (`--moves`) from a game joined part way (up to
+`--skip` actions made on the phones first), on the table's own settings (settle time and hold window, unless given).
 
-By default each table plays one short whole game: ORBIT's four tables, Dakalio's two modes, Orbital Battle (combat
-and landings, to a turn limit), Trajectory and Periorbis (the short game). `--games`, `--game`, `--players` and
-`--option` widen or narrow it.
+Printed per game and per sense (the grid alone; with `--senses grid,camera`, the grid and the rendered camera where
+the game has one: seconds a frame, so not by default), one line per hold time: moves made by hand, wrong bookings
+(the table's books hold another action than the hand's when the player looks at a phone: goal 0), corrections (a
+booking the table put right itself, announced), advice to undo a legal move under way (goal 0), taps per move, and
+the time from the hand's last movement to the booking of its move (median and p95; goal: median under 0.5 s).
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-HELP = "whole games of all five games with natural hands: wrong bookings and advice to undo (must be 0), taps"
+HELP = ("the five games with hands in time, swept over how long a hand holds a piece: wrong bookings and advice to "
+        "undo (goal 0), corrections, taps, time to booking")
+HOLDS = (0.1, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
+SENSES = ("grid", "camera")
 
 
 @dataclass(frozen=True)
@@ -32,6 +38,7 @@ class Bench:
     label: str
     players: int
     options: Mapping[str, Any] = field(default_factory=dict)
+    opening: tuple[tuple[str, Mapping[str, Any]], ...] = ()  # actions made on the phones first (type, arguments)
 
 
 def default_benches() -> list[Bench]:
@@ -46,6 +53,7 @@ def default_benches() -> list[Bench]:
         *orbit,
         Bench("dakalio", "Dakalio simple", 2, {"mode": "simple"}),
         Bench("dakalio", "Dakalio supremacy", 2, {"mode": "supremacy"}),
+        Bench("dakalio", "Dakalio with portals", 2, {"mode": "simple"}, (("portals", {"use": True}),)),
         Bench("orbital_battle", "Orbital Battle", 2, {"turn_limit": 4}),
         Bench("trajectory", "Trajectory", 3),
         Bench("periorbis", "Periorbis short", 3, {"length": "short"}),
@@ -53,18 +61,30 @@ def default_benches() -> list[Bench]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--games", type=int, default=1, help="whole games per row (default 1)")
+    from companion.table.config import TableConfig
+
+    table = TableConfig()
+    parser.add_argument("--games", type=int, default=1, help="games per point of the sweep and row (default 1)")
+    parser.add_argument("--moves", type=int, default=8,
+                        help="moves made by hand per game and point of the sweep (default 8)")
+    parser.add_argument("--skip", type=int, default=12,
+                        help="up to this many actions made on the phones before the hands play, so that games are "
+                        "joined part way (default 12)")
+    parser.add_argument("--holds", default=",".join(f"{h:g}" for h in HOLDS),
+                        help="seconds the first carry of each action is held in the air, the sweep's points "
+                        "(default 0.1,0.3,0.5,1,2,3,5,10)")
+    parser.add_argument("--senses", default="grid",
+                        help="grid (the grid alone, default), camera (the grid and the rendered camera, where the game "
+                        "has one: slow, seconds a frame) or grid,camera")
     parser.add_argument("--game", help="only this game's rows (default: all five games)")
     parser.add_argument("--players", type=int, help="one row with this many players (with --game)")
     parser.add_argument("--grid", default="virtual", help="virtual (default) or simavr")
-    parser.add_argument("--camera", action="store_true",
-                        help="the rendered camera over the table too, where the game has one (slow: seconds a frame)")
-    parser.add_argument("--no-beside", dest="beside", action="store_false",
-                        help="the boards a game places beside its own (Orbital Battle's planet maps) on no grid: with "
-                        "--camera the camera alone reads them, else their moves are declared on the phones, as at a "
-                        "table of one grid (default: each on a grid of its own)")
-    parser.add_argument("--settle", type=float, default=0.12, help="the settle window in seconds (default 0.12)")
-    parser.add_argument("--max-actions", type=int, default=3000, help="a game not over by then is an error")
+    parser.add_argument("--settle", type=float, default=table.settle,
+                        help=f"the table's settle window in seconds (default {table.settle:g}, the table's own)")
+    parser.add_argument("--hold-window", type=float, default=table.hold,
+                        help=f"the table's hold window in seconds (default {table.hold:g}, the table's own)")
+    parser.add_argument("--frame-every", type=float, default=0.25,
+                        help="seconds between the camera's frames while the table asks for them (default 0.25)")
     parser.add_argument("--findings", type=int, default=3, help="lines of findings to print per row (default 3)")
     parser.add_argument(
         "--option", action="append", default=[], metavar="NAME=VALUE",
@@ -77,8 +97,10 @@ def choose(args: argparse.Namespace) -> list[Bench]:
     from companion.errors import UserError
     from companion.rules import names
 
-    if args.games < 1 or args.max_actions < 1 or args.settle <= 0:
-        raise UserError("bench messy: --games and --max-actions must be 1 or more, --settle above 0")
+    if args.games < 1 or args.moves < 1 or args.skip < 0 or args.settle <= 0 or args.hold_window <= 0 or \
+            args.frame_every <= 0:  # fmt: skip
+        raise UserError("bench messy: --games and --moves must be 1 or more, --skip 0 or more, --settle, "
+                        "--hold-window and --frame-every above 0")
     benches = default_benches()
     if args.game is None:
         if args.players is not None or args.option:
@@ -94,54 +116,97 @@ def choose(args: argparse.Namespace) -> list[Bench]:
     return [b for b in benches if b.game == args.game] or [Bench(args.game, args.game, 2)]
 
 
-def run(args: argparse.Namespace) -> int:
+def holds(text: str) -> list[float]:
     from companion.errors import UserError
-    from companion.rules import SetupError
-    from companion.sim.hand_play import HandStats, HandTable
-    from companion.sim.table_setup import make_twin
 
-    benches = choose(args)
-    header = (f"{'game':<22}{'actions':>8}{'moves':>7}{'wrong':>7}{'undo':>6}{'untapped':>16}{'taps/move':>10}"
-              f"{'illegal caught':>15}{'s':>6}  judge ms: median, p95, p99")
-    print(f"whole games with natural hands ({args.games} per row, settle {args.settle} s, grid {args.grid}"
-          f"{', camera where the game has one' if args.camera else ', grid alone'}"
-          f"{'' if args.beside else ', planet maps by the camera alone' if args.camera else ', planet maps unsensed'})")
-    print(header)
+    try:
+        values = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UserError(f"bench messy: --holds {text!r}: expected seconds separated by commas") from None
+    if not values or any(v <= 0 or v > 60 for v in values):
+        raise UserError(f"bench messy: --holds {text!r}: each hold must be above 0 and at most 60 s")
+    return values
+
+
+def senses(text: str) -> list[str]:
+    from companion.errors import UserError
+
+    chosen = [part.strip() for part in text.split(",") if part.strip()]
+    if not chosen or any(part not in SENSES for part in chosen):
+        raise UserError(f"bench messy: --senses {text!r}: expected grid, camera or grid,camera")
+    return chosen
+
+
+def run(args: argparse.Namespace) -> int:
+    from companion.sensing.pieces import has_registry
+
+    benches, points, kinds = choose(args), holds(args.holds), senses(args.senses)
+    print(f"hands in time: {args.moves} moves by hand per game and point, {args.games} game(s) a point, settle "
+          f"{args.settle:g} s, hold window {args.hold_window:g} s, grid {args.grid}")
     failed = 0
-    for bench in benches:
-        totals, findings, started = HandStats(), [], time.monotonic()
-        for seed in range(1, args.games + 1):
-            try:
-                twin = make_twin(bench.game, bench.players, seed, args.grid, None, 0.0, 0.0,
-                                 camera=None if args.camera else False, options=bench.options, beside=args.beside)
-            except SetupError as error:
-                raise UserError(f"bench messy: {bench.label}: {error}") from None
-            twin.observer.settle = args.settle
-            with twin:
-                table = HandTable(twin, seed)
-                totals.add(table.play(args.max_actions))
-            findings += table.findings
-        print(row(bench.label, totals, time.monotonic() - started))
-        # Wrong bookings first: they are the failures that must never happen.
-        findings.sort(key=lambda line: "wrong booking" not in line)
-        for line in findings[: args.findings]:
-            print(f"    {line[:200]}")
-        failed += totals.wrong_bookings
-    print("moves: actions that change what the sensors see; wrong: bookings of another action than the hand's "
-          "(goal 0); undo: moves during which the table advised to undo them (goal 0); untapped: moves the board "
-          "alone tells apart settled without a tap (goal >= 95 %); taps/move: phone taps per move; illegal caught: "
-          "pieces set where no rule allows that the table warned about; judge ms: the referee's time over each settled "
-          "board of the games (median, p95, p99)")
+    for sense in kinds:
+        for bench in benches:
+            if sense == "camera" and not has_registry(bench.game):
+                print(f"\n{bench.label}, grid and camera: no camera for this game (no piece registry)")
+                continue
+            words = "grid alone" if sense == "grid" else "grid and camera"
+            print(f"\n{bench.label}, {words}")
+            print(f"{'hold s':>7}{'moves':>7}{'wrong':>7}{'corrected':>10}{'undo':>6}{'taps/move':>10}"
+                  f"{'booked after s: median, p95':>29}{'s':>6}")
+            findings: list[str] = []
+            for index, hold in enumerate(points):
+                started = time.monotonic()
+                stats, found = point(bench, sense == "camera", hold, index, args)
+                print(line(hold, stats, time.monotonic() - started))
+                findings += found
+                failed += stats.wrong_bookings + stats.undo_advice
+            findings.sort(key=lambda text: ("wrong booking" not in text, "advice to undo" not in text))
+            for text in findings[: args.findings]:
+                print(f"    {text[:220]}")
+    print("\nmoves: actions that change what the sensors see, made by hand; wrong: the table's books held another "
+          "action than the hand's when its player looked at a phone (goal 0); corrected: bookings the table put "
+          "right itself in one announced entry; undo: moves during which the table advised undoing them (goal 0); "
+          "taps/move: phone taps per move; booked after: seconds from the hand's last movement to the booking of its "
+          "move (goal: median under 0.5 s)")
     return 1 if failed else 0
 
 
-def row(label: str, s: Any, seconds: float) -> str:
+def point(bench: Bench, camera: bool, hold: float, index: int, args: argparse.Namespace) -> tuple[Any, list[str]]:
+    """One point of the sweep: `args.games` games of `bench` joined part way, `args.moves` moves each by hand."""
+    from companion.errors import UserError
+    from companion.rules import Action, SetupError
+    from companion.sim.hand_clock import TimedTable, twin_geometry
+    from companion.sim.hand_play import HandStats
+    from companion.sim.table_setup import game_board, make_twin
+
+    totals, findings = HandStats(), []
+    for game in range(args.games):
+        seed = 1 + index + 97 * game
+        try:
+            twin = make_twin(bench.game, bench.players, seed, args.grid, None, 0.0, 0.0,
+                             camera=None if camera else False, options=bench.options)
+        except SetupError as error:
+            raise UserError(f"bench messy: {bench.label}: {error}") from None
+        twin.observer.settle = args.settle
+        twin.loop.hold = args.hold_window
+        with twin:
+            table = TimedTable(twin, seed, hold, twin_geometry(twin, game_board(bench.game, bench.options)),
+                               frame_every=args.frame_every)
+            rng = random.Random(seed)
+            opening = tuple(Action.make(kind, **dict(arguments)) for kind, arguments in bench.opening)
+            table.skip(rng.randint(0, args.skip), rng, opening)
+            table.play_moves(args.moves)
+        totals.add(table.stats)
+        findings += table.findings
+    return totals, findings
+
+
+def line(hold: float, s: Any, seconds: float) -> str:
     from companion.bench.stats import percentile
 
-    share = f"{100 * s.tellable_untapped / s.tellable:.0f}% of {s.tellable}" if s.tellable else "-"
     per_move = f"{s.board_taps / s.board_changes:.2f}" if s.board_changes else "-"
-    illegal = f"{s.illegal_caught} of {s.illegal_tried}"
-    times = s.judge_seconds or [0.0]
-    judge = ", ".join(f"{percentile(times, q) * 1e3:.2f}" for q in (0.5, 0.95, 0.99))
-    return (f"{label:<22}{s.actions:>8}{s.board_changes:>7}{s.wrong_bookings:>7}{s.undo_advice:>6}{share:>16}"
-            f"{per_move:>10}{illegal:>15}{seconds:>6.0f}  {judge}")
+    after = s.booked_after
+    timing = f"{percentile(after, 0.5):.2f}, {percentile(after, 0.95):.2f}" if after else "-"
+    return (f"{hold:>7g}{s.board_changes:>7}{s.wrong_bookings:>7}{s.corrections:>10}{s.undo_advice:>6}{per_move:>10}"
+            f"{timing:>29}{seconds:>6.0f}")
+

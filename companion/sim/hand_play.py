@@ -50,6 +50,9 @@ class HandStats:
     illegal_tried: int = 0  # a piece set on a site no rule allows, then put back
     illegal_caught: int = 0  # ... that the table warned about
     judge_seconds: list[float] = dataclasses.field(default_factory=list)  # the referee's time per settled board
+    corrections: int = 0  # bookings the table put right itself, in one announced entry
+    booked_after: list[float] = dataclasses.field(default_factory=list)  # seconds from a hand's last movement to
+    # the booking of its move (hands in time only)
 
     def add(self, other: HandStats) -> None:
         for key, value in vars(other).items():

@@ -196,14 +196,17 @@ def _free_spot(board: Board, placed: list[Placed], entry: PieceEntry, rng: np.ra
     return None
 
 
-def random_hand(board: Board, rng: np.random.Generator) -> Hand:
-    """A forearm reaching in from one side, palm and fingers over the board."""
-    wrist = rng.uniform(0.3, 0.7, 2) * np.array([board.width, board.height])
+def random_hand(board: Board, rng: np.random.Generator, over: tuple[float, float] | None = None) -> Hand:
+    """A forearm reaching in from one side, palm and fingers over the board (the palm over `over`, in board mm, when
+    given: a hand about to take or set down a piece there)."""
+    wrist = rng.uniform(0.3, 0.7, 2) * np.array([board.width, board.height]) if over is None else np.array(over)
     side = int(rng.integers(4))
     outside = {0: (wrist[0], -300.0), 1: (board.width + 300.0, wrist[1]), 2: (wrist[0], board.height + 300.0),
                3: (-300.0, wrist[1])}[side]
     direction = wrist - np.array(outside)
     direction /= np.linalg.norm(direction)
+    if over is not None:
+        wrist = wrist - 45 * direction  # the palm's centre over the spot
     across = np.array([-direction[1], direction[0]])
 
     def quad(a: np.ndarray, b: np.ndarray, width: float) -> tuple[tuple[float, float], ...]:

@@ -243,6 +243,18 @@ class Twin:
             time.sleep(0.005)
         raise TimeoutError(f"the board did not settle within {self.timeout:.0f} s")
 
+    def set_board(self, layout: Layout) -> frozenset[Key]:
+        """Set the grids' switches to `layout` and wait until every link reports them: the closed switches (the
+        caller tells the observer, on a clock of its own)."""
+        wanted = self._closed(layout)
+        self._set_switches(wanted)
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline:
+            if self.occupancy() == wanted:
+                return wanted
+            time.sleep(0.001)
+        raise TimeoutError(f"the grids did not report the board within {self.timeout:.0f} s")
+
     def camera_vanishes(self) -> None:
         """The camera's cable is pulled: no more frames, and the table is told."""
         self.camera = None

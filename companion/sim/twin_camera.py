@@ -20,7 +20,7 @@ from companion.sensing.pieces import Registry
 from companion.sensing.vision import Vision
 from companion.sim.render import Renderer
 from companion.sim.render_camera import NORMAL, Conditions, frame_size, overhead_camera, sim_profile
-from companion.sim.render_scene import layout_scene
+from companion.sim.render_scene import layout_scene, random_hand
 from companion.table.observation import same_piece
 from companion.table.observe import CameraView, camera_view
 
@@ -55,16 +55,20 @@ class TwinCamera:
         """Sites the camera cannot see with `layout` on the table: none (it hangs over the whole board)."""
         return frozenset()
 
-    def render(self, layout: Layout) -> tuple[np.ndarray, frozenset[str]]:
-        """The camera's picture of the board as `layout` has it, and the sites it cannot show whole (pieces the box,
-        the registry, has none of; more riders than dock beside a base)."""
+    def render(self, layout: Layout, arm: str | None = None) -> tuple[np.ndarray, frozenset[str]]:
+        """The camera's picture of the board as `layout` has it (a hand over the site `arm`, if given), and the sites
+        it cannot show whole (pieces the box, the registry, has none of; more riders than dock beside a base)."""
         scene, hidden = layout_scene(self.board, self.registry, self.camera, layout, self.rng, self.conditions,
                                      self.physical)
+        if arm is not None and self.board.has_site(arm):
+            site = self.board.site(arm)
+            scene = replace(scene, hand=random_hand(self.board, self.rng, (site.x, site.y)))
         return self.renderer.render(scene).image, hidden
 
-    def look(self, layout: Layout, now: float) -> CameraView:
-        """One frame of the board as `layout` has it, taken at `now`, through the real vision."""
-        image, hidden = self.render(layout)
+    def look(self, layout: Layout, now: float, arm: str | None = None) -> CameraView:
+        """One frame of the board as `layout` has it, taken at `now` (a hand over the site `arm`, if given), through
+        the real vision."""
+        image, hidden = self.render(layout, arm)
         report = self.vision.process(image, now)
         self.frames += 1
         view = camera_view(report, self.registry, self.board)

@@ -26,7 +26,7 @@ from companion.sensing.vision_profile import CameraProfile
 from companion.sensing.vision_table import BoardInView, TableVision
 from companion.sim.mounted_camera import Mounting, mount, random_shot
 from companion.sim.mounted_render import MountedRenderer
-from companion.sim.mounted_scene import Placement, Spread, Table, layout_table
+from companion.sim.mounted_scene import Placement, Spread, Table, layout_table, random_arm
 from companion.table.beside import Placed, boards_beside, layout_prefix
 from companion.table.observe import CameraView, camera_view
 
@@ -127,13 +127,14 @@ class SpreadCamera:
         laid = self._laid_for(layout)
         return frozenset(b.prefix + s.id for b in self.beside if b not in laid for s in b.board.sites)
 
-    def render(self, layout: Layout) -> tuple[np.ndarray, frozenset[str]]:
-        """The frame of the table as `layout` has it, and the sites it cannot show whole (pieces the box lacks)."""
+    def render(self, layout: Layout, arm: str | None = None) -> tuple[np.ndarray, frozenset[str]]:
+        """The frame of the table as `layout` has it (an arm reaching in over the solar map when `arm` names a site),
+        and the sites it cannot show whole (pieces the box lacks)."""
         self._lay_out(layout)
         placements = [self.solar]
         tables: list[Table] = []
         table, hidden = layout_table(self.board, self.box, layout, self.rng, self.physical)
-        tables.append(table)
+        tables.append(replace(table, arm=random_arm(self.board, self.rng)) if arm is not None else table)
         for place, other in zip(self.places, self.laid, strict=True):
             if other is None:
                 continue
@@ -147,9 +148,10 @@ class SpreadCamera:
         frame = self.renderer.render_spread(tuple(tables), shot, self.rng, Spread(tuple(placements)))
         return frame.image, frozenset(hidden)
 
-    def look(self, layout: Layout, now: float) -> CameraView:
-        """One frame of the table as `layout` has it, taken at `now`, through the product's TableVision."""
-        image, hidden = self.render(layout)
+    def look(self, layout: Layout, now: float, arm: str | None = None) -> CameraView:
+        """One frame of the table as `layout` has it, taken at `now` (an arm over the board if `arm` names a site),
+        through the product's TableVision."""
+        image, hidden = self.render(layout, arm)
         report = self.vision.process(image, now)
         self.frames += 1
         view = camera_view(report, self.registry, self.board, self.names)

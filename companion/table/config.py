@@ -7,6 +7,9 @@ Example (every key optional):
     seed = 1
     db = "/var/lib/orrery/companion.db"
     board = "boards/my-board.json"      # a board file; default: the game's own board
+    hold = 12.0                          # seconds a piece that may still be in a hand is waited for before the one
+                                         # move the board shows without it is booked by itself (a phone books it
+                                         # at once; a landing decides it)
 
     [grid]
     serial = "auto"                      # a port, "auto" (find it by USB id) or "none"
@@ -60,6 +63,9 @@ class BoardGrid:
 
 
 BOARD_KEYS = ("board", "serial", "profile")
+# Longer than people hold a piece in the air while they think (2-10 s, shared/WORLD.md) with its carry: a piece held
+# that long is still waited for (bench messy's sweep over hold times measures it).
+HOLD = 12.0
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,7 @@ class TableConfig:
     tls_dir: str | None = None
     tls_port: int = 8443
     settle: float = 0.3
+    hold: float = HOLD
     boards: tuple[BoardGrid, ...] = ()
 
     def with_overrides(self, **values: Any) -> TableConfig:
@@ -132,6 +139,8 @@ def read_config(path: Path, text: str) -> TableConfig:
             flat[key] = float(value)
         elif not isinstance(value, wanted) or (isinstance(value, bool) and wanted is not bool):
             raise UserError(f"{path}: {key}: expected {wanted.__name__}, found {type(value).__name__}")
+    if not 0 < flat.get("hold", HOLD) <= 120:
+        raise UserError(f"{path}: hold: expected seconds above 0 and at most 120, found {flat['hold']}")
     return replace(defaults, **flat)
 
 

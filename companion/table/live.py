@@ -106,7 +106,7 @@ class LiveTable:
         self.senses = Senses(session, self.observer, grid=own_switches is not None, camera=camera)
         self._sense(session, own_switches, announce=False)
         if self.observer is not None:
-            self.loop = TableLoop(session, self.observer, self.site_name)
+            self.loop = TableLoop(session, self.observer, self.site_name, config.hold)
         self.config_path: Path | None = None  # the config file, where a probe from the phones writes the ports
         self.latest_image = None  # the camera's last frame, for the calibration view
         self._stop = threading.Event()
@@ -120,7 +120,7 @@ class LiveTable:
         self.loop = None
         if self.observer is not None:
             self._sense(session)
-            self.loop = TableLoop(session, self.observer, self.site_name)
+            self.loop = TableLoop(session, self.observer, self.site_name, self.config.hold)
         return self.loop
 
     def own_board(self, game: str) -> Board:

@@ -7,7 +7,15 @@
 - in_progress: a move is part way done: a note saying what is still to do (through the warning channel, headed
   as a move under way, not as a wrong board); nothing is booked;
 - mismatch: a warning saying what to put right, repeated only when the board changes; the game waits;
+- in_hand: a lifted piece may still land where the sensors would feel it, though the board already shows a whole
+  move (the piece set on a site a piece already takes, or off the board): the phones show what is in the hand with
+  one tap per move the board cannot show ("It landed on b4."); a landing decides it, and once the hold window has
+  passed with the board as it was, the one move it shows is booked by itself;
 - unchanged: nothing (a piece lifted and put back, a hovering hand).
+A booking from the board is followed until anything else moves the game on: a later board that, from the state
+before it, is another legal move of the same lifted piece (the piece landed elsewhere after all, or was nudged on
+from where it was set down) corrects it in one announced entry (`Session.correct`), never with advice to take it
+back; while such a move is under way the table says so instead of calling the board wrong.
 Automatic phases need nothing special: their one legal action is what the board must come to show, and the phase's
 prompt (already announced) says what to move.
 """
@@ -17,7 +25,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.rules import Action, IllegalAction
@@ -25,7 +33,10 @@ from companion.table.observation import Observation
 from companion.table.observe import Observer
 from companion.table.referee import Referee, Ruling
 from companion.table.session import Session
+from companion.table.config import HOLD
 from companion.table.store import CannotSave, Entry
+
+ASKED = "Which move did the table make?"
 
 
 @dataclass(frozen=True)
@@ -36,6 +47,18 @@ class Question:
     choices: tuple[Action, ...]
     texts: tuple[str, ...]
     state: Any = field(default=None, compare=False, repr=False)  # the state the choices are legal in
+    headline: str = ASKED
+    in_hand: bool = False  # a piece that may still be in the hand: a landing decides, or the hold window passes
+
+
+@dataclass(frozen=True)
+class Booked:
+    """The loop's last booking from the board: the state it was judged in and the entry that logged it."""
+
+    state: Any = field(compare=False, repr=False)
+    action: Action
+    entry: int
+    lifted: bool  # booked from a lift alone (the hold window passed): no sensor felt the piece land
 
 
 @dataclass(frozen=True)
@@ -61,14 +84,21 @@ class Warning:
 
 
 class TableLoop:
-    def __init__(self, session: Session, observer: Observer, site_name: Callable[[str], str] | None = None) -> None:
+    def __init__(self, session: Session, observer: Observer, site_name: Callable[[str], str] | None = None,
+                 hold: float = HOLD) -> None:
+        """`hold`: seconds a piece that may still be in the hand is waited for before the one move the board shows
+        is booked by itself (TableConfig.hold)."""
         self.session = session
         self.observer = observer
         self.site_name = site_name or (lambda site: site)
         self.question: Question | None = None
         self.referee = Referee(session.game)
+        self._earlier = Referee(session.game)  # judges boards against the state before the last booking
+        self._booked: Booked | None = None
+        self._hand_since = 0.0  # when the open in-hand question was asked
         self.warning: Warning | None = None
         self._questions = 0
+        self.hold = hold
         self.judged_in = 0.0  # seconds the referee took over the last settled board (for the benchmarks)
         self._last_seen: Observation | None = None
         self._judged: Any = None  # the state the last settled board was judged against
@@ -109,12 +139,13 @@ class TableLoop:
                 return None
             game, state = self.session.game, self.session.state
             if self.referee.game is not game:
-                self.referee = Referee(game)
+                self.referee, self._earlier = Referee(game), Referee(game)
             observation = self.observer.observation(now)
             if observation is None or (self._last_seen is not None and observation.sites == self._last_seen.sites):
                 # While hands move, work out what this state's actions do to the board, so that the settled board
                 # is judged from the sites that changed.
                 self.referee.prepare(state)
+                self._hold_out(now)
                 return None
             self._last_seen = observation
             if game.outcome(state) is not None or self.session.record.status != "playing":
@@ -124,21 +155,67 @@ class TableLoop:
             ruling = self.referee.judge(state, observation, self.site_name)
             self.judged_in = time.perf_counter() - started
             try:
-                self._act(ruling)
+                ruling = self._after_booking(ruling, observation)
+                if ruling is not None:
+                    self._act(ruling, now)
             except CannotSave:
                 self._last_seen = None  # not kept: the same board is judged again once the table can save
                 raise
             return ruling
 
-    def _act(self, ruling: Ruling) -> None:
+    def _hold_out(self, now: float) -> None:
+        """The hold window has passed with the board as it was: the one board move an in-hand question offers is
+        booked by itself (several, or a declared action, stay a question for the phones)."""
+        question = self.question
+        if question is None or not question.in_hand or now < self._hand_since + self.hold:
+            return
+        if len(question.choices) == 1 and question.choices[0].type in self.session.game.board_moves:
+            self._withdraw()
+            state = self.session.state
+            entry = self._submit(question.choices[0], "board")
+            self._booked = Booked(state, question.choices[0], entry.id, lifted=True)
+        else:
+            self.question = replace(question, headline=ASKED, in_hand=False)
+            self.on_question(self.question)
+
+    def _after_booking(self, ruling: Ruling, observation: Observation) -> Ruling | None:
+        """A board judged after the loop's own booking, also against the state that booking was made in: another
+        legal move of the same lifted piece corrects it (when the booking came from a lift alone, even where the new
+        state also explains the board: a landing is never booked as the next player's move); a move of it still
+        under way is said, not called a wrong board. None: the correction is made."""
+        booked = self._booked
+        if booked is None or ruling.verdict == "unchanged" or (ruling.verdict == "explained" and not booked.lifted):
+            return ruling
+        earlier = self._earlier.judge(booked.state, observation, self.site_name)
+        lifted = _lifted(self._earlier, booked.state, booked.action)
+        if earlier.verdict == "explained" and earlier.actions[0] != booked.action and \
+                lifted & _lifted(self._earlier, booked.state, earlier.actions[0]):  # fmt: skip
+            self._withdraw()
+            entry = self._correct(earlier.actions[0], booked.entry)
+            self._booked = replace(booked, action=earlier.actions[0], entry=entry.id, lifted=False)
+            self._warn(None)
+            return None
+        if ruling.verdict == "mismatch" and earlier.verdict in ("in_progress", "in_hand") and any(
+                lifted & _lifted(self._earlier, booked.state, action) for action in earlier.actions):
+            return Ruling("in_progress", earlier.actions, todo=earlier.todo, sites=earlier.sites)
+        return ruling
+
+    def _act(self, ruling: Ruling, now: float) -> None:
         self._withdraw()
         if ruling.verdict == "explained":
-            self._submit(ruling.actions[0], "board")
+            state = self.session.state
+            entry = self._submit(ruling.actions[0], "board")
+            self._booked = Booked(state, ruling.actions[0], entry.id, lifted=False)
             self._warn(None)
-        elif ruling.verdict == "ambiguous":
+        elif ruling.verdict in ("ambiguous", "in_hand"):
             self._questions += 1
             texts = tuple(self._describe(action) for action in ruling.actions)
-            self.question = Question(self._questions, ruling.actions, texts, self.session.state)
+            if ruling.verdict == "in_hand":
+                texts = tuple(f"{landing} {text}" for landing, text in zip(ruling.landings, texts, strict=True))
+                self._hand_since = now
+            headline = ruling.todo[0] if ruling.verdict == "in_hand" else ASKED
+            self.question = Question(self._questions, ruling.actions, texts, self.session.state, headline,
+                                     in_hand=ruling.verdict == "in_hand")
             self._warn(None)
             self.on_question(self.question)
         elif ruling.verdict == "in_progress":
@@ -166,6 +243,15 @@ class TableLoop:
         self._judged = self.session.state  # the board just judged shows this state
         return entry
 
+    def _correct(self, action: Action, entry: int) -> Entry:
+        self._booking = True
+        try:
+            corrected = self.session.correct(action, entry, "board")
+        finally:
+            self._booking = False
+        self._judged = self.session.state
+        return corrected
+
     def _withdraw(self) -> None:
         """Close the open question, if any, and tell the phones."""
         if self.question is not None:
@@ -180,6 +266,8 @@ class TableLoop:
         with self._lock:
             state = self.session.state
             layout = self.session.game.layout(state)
+            if not self._booking:
+                self._booked = None  # the game moved on by other hands: the loop's booking is theirs to answer for
             declared = entry.kind == "action" and not self._booking
             self._declared = frozenset(site for site in set(layout) | set(self._layout)
                                        if tuple(layout.get(site, ())) != tuple(self._layout.get(site, ()))
@@ -229,3 +317,13 @@ class TableLoop:
 
 def _same(state: Any, other: Any) -> bool:
     return state is other or state == other
+
+
+def _lifted(referee: Referee, state: Any, action: Action) -> frozenset[tuple[str, str]]:
+    """(piece, site) for each piece the action takes off a site (to move it, or off the board)."""
+    physical = referee.game.physical_piece
+    for candidate in referee.prepare(state).candidates:
+        if candidate.action == action:
+            moved, removed, _, _ = candidate.footprint.pairs(physical)
+            return frozenset([(piece, source) for piece, source, _ in moved] + list(removed))
+    return frozenset()

@@ -39,6 +39,7 @@ class CameraView:
     beyond: frozenset[str] = frozenset()
     tops: Mapping[str, int] = field(default_factory=dict)  # sites whose top level holds several pieces side by side
     singles: frozenset[str] = frozenset()  # the pieces the box holds one of: one seen on a site is on no other
+    hand: bool = False  # an arm or hand reaches in over a board: a move may be under way, so nothing settles
 
 
 ARROW_SLACK = 50.0  # degrees an arrow may be off the way to a site and still point to it
@@ -83,8 +84,9 @@ def _board_view(report: FrameReport, registry: Registry, board: Board | None) ->
                 stack = list(stacks[sighting.site])
                 stack[stack.index(sighting.piece)] = pointing(sighting.piece, heading)
                 stacks[sighting.site] = tuple(stack)
+    hand = any(region.reason == "occluded" for region in report.unreliable)
     return CameraView(report.time, stacks, frozenset(report.unreliable_sites()), report.reliable, partial,
-                      report.identifies, beyond=beyond, tops=tops, singles=_singles(registry))
+                      report.identifies, beyond=beyond, tops=tops, singles=_singles(registry), hand=hand)
 
 
 def _singles(registry: Registry) -> frozenset[str]:
@@ -100,6 +102,7 @@ def _table_view(report: TableReport, registry: Registry, names: Mapping[str, str
     away: set[str] = set()
     beyond: set[str] = set()
     tops: dict[str, int] = {}
+    hand = False
     for where, board_report in report.boards:
         prefix = where.prefix
         if not board_report.reliable:  # out of view: nothing of it is known, none of it is gone
@@ -111,11 +114,12 @@ def _table_view(report: TableReport, registry: Registry, names: Mapping[str, str
         partial |= {prefix + site for site in view.partial}
         beyond |= {prefix + site for site in view.beyond}
         tops.update({prefix + site: level for site, level in view.tops.items()})
+        hand = hand or view.hand
     # Every board is read with one registry and profile: they tell the same pieces apart.
     pieces = report.boards[0][1].identifies
     in_view = any(board_report.reliable for _, board_report in report.boards)
     view = CameraView(report.time, stacks, frozenset(unreliable | away), in_view, frozenset(partial), pieces,
-                      away=frozenset(away), beyond=frozenset(beyond), tops=tops, singles=_singles(registry))
+                      away=frozenset(away), beyond=frozenset(beyond), tops=tops, singles=_singles(registry), hand=hand)
     return _renamed(view, names) if names else view
 
 
@@ -277,7 +281,9 @@ class Observer:
             quiet_since = self._last_change + self.settle
             if now < quiet_since:
                 return None
-            if self._camera_up and not self._fresh_frame(quiet_since):
+            # With the camera, an arm over the board holds every booking: the hand may be about to set a piece
+            # down where the grid cannot feel it.
+            if self._camera_up and not self._fresh_frame(quiet_since, clear=True):
                 return None
             return quiet_since
         # Camera alone: two clean frames a settle window apart that agree.
@@ -286,14 +292,18 @@ class Observer:
         older, newer = self._frames
         # A board out of view (taken off the table, or one of several not laid out) leaves its sites unknown; the
         # boards in view settle on their own.
-        clean = all(f.reliable and not f.unreliable - f.away for f in (older, newer)) and older.away == newer.away
+        clean = all(f.reliable and not f.hand and not f.unreliable - f.away for f in (older, newer)) and \
+            older.away == newer.away
         if clean and newer.time - older.time >= self.settle and dict(older.stacks) == dict(newer.stacks):
             return newer.time
         return None
 
-    def _fresh_frame(self, after: float) -> CameraView | None:
+    def _fresh_frame(self, after: float, clear: bool = False) -> CameraView | None:
+        """The newest reliable frame taken at `after` or since; with `clear`, only if it shows no arm over a board."""
         frames = [f for f in self._frames if f.time >= after and f.reliable]
-        return frames[-1] if frames else None
+        if not frames or (clear and frames[-1].hand):
+            return None
+        return frames[-1]
 
     def observation(self, now: float) -> Observation | None:
         """The settled board, site by site, or None while it is not settled. Reading it marks the board settled:

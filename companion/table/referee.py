@@ -12,6 +12,10 @@ game's layout; the sites that disagree must all lie in an action's footprint for
   or a whole footprint that is also the start of a larger move: the phones are asked, one choice per outcome;
 - in_progress: the board shows part of one or more footprints and nothing that contradicts them (a ship moved
   onto its victim, the victim not yet taken off): nothing is booked, and `todo` says what is still to do;
+- in_hand: the board shows a whole footprint only because the sensors cannot feel where a lifted piece went (onto
+  a site already taken, off the board), while the same lift also begins moves that would set the piece down where
+  they can: the piece may still be in the hand. Nothing is booked yet; the table waits for the landing, a phone,
+  or a hold window (loop.py);
 - mismatch: nothing legal explains the board: `fixes` say, site by site, how to put the game's board back.
 
 A change is never guessed: where the sensors cannot tell two outcomes apart, the phones decide. What a state's
@@ -33,7 +37,7 @@ from companion.table.footprint import Change, Footprint, footprint, progress, se
 from companion.table.observation import Observation, aligned, same_piece
 from companion.table.words import listing, piece_words
 
-Verdict = Literal["unchanged", "explained", "in_progress", "ambiguous", "mismatch"]
+Verdict = Literal["unchanged", "explained", "in_progress", "in_hand", "ambiguous", "mismatch"]
 MAX_SHOWN = 3  # moves in progress described one by one; beyond that the text says how many fit
 
 
@@ -50,11 +54,15 @@ class Fix:
 @dataclass(frozen=True)
 class Ruling:
     verdict: Verdict
-    actions: tuple[Action, ...] = ()  # explained: the action; ambiguous, in_progress: one per distinct outcome
+    actions: tuple[Action, ...] = ()  # explained: the action; ambiguous, in_progress, in_hand: one per distinct
+    # outcome (in_hand: the moves the board shows whole, each booked once the piece is known to be where it says)
     fixes: tuple[Fix, ...] = ()  # mismatch: how to make the board match the game again
     todo: tuple[str, ...] = ()  # in_progress: what is still to do, one sentence per move that fits; mismatch:
-    # what to check where moves under way tie (no advice to put back what one of them may have done)
-    sites: tuple[str, ...] = ()  # in_progress: the sites still to change; mismatch: the sites to check
+    # what to check where moves under way tie (no advice to put back what one of them may have done); in_hand: what
+    # is in the hand ("In hand: the red ship from orbit 2 space 3.")
+    sites: tuple[str, ...] = ()  # in_progress: the sites still to change; mismatch: the sites to check; in_hand:
+    # the sites the piece was lifted from
+    landings: tuple[str, ...] = ()  # in_hand: where each of `actions` says the piece went ("It landed on b4.")
 
 
 @dataclass(frozen=True)
@@ -159,11 +167,11 @@ class Referee:
             pointed = _newly_pointed(prepared.layout, observation, physical)
             whole, partway = self._fitting(prepared, pointed, observation) if pointed else ([], [])
             if whole:
-                return self._whole(prepared, whole, partway, observation)
+                return self._whole(prepared, whole, partway, observation, name)
             return Ruling("unchanged")
         whole, partway = self._fitting(prepared, changed, observation)
         if whole:
-            return self._whole(prepared, whole, partway, observation)
+            return self._whole(prepared, whole, partway, observation, name)
         if partway:
             return self._partway(prepared, partway, name, observation)
         # Never advise putting back what a legal move under way has done: the sites that a move's footprint
@@ -213,8 +221,9 @@ class Referee:
         return Ruling("in_progress", actions, todo=tuple(todo), sites=tuple(sites))
 
     def _whole(self, prepared: Prepared, whole: list[int], partway: list[tuple[int, tuple]],
-               observation: Observation) -> Ruling:
-        """Whole footprints on the board: book one outcome the board alone tells, ask about the rest."""
+               observation: Observation, name: Callable[[str], str]) -> Ruling:
+        """Whole footprints on the board: book one outcome the board alone tells, ask about the rest; or, while the
+        lifted piece may still land where the sensors would feel it, wait for it (in hand)."""
         candidates = prepared.candidates
         # One outcome per state the actions lead to; of actions with one outcome, the board move (a declared action
         # that leaves the same state is the same move).
@@ -224,10 +233,49 @@ class Referee:
         chosen_sites = {c.footprint.sites for c in chosen}
         larger = _outcomes([candidates[i] for i, todo in partway if _starts_with(
             candidates[i].footprint, len(todo), chosen_sites)])
+        if not larger and any(_unconfirmed(c, observation, self.game.physical_piece) for c in chosen) and any(
+                change.arriving for _, todo in partway for change in todo):
+            # The same lift begins moves that would still set a piece down where a sensor feels it: the piece may be
+            # in the hand, not where the moves shown whole put it (on a site a piece already takes, off the board).
+            return self._in_hand(chosen, observation, name)
         if len(chosen) == 1 and not larger and (not chosen[0].declared or _named(chosen[0], observation,
                                                                                  self.game.physical_piece)):
             return Ruling("explained", (chosen[0].action,))
         return Ruling("ambiguous", tuple(c.action for c in (*chosen, *larger)))
+
+    def _in_hand(self, chosen: list[Candidate], observation: Observation, name: Callable[[str], str]) -> Ruling:
+        """The pieces lifted (what the moves shown whole take off a site that now reads empty of them), and where each
+        move says they went, in words."""
+        physical = self.game.physical_piece
+        lifted: dict[tuple[str, str], None] = {}
+        landings = []
+        for candidate in chosen:
+            moved, removed, _, _ = candidate.footprint.pairs(physical)
+            for piece, source, _ in moved:
+                lifted[(piece, source)] = None
+            for piece, source in removed:
+                lifted[(piece, source)] = None
+            places = [name(target) for _, _, target in moved]
+            landings.append(f"It landed on {listing(places)}." if places else "It left the board.")
+        held = listing([f"the {piece_words(physical(piece))} from {name(site)}" for piece, site in lifted])
+        sites = tuple(sorted({site for _, site in lifted}))
+        return Ruling("in_hand", tuple(c.action for c in chosen), todo=(f"In hand: {held}.",), sites=sites,
+                      landings=tuple(landings))
+
+
+def _unconfirmed(candidate: Candidate, observation: Observation, physical: Callable[[str], str]) -> bool:
+    """Does the move take a piece off a site with no sensor confirming where it went: off the board, or onto a site
+    that reads as it did before (a reed already closed by another piece, a sticker the camera does not see)?"""
+    fp = candidate.footprint
+    if fp.removed(physical):
+        return True
+    for change in fp.changes:
+        if not change.arriving:
+            continue
+        reading = observation.sites.get(change.site)
+        if reading is None or reading.agrees_with(change.before, observation.shown(change.before, physical)):
+            return True
+    return False
 
 
 def _starts_with(fp: Footprint, left: int, starts: set[frozenset[str]]) -> bool:
@@ -245,7 +293,9 @@ def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
     that fit, those that explain most pieces set down (a hand sets pieces down on purpose; a piece gone may have
     been knocked off), then most sites. When several such moves tie, a site all of them explain is explained, and a
     site some of them explain is unsure: advice to put it back could undo the move being made. A move with a piece
-    still to set down does not count when a piece has turned up elsewhere: that is where the piece went."""
+    still to set down counts even when a piece has turned up elsewhere (set down beside its site, dropped: to the
+    grid any piece), so the advice is to take that piece off, never to put back what the move has lifted; unless
+    the camera names the piece still to set down there: that is where the piece went."""
     best: list[frozenset[str]] = []
     best_key = (0, 0)
     gained = frozenset(site for site in changed if _gained(prepared.layout, observation, site))
@@ -257,14 +307,24 @@ def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
         if key < best_key or (key == best_key and covered in best):
             continue
         fits, todo = progress(fp, observation, physical)
-        in_hand = any(change.arriving for change in todo)
-        if fits and not (in_hand and gained - covered):
+        if fits and not _landed_elsewhere(todo, gained - covered, observation, physical):
             best = [*best, covered] if key == best_key else [covered]
             best_key = key
     if not best:
         return frozenset(), frozenset()
     explained = frozenset.intersection(*best)
     return explained, frozenset.union(*best) - explained
+
+
+def _landed_elsewhere(todo: Iterable[Change], elsewhere: Iterable[str], observation: Observation,
+                      physical: Callable[[str], str]) -> bool:
+    """Does the camera see a piece the move has still to set down on one of the `elsewhere` sites?"""
+    waiting = {unpointed(physical(piece)) for change in todo for piece in change.arriving}
+    for site in elsewhere:
+        pieces = observation.reading(site).pieces
+        if pieces and waiting & {unpointed(p) for p in pieces}:
+            return True
+    return False
 
 
 def _newly_pointed(layout: Layout, observation: Observation, physical: Callable[[str], str]) -> list[str]:

@@ -158,6 +158,32 @@ class Session:
             self._announce(entry)
             return entry
 
+    def correct(self, action: Action, entry: int, source: str, actor: str | None = None) -> Entry:
+        """Replace the last action (logged as entry `entry`) with `action`, legal in the state before it: one new
+        entry that says what is corrected, so that nothing a phone was told is lost."""
+        with self._lock:
+            if not self._stack.actions:
+                raise IllegalAction("there is nothing to correct")
+            if self.record.status == "paused":
+                raise IllegalAction("the game is paused; resume it first")
+            kept = Stack(self._stack.actions[:-1], self._stack.texts[:-1])
+            before, _ = self.game.replay(self.record.players, self.record.options, self.record.seed, kept.actions)
+            state, events = self.game.apply(before, action)
+            stack = Stack((*kept.actions, action), (*kept.texts, _summary(events)))
+            text = f"Correction: {_summary(events)} Not: {self._stack.texts[-1]}"
+            data = {"corrects": entry, "action": action.to_json(), "instead_of": self._stack.actions[-1].to_json(),
+                    "summary": _summary(events)}
+            over = self.game.outcome(state) is not None
+            status = "over" if over else "playing" if self.record.status == "over" else None
+            snapshot = (len(stack.actions), self.game.state_to_json(state)) if over else None
+            logged = self.store.append(self.record.id, "correction", action.to_json(), source, actor,
+                                       [Event("corrected", text, data).to_json()], snapshot=snapshot, status=status)
+            if status is not None:
+                self.record = self.store.game(self.record.id)
+            self._state, self._stack = state, stack
+            self._announce(logged)
+            return logged
+
     def set_paused(self, paused: bool, source: str, actor: str | None = None) -> Entry:
         with self._lock:
             if self.record.status == "over":
@@ -201,6 +227,11 @@ def _summary(events: list[Event]) -> str:
     return " ".join(e.text for e in events)
 
 
+def _corrected(events: list[dict[str, Any]]) -> str:
+    """The text of the action a correction put in place, from its event."""
+    return " ".join(str(e.get("data", {}).get("summary", e["text"])) for e in events)
+
+
 def _rebuild(store: Store, record: GameRecord) -> tuple[Any, Stack]:
     """The actions in force and the state they give, from the newest snapshot still inside them."""
     game = load(record.game)
@@ -209,13 +240,19 @@ def _rebuild(store: Store, record: GameRecord) -> tuple[Any, Stack]:
     texts: list[str] = []
     lowest_after: dict[int, int] = {}  # entry id -> the fewest actions in force at or after it
     for entry in entries:
+        low = None
         if entry.kind == "action" and entry.action is not None:
             actions.append(Action.from_json(entry.action))
             texts.append(" ".join(e["text"] for e in entry.events))
         elif entry.kind == "undo":
             actions.pop()
             texts.pop()
-        lowest_after[entry.id] = len(actions)
+        elif entry.kind == "correction" and entry.action is not None:
+            actions.pop()
+            low = len(actions)  # a snapshot at the corrected action or after it no longer holds
+            actions.append(Action.from_json(entry.action))
+            texts.append(_corrected(entry.events))
+        lowest_after[entry.id] = len(actions) if low is None else low
     floor = len(actions)
     for entry in reversed(entries):
         floor = min(floor, lowest_after[entry.id])

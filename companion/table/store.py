@@ -55,6 +55,23 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE identity (log TEXT NOT NULL);
     INSERT INTO identity (log) SELECT lower(hex(randomblob(8)));
     """,
+    # A correction: the table puts its own last booking right (a piece it booked from a lift landed elsewhere).
+    """
+    CREATE TABLE entries_new (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        kind TEXT NOT NULL CHECK (kind IN ('action', 'undo', 'note', 'correction')),
+        action TEXT,
+        source TEXT NOT NULL,
+        actor TEXT,
+        events TEXT NOT NULL,
+        created REAL NOT NULL
+    );
+    INSERT INTO entries_new SELECT * FROM entries;
+    DROP TABLE entries;
+    ALTER TABLE entries_new RENAME TO entries;
+    CREATE INDEX entries_by_game ON entries (game_id, id);
+    """,
 )
 
 
@@ -106,7 +123,8 @@ class GameRecord:
 
 @dataclass(frozen=True)
 class Entry:
-    """One line of a game's log: an action (with who sent it and from where), an undo, or a note."""
+    """One line of a game's log: an action (with who sent it and from where), an undo, a note, or a correction (the
+    action that replaces the last one, which the table had booked wrong)."""
 
     id: int
     game_id: int

@@ -1,0 +1,219 @@
+"""Hands in time at the twin's table: each action carried out touch by touch (hand_time.py) on the twin's grids (and
+camera), on a clock of its own, and what the table made of it: the measuring instrument of `companion bench messy`.
+
+The clock is the table's only sense of time: the observer is told when each switch changed and the loop is asked to
+look at the board every few hundredths of a second of it, as `companion serve` does every few milliseconds, so a
+hand held ten seconds in the air costs no ten seconds here. The grids themselves are real processes on
+pseudo-terminals: every board the hands make is set on them and read back through the host link before the observer
+hears of it. The camera, where there is one, takes a frame when the table asks for one (the grid quiet on a change it
+has not read, as a phone camera sends its stills) and sees the arm while a hand is over the board; a frame of a scene
+it has already photographed is that photograph again (the render costs seconds and shows nothing new).
+
+Counted per action, from what a phone sees only (rulings, the log, the loop's question): wrong bookings (at the moment
+the player looks at a phone the table's books hold another action than the hand's, and the table did not put it
+right itself), corrections (the table put a booking right itself, in one announced entry), advice to undo, taps, and
+the time from the hand's last movement to the booking of its action.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from typing import Any
+
+from companion.rules import Action, Game
+from companion.sim.hand_play import HandTable, chancy, sensed, undoes
+from companion.sim.hand_time import Geometry, People, Timeline, boards, timeline
+from companion.sim.hands import Frame, footprint
+from companion.sim.players import scripted_action
+from companion.sim.twin import Twin
+from companion.table.observe import CameraView
+from companion.table.referee import Ruling
+from companion.table.store import Entry
+
+QUICK = 0.02  # seconds between the loop's looks at the board while it has just changed
+SLOW = 0.1  # ... and once it has been still a while (a hand held in the air, a phone not yet looked at)
+STILL = 1.5
+
+
+def twin_geometry(twin: Twin, board: Any) -> Geometry:
+    """Where the twin's sites lie: `board` (the game's) and the boards beside it, each apart."""
+    places = {site.id: (0, site.x, site.y) for site in board.sites}
+    for index, on_grid in enumerate(twin.beside, start=1):
+        places.update({on_grid.prefix + s.id: (index, s.x, s.y) for s in on_grid.board.sites})
+    return Geometry(places)
+
+
+class TimedTable(HandTable):
+    """A twin played by the scripted players with hands in time: every action's first carry held `hold` seconds."""
+
+    def __init__(self, twin: Twin, seed: int, hold: float, geometry: Geometry, people: People | None = None,
+                 frame_every: float = 0.25) -> None:
+        super().__init__(twin, seed, illegal=0.0)
+        self.hold = hold
+        self.people = people or People()
+        self.geometry = geometry
+        self.frame_every = frame_every
+        self.now = time.monotonic() + 1.0  # the table's clock: after anything the twin showed it in real time
+        self._changed_at = self.now
+        self._next_frame = self.now
+        self._layout = twin.session.game.layout(twin.session.state)
+        self._arm: str | None = None
+        self._scene: tuple | None = None  # the last scene the camera photographed, and what it read
+        self._view: CameraView | None = None
+        self._booked: float | None = None
+        self._line: Timeline | None = None  # the action in hand: its touches and arms, from `_start`
+        self._start = self.now
+        self._frame: tuple[Frame, dict, Any] | None = None  # the board the hands leave now, the board before, footprint
+        self.renders = 0
+        twin.session.subscribe(self._entry)
+
+    def _entry(self, entry: Entry) -> None:
+        if entry.kind == "correction":
+            self.stats.corrections += 1
+            self._found(f"corrected: {' '.join(e['text'] for e in entry.events)}")
+
+    # The clock.
+    def _show(self, layout: dict, arm: str | None) -> None:
+        """The hands leave `layout` on the table now, an arm over `arm` (None: no arm over the board)."""
+        if sensed(layout, self.sites) != sensed(self._layout, self.sites):
+            self._changed_at = self.now
+        occupancy = self.twin.set_board(layout)
+        self.twin.observer.reed(occupancy, self.now)
+        self._layout, self._arm = layout, arm
+
+    def _run(self, until: float, result: Any = None) -> None:
+        """Let the clock run to `until`, the loop looking at the board as it goes and the arm following the hands."""
+        while self.now < until - 1e-9:
+            step = QUICK if self.now - self._changed_at < STILL else SLOW
+            self.now = min(until, self.now + step)
+            if self._line is not None:
+                self._arm = self._line.arm_at(self.now - self._start)
+            self._photograph()
+            ruling = self.twin.loop.tick(self.now)
+            if ruling is not None and self._frame is not None:
+                self._judged(ruling, *self._frame)
+            if self._booked is None and result is not None and self.twin.session.state == result:
+                self._booked = self.now
+
+    def _photograph(self) -> None:
+        """The camera's frame, when the table asks for one (the grid quiet on a change the camera has not read)."""
+        camera, observer = self.twin.camera, self.twin.observer
+        if camera is None or self.now < self._next_frame or not observer.grid_quiet(self.now):
+            return
+        self._next_frame = self.now + self.frame_every
+        scene = (tuple(sorted(sensed(self._layout, camera.sites).items())), self._arm)
+        if scene != self._scene or self._view is None:
+            self._view = camera.look(self._layout, self.now, self._arm)
+            self._scene = scene
+            self.renders += 1
+        observer.camera(dataclasses.replace(self._view, time=self.now))
+
+    def _judged(self, ruling: Ruling, frame: Frame, before: dict, foot: Any) -> None:
+        self.stats.judge_seconds.append(self.twin.loop.judged_in)
+        self._ruled = f"{ruling.verdict} {' '.join(ruling.todo)}".strip()
+        if ruling.verdict == "in_progress":
+            self.stats.in_progress += 1
+        elif ruling.verdict == "mismatch":
+            undoing = [f.advice for f in ruling.fixes if undoes(f.site, tuple(f.expected), frame, before, foot)]
+            if undoing and not self._advised:
+                self._advised = True
+                self.stats.undo_advice += 1
+                self._found(f"advice to undo ({frame.note}): {' '.join(undoing)}")
+
+    # The players.
+    def act(self) -> None:
+        session = self.twin.session
+        game, state = session.game, session.state
+        action = scripted_action(game, state, self.rng)
+        self._doing, self._advised, self._ruled, self._booked = action, False, "none", None
+        result = game.apply(state, action)[0]
+        before, after = game.layout(state), game.layout(result)
+        self.stats.actions += 1
+        declared = action.type not in game.board_moves
+        if self._seen(game, before) == self._seen(game, after):
+            # Nothing the sensors can see changes: the phone says it, the hands then set out the change.
+            self.stats.declared += 1
+            if not declared:
+                self.unseen[action.type] += 1
+            self._tap(action, result, board=False)
+            self._show(after, None)
+            self._run(self.now + 0.5)
+            return
+        self.stats.board_changes += 1
+        foot = footprint(sensed(before, self.sites), sensed(after, self.sites))
+        tap_first = declared and (chancy(game, state, action) or self.rng.random() < self.people.tap_first)
+        tellable = not tap_first and self.tellable(game, state, action, result)
+        self.stats.tellable += tellable
+        line = timeline(before, after, self.rng, self.people, self.hold, self.geometry,
+                        self._homeless(game, state, before))
+        count, taps = len(session.actions), self.stats.taps
+        start = self.now
+        if tap_first:
+            self.stats.declared += 1
+            self._tap(action, result, board=True)
+        made = boards(before, after, line)
+        self._line, self._start = line, start
+        for at, layout, note in made:
+            self._run(start + at, result)
+            self._frame = (Frame(layout, True, note, frozenset(line.knocked)), before, foot)
+            self._show(layout, line.arm_at(at))
+        moved = start + made[-1][0]  # the hands' last movement
+        done = start + max(line.end, made[-1][0])
+        if declared and not tap_first:
+            look = moved + self.rng.uniform(0.0, self.people.tap_within)
+        else:
+            look = done + self.rng.uniform(*self.people.look)
+        self._run(max(look, done + QUICK), result)
+        self._line, self._frame = None, None
+        if session.state != result:
+            if len(session.actions) > count or session.state != state:
+                # The table holds another action than the hand's, and has not put it right: a wrong booking.
+                self.stats.wrong_bookings += 1
+                self._found(f"wrong booking ({', '.join(line.notes)}): booked {session.actions[-1]}")
+                while len(session.actions) > count:
+                    session.undo("phone")
+            self._tap(action, result, board=True)
+            self._booked = self.now
+        if self._booked is not None and not tap_first:
+            self.stats.booked_after.append(max(0.0, self._booked - moved))
+        if tellable and self.stats.taps == taps:
+            self.stats.tellable_untapped += 1
+        elif tellable and not tap_first:
+            self._found(f"tapped although the board alone tells it ({', '.join(line.notes)}): the table's last ruling "
+                        f"was {self._ruled}")
+
+    def _homeless(self, game: Game, state: Any, before: dict) -> Any:
+        """May a piece knocked off `site` lie on `to` without the board looking like a legal move to the grid? (The
+        rules' answer, worked out only when a knock asks.)"""
+        def fine(site: str, to: str) -> bool:
+            board = {s: p for s, p in before.items() if s != site}
+            board[to] = before[site]
+            seen = frozenset(sensed(board, self.sites))
+            return all(frozenset(sensed(game.layout(game.apply(state, a)[0]), self.sites)) != seen
+                       for a in game.legal_actions(state))
+        return fine
+
+    def play_moves(self, moves: int, max_actions: int = 2000) -> None:
+        """Play until `moves` actions that change the board have been made by hand (or the game is over)."""
+        session = self.twin.session
+        for _ in range(max_actions):
+            if self.stats.board_changes >= moves or session.game.outcome(session.state) is not None:
+                return
+            self.act()
+
+    def skip(self, actions: int, rng: random.Random, opening: tuple[Action, ...] = ()) -> None:
+        """Play `opening`, then `actions` actions, on the phones alone (the board set out after them): a game joined
+        part way."""
+        session = self.twin.session
+        game = session.game
+        for action in opening:
+            session.submit(action, "phone", game.phase(session.state).actor)
+        for _ in range(actions):
+            if game.outcome(session.state) is not None:
+                break
+            action: Action = scripted_action(game, session.state, rng)
+            session.submit(action, "phone", game.phase(session.state).actor)
+        self._show(game.layout(session.state), None)
+        self._run(self.now + 1.0)
