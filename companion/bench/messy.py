@@ -39,6 +39,7 @@ class Bench:
     players: int
     options: Mapping[str, Any] = field(default_factory=dict)
     opening: tuple[tuple[str, Mapping[str, Any]], ...] = ()  # actions made on the phones first (type, arguments)
+    joined: int = 0  # scripted actions always made on the phones before the hands play (a long setup)
 
 
 def default_benches() -> list[Bench]:
@@ -54,7 +55,7 @@ def default_benches() -> list[Bench]:
         Bench("dakalio", "Dakalio simple", 2, {"mode": "simple"}),
         Bench("dakalio", "Dakalio supremacy", 2, {"mode": "supremacy"}),
         Bench("dakalio", "Dakalio with portals", 2, {"mode": "simple"}, (("portals", {"use": True}),)),
-        Bench("orbital_battle", "Orbital Battle", 2, {"turn_limit": 4}),
+        Bench("orbital_battle", "Orbital Battle", 2, {"turn_limit": 4}, joined=50),  # its purchases made
         Bench("trajectory", "Trajectory", 3),
         Bench("periorbis", "Periorbis short", 3, {"length": "short"}),
     ]
@@ -194,7 +195,7 @@ def point(bench: Bench, camera: bool, hold: float, index: int, args: argparse.Na
                                frame_every=args.frame_every)
             rng = random.Random(seed)
             opening = tuple(Action.make(kind, **dict(arguments)) for kind, arguments in bench.opening)
-            table.skip(rng.randint(0, args.skip), rng, opening)
+            table.skip(bench.joined + rng.randint(0, args.skip), rng, opening)
             table.play_moves(args.moves)
         totals.add(table.stats)
         findings += table.findings

@@ -159,10 +159,10 @@ class TimedTable(HandTable):
             self._run(start + at, result)
             self._frame = (Frame(layout, True, note, frozenset(line.knocked)), before, foot)
             self._show(layout, line.arm_at(at))
-        moved = start + made[-1][0]  # the hands' last movement
+        changes = [start] + [start + at for at, _, _ in made]  # the hands' movements
         done = start + max(line.end, made[-1][0])
         if declared and not tap_first:
-            look = moved + self.rng.uniform(0.0, self.people.tap_within)
+            look = changes[-1] + self.rng.uniform(0.0, self.people.tap_within)
         else:
             look = done + self.rng.uniform(*self.people.look)
         self._run(max(look, done + QUICK), result)
@@ -176,8 +176,9 @@ class TimedTable(HandTable):
                     session.undo("phone")
             self._tap(action, result, board=True)
             self._booked = self.now
-        if self._booked is not None and not tap_first:
-            self.stats.booked_after.append(max(0.0, self._booked - moved))
+        if self._booked is not None and not declared:  # (a declared action is booked when its player taps)
+            # From the hand's last movement before the booking (a nudge after it changes nothing booked).
+            self.stats.booked_after.append(self._booked - max(t for t in changes if t <= self._booked))
         if tellable and self.stats.taps == taps:
             self.stats.tellable_untapped += 1
         elif tellable and not tap_first:

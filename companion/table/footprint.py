@@ -194,7 +194,10 @@ def progress(
         as_before = reading.agrees_with(change.before, observation.shown(change.before, physical))
         if reached != "done":
             todo.append(change)
-            untouched.update([change.site] if as_before else [])
+            # Read as before by a sensor that would tell a piece gone from it: the grid feels a site taken, not how
+            # many stand on it, so a stack with its top lifted off reads as before to it.
+            untouched.update([change.site] if as_before and (reading.pieces is not None or len(change.before) < 2)
+                             else [])
         elif not as_before:
             arrived.add(change.site)
     if todo and untouched and arrived:

@@ -95,3 +95,15 @@ def test_what_is_left_names_the_piece_still_missing_not_the_one_already_set_down
     fits, todo = progress(fp, empty)
     assert fits and still_to_do(fp, todo, str.upper, observation=empty) == [
         "put the yellow planet on B2", "put the green ship back on B2"]
+
+
+def test_a_stack_carried_piece_by_piece_is_part_way_while_its_bottom_still_stands_to_the_grid():
+    """A Dakalio ship carrying Dakalio moves by hand the top piece first: its site still holds the ship, which is
+    all the grid can feel there, so the Dakalio set down at the target is the move part way, not another piece."""
+    before, after = {"a1": ("ship-green", "red-dakalio")}, {"d4": ("ship-green", "red-dakalio")}
+    top_moved = {"a1": ("ship-green",), "d4": ("red-dakalio",)}
+    fits, todo = progress(footprint(before, after), reed(top_moved))
+    assert fits and [change.site for change in todo] == ["a1"]
+    # The camera sees the ship still there and the Dakalio arrived: the same, told exactly.
+    fits, todo = progress(footprint(before, after), camera(top_moved))
+    assert fits and {change.site for change in todo} == {"a1", "d4"}

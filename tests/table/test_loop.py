@@ -212,3 +212,73 @@ def test_the_loops_own_booking_and_an_undo_leave_the_same_board_unjudged_a_phone
     session.submit(Action.make("end_turn"), "phone", "red")
     again = loop.tick(4.0)
     assert again is not None and again.verdict != "explained"  # the board is judged against the new state
+
+
+@pytest.fixture
+def lifted(tmp_path, trajectory_lift):
+    """A table at the trajectory_lift position (a ship that may fly onto a planet's space or to an empty one), its
+    board settled as the game has it."""
+    lift = trajectory_lift
+    store = Store(tmp_path / "lift.db")
+    session = Session.start(store, "trajectory", list(lift.players), lift.options, lift.seed)
+    for action in lift.actions:
+        session.submit(action, "phone", session.game.phase(session.state).actor)
+    observer = Observer({v: k for k, v in SWITCH.items()}, None, settle=0.3)
+    loop = TableLoop(session, observer, lambda s: BOARD.site(s).name, hold=12.0)
+    settle(loop, observer, session.game.layout(session.state), 0.0)
+    yield lift, session, observer, loop
+    store.close()
+
+
+def test_a_lift_that_may_still_land_elsewhere_waits_for_the_landing(lifted):
+    lift, session, observer, loop = lifted
+    questions = []
+    loop.on_question = questions.append
+    count = len(session.actions)
+    observer.reed(closed(lift.lifted()), 10.0)
+    assert loop.tick(10.5).verdict == "in_hand"
+    (ship, origin, target), = lift.onto_taken.footprint.moved()
+    asked = questions[-1]
+    colour = ship.removeprefix("ship-")
+    assert asked.in_hand and asked.headline == f"In hand: the {colour} ship from {BOARD.site(origin).name}."
+    assert asked.choices == (lift.onto_taken.action,)
+    assert asked.texts[0].startswith(f"It landed on {BOARD.site(target).name}. {colour.capitalize()}")
+    assert loop.tick(18.0) is None and len(session.actions) == count  # held 8 s: still in the hand
+    observer.reed(closed(lift.elsewhere.after), 19.0)  # it lands on an empty space: that move is booked
+    assert loop.tick(19.4).verdict == "explained"
+    assert session.actions[-1] == lift.elsewhere.action and questions[-1] is None
+
+
+def test_the_hold_window_passes_and_the_one_move_the_board_shows_is_booked_then_corrected_by_a_late_landing(lifted):
+    lift, session, observer, loop = lifted
+    count = len(session.actions)
+    observer.reed(closed(lift.lifted()), 10.0)
+    assert loop.tick(10.5).verdict == "in_hand"
+    loop.tick(22.0)
+    assert len(session.actions) == count  # 11.5 s in the air: still waited for
+    loop.tick(22.6)
+    assert session.actions[-1] == lift.onto_taken.action  # the window has passed: booked by itself
+    booked = list(session.store.entries(session.record.id))[-1]
+    assert booked.source == "board" and booked.kind == "action"
+    # Held longer still, the piece lands on an empty space: one announced correction, the booking kept in the log.
+    observer.reed(closed(lift.elsewhere.after), 30.0)
+    loop.tick(30.5)
+    assert session.actions[-1] == lift.elsewhere.action and len(session.actions) == count + 1
+    entries = list(session.store.entries(session.record.id))
+    assert entries[-2] == booked
+    correction = entries[-1]
+    assert correction.kind == "correction" and correction.events[0]["data"]["corrects"] == booked.id
+    text = correction.events[0]["text"]
+    assert text.startswith("Correction: ") and " Not: " in text and "Put" not in text
+    assert loop.warning is None
+    assert Session.resume(session.store, session.record.id).state == session.state  # the log replays it
+
+
+def test_a_phone_books_the_move_in_hand_at_once(lifted):
+    lift, session, observer, loop = lifted
+    observer.reed(closed(lift.lifted()), 10.0)
+    loop.tick(10.5)
+    question = loop.question
+    entry = loop.choose(question.id, 0, "red")
+    assert session.actions[-1] == lift.onto_taken.action and entry.source == "phone"
+    assert loop.question is None

@@ -45,6 +45,25 @@ def test_the_camera_frame_used_is_one_taken_after_the_board_settled():
     assert observation.reading("b").pieces == ("ship-red",) and observation.reading("a").pieces == ()
 
 
+def test_an_arm_over_the_board_holds_the_board_unsettled_until_a_frame_shows_it_gone():
+    """A hand may be about to set a piece down where the grid cannot feel it: while the camera's newest frame shows
+    an arm over the board, nothing settles, however quiet the grid; with the camera alone too."""
+    observer = Observer(SWITCHES, SITES, settle=0.3)
+    observer.reed(frozenset({(0, 1)}), at=5.0)
+    observer.camera(replace(view(5.4, {"b": ("ship-red",)}, unreliable={"a"}), hand=True))
+    assert observer.observation(9.0) is None
+    observer.camera(view(9.2, {"b": ("ship-red",)}))
+    assert observer.observation(9.3).reading("b").pieces == ("ship-red",)
+    alone = Observer(None, SITES, settle=0.3)
+    alone.camera(view(1.0, {"b": ("ship-red",)}))
+    alone.camera(replace(view(2.0, {"b": ("ship-red",)}), hand=True))
+    assert alone.observation(2.1) is None
+    alone.camera(view(3.0, {"b": ("ship-red",)}))
+    assert alone.observation(3.1) is None  # one clean frame is not two
+    alone.camera(view(4.0, {"b": ("ship-red",)}))
+    assert alone.observation(4.1) is not None
+
+
 def test_sites_the_camera_cannot_vouch_for_carry_no_pieces():
     observer = Observer(SWITCHES, SITES, settle=0.3)
     observer.reed(frozenset({(0, 0)}), at=0.0)
@@ -190,9 +209,10 @@ def test_riders_side_by_side_and_stacks_reaching_out_of_the_frame():
         Sighting("ship-blue", entry["ship-blue"].sticker, "o1s0", 1, 0, 0, 1.0, 1.0),
         Sighting("infestor-ice", entry["infestor-ice"].sticker, "o4s22", 0, 0, 0, 1.0, 1.0),
     )
-    unreliable = (Region("out of view", (), ("o4s22", "o4s6")), Region("occluded", (), ("o4s6", "o1s3")))
+    unreliable = (Region("out of view", (), ("o4s22", "o4s6")), Region("corner marker hidden", (), ("o4s6", "o1s3")))
     frame = camera_view(FrameReport(1.0, True, "", sightings, unreliable), registry)
-    assert frame.tops == {"o1s0": 2} and frame.beyond == {"o4s22"}  # o4s6: nothing read there, and a hand over it
+    # o4s6: nothing read there, and a corner marker hidden over it (no hand: a hand would hold the board unsettled)
+    assert frame.tops == {"o1s0": 2} and frame.beyond == {"o4s22"} and not frame.hand
     observer = Observer({(0, 0): "o1s0", (0, 1): "o4s22", (1, 0): "o4s6"}, frozenset({"o1s0", "o4s22", "o4s6"}),
                         settle=0.3)
     observer.reed(frozenset({(0, 0), (0, 1)}), at=0.0)

@@ -4,6 +4,8 @@ import dataclasses
 import random
 from pathlib import Path
 
+import pytest
+
 from companion.boards import default_board
 from companion.rules import Action, load
 from companion.scenarios import _initial_state, load_scenario
@@ -212,3 +214,50 @@ def test_an_orbital_battle_ship_taken_off_after_combat_is_offered_not_refused():
         assert all(a.type == "attack" for a in ruling.actions)
         # The companion's roll and the table's dice book differently: both are choices.
         assert {a.get("dice") is None for a in ruling.actions} == {True, False}
+
+
+def site_names(game_name):
+    board = default_board(game_name)
+    return lambda site: board.site(site).name
+
+
+@pytest.mark.parametrize("lift", ["trajectory_lift", "dakalio_portal_lift"])
+def test_a_lift_that_the_grid_takes_for_a_move_onto_a_taken_site_is_in_hand_until_the_piece_lands(lift, request):
+    """A ship lifted off its space is, to the grid, already a flight onto a planet's space (Trajectory) or a move onto
+    a portal (Dakalio): nothing arrives that the grid could feel there. The same lift begins moves to empty sites,
+    so the piece is in the hand: nothing is booked until it lands, a phone says, or the hold window passes."""
+    lift = request.getfixturevalue(lift)
+    game, state, name = lift.game, lift.state, site_names(lift.game.name)
+    ruling = judge(game, state, reed(game.name, lift.lifted()), name)
+    assert ruling.verdict == "in_hand"
+    assert ruling.actions == (lift.onto_taken.action,)
+    (piece, origin, target), = lift.onto_taken.footprint.moved()
+    words = piece.replace("ship-", "") + " ship"
+    assert ruling.todo == (f"In hand: the {words} from {name(origin)}.",)
+    assert ruling.landings == (f"It landed on {name(target)}.",)
+    assert ruling.sites == (origin,)
+    # The landing decides: on an empty site, that move is booked; on the taken site, the camera sees it and books it.
+    assert judge(game, state, reed(game.name, lift.elsewhere.after)).actions == (lift.elsewhere.action,)
+    landed = judge(game, state, camera(game, lift.onto_taken.after))
+    assert (landed.verdict, landed.actions) == ("explained", (lift.onto_taken.action,))
+
+
+def test_a_planet_set_down_beside_its_space_in_the_orbit_is_taken_off_not_the_orbit_undone():
+    """Trajectory's whole-system orbit part way, one planet set down on the space beside the one it goes to (to the
+    grid: any piece there): the advice is to take that piece off, never to put back the planets already moved."""
+    game = load("trajectory")
+    state = game.setup(["red", "blue"], {"planets": {"metal": 0, "home": 0, "helium": 0, "ice": 0}}, 1)
+    for action in (Action.make("draw", card="action"), Action.make("end_turn")) * 2:
+        state = game.apply(state, action)[0]
+    assert game.phase(state).name == "orbit"
+    orbit = next(c for c in Referee(game).prepare(state).candidates if c.action.type == "orbit")
+    (piece, origin, target), *_ = orbit.footprint.moved()
+    board = dict(game.layout(state))
+    del board[origin]
+    taken = {site for c in Referee(game).prepare(state).candidates for site in c.footprint.sites} | set(board)
+    beside = next(s.id for s in default_board("trajectory").sites if s.id not in taken)
+    board[beside] = (piece,)
+    name = site_names("trajectory")
+    ruling = judge(game, state, reed("trajectory", board), name)
+    assert ruling.verdict == "mismatch"
+    assert [fix.advice for fix in ruling.fixes] == [f"Take the piece off {name(beside)}: nothing should stand there."]
