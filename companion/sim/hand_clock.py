@@ -7,7 +7,7 @@ hand held ten seconds in the air costs no ten seconds here. The grids themselves
 pseudo-terminals: every board the hands make is set on them and read back through the host link before the observer
 hears of it. The camera, where there is one, takes a frame when the table asks for one (the grid quiet on a change it
 has not read, as a phone camera sends its stills) and sees the arm while a hand is over the board; a frame of a scene
-it has already photographed is that photograph again (the render costs seconds and shows nothing new).
+it photographed less than two seconds before is that photograph again (a render costs a second or more).
 
 Counted per action, from what a phone sees only (rulings, the log, the loop's question): wrong bookings (at the moment
 the player looks at a phone the table's books hold another action than the hand's, and the table did not put it
@@ -35,6 +35,7 @@ from companion.table.store import Entry
 QUICK = 0.02  # seconds between the loop's looks at the board while it has just changed
 SLOW = 0.1  # ... and once it has been still a while (a hand held in the air, a phone not yet looked at)
 STILL = 1.5
+AGAIN = 2.0  # seconds after which a scene photographed already is rendered afresh (new noise, a new chance to read)
 
 
 def twin_geometry(twin: Twin, board: Any) -> Geometry:
@@ -62,6 +63,7 @@ class TimedTable(HandTable):
         self._arm: str | None = None
         self._scene: tuple | None = None  # the last scene the camera photographed, and what it read
         self._view: CameraView | None = None
+        self._taken = self.now
         self._booked: float | None = None
         self._line: Timeline | None = None  # the action in hand: its touches and arms, from `_start`
         self._start = self.now
@@ -104,8 +106,8 @@ class TimedTable(HandTable):
             return
         self._next_frame = self.now + self.frame_every
         scene = (tuple(sorted(sensed(self._layout, camera.sites).items())), self._arm)
-        if scene != self._scene or self._view is None:
-            self._view = camera.look(self._layout, self.now, self._arm)
+        if scene != self._scene or self._view is None or self.now >= self._taken + AGAIN:
+            self._view, self._taken = camera.look(self._layout, self.now, self._arm), self.now
             self._scene = scene
             self.renders += 1
         observer.camera(dataclasses.replace(self._view, time=self.now))

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from companion.rules import Action, Game
 from companion.rules.engine import Layout, points_to, unpointed
-from companion.table.footprint import Change, Footprint, footprint, progress, sentence, still_to_do
+from companion.table.footprint import Change, Footprint, footprint, progress, sentence, site_reached, still_to_do
 from companion.table.observation import Observation, aligned, same_piece
 from companion.table.words import listing, piece_words
 
@@ -295,7 +295,8 @@ def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
     site some of them explain is unsure: advice to put it back could undo the move being made. A move with a piece
     still to set down counts even when a piece has turned up elsewhere (set down beside its site, dropped: to the
     grid any piece), so the advice is to take that piece off, never to put back what the move has lifted; unless
-    the camera names the piece still to set down there: that is where the piece went."""
+    the camera names the piece still to set down there: that is where the piece went. A move that the board
+    contradicts at some of its sites (a piece dropped on one) explains the others."""
     best: list[frozenset[str]] = []
     best_key = (0, 0)
     gained = frozenset(site for site in changed if _gained(prepared.layout, observation, site))
@@ -307,13 +308,27 @@ def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
         if key < best_key or (key == best_key and covered in best):
             continue
         fits, todo = progress(fp, observation, physical)
-        if fits and not _landed_elsewhere(todo, gained - covered, observation, physical):
-            best = [*best, covered] if key == best_key else [covered]
-            best_key = key
+        if not fits:
+            # Part way but for a few sites (a piece dropped on one, another knocked onto one): the sites it reads
+            # well at are its doing, the others are what is wrong.
+            covered = frozenset(site for site in covered if _reached(fp, site, observation, physical))
+            key = (len(covered & gained), len(covered))
+            if not covered or key < best_key or (key == best_key and covered in best):
+                continue
+        elif _landed_elsewhere(todo, gained - covered, observation, physical):
+            continue
+        best = [*best, covered] if key == best_key else [covered]
+        best_key = key
     if not best:
         return frozenset(), frozenset()
     explained = frozenset.intersection(*best)
     return explained, frozenset.union(*best) - explained
+
+
+def _reached(fp: Footprint, site: str, observation: Observation, physical: Callable[[str], str]) -> bool:
+    """Does the site read as some point of the move?"""
+    change = next(c for c in fp.changes if c.site == site)
+    return site_reached(change, observation.reading(site), observation, physical) is not None
 
 
 def _landed_elsewhere(todo: Iterable[Change], elsewhere: Iterable[str], observation: Observation,
@@ -392,6 +407,11 @@ def judge(game: Game, state: Any, observation: Observation, name: Any = None) ->
     return Referee(game).judge(state, observation, name)
 
 
+def _pieces(pieces: Iterable[str]) -> str:
+    """Pieces in words: "the red ship and the metal planet"."""
+    return listing([f"the {piece_words(piece)}" for piece in pieces])
+
+
 def _fixes(layout: Layout, observation: Observation, sites: Iterable[str], name: Any,
            physical: Callable[[str], str] = same_piece) -> list[Fix]:
     fixes = []
@@ -413,14 +433,14 @@ def _fixes(layout: Layout, observation: Observation, sites: Iterable[str], name:
             what = ", ".join(seen or ())
             advice = f"turn the {piece_words(missing[0])} on {where} to point to {name(points_to(missing[0]))}"
         elif extra or missing:
-            parts = [f"take {', '.join(extra)} off {where}"] if extra else []
-            parts += [f"put {', '.join(missing)} on {where}"] if missing else []
+            parts = [f"take {_pieces(extra)} off {where}"] if extra else []
+            parts += [f"put {_pieces(missing)} on {where}"] if missing else []
             advice, what = " and ".join(parts), ", ".join(seen or ()) or "nothing"
         elif seen is not None:  # the camera sees what it should: a piece the grid cannot feel, or a switch stuck
             what, advice = ", ".join(seen) or "nothing", f"check {where}: the grid and the camera disagree there"
         elif reading.occupied:
             what, advice = "a piece", f"take the piece off {where}: nothing should stand there"
         else:
-            what, advice = "nothing", f"put {', '.join(expected)} back on {where}"
+            what, advice = "nothing", f"put {_pieces(physical(p) for p in expected)} back on {where}"
         fixes.append(Fix(site, what, expected, advice[0].upper() + advice[1:] + "."))
     return fixes

@@ -4,7 +4,7 @@ labels, and any ledger value (numbers, lists, maps, flags) as a short text with 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
 
 from companion.boards import Board
@@ -28,6 +28,10 @@ class Words:
         self.seats = set(seats)
         # Names the board prints with a capital (Periorbis's asteroids: "Ada base slot 1"), for the ledger's "ada".
         self.proper = {name.split()[0] for name in self.sites.values() if name[:1].isupper() and " " in name}
+        # Site names already said in words ("e4 (red base)"), which hold their id: said once, not named again.
+        named = sorted({name for site, name in self.sites.items() if name != site and site in name}, key=len,
+                       reverse=True)
+        self._named = re.compile("(" + "|".join(map(re.escape, named)) + ")") if named else None
 
     def seat(self, name: str) -> str:
         return name[:1].upper() + name[1:]
@@ -65,12 +69,20 @@ class Words:
         """A sentence as players read it: a site id that slipped into it becomes the board's name for the site, a
         piece id the piece in words, a snake_case name plain words."""
         text = _CARD.sub("a card", text)
-        return _TOKEN.sub(self._token, text)
+        return self._outside_names(text, lambda part: _TOKEN.sub(self._token, part))
 
     def places(self, text: str) -> str:
         """A message with only its site ids said as the board names them (the rest, such as a request's own words
         quoted back, left as it was)."""
-        return _TOKEN.sub(lambda m: self.site(m.group()) if m.group() in self.sites else m.group(), text)
+        return self._outside_names(text, lambda part: _TOKEN.sub(
+            lambda m: self.site(m.group()) if m.group() in self.sites else m.group(), part))
+
+    def _outside_names(self, text: str, change: Callable[[str], str]) -> str:
+        """`change` applied to the text between the site names already in words."""
+        if self._named is None:
+            return change(text)
+        parts = self._named.split(text)  # names at the odd places
+        return "".join(part if index % 2 else change(part) for index, part in enumerate(parts))
 
     def _token(self, match: re.Match[str]) -> str:
         token = match.group()

@@ -73,9 +73,22 @@ def test_an_illegal_move_is_a_mismatch_with_advice(state):
     assert ruling.verdict == "mismatch"
     advice = {fix.site: fix.advice for fix in ruling.fixes}
     assert advice == {
-        "o2s0": "Put ship-red on orbit 2 space 0.",
-        "o3s5": "Take ship-red off orbit 3 space 5.",
+        "o2s0": "Put the red ship on orbit 2 space 0.",
+        "o3s5": "Take the red ship off orbit 3 space 5.",
     }
+
+
+def test_advice_names_pieces_and_sites_in_words_never_ids():
+    """A Dakalio base piece knocked off its site: put the red dakalio back on e4 (red base), not red-dakalio."""
+    game = load("dakalio")
+    state = game.setup(["red", "blue"], {"mode": "simple"}, 1)
+    board = default_board("dakalio")
+    layout = dict(game.layout(state))
+    site = next(s for s, pieces in layout.items() if pieces == ("red-dakalio",))
+    del layout[site]
+    ruling = judge(game, state, Observation({s.id: SiteReading(bool(layout.get(s.id))) for s in board.sites}),
+                   name=lambda s: board.site(s).name)
+    assert [fix.advice for fix in ruling.fixes] == [f"Put the red dakalio back on {board.site(site).name}."]
 
 
 def test_a_knocked_piece_seen_by_the_reed_grid_is_a_mismatch(state):
@@ -96,7 +109,7 @@ def test_advice_when_the_grid_and_the_camera_disagree_or_a_piece_is_doubled():
         {"a": SiteReading(True, ("infestor-ice", "infestor-ice")), "b": SiteReading(False, ("planet-home",))}
     )
     fixes = {fix.site: fix.advice for fix in _fixes(layout, seen, ["a", "b"], lambda site: f"site {site}")}
-    assert fixes["a"] == "Take infestor-ice off site a."
+    assert fixes["a"] == "Take the ice infestor off site a."
     assert fixes["b"] == "Check site b: the grid and the camera disagree there."
 
 

@@ -171,3 +171,11 @@ def test_a_message_quoted_back_keeps_its_words_and_says_its_sites_by_name():
     words = Words(default_board("orbital_battle"), ["red", "blue"])
     said = words.places("r3s7 is not next to sun; no action 'fly_to_r3s7'")
     assert said == "ring 3 hex 7 is not next to the star; no action 'fly_to_r3s7'"
+
+
+def test_a_site_already_named_in_words_is_named_once():
+    """The referee names sites as the board does ("e4 (red base)"); the page names once what is already named."""
+    words = Words(default_board("dakalio"), ["red", "blue"])
+    assert words.text("Put the red dakalio back on e4 (red base).") == "Put the red dakalio back on e4 (red base)."
+    assert words.text("Put red-dakalio back on e4.") == "Put Red's dakalio back on e4 (red base)."
+    assert words.places("e4 (red base) or e4") == "e4 (red base) or e4 (red base)"
