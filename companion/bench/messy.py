@@ -80,6 +80,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", help="only this game's rows (default: all five games)")
     parser.add_argument("--players", type=int, help="one row with this many players (with --game)")
     parser.add_argument("--grid", default="virtual", help="virtual (default) or simavr")
+    parser.add_argument("--no-beside", dest="beside", action="store_false",
+                        help="the boards a game places beside its own (Orbital Battle's planet maps) on no grid: with "
+                        "the camera it alone reads them, else their moves are declared on the phones, as at a "
+                        "table of one grid (default: each on a grid of its own)")
     parser.add_argument("--settle", type=float, default=table.settle,
                         help=f"the table's settle window in seconds (default {table.settle:g}, the table's own)")
     parser.add_argument("--hold-window", type=float, default=table.hold,
@@ -139,11 +143,13 @@ def senses(text: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from companion.bench.stats import percentile
     from companion.sensing.pieces import has_registry
 
     benches, points, kinds = choose(args), holds(args.holds), senses(args.senses)
     print(f"hands in time: {args.moves} moves by hand per game and point, {args.games} game(s) a point, settle "
-          f"{args.settle:g} s, hold window {args.hold_window:g} s, grid {args.grid}")
+          f"{args.settle:g} s, hold window {args.hold_window:g} s, grid {args.grid}"
+          f"{'' if args.beside else ', planet maps on no grid'}")
     failed = 0
     for sense in kinds:
         for bench in benches:
@@ -155,12 +161,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"{'hold s':>7}{'moves':>7}{'wrong':>7}{'corrected':>10}{'undo':>6}{'taps/move':>10}"
                   f"{'booked after s: median, p95':>29}{'s':>6}")
             findings: list[str] = []
+            judged: list[float] = []
             for index, hold in enumerate(points):
                 started = time.monotonic()
                 stats, found = point(bench, sense == "camera", hold, index, args)
                 print(line(hold, stats, time.monotonic() - started))
                 findings += found
+                judged += stats.judge_seconds
                 failed += stats.wrong_bookings + stats.undo_advice
+            if judged:
+                print("  the referee over each settled board, ms: median, p95, p99 " + ", ".join(
+                    f"{percentile(judged, q) * 1e3:.2f}" for q in (0.5, 0.95, 0.99)))
             findings.sort(key=lambda text: ("wrong booking" not in text, "advice to undo" not in text))
             for text in findings[: args.findings]:
                 print(f"    {text[:220]}")
@@ -185,7 +196,7 @@ def point(bench: Bench, camera: bool, hold: float, index: int, args: argparse.Na
         seed = 1 + index + 97 * game
         try:
             twin = make_twin(bench.game, bench.players, seed, args.grid, None, 0.0, 0.0,
-                             camera=None if camera else False, options=bench.options)
+                             camera=None if camera else False, options=bench.options, beside=args.beside)
         except SetupError as error:
             raise UserError(f"bench messy: {bench.label}: {error}") from None
         twin.observer.settle = args.settle

@@ -29,11 +29,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.rules import Action, IllegalAction
+from companion.table.config import HOLD
 from companion.table.observation import Observation
 from companion.table.observe import Observer
 from companion.table.referee import Referee, Ruling
 from companion.table.session import Session
-from companion.table.config import HOLD
 from companion.table.store import CannotSave, Entry
 
 ASKED = "Which move did the table make?"

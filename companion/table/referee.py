@@ -255,12 +255,19 @@ class Referee:
                 lifted[(piece, source)] = None
             for piece, source in removed:
                 lifted[(piece, source)] = None
-            places = [name(target) for _, _, target in moved]
+            places = [_on(candidate.footprint, target, name, physical) for _, _, target in moved]
             landings.append(f"It landed on {listing(places)}." if places else "It left the board.")
         held = listing([f"the {piece_words(physical(piece))} from {name(site)}" for piece, site in lifted])
         sites = tuple(sorted({site for _, site in lifted}))
         return Ruling("in_hand", tuple(c.action for c in chosen), todo=(f"In hand: {held}.",), sites=sites,
                       landings=tuple(landings))
+
+
+def _on(fp: Footprint, site: str, name: Callable[[str], str], physical: Callable[[str], str]) -> str:
+    """A site a piece is set on, in words: by what stands there already, if anything ("the metal planet at orbit 1
+    space 2")."""
+    before = next((change.before for change in fp.changes if change.site == site), ())
+    return f"the {piece_words(physical(before[0]))} at {name(site)}" if before else name(site)
 
 
 def _unconfirmed(candidate: Candidate, observation: Observation, physical: Callable[[str], str]) -> bool:

@@ -524,7 +524,8 @@ class Table:
         if question is None:
             return None
         words = self.words()
-        return {"id": question.id, "choices": [words.text(text) for text in question.texts]}
+        return {"id": question.id, "choices": [words.text(text) for text in question.texts],
+                "headline": words.text(question.headline), "in_hand": question.in_hand}
 
     def _warning(self, warning: Warning | None) -> dict[str, Any] | None:
         if warning is None:

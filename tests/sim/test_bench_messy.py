@@ -20,20 +20,26 @@ def test_the_default_rows_cover_all_five_games():
     assert {b.game for b in rows} == {"orbit", "dakalio", "orbital_battle", "trajectory", "periorbis"}
     assert sum(b.game == "orbit" for b in rows) == 4
     assert {dict(b.options).get("mode") for b in rows if b.game == "dakalio"} == {"simple", "supremacy"}
+    assert any(dict(b.opening).get("portals") for b in rows)  # Dakalio with portals on the board
 
 
-def test_a_row_prints_its_figures():
-    result = companion("bench", "messy", "--game", "periorbis", "--settle", "0.03")
-    assert result.returncode == 0, result.stderr
-    line = next(x for x in result.stdout.splitlines() if x.startswith("Periorbis short"))
-    actions, moves, wrong = (int(v) for v in line.split()[2:5])
-    assert actions > moves > 0 and wrong == 0
+def test_a_sweep_prints_a_line_per_hold_time_with_no_wrong_booking_and_no_advice_to_undo():
+    """Trajectory's ships lifted and held (a flight onto a planet's space is whole to the grid at the lift): before
+    the table waited for the hand, holds of 0.5 s and more booked wrong flights and advised undoing the right ones."""
+    result = companion("bench", "messy", "--game", "trajectory", "--moves", "4", "--holds", "0.1,2")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = [x.split() for x in result.stdout.splitlines() if x.strip()[:1].isdigit()]
+    assert [float(x[0]) for x in lines] == [0.1, 2.0]
+    for hold, moves, wrong, corrected, undo, taps, median, p95, _ in lines:
+        assert int(moves) == 4 and int(wrong) == 0 and int(undo) == 0, result.stdout
+        assert float(median.rstrip(",")) < 0.5  # from the landing to the booking
 
 
 def test_bad_arguments_are_one_line_errors():
-    for args in (["--games", "0"], ["--game", "chess"], ["--players", "3"]):
+    for args in (["--games", "0"], ["--game", "chess"], ["--players", "3"], ["--holds", "0,1"], ["--holds", "x"],
+                 ["--senses", "smell"], ["--moves", "0"]):
         result = companion("bench", "messy", *args)
-        assert result.returncode == 2 and "bench messy" in result.stderr and "Traceback" not in result.stderr
+        assert result.returncode == 2 and "bench messy" in result.stderr and "Traceback" not in result.stderr, args
 
 
 def test_with_the_camera_an_arrow_tells_the_way_ahead_from_back_but_not_one_branch_of_a_fork_from_the_other():

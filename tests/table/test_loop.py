@@ -242,7 +242,8 @@ def test_a_lift_that_may_still_land_elsewhere_waits_for_the_landing(lifted):
     colour = ship.removeprefix("ship-")
     assert asked.in_hand and asked.headline == f"In hand: the {colour} ship from {BOARD.site(origin).name}."
     assert asked.choices == (lift.onto_taken.action,)
-    assert asked.texts[0].startswith(f"It landed on {BOARD.site(target).name}. {colour.capitalize()}")
+    assert asked.texts[0].startswith(f"It landed on the metal planet at {BOARD.site(target).name}. "
+                                     f"{colour.capitalize()}")
     assert loop.tick(18.0) is None and len(session.actions) == count  # held 8 s: still in the hand
     observer.reed(closed(lift.elsewhere.after), 19.0)  # it lands on an empty space: that move is booked
     assert loop.tick(19.4).verdict == "explained"

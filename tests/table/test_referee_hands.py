@@ -11,6 +11,7 @@ from companion.rules import Action, load
 from companion.scenarios import _initial_state, load_scenario
 from companion.table.observation import Observation, SiteReading
 from companion.table.referee import Referee, judge
+from companion.table.words import piece_words
 
 SCENARIOS = Path(__file__).parent.parent / "scenarios"
 
@@ -234,7 +235,9 @@ def test_a_lift_that_the_grid_takes_for_a_move_onto_a_taken_site_is_in_hand_unti
     (piece, origin, target), = lift.onto_taken.footprint.moved()
     words = piece.replace("ship-", "") + " ship"
     assert ruling.todo == (f"In hand: the {words} from {name(origin)}.",)
-    assert ruling.landings == (f"It landed on {name(target)}.",)
+    base = game.layout(state)[target][0]
+    assert ruling.landings == (f"It landed on the {piece_words(game.physical_piece(base))} at {name(target)}.",)
+    assert "-" not in ruling.todo[0] + ruling.landings[0]  # names, never ids
     assert ruling.sites == (origin,)
     # The landing decides: on an empty site, that move is booked; on the taken site, the camera sees it and books it.
     assert judge(game, state, reed(game.name, lift.elsewhere.after)).actions == (lift.elsewhere.action,)
@@ -251,7 +254,7 @@ def test_a_planet_set_down_beside_its_space_in_the_orbit_is_taken_off_not_the_or
         state = game.apply(state, action)[0]
     assert game.phase(state).name == "orbit"
     orbit = next(c for c in Referee(game).prepare(state).candidates if c.action.type == "orbit")
-    (piece, origin, target), *_ = orbit.footprint.moved()
+    (piece, origin, _), *_ = orbit.footprint.moved()
     board = dict(game.layout(state))
     del board[origin]
     taken = {site for c in Referee(game).prepare(state).candidates for site in c.footprint.sites} | set(board)

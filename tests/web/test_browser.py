@@ -13,7 +13,7 @@ from companion.rules import Action
 from companion.table.loop import TableLoop
 from companion.table.observe import CameraView, Observer
 
-from .conftest import ARTIFACTS, TOKEN
+from .conftest import ARTIFACTS, BOARD, TOKEN
 
 
 @pytest.fixture
@@ -222,3 +222,51 @@ def test_a_move_part_way_done_says_what_is_left_not_that_the_board_is_wrong(page
     expect(page.locator("#advice")).not_to_contain_text("back")
     page.screenshot(path=str(ARTIFACTS / "in-progress.png"))
     assert len(served.session.actions) == 1
+
+
+def test_a_piece_in_the_hand_is_shown_with_one_tap_for_where_it_went(browser, tmp_path, trajectory_lift_two):
+    """A ship lifted from where its flight onto a planet's space would already be whole to the grid: the page says
+    what is in the hand, in players' words, with one tap to book the landing the board cannot feel."""
+    from companion.table.session import Session
+    from companion.table.store import Store
+
+    from .conftest import OPTIONS, serve
+
+    lift = trajectory_lift_two
+    store = Store(tmp_path / "lift.db")
+    session = Session.start(store, "trajectory", list(lift.players), OPTIONS, lift.seed)
+    for action in lift.actions:
+        session.submit(action, "phone", session.game.phase(session.state).actor)
+    served = serve(store, session)
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    try:
+        actor = session.game.phase(session.state).actor
+        page.goto(f"{served.base}/?t={TOKEN}")
+        page.locator(f'#seats input[value="{actor}"]').check()
+        page.click("#join-ok")
+        live(page)
+        served.board(session.game.layout(session.state), 0.0)
+        assert served.board(lift.lifted(), 5.0).verdict == "in_hand"
+        (ship, origin, target), = lift.onto_taken.footprint.moved()
+        expect(page.locator("#question")).to_be_visible()
+        expect(page.locator("#question-headline")).to_have_text(
+            f"In hand: the {ship.removeprefix('ship-')} ship from {BOARD.site(origin).name}.")
+        expect(page.locator("#question-hint")).to_be_visible()
+        choice = page.locator("#choices button")
+        expect(choice).to_have_count(1)
+        expect(choice).to_contain_text(f"It landed on the metal planet at {BOARD.site(target).name}.")
+        text = page.locator("#question").inner_text()
+        assert not re.search(r"\bo\d+s\d+\b|ship-|planet-", text), text  # names, never ids
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        assert choice.bounding_box()["height"] >= 44
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.locator("#question").scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "in-hand.png"))
+        choice.click()
+        expect(page.locator("#question")).to_be_hidden()
+        assert session.actions[-1] == lift.onto_taken.action
+    finally:
+        context.close()
+        served.server.stop()
+        store.close()

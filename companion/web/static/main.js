@@ -140,7 +140,7 @@ async function startGame(state) {
   $("log").replaceChildren();
   for (const entry of log.entries) addEntry(entry, false);
   // The last move, highlighted from the first load: the sites its action names.
-  const last = [...log.entries].reverse().find((entry) => entry.kind === "action" && entry.action);
+  const last = [...log.entries].reverse().find((entry) => ["action", "correction"].includes(entry.kind) && entry.action);
   if (last) app.map.setMoved(Object.values(last.action).flat().filter((value) => app.map.sites.has(value)));
   app.opening = log.entries.length <= 1;  // no move yet: the page lists where every piece goes
   renderPlaceList();
@@ -254,6 +254,10 @@ function renderQuestion(question) {
   const choices = $("choices");
   choices.replaceChildren();
   if (!question) return;
+  // A piece that may still be in a hand: what is held, and one tap per place the board cannot feel it land.
+  $("question-headline").textContent = question.headline || "Which move did the table make?";
+  $("question-hint").hidden = !question.in_hand;
+  $("question").classList.toggle("in-hand", Boolean(question.in_hand));
   question.choices.forEach((text, index) => {
     const button = document.createElement("button");
     button.textContent = text;
@@ -271,6 +275,7 @@ function addEntry(entry, fresh) {
     li.textContent = event.text;
     li.dataset.entry = entry.id;
     if (entry.kind === "undo") li.className = "undone";
+    if (entry.kind === "correction") li.className = "corrected";
     if (fresh) li.classList.add("fresh");
     log.prepend(li);
     if (fresh) {
