@@ -245,7 +245,8 @@ def _carry(hand: _Hand, pieces: tuple[str, ...], origin: str, target: str, after
             hand.t += rng.uniform(0.2, 0.6)
     air = hold if hold is not None else _u(rng, people.carry)
     lifted = hand.t
-    if hold is not None and hold >= 1.0 and rng.random() >= people.hover:
+    drawn_back = hold is not None and hold >= 1.0 and rng.random() >= people.hover
+    if drawn_back:
         # Thinking with the piece drawn back: the arm leaves the board, and comes back to set it down.
         hand.withdraw()
         hand.t = max(hand.t, lifted + air - _u(rng, people.reach))
@@ -255,7 +256,7 @@ def _carry(hand: _Hand, pieces: tuple[str, ...], origin: str, target: str, after
     elif hold is not None:
         hand.line.notes.append(f"holds {'+'.join(pieces)} {hold:g} s over the board")
     hand.t = lifted
-    if rng.random() < people.drop:
+    if not drawn_back and rng.random() < people.drop:  # (over the board: a piece dropped there lands on it)
         hand.t += rng.uniform(0.0, air)
         spot = rng.choice(geometry.near(origin, 4) or [origin])
         hand.touch(False, pieces[0], spot, f"drops {pieces[0]}")
