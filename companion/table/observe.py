@@ -84,7 +84,8 @@ def _board_view(report: FrameReport, registry: Registry, board: Board | None) ->
                 stack = list(stacks[sighting.site])
                 stack[stack.index(sighting.piece)] = pointing(sighting.piece, heading)
                 stacks[sighting.site] = tuple(stack)
-    hand = any(region.reason == "occluded" for region in report.unreliable)
+    # (An area reaching in that hides no site, a board beside this one overlapping its edge, holds nothing.)
+    hand = any(region.reason == "occluded" and region.sites for region in report.unreliable)
     return CameraView(report.time, stacks, frozenset(report.unreliable_sites()), report.reliable, partial,
                       report.identifies, beyond=beyond, tops=tops, singles=_singles(registry), hand=hand)
 

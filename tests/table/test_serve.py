@@ -128,6 +128,8 @@ def test_serve_with_the_phones_alone_and_with_a_camera_that_runs_out(tmp_path):
         ("[grid]\nspeed = 1\n", "grid.speed: unknown key"),
         ("players = 'red'\n", "players: expected a list of names"),
         ("game = \n", "not TOML"),
+        ("hold = 0\n", "hold: expected seconds above 0 and at most 120, found 0"),
+        ("hold = 'long'\n", "hold: expected float, found str"),
         ("boards = 3\n", "boards: expected [[boards]] tables"),
         ("[[boards]]\nboard = 'orbital_battle:planet3'\n", "boards[0].serial: expected a name"),
         ("[[boards]]\nboard = 'orbital_battle:planet3'\nserial = 'auto'\nprofile = 'p3.json'\n",
@@ -349,3 +351,10 @@ def test_a_game_on_a_copy_resumed_after_a_restart_is_read_with_the_copys_profile
     live.use(Session.start(live.store, "orbit", ["red", "blue"], {}, 3))  # the table's own board: no profile yet
     assert live.observer.switch_sites == {} and live.grid.profile == tmp_path / "grid.json"
     live.store.close()
+
+
+def test_the_hold_window_is_a_setting_of_the_config_file_with_a_default(tmp_path):
+    from companion.table.config import HOLD, read_config
+
+    assert read_config(tmp_path / "t.toml", "").hold == HOLD
+    assert read_config(tmp_path / "t.toml", "hold = 5\n").hold == 5.0
