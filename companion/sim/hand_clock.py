@@ -23,13 +23,12 @@ import time
 from typing import Any
 
 from companion.rules import Action, Game
-from companion.sim.hand_play import HandTable, chancy, sensed, undoes
+from companion.sim.hand_play import HandTable, chancy, sensed
 from companion.sim.hand_time import Geometry, People, Timeline, boards, timeline
 from companion.sim.hands import Frame, footprint
 from companion.sim.players import scripted_action
 from companion.sim.twin import Twin
 from companion.table.observe import CameraView
-from companion.table.referee import Ruling
 from companion.table.store import Entry
 
 QUICK = 0.02  # seconds between the loop's looks at the board while it has just changed
@@ -112,34 +111,13 @@ class TimedTable(HandTable):
             self.renders += 1
         observer.camera(dataclasses.replace(self._view, time=self.now))
 
-    def _judged(self, ruling: Ruling, frame: Frame, before: dict, foot: Any) -> None:
-        self.stats.judge_seconds.append(self.twin.loop.judged_in)
-        self._ruled = f"{ruling.verdict} {' '.join(ruling.todo)}".strip()
-        if ruling.verdict == "in_progress":
-            self.stats.in_progress += 1
-        elif ruling.verdict == "mismatch":
-            undoing = [f.advice for f in ruling.fixes if undoes(f.site, tuple(f.expected), frame, before, foot)]
-            if undoing and not self._advised:
-                self._advised = True
-                self.stats.undo_advice += 1
-                self._found(f"advice to undo ({frame.note}): {' '.join(undoing)}")
-
     # The players.
     def act(self) -> None:
         session = self.twin.session
-        game, state = session.game, session.state
-        action = scripted_action(game, state, self.rng)
-        self._doing, self._advised, self._ruled, self._booked = action, False, "none", None
-        result = game.apply(state, action)[0]
-        before, after = game.layout(state), game.layout(result)
-        self.stats.actions += 1
+        game, state, action, result, before, after = self.begin()
+        self._booked = None
         declared = action.type not in game.board_moves
-        if self._seen(game, before) == self._seen(game, after):
-            # Nothing the sensors can see changes: the phone says it, the hands then set out the change.
-            self.stats.declared += 1
-            if not declared:
-                self.unseen[action.type] += 1
-            self._tap(action, result, board=False)
+        if self.unseen_first(game, action, result, before, after):
             self._show(after, None)
             self._run(self.now + 0.5)
             return

@@ -28,6 +28,7 @@ from companion.sim.goal_players import TABLE_CHANCE
 from companion.sim.hands import ORDERS, Footprint, Frame, Habits, Layout, footprint, plan
 from companion.sim.players import scripted_action
 from companion.sim.twin import Twin
+from companion.table.referee import Ruling
 
 PASSING = 0.04  # seconds a sliding piece stays over a site: well under any settle window
 ORDER_WEIGHTS = (6, 3, 1)  # move then remove, remove then place, place first
@@ -187,23 +188,34 @@ class HandTable:
             raise RuntimeError(f"{session.game.title}: no end within {max_actions} actions")
         return self.stats
 
-    def act(self) -> None:
+    def begin(self) -> tuple[Game, Any, Action, Any, Layout, Layout]:
+        """The next action the players choose: the game, the state, the action, the state it leads to, and the
+        layouts before and after it."""
         session = self.twin.session
         game, state = session.game, session.state
         action = scripted_action(game, state, self.rng)
         self._doing, self._advised, self._ruled = action, False, "none"
         result = game.apply(state, action)[0]
-        before, after = game.layout(state), game.layout(result)
-        seen_before, seen_after = sensed(before, self.sites), sensed(after, self.sites)
         self.stats.actions += 1
+        return game, state, action, result, game.layout(state), game.layout(result)
+
+    def unseen_first(self, game: Game, action: Action, result: Any, before: Layout, after: Layout) -> bool:
+        """An action that changes nothing the sensors see (a ship onto a planet's space, to a grid that feels only
+        that a space is taken) is said on a phone first (True: said; the hands then set out the change)."""
+        if self._seen(game, before) != self._seen(game, after):
+            return False
+        self.stats.declared += 1
+        if action.type in game.board_moves:
+            self.unseen[action.type] += 1
+        self._tap(action, result, board=False)
+        return True
+
+    def act(self) -> None:
+        session = self.twin.session
+        game, state, action, result, before, after = self.begin()
+        seen_before, seen_after = sensed(before, self.sites), sensed(after, self.sites)
         declared = action.type not in game.board_moves
-        if self._seen(game, before) == self._seen(game, after):
-            # Nothing the sensors can see changes (a ship onto a planet's space, to a grid that feels only that a
-            # space is taken): the phone says it, the hands then set out the change.
-            self.stats.declared += 1
-            if not declared:
-                self.unseen[action.type] += 1
-            self._tap(action, result, board=False)
+        if self.unseen_first(game, action, result, before, after):
             if after != before:
                 self.twin.show(after)
             return
@@ -250,7 +262,17 @@ class HandTable:
         ruling = twin.show(frame.layout)
         if ruling is None:
             return
-        self.stats.judge_seconds.append(twin.loop.judged_in)
+        self._judged(ruling, frame, before, foot)
+        if len(session.actions) > count and session.state != result:
+            # The table booked something that is not what the hand is doing: take it back so the game goes on.
+            self.stats.wrong_bookings += 1
+            self._found(f"wrong booking, hand {frame.note}: booked {session.actions[-1]}")
+            while len(session.actions) > count and session.state != result:
+                session.undo("phone")
+
+    def _judged(self, ruling: Ruling, frame: Frame, before: Layout, foot: Footprint) -> None:
+        """What the table said of a board the hands left: counted, and advice to undo found."""
+        self.stats.judge_seconds.append(self.twin.loop.judged_in)
         self._ruled = f"{ruling.verdict} {' '.join(ruling.todo)}".strip()
         if ruling.verdict == "ambiguous":
             self._ruled += f" ({len(ruling.actions)} choices)"
@@ -263,12 +285,6 @@ class HandTable:
                 self._advised = True
                 self.stats.undo_advice += 1
                 self._found(f"advice to undo, hand {frame.note}: {' '.join(undoing)}")
-        if len(session.actions) > count and session.state != result:
-            # The table booked something that is not what the hand is doing: take it back so the game goes on.
-            self.stats.wrong_bookings += 1
-            self._found(f"wrong booking, hand {frame.note}: booked {session.actions[-1]}")
-            while len(session.actions) > count and session.state != result:
-                session.undo("phone")
 
     def _found(self, text: str) -> None:
         game = self.twin.session.game
