@@ -7,12 +7,13 @@ hand held ten seconds in the air costs no ten seconds here. The grids themselves
 pseudo-terminals: every board the hands make is set on them and read back through the host link before the observer
 hears of it. The camera, where there is one, takes a frame when the table asks for one (the grid quiet on a change it
 has not read, as a phone camera sends its stills) and sees the arm while a hand is over the board; a frame of a scene
-it photographed less than two seconds before is that photograph again (a render costs a second or more).
+it photographed less than four seconds before (the same pieces, an arm over the board or not) is that photograph
+again (a render costs a second or more).
 
 Counted per action, from what a phone sees only (rulings, the log, the loop's question): wrong bookings (at the moment
 the player looks at a phone the table's books hold another action than the hand's, and the table did not put it
 right itself), corrections (the table put a booking right itself, in one announced entry), advice to undo, taps, and
-the time from the hand's last movement to the booking of its action.
+the time from the hand's last movement to the table's own booking of its move.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from companion.table.store import Entry
 QUICK = 0.02  # seconds between the loop's looks at the board while it has just changed
 SLOW = 0.1  # ... and once it has been still a while (a hand held in the air, a phone not yet looked at)
 STILL = 1.5
-AGAIN = 2.0  # seconds after which a scene photographed already is rendered afresh (new noise, a new chance to read)
+AGAIN = 4.0  # seconds after which a scene photographed already is rendered afresh (new noise, a new chance to read)
 
 
 def twin_geometry(twin: Twin, board: Any) -> Geometry:
@@ -104,7 +105,7 @@ class TimedTable(HandTable):
         if camera is None or self.now < self._next_frame or not observer.grid_quiet(self.now):
             return
         self._next_frame = self.now + self.frame_every
-        scene = (tuple(sorted(sensed(self._layout, camera.sites).items())), self._arm)
+        scene = (tuple(sorted(sensed(self._layout, camera.sites).items())), self._arm is not None)
         if scene != self._scene or self._view is None or self.now >= self._taken + AGAIN:
             self._view, self._taken = camera.look(self._layout, self.now, self._arm), self.now
             self._scene = scene
@@ -154,8 +155,7 @@ class TimedTable(HandTable):
                 self._found(f"wrong booking ({', '.join(line.notes)}): booked {session.actions[-1]}")
                 while len(session.actions) > count:
                     session.undo("phone")
-            self._tap(action, result, board=True)
-            self._booked = self.now
+            self._tap(action, result, board=True)  # (a tap's time is the player's: not counted as the table's)
         if self._booked is not None and not declared:  # (a declared action is booked when its player taps)
             # From the hand's last movement before the booking (a nudge after it changes nothing booked).
             self.stats.booked_after.append(self._booked - max(t for t in changes if t <= self._booked))

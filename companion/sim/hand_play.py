@@ -53,7 +53,7 @@ class HandStats:
     judge_seconds: list[float] = dataclasses.field(default_factory=list)  # the referee's time per settled board
     corrections: int = 0  # bookings the table put right itself, in one announced entry
     booked_after: list[float] = dataclasses.field(default_factory=list)  # seconds from a hand's last movement to
-    # the booking of its move (hands in time only)
+    # the table's own booking of its move (hands in time only; a move settled by a tap is counted in taps)
 
     def add(self, other: HandStats) -> None:
         for key, value in vars(other).items():
