@@ -163,13 +163,18 @@ def run(args: argparse.Namespace) -> int:
                   f"{'booked after s: median, p95':>29}{'s':>6}")  # (the table's own bookings)
             findings: list[str] = []
             judged: list[float] = []
+            booked: list[float] = []
             for index, hold in enumerate(points):
                 started = time.monotonic()
                 stats, found = point(bench, sense == "camera", hold, index, args)
                 print(line(hold, stats, time.monotonic() - started))
                 findings += found
                 judged += stats.judge_seconds
+                booked += stats.booked_after
                 failed += stats.wrong_bookings + stats.undo_advice
+            if booked:
+                print(f"  booked after, over the sweep: median {percentile(booked, 0.5):.2f} s, p95 "
+                      f"{percentile(booked, 0.95):.2f} s ({len(booked)} bookings by the table)")
             if judged:
                 print("  the referee over each settled board, ms: median, p95, p99 " + ", ".join(
                     f"{percentile(judged, q) * 1e3:.2f}" for q in (0.5, 0.95, 0.99)))
