@@ -155,7 +155,12 @@ class TimedTable(HandTable):
                 self._found(f"wrong booking ({', '.join(line.notes)}): booked {session.actions[-1]}")
                 while len(session.actions) > count:
                     session.undo("phone")
-            self._tap(action, result, board=True)  # (a tap's time is the player's: not counted as the table's)
+            if session.state == state:
+                self._tap(action, result, board=True)  # (a tap's time is the player's: not counted as the table's)
+            else:  # an earlier move was changed: the players set the board out as the books now say, and go on
+                self._found("the table changed the move before this one")
+                self._show(game.layout(session.state), None)
+                self._run(self.now + 1.0)
         if self._booked is not None and not declared:  # (a declared action is booked when its player taps)
             # From the hand's last movement before the booking (a nudge after it changes nothing booked).
             self.stats.booked_after.append(self._booked - max(t for t in changes if t <= self._booked))

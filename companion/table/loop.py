@@ -35,6 +35,7 @@ from companion.table.observe import Observer
 from companion.table.referee import Referee, Ruling
 from companion.table.session import Session
 from companion.table.store import CannotSave, Entry
+from companion.table.words import listing, piece_words
 
 ASKED = "Which move did the table make?"
 
@@ -59,6 +60,7 @@ class Booked:
     action: Action
     entry: int
     lifted: bool  # booked from a lift alone (the hold window passed): no sensor felt the piece land
+    at: float  # when
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,7 @@ class TableLoop:
             ruling = self.referee.judge(state, observation, self.site_name)
             self.judged_in = time.perf_counter() - started
             try:
-                ruling = self._after_booking(ruling, observation)
+                ruling = self._after_booking(ruling, observation, now)
                 if ruling is not None:
                     self._act(ruling, now)
             except CannotSave:
@@ -173,16 +175,19 @@ class TableLoop:
             self._withdraw()
             state = self.session.state
             entry = self._submit(question.choices[0], "board")
-            self._booked = Booked(state, question.choices[0], entry.id, lifted=True)
+            self._booked = Booked(state, question.choices[0], entry.id, lifted=True, at=now)
         else:
             self.question = replace(question, headline=ASKED, in_hand=False)
             self.on_question(self.question)
 
-    def _after_booking(self, ruling: Ruling, observation: Observation) -> Ruling | None:
+    def _after_booking(self, ruling: Ruling, observation: Observation, now: float) -> Ruling | None:
         """A board judged after the loop's own booking, also against the state that booking was made in: another
         legal move of the same lifted piece corrects it (when the booking came from a lift alone, even where the new
-        state also explains the board: a landing is never booked as the next player's move); a move of it still
-        under way is said, not called a wrong board. None: the correction is made."""
+        state also explains the board: a landing is never booked as the next player's move); a move still under
+        way is said, not called a wrong board; and while a piece the booking lifted with no sensor feeling it land
+        may still be in the hand, a piece set down from nowhere waits as in hand (it may be that piece, set down
+        beside its site before it is nudged over), not booked as the next player's. None: the correction is
+        made."""
         booked = self._booked
         if booked is None or ruling.verdict == "unchanged" or (ruling.verdict == "explained" and not booked.lifted):
             return ruling
@@ -192,12 +197,20 @@ class TableLoop:
                 lifted & _lifted(self._earlier, booked.state, earlier.actions[0]):  # fmt: skip
             self._withdraw()
             entry = self._correct(earlier.actions[0], booked.entry)
-            self._booked = replace(booked, action=earlier.actions[0], entry=entry.id, lifted=False)
+            self._booked = replace(booked, action=earlier.actions[0], entry=entry.id, lifted=False, at=now)
             self._warn(None)
             return None
         if ruling.verdict == "mismatch" and earlier.verdict in ("in_progress", "in_hand") and any(
                 lifted & _lifted(self._earlier, booked.state, action) for action in earlier.actions):
             return Ruling("in_progress", earlier.actions, todo=earlier.todo, sites=earlier.sites)
+        if booked.lifted and ruling.verdict == "explained" and now < booked.at + self.hold and not _lifted(
+                self.referee, self.session.state, ruling.actions[0]):
+            # A piece set down from nowhere while the piece the booking lifted may still be in the hand (set down
+            # beside its site, about to be nudged over): not booked as the next move until the hold window passes.
+            pieces = listing([f"the {piece_words(self.session.game.physical_piece(piece))} from "
+                              f"{self.site_name(site)}" for piece, site in sorted(lifted)])
+            return Ruling("in_hand", ruling.actions, todo=(f"In hand: {pieces}?",), sites=(),
+                          landings=("Not the piece in the hand:",))
         return ruling
 
     def _act(self, ruling: Ruling, now: float) -> None:
@@ -205,7 +218,7 @@ class TableLoop:
         if ruling.verdict == "explained":
             state = self.session.state
             entry = self._submit(ruling.actions[0], "board")
-            self._booked = Booked(state, ruling.actions[0], entry.id, lifted=False)
+            self._booked = Booked(state, ruling.actions[0], entry.id, lifted=ruling.unfelt, at=now)
             self._warn(None)
         elif ruling.verdict in ("ambiguous", "in_hand"):
             self._questions += 1

@@ -63,6 +63,7 @@ class Ruling:
     sites: tuple[str, ...] = ()  # in_progress: the sites still to change; mismatch: the sites to check; in_hand:
     # the sites the piece was lifted from
     landings: tuple[str, ...] = ()  # in_hand: where each of `actions` says the piece went ("It landed on b4.")
+    unfelt: bool = False  # explained: a piece it moves left a site with no sensor feeling where it went
 
 
 @dataclass(frozen=True)
@@ -178,7 +179,18 @@ class Referee:
         # explains part way (a ship already moved while a neighbour was knocked off) are left out of the advice.
         # Where moves tie, only what none of them explains is certain; the rest is named, not put back.
         explained, unsure = _under_way(prepared, observation, changed, physical)
+        # What is left may be a second move under way (two hands, or a piece dropped where a new one may be set).
+        for _ in range(2):
+            rest = [site for site in changed if site not in explained and site not in unsure]
+            more, doubt = _under_way(prepared, observation, rest, physical) if rest and explained else ((), ())
+            if not more and not doubt:
+                break
+            explained, unsure = explained | more, unsure | doubt
         wrong = [site for site in changed if site not in explained and site not in unsure]
+        if not wrong and not unsure and explained:
+            # Every change is a part of some legal move, but no one move: several are under way at once.
+            return Ruling("in_progress", todo=("Finish one move at a time: the board shows more than one begun.",),
+                          sites=tuple(sorted(changed)))
         if not wrong and not unsure:
             wrong = changed
         fixes = tuple(_fixes(prepared.layout, observation, wrong, name, physical))
@@ -240,7 +252,8 @@ class Referee:
             return self._in_hand(chosen, observation, name)
         if len(chosen) == 1 and not larger and (not chosen[0].declared or _named(chosen[0], observation,
                                                                                  self.game.physical_piece)):
-            return Ruling("explained", (chosen[0].action,))
+            return Ruling("explained", (chosen[0].action,), unfelt=_unconfirmed(chosen[0], observation,
+                                                                                self.game.physical_piece))
         return Ruling("ambiguous", tuple(c.action for c in (*chosen, *larger)))
 
     def _in_hand(self, chosen: list[Candidate], observation: Observation, name: Callable[[str], str]) -> Ruling:
