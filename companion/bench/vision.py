@@ -37,6 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "rendered: the twin's overhead camera (the first renderer)")
     parser.add_argument("--conditions", default=None,
                         help="mounted: normal, arm, harsh (default normal,arm); rendered: normal, harsh (default both)")
+    parser.add_argument("--optics", default="world", choices=("world", "sharp"),
+                        help="mounted: world (WORLD.md's cameras: lens blur, sway, light and noise, compression, by "
+                             "frame size; default) or sharp (the crisp camera the bench had before)")
     parser.add_argument("--per-mounting", type=int, default=4, help="mounted: frames per camera mounting (default 4)")
     parser.add_argument("--fill", default="0.6-0.95", help="mounted: share of the frame the board fills (default "
                                                            "0.6-0.95)")

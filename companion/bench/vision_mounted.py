@@ -12,6 +12,7 @@ frames are all correct 99 % of the time.
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import time
 from collections import Counter
@@ -26,8 +27,9 @@ PIECES = {"trajectory": 22, "orbit": 16}  # pieces set out per frame
 
 @dataclass(frozen=True)
 class Record:
-    """One frame: its mounting's verdict from `calibrate board`, each visible sticker's (side px, outcome), the
-    false pieces, whether the frame was refused whole, and the pipeline's time."""
+    """One frame: its mounting's verdict from `calibrate board`, each visible sticker's (side px, outcome, sticker
+    id), the false pieces, whether the frame was refused whole, the pipeline's time, and what the frame was shot
+    through (`traits`: the lens's blur and the sway's smear in px, the camera's tilt in degrees, the light in lux)."""
 
     approved: bool
     results: tuple[tuple[float, str], ...]
@@ -36,10 +38,17 @@ class Record:
     seconds: float
     render_seconds: float
     baseline_seconds: float  # plain detectMarkers (defaults, whole frame, the stickers' dictionary) on the frame
+    traits: dict[str, float] = field(default_factory=dict)
+    stickers: tuple[int, ...] = ()  # each visible sticker's id, in the order of `results`
 
     @property
     def all_correct(self) -> bool:
         return not self.refused and self.false == 0 and all(o == "read" for _, o in self.results)
+
+    @property
+    def unflagged(self) -> int:
+        """Stickers missed without their site said to be unread or unreliable."""
+        return sum(o == "missed" for _, o in self.results)
 
 
 @dataclass
@@ -102,15 +111,14 @@ def score(report, truth, sites: set[str]) -> tuple[list[tuple[float, str]], int]
 
 
 def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_mounting: int, seed: int,
-             fill: tuple[float, float], tilt: float) -> Cell:
+             fill: tuple[float, float], tilt: float, optics: str = "world") -> Cell:
     import cv2
 
     from companion.boards import default_board
-    from companion.calibration.mounting import check_mounting
     from companion.sensing.pieces import default_registry
     from companion.sensing.vision import Vision
     from companion.sensing.vision_profile import CameraProfile
-    from companion.sim.mounted_camera import CONDITIONS, random_mounting, random_shot
+    from companion.sim.mounted_camera import CONDITIONS, random_mounting
     from companion.sim.mounted_render import MountedRenderer
     from companion.sim.mounted_scene import random_table
 
@@ -122,6 +130,7 @@ def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_
     for m in range(math.ceil(frames / per_mounting)):
         rng = np.random.default_rng([seed, m, size[1]])  # the same mountings under every condition
         mounting = random_mounting(board, size, rng, fill, tilt)
+        camera = Camera(mounting, optics, condition, rng)
         renderer = MountedRenderer(board, registry.dictionary, mounting)
         profile = calibrated(mounting, rng, CameraProfile)
         vision = Vision(board, registry, profile)
@@ -129,7 +138,7 @@ def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_
         approved = None
         for _ in range(min(per_mounting, frames - m * per_mounting)):
             t0 = time.perf_counter()
-            shot = random_shot(condition, shots)
+            shot = camera.shot(shots)
             table = random_table(board, registry, shots, PIECES.get(game, 20), shot.arm)
             frame = renderer.render(table, shot, shots)
             t1 = time.perf_counter()
@@ -138,11 +147,45 @@ def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_
             baseline.detectMarkers(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY))
             t3 = time.perf_counter()
             if approved is None and vision.pose is not None:  # what `calibrate board` says of this mounting
-                approved = check_mounting(board, registry, profile, vision.pose).approved
+                approved = mounting_approved(board, registry, profile, vision.pose, frame.image)
             results, false = score(report, frame.truth, sites)
             cell.records.append(Record(bool(approved), tuple(results), false, not report.reliable, t2 - t1, t1 - t0,
-                                       t3 - t2))
+                                       t3 - t2, camera.traits(shot, size),
+                                       tuple(t.piece.entry.sticker for t in frame.truth if t.visible)))
     return cell
+
+
+class Camera:
+    """The mounting's camera: WORLD.md's optics (`world`: blur, light, noise, compression as cameras of the frame's
+    size give them, mounted_camera.random_optics) or the crisp camera the bench had before (`sharp`)."""
+
+    def __init__(self, mounting, optics: str, condition: str, rng: np.random.Generator) -> None:
+        from companion.sim.mounted_camera import camera_for, random_optics
+
+        self.condition = condition
+        self.mounting = mounting
+        self.optics = None if optics == "sharp" else random_optics(
+            camera_for((mounting.width, mounting.height)), (mounting.width, mounting.height), rng)
+
+    def shot(self, rng: np.random.Generator):
+        from companion.sim.mounted_camera import random_shot, world_shot
+
+        return random_shot(self.condition, rng) if self.optics is None else world_shot(self.condition, self.optics,
+                                                                                       rng)
+
+    def traits(self, shot, size: tuple[int, int]) -> dict[str, float]:
+        k = min(size) / 1080
+        # The sharp model's defocus disc of radius r blurs about as a Gaussian of sigma r / 2.
+        sigma = shot.lens_sigma if self.optics is not None else shot.defocus_px * k / 2
+        tilt = math.degrees(math.acos(min(1.0, abs(float(self.mounting.rot[2, 2])))))
+        return {"blur": float(sigma), "smear": float(shot.motion_px * k), "tilt": tilt, "lux": float(shot.lux)}
+
+
+def mounting_approved(board, registry, profile, pose, image: np.ndarray) -> bool:
+    """What `calibrate board` says of a mounting from its first frame read whole."""
+    from companion.calibration.mounting import check_mounting
+
+    return check_mounting(board, registry, profile, pose).approved
 
 
 def calibrated(mounting, rng: np.random.Generator, profile_type):
@@ -165,7 +208,31 @@ def size_for(cell: Cell, goal: float = 0.99, least: int = 20) -> float | None:
     return None
 
 
-def report(label: str, cell: Cell) -> None:
+SWEEPS = (  # frame traits the bench sweeps, with the edges of their bins
+    ("blur", "lens blur sigma (px)", (0.0, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 99.0)),
+    ("smear", "sway's smear (px)", (0.0, 0.5, 1.0, 1.5, 2.5, 99.0)),
+    ("tilt", "tilt (degrees)", (0.0, 10.0, 20.0, 28.0, 36.0)),
+    ("lux", "light (lux)", (1.0, 150.0, 250.0, 400.0, 10_000.0)),
+)
+
+
+def sweep_rows(records: list[Record], key, edges: tuple[float, ...]) -> list[str]:
+    """A row per bin of `key(record)`: frames, all correct, stickers not read (and of them, silent)."""
+    rows = []
+    for lo, hi in itertools.pairwise(edges):
+        chosen = [r for r in records if lo <= key(r) < hi]
+        if not chosen:
+            continue
+        stickers = sum(len(r.results) for r in chosen)
+        lost = sum(o != "read" for r in chosen for _, o in r.results)
+        silent = sum(r.unflagged for r in chosen)
+        top = "" if hi == edges[-1] else f"{hi:g}"
+        rows.append(f"{lo:g}-{top}: {len(chosen)} frames {100 * sum(r.all_correct for r in chosen) / len(chosen):.1f}% "
+                    f"all correct, {100 * lost / max(1, stickers):.2f}% not read ({silent} silent)")
+    return rows
+
+
+def report(label: str, cell: Cell, sweeps: bool = True) -> None:
     from companion.bench.stats import summary
 
     frames = len(cell.records)
@@ -177,7 +244,8 @@ def report(label: str, cell: Cell) -> None:
     right = sum(r.all_correct for r in cell.records)
     print(f"{label}: {frames} frames, {sum(r.refused for r in cell.records)} refused whole; all correct "
           f"{100 * right / frames:.1f}%")
-    print(f"  stickers in view {n}: missed {100 * c['missed'] / n:.2f}%, withheld {100 * c['withheld'] / n:.2f}%, "
+    print(f"  stickers in view {n}: not read {100 * (c['missed'] + c['withheld']) / n:.2f}% (silent, reported empty: "
+          f"{100 * c['missed'] / n:.2f}%; flagged unread or unreliable: {100 * c['withheld'] / n:.2f}%), "
           f"wrong {100 * c['wrong'] / n:.2f}%; false pieces {sum(r.false for r in cell.records)}")
     rows = []
     by_size = cell.by_size()
@@ -187,6 +255,21 @@ def report(label: str, cell: Cell) -> None:
         rows.append(f"{SIZE_EDGES[b]}-{upper}: {sum(counts.values())} read "
                     f"{100 * counts['read'] / max(1, sum(counts.values())):.1f}%")
     print("  by sticker side (px)  " + "  ".join(rows))
+    if sweeps:
+        smallest = sweep_rows(cell.records, lambda r: min((s for s, _ in r.results), default=math.inf),
+                              SIZE_EDGES)
+        print("  by the frame's smallest sticker (px)  " + "  ".join(smallest))
+        for name, title, edges in SWEEPS:
+            if any(name in r.traits for r in cell.records):
+                print(f"  by {title}  " + "  ".join(sweep_rows(cell.records, lambda r, n=name: r.traits.get(n, -1),
+                                                               edges)))
+        by_id: dict[int, Counter[str]] = {}
+        for r in cell.records:
+            for sticker, (_, o) in zip(r.stickers, r.results, strict=False):
+                by_id.setdefault(sticker, Counter())[o] += 1
+        if by_id:
+            print("  not read by sticker id  " + "  ".join(
+                f"{i}: {100 * (1 - k['read'] / max(1, sum(k.values()))):.1f}%" for i, k in sorted(by_id.items())))
     need = size_for(cell)
     if need is None:
         print("  99% all-correct frames: at no sticker size measured")
@@ -205,11 +288,12 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
 
     cv2.setNumThreads(1)
     fill = tuple(float(v) for v in args.fill.split("-"))
-    print(f"mounted camera: {args.scenes} frames per row, {args.per_mounting} per mounting, board filling "
-          f"{args.fill} of the frame, tilt up to {args.tilt:g} degrees, one thread")
+    print(f"mounted camera ({args.optics} optics): {args.scenes} frames per row, {args.per_mounting} per mounting, "
+          f"board filling {args.fill} of the frame, tilt up to {args.tilt:g} degrees, one thread")
     for w, h in sizes:
         for condition in args.conditions.split(","):
-            cell = run_cell(args.game, (w, h), condition, args.scenes, args.per_mounting, args.seed, fill, args.tilt)
+            cell = run_cell(args.game, (w, h), condition, args.scenes, args.per_mounting, args.seed, fill, args.tilt,
+                            args.optics)
             report(f"{args.game} {w}x{h} {condition}", cell)
             report("  mountings `calibrate board` approves", cell.approved())
     return 0

@@ -29,6 +29,7 @@ from companion.errors import UserError
 from companion.sensing.pieces import PieceEntry, Registry
 from companion.sensing.vision_colour import COLOUR_CONFIDENCE, ColourFinder, windows_around
 from companion.sensing.vision_crops import distinct, site_boxes
+from companion.sensing.vision_decode import CodeBook, edge_blur
 from companion.sensing.vision_occlusion import OcclusionFinder
 from companion.sensing.vision_pose import Pose, fiducial_corners, solve_pose
 from companion.sensing.vision_profile import CameraProfile
@@ -42,6 +43,14 @@ LOOK_CELLS = 24  # a marker's look: its bounding box sampled on this many cells 
 EDGE_PX = 3  # a sticker this close to the frame's edge cannot be read (its white margin is cut off)
 SIZE_TOLERANCE = 0.3  # a sticker whose traced size is off by more than this is not the piece it claims to be
 SWEEP_ROUNDS = 30  # frames read in crops go over every site in this many settled changes, besides the changed ones
+# Reading a square by matching codes (vision_decode.py); measured on the mounted bench's frames (WORLD.md's optics):
+# a sticker's white margin and black border match a sticker's at 0.86 or more (1 in 100 lower), anything else on
+# the board at under 0.76 (the board's corner markers aside, which are left out by place).
+STICKER_RING = 0.8
+MATCH_SCORE = 0.75  # a code read from a square the detector could not decode must match at least this well
+MATCH_QUALITY = 0.35  # ... and lead the next code by this share of a perfect picture's lead
+DEFAULT_BLUR_PX = 1.0  # the lens's blur (sigma) until the corner markers have been measured
+UNREAD = "unread"  # a region's reason: a sticker seen there whose code could not be read
 
 
 @dataclass(frozen=True)
@@ -134,6 +143,10 @@ def _detector(dictionary: str, tuned: bool) -> cv2.aruco.ArucoDetector:
         params.adaptiveThreshWinSizeMin = 5
         params.adaptiveThreshWinSizeMax = 15
         params.adaptiveThreshWinSizeStep = 10
+        # A lens's blur rounds a small sticker's corners: at the default 3 % of its perimeter the outline takes more
+        # than four corners and the square is never looked at (measured on the mounted bench with WORLD.md's optics:
+        # 11 of 440 stickers had no square at 3 %, 1 at 5 %).
+        params.polygonalApproxAccuracyRate = 0.05
     return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)), params)
 
 
@@ -157,6 +170,9 @@ class Vision:
         self._fiducials = {(f.dictionary, f.id): f for f in board.fiducials}
         self._corner_detectors = {d: _detector(d, False) for d in {f.dictionary for f in board.fiducials}}
         self._sticker_detector = _detector(registry.dictionary, True)
+        self._book = CodeBook(self._sticker_detector.getDictionary())
+        self._codes = frozenset(self._stickers)
+        self.blur_px = DEFAULT_BLUR_PX  # the lens's sigma, measured on the corner markers each time they are found
         self._fitted: tuple | None = None
         # For patches of about 2.2 sticker sides: any square from a third of the patch to all of it.
         self._patch_detector = _detector(registry.dictionary, True)
@@ -233,12 +249,12 @@ class Vision:
             return FrameReport(time, False, problem, moved=moved, markers=seen, reprojection_px=reprojection,
                                unreliable=(self._whole_board(problem),), identifies=self.identifies)
         assert pose is not None
-        sightings, rejected = self._find_pieces(gray, pose, time)
+        sightings, rejected, unread = self._find_pieces(gray, pose, time)
         clock.lap("stickers")
         if self._colour:
             sightings = sightings + self._find_by_colour(colour, pose, sightings, time)
             clock.lap("colour")
-        regions = self._unreliable_regions(colour, pose, corners)
+        regions = self._unreliable_regions(colour, pose, corners) + self._unread_regions(unread)
         clock.lap("unreliable")
         hidden = {s for r in regions for s in r.sites}
         sightings = tuple(
@@ -268,11 +284,16 @@ class Vision:
             if site not in read:
                 read.add(site)
                 sweep -= 1
-        found = []
+        found, doubtful = [], []
         for x0, y0, x1, y1 in site_boxes(self._site_pixels(pose, colour.shape, read), colour.shape):
             gray = cv2.cvtColor(colour[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-            found.extend(self._decode(gray, (x0, y0), pose))
+            more, seen = self._decode(gray, (x0, y0), pose)
+            found.extend(more)
+            doubtful.extend(seen)
         sightings, rejected = self._trace(distinct(found), pose, time)
+        # A site keeps the last reading's doubt until it is read again.
+        unread = (self._doubtful_sites(doubtful, pose) & read) | {
+            site for r in last.unreliable if r.reason == UNREAD for site in r.sites if site not in read}
         clock.lap("stickers in crops")
         near = self._site_xy[[i for i, site in enumerate(ids) if site in read]]
         reach = self._tolerance + self._sticker_reach
@@ -289,7 +310,7 @@ class Vision:
 
         kept = tuple(s for s in last.sightings if s.site not in read and (s.site is not None or not close(s)))
         fresh = tuple(s for s in sightings if s.site in read or (s.site is None and close(s)))
-        regions = self._unreliable_regions(colour, pose, corners)
+        regions = self._unreliable_regions(colour, pose, corners) + self._unread_regions(unread)
         clock.lap("unreliable")
         hidden = {s for r in regions for s in r.sites}
         out = tuple(s if s.site not in hidden else _replace_confidence(s, s.confidence * 0.8) for s in fresh + kept)
@@ -343,6 +364,9 @@ class Vision:
         }
         self._marker_looks = {fid: (c, look) for fid, c in refined.items()
                               if (look := _marker_look(gray, c)) is not None}
+        blurs = [b for c in refined.values() if (b := edge_blur(gray, c)) is not None]
+        if blurs:
+            self.blur_px = float(np.median(blurs))
         return refined
 
     def _unchanged_markers(self, gray: np.ndarray) -> dict:
@@ -403,13 +427,24 @@ class Vision:
                                            axis=1)))
 
     # -- the pieces
-    def _find_pieces(self, gray: np.ndarray, pose: Pose, time: float) -> tuple[tuple[Sighting, ...], int]:
+    def _find_pieces(self, gray: np.ndarray, pose: Pose,
+                     time: float) -> tuple[tuple[Sighting, ...], int, set[str]]:
+        """The board's pieces, how many stickers were rejected, and the sites where a sticker was seen but not read."""
         x0, y0, x1, y1 = self._board_box(pose, gray.shape)
-        return self._trace(self._decode(gray[y0:y1, x0:x1], (x0, y0), pose), pose, time)
+        found, doubtful = self._decode(gray[y0:y1, x0:x1], (x0, y0), pose)
+        sightings, rejected = self._trace(found, pose, time)
+        return sightings, rejected, self._doubtful_sites(doubtful, pose)
 
-    def _decode(self, roi: np.ndarray, origin: tuple[int, int], pose: Pose) -> list[tuple[PieceEntry, np.ndarray]]:
+    def _decode(self, roi: np.ndarray, origin: tuple[int, int],
+                pose: Pose) -> tuple[list[tuple[PieceEntry, np.ndarray, float]], list[np.ndarray]]:
         """The registry's stickers in a gray region whose top-left is `origin` in the frame: (entry, corners in
-        frame pixels)."""
+        frame pixels, quality of the reading 0-1), and the squares that look like stickers but whose code could not
+        be told (corners in frame pixels).
+
+        Every square is read again by matching codes drawn with the lens's blur (vision_decode.py): a code the
+        detector decoded stands when the match agrees (its lead over the next code is the reading's quality), and a
+        sticker-sized square the detector could not decode is read when one code matches clearly. A square whose
+        border and margin are a sticker's but whose code is not clear is a sticker seen and not read: doubtful."""
         x0, y0 = origin
         detector, (per_lo, per_hi) = self._fitted_detector(pose, roi.shape)
         # Stickers under about UPSCALE_BELOW_PX a side lose cells to the detector's thresholding and sampling:
@@ -422,18 +457,84 @@ class Vision:
         decoded = [(int(i), c.reshape(4, 2).astype(np.float64))
                    for c, i in zip(marker_corners, [] if ids is None else ids.ravel(), strict=True)]
         decoded += self._second_look(roi, candidates, decoded, per_lo * up, per_hi * up)
-        found: list[tuple[PieceEntry, np.ndarray]] = []
+        sigma = self.blur_px * up
+        read: list[tuple[int, np.ndarray, float]] = []
+        doubtful: list[np.ndarray] = []
+        taken: list[tuple[np.ndarray, float]] = []  # squares accounted for: centre and side
         for marker_id, c in decoded:
-            entry = self._stickers.get(marker_id)
-            if entry is not None:
-                found.append((entry, (c + 0.5) / up - 0.5 + np.array([x0, y0], np.float64)))
-        return found
+            match = self._book.match(roi, c, sigma, self._codes)
+            taken.append((c.mean(axis=0), _side(c)))
+            if match is None:  # too near the region's edge to sample its margin: the detector's word alone
+                read.append((marker_id, c, 0.5))
+            elif match.marker_id == marker_id:
+                read.append((marker_id, c, match.quality))
+            else:  # two readings of one square disagree: a sticker seen, its code not known
+                doubtful.append(c)
+        avoid = self._fiducial_boxes(pose, origin, up)
+        for quad in candidates:
+            q = quad.reshape(4, 2).astype(np.float64)
+            centre, side = q.mean(axis=0), _side(q)
+            if not per_lo * up <= 4 * side <= per_hi * up or any(
+                    math.dist(centre, c) < max(side, s) / 2 for c, s in taken):
+                continue
+            if any(bx0 <= centre[0] <= bx1 and by0 <= centre[1] <= by1 for bx0, by0, bx1, by1 in avoid):
+                continue
+            match = self._book.match(roi, q, sigma, self._codes)
+            if match is None or match.ring < STICKER_RING:
+                continue
+            taken.append((centre, side))
+            if match.score >= MATCH_SCORE and match.quality >= MATCH_QUALITY :
+                read.append((match.marker_id, match.corners, match.quality))
+            else:
+                doubtful.append(q)
+        shift = np.array([x0, y0], np.float64)
+        found = [(self._stickers[marker_id], (c + 0.5) / up - 0.5 + shift, quality)
+                 for marker_id, c, quality in read if marker_id in self._stickers]
+        return found, [(c + 0.5) / up - 0.5 + shift for c in doubtful]
 
-    def _trace(self, found: list[tuple[PieceEntry, np.ndarray]], pose: Pose,
+    def _fiducial_boxes(self, pose: Pose, origin: tuple[int, int], up: int) -> list[tuple[float, ...]]:
+        """The board's corner markers as boxes in a region's (enlarged) pixels: their cells are sticker-sized
+        squares of the same kind of code, never a piece."""
+        out = []
+        for fid in self.board.fiducials:
+            px = pose.project(fiducial_corners(fid), self.matrix, self.dist)
+            lo, hi = px.min(axis=0) - origin, px.max(axis=0) - origin
+            pad = 0.2 * float(np.max(hi - lo))
+            out.append((*((lo - pad + 0.5) * up - 0.5), *((hi + pad + 0.5) * up - 0.5)))
+        return out
+
+    def _doubtful_sites(self, doubtful: list[np.ndarray], pose: Pose) -> set[str]:
+        """The sites a sticker seen but not read may stand on: its centre traced at every height a sticker may
+        stand at (the lowest piece's top to the tallest stack's), each site within the tolerance of the trace."""
+        if not doubtful:
+            return set()
+        heights = np.linspace(min(e.height for e in self.registry.entries), max(self._tallest, 1.0), 4)
+        out = set()
+        for quad in doubtful:
+            centre = np.repeat(quad.mean(axis=0, keepdims=True), len(heights), axis=0)
+            for x, y in pose.to_board(centre, heights, self.matrix, self.dist):
+                site, _ = self._nearest_site(float(x), float(y))
+                if site is not None:
+                    out.add(site)
+        return out
+
+    def _unread_regions(self, sites: set[str]) -> list[Region]:
+        """A region for each site where a sticker was seen whose code could not be read: unknown, never empty."""
+        out = []
+        for site in sorted(sites):
+            s = self.board.site(site)
+            r = self._tolerance
+            out.append(Region(UNREAD, ((s.x - r, s.y - r), (s.x + r, s.y - r), (s.x + r, s.y + r),
+                                       (s.x - r, s.y + r)), (site,)))
+        return out
+
+    def _trace(self, found: list[tuple[PieceEntry, np.ndarray, float]], pose: Pose,
                time: float) -> tuple[tuple[Sighting, ...], int]:
         """Decoded stickers traced to the board: the pieces' sightings, and how many were rejected."""
         if not found:
             return (), 0
+        quality = [q for _, _, q in found]
+        found = [(e, c) for e, c, _ in found]
         # First pass: every piece standing on the board.
         heights = np.repeat([e.height for e, _ in found], 4)
         pixels = np.concatenate([c for _, c in found])
@@ -476,6 +577,7 @@ class Vision:
                 level = 0
             sites[i] = (site, distance)
             confidence = (1 - size_error) * (1 - 0.3 * min(1.0, distance / self._tolerance) if site else 1.0)
+            confidence *= 0.5 + 0.5 * quality[i]  # the code's lead over the next (the decode margin)
             if counts[entry.sticker] > self._kind_count[entry.piece]:
                 confidence *= 0.5  # more of a kind than the box holds: at least one is a misread
             sightings.append(Sighting(entry.piece, entry.sticker, site, level, float(cx), float(cy),
@@ -717,6 +819,10 @@ class _Clock:
         now = perf_counter()
         self.laps[name] = now - self._last
         self._last = now
+
+
+def _side(corners: np.ndarray) -> float:
+    return float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
 
 
 def _replace_confidence(s: Sighting, confidence: float) -> Sighting:

@@ -47,12 +47,14 @@ def merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, 
     return boxes
 
 
-def distinct(found: list[tuple[object, np.ndarray]]) -> list[tuple[object, np.ndarray]]:
-    """One reading per sticker: a sticker decoded in two crops (it lies where they meet) counts once."""
-    out: list[tuple[object, np.ndarray]] = []
-    for entry, corners in found:
+def distinct(found: list[tuple]) -> list[tuple]:
+    """One reading per sticker: a sticker decoded in two crops (it lies where they meet) counts once. Each reading
+    is a tuple whose second item is the sticker's corners."""
+    out: list[tuple] = []
+    for reading in found:
+        corners = reading[1]
         centre = corners.mean(axis=0)
         side = float(np.linalg.norm(corners[1] - corners[0]))
-        if not any(math.dist(centre, c.mean(axis=0)) < side / 2 for _, c in out):
-            out.append((entry, corners))
+        if not any(math.dist(centre, other[1].mean(axis=0)) < side / 2 for other in out):
+            out.append(reading)
     return out

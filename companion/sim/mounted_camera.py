@@ -135,8 +135,74 @@ def random_mounting(board: Board | Spread, size: tuple[int, int], rng: np.random
 
 
 @dataclass(frozen=True)
+class Optics:
+    """One camera as mounted (what stays the same from frame to frame): its kind, its lens's blur as its focus was
+    set (a Gaussian's sigma, in the frame's own pixels), the room's light, how its pictures are processed and sent.
+    The ranges are WORLD.md's: webcams 720p-1080p with 0.5-1.5 px of lens blur at 1080p and MJPEG 70-90; the Pi
+    Camera Module 3 (4608 x 2592, autofocus) and HQ camera (4056 x 3040, focused by hand: 1-2 px at full size), raw
+    frames; a phone's video (720p-4K) or full-size still, JPEG; indoor light of 100-500 lux, exposures of
+    1/60-1/15 s with the gain making up the rest."""
+
+    kind: str  # "webcam", "pi-module-3", "pi-hq", "phone"
+    lens_sigma: float  # px at the frame's size
+    lux: float
+    longest_exposure: float  # seconds: the auto exposure's limit (1/30 or 1/15)
+    sharpen: float  # the camera's own unsharp mask (0: none)
+    jpeg: int  # quality of the pictures it sends (0: raw frames, no compression)
+    cast: float  # the white balance's warm (+) or cool (-) error in this room
+    tint: float
+    exposure: float  # the auto exposure's brightness error
+
+    def exposure_time(self, lux: float) -> float:
+        return min(self.longest_exposure, max(1 / 60, LIGHT_FOR_GAIN_1 / lux))
+
+    def gain(self, lux: float) -> float:
+        return max(1.0, LIGHT_FOR_GAIN_1 / (lux * self.exposure_time(lux)))
+
+
+LIGHT_FOR_GAIN_1 = 25.0  # lux x seconds that fill a small sensor's pixels without gain (500 lux at 1/20 s)
+CAMERAS = ("webcam", "pi-module-3", "pi-hq", "phone")
+
+
+def camera_for(size: tuple[int, int]) -> str:
+    """The kind of camera that gives frames of this size: the Pi cameras' full sensors, webcams up to 1080p (either
+    way up: a webcam is landscape), phones otherwise (4K video, 12 MP stills, portrait or landscape)."""
+    w, h = sorted(size, reverse=True)
+    if (w, h) == (4608, 2592):
+        return "pi-module-3"
+    if (w, h) == (4056, 3040):
+        return "pi-hq"
+    return "webcam" if size[0] >= size[1] and h <= 1080 else "phone"
+
+
+def random_optics(kind: str, size: tuple[int, int], rng: np.random.Generator, dim: bool = False) -> Optics:
+    """A camera of `kind` as someone set it up, in a room lit 100-500 lux (100-150 when `dim`)."""
+    if kind not in CAMERAS:
+        raise ValueError(f"unknown camera {kind!r} (known: {', '.join(CAMERAS)})")
+    scale = min(size) / 1080
+    if kind == "webcam":  # fixed focus: 0.5-1.5 px at 1080p
+        sigma = float(rng.uniform(0.5, 1.5)) * scale
+    elif kind == "pi-module-3":  # autofocus, not always on the board's plane
+        sigma = float(rng.uniform(0.8, 1.8))
+    elif kind == "pi-hq":  # a lens focused by hand, never perfectly
+        sigma = float(rng.uniform(1.0, 2.0))
+    else:  # a phone's autofocus hunting: as a webcam at its frame's scale, a little worse at its worst
+        sigma = float(rng.uniform(0.5, 1.7)) * max(scale, 1.0)
+    lux = float(math.exp(rng.uniform(math.log(100), math.log(150 if dim else 500))))
+    return Optics(
+        kind, sigma, lux,
+        longest_exposure=float(rng.choice([1 / 30, 1 / 15])),
+        sharpen=float(rng.uniform(0.0, 0.6)) if kind in ("webcam", "phone") else 0.0,
+        jpeg=int(rng.integers(70, 91)) if kind == "webcam" else (int(rng.integers(85, 96)) if kind == "phone" else 0),
+        cast=float(rng.uniform(-0.28, 0.28)), tint=float(rng.uniform(-0.06, 0.06)),
+        exposure=float(rng.uniform(0.8, 1.1)),
+    )
+
+
+@dataclass(frozen=True)
 class Shot:
-    """What spoils one frame. Lengths in pixels are for a 1080-line frame and scale with the frame's height."""
+    """What spoils one frame. `defocus_px` and `motion_px` are for a 1080-line frame and scale with the frame's
+    height; `lens_sigma` is in the frame's own pixels."""
 
     name: str
     white_balance: tuple[float, float, float]  # gains on B, G, R
@@ -153,6 +219,11 @@ class Shot:
     arm: bool
     light_azimuth: float  # where the light comes from (shadows fall away from it)
     light_elevation: float
+    lens_sigma: float = 0.0  # the lens's Gaussian blur, px at the frame's size
+    mosaic: bool = False  # through a Bayer colour filter and its demosaicing
+    sharpen: float = 0.0  # the camera's unsharp mask
+    lux: float = 0.0  # the light on the board (0: the frame's noise is given as it is)
+    exposure_time: float = 0.0  # seconds
 
 
 CONDITIONS = ("normal", "arm", "harsh")
@@ -182,4 +253,40 @@ def random_shot(name: str, rng: np.random.Generator) -> Shot:
         arm=name == "arm" or (harsh and bool(rng.random() < 0.5)),
         light_azimuth=float(rng.uniform(0, 2 * math.pi)),
         light_elevation=math.radians(float(rng.uniform(45, 80))),
+    )
+
+
+SHAKE_PX_PER_S = 12.0  # a stand's sway after the table is touched (px per second at 1080p, a typical draw)
+
+
+def world_shot(name: str, optics: Optics, rng: np.random.Generator) -> Shot:
+    """One frame from `optics` under conditions `name`: the auto white balance and exposure drifting from frame to
+    frame, the room's light a little different, the stand's sway smearing the picture for as long as the shutter is
+    open (1/60-1/15 s), noise from the gain that light needs, the camera's sharpening and compression.
+    'arm' adds an arm over the board; 'harsh' dims the room, adds a lamp's glare and, half the time, the arm."""
+    if name not in CONDITIONS:
+        raise ValueError(f"unknown conditions {name!r}")
+    harsh = name == "harsh"
+    lux = optics.lux * float(rng.uniform(0.93, 1.07)) * (0.6 if harsh else 1.0)
+    t = optics.exposure_time(lux)
+    gain = optics.gain(lux)
+    cast = optics.cast + float(rng.normal(0, 0.03))
+    wb = (math.exp(-cast / 2), math.exp(optics.tint + float(rng.normal(0, 0.01))), math.exp(cast / 2))
+    sway = abs(float(rng.normal(0, SHAKE_PX_PER_S))) * (1.5 if harsh else 1.0)
+    return Shot(
+        name, wb,
+        exposure=optics.exposure * float(rng.uniform(0.94, 1.06)),
+        light_slope=float(rng.uniform(0.2, 0.5) if harsh else rng.uniform(0.0, 0.3)),
+        vignette=float(rng.uniform(0.1, 0.4) if harsh else rng.uniform(0.0, 0.25)),
+        defocus_px=0.0,
+        motion_px=sway * t,
+        motion_angle=float(rng.uniform(0, math.pi)),
+        shot_noise=0.25 * gain,  # a small pixel's few electrons per DN, amplified
+        read_noise=1.0 * gain,
+        jpeg=optics.jpeg,
+        glare=float(rng.uniform(60, 140)) if harsh else 0.0,
+        arm=name == "arm" or (harsh and bool(rng.random() < 0.5)),
+        light_azimuth=float(rng.uniform(0, 2 * math.pi)),
+        light_elevation=math.radians(float(rng.uniform(45, 80))),
+        lens_sigma=optics.lens_sigma, mosaic=True, sharpen=optics.sharpen, lux=lux, exposure_time=t,
     )

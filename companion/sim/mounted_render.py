@@ -293,8 +293,10 @@ def _darken(image: np.ndarray, mask: np.ndarray, depth: float, blur_px: float) -
 def spoil(image: np.ndarray, shot: Shot, rng: np.random.Generator) -> np.ndarray:
     """The sensor's side: lens blur and smear, uneven light, glare, white balance and exposure, noise, JPEG."""
     h, w = image.shape[:2]
-    k = h / 1080
+    k = min(h, w) / 1080
     out = image.astype(np.float32)
+    if shot.lens_sigma > 0.05:
+        out = cv2.GaussianBlur(out, (0, 0), shot.lens_sigma, borderType=cv2.BORDER_REPLICATE)
     kernel = _blur_kernel(shot.defocus_px * k, shot.motion_px * k, shot.motion_angle)
     if kernel is not None:
         out = cv2.filter2D(out, -1, kernel, borderType=cv2.BORDER_REPLICATE)
@@ -314,13 +316,35 @@ def spoil(image: np.ndarray, shot: Shot, rng: np.random.Generator) -> np.ndarray
     out = cv2.multiply(out, cv2.cvtColor(gain, cv2.COLOR_GRAY2BGR) * wb)
     if shot.glare:
         out = cv2.add(out, cv2.cvtColor(glare, cv2.COLOR_GRAY2BGR))
+    if shot.mosaic:  # one colour per photosite (the sensor's Bayer filter), noisy, then interpolated back
+        out = _mosaic(out)
     sigma = cv2.sqrt(cv2.add(cv2.max(out, 0.0) * shot.shot_noise, shot.read_noise**2))
     noise = _noise(h, w)
     oy, ox = int(rng.integers(noise.shape[0] - h)), int(rng.integers(noise.shape[1] - w))
-    out = cv2.scaleAdd(cv2.multiply(noise[oy : oy + h, ox : ox + w], sigma), 1.0, out)
-    out = cv2.convertScaleAbs(cv2.max(out, 0.0))
-    _, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, shot.jpeg])
+    if shot.mosaic:
+        out = cv2.scaleAdd(cv2.multiply(noise[oy : oy + h, ox : ox + w, 0], sigma), 1.0, out)
+        out = cv2.cvtColor(cv2.convertScaleAbs(cv2.max(out, 0.0)), cv2.COLOR_BayerBG2BGR)
+    else:
+        out = cv2.scaleAdd(cv2.multiply(noise[oy : oy + h, ox : ox + w], sigma), 1.0, out)
+        out = cv2.convertScaleAbs(cv2.max(out, 0.0))
+    if shot.sharpen > 0:  # the camera's own sharpening, which lifts the noise with the edges
+        out = cv2.addWeighted(out, 1 + shot.sharpen, cv2.GaussianBlur(out, (0, 0), 1.0), -shot.sharpen, 0)
+    if not shot.jpeg:  # raw frames (a Pi camera's YUV): nothing lost to compression
+        return out
+    _, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, shot.jpeg,
+                                         cv2.IMWRITE_JPEG_SAMPLING_FACTOR, cv2.IMWRITE_JPEG_SAMPLING_FACTOR_420])
     return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
+
+def _mosaic(image: np.ndarray) -> np.ndarray:
+    """The single-channel Bayer image a colour sensor records: red at even rows and columns (RGGB; OpenCV names this
+    layout BayerBG, after the second row)."""
+    out = np.empty(image.shape[:2], np.float32)
+    out[0::2, 0::2] = image[0::2, 0::2, 2]
+    out[0::2, 1::2] = image[0::2, 1::2, 1]
+    out[1::2, 0::2] = image[1::2, 0::2, 1]
+    out[1::2, 1::2] = image[1::2, 1::2, 0]
+    return out
 
 
 @functools.lru_cache(maxsize=2)

@@ -1,0 +1,192 @@
+"""Reading a sticker's code by matching what the camera saw against every code as that camera would show it.
+
+OpenCV's detector thresholds each cell and calls it black or white; a small sticker behind a webcam's lens blur loses
+its lone cells to the threshold and the code is lost (or, past the correction, read as another). Here a square the
+detector found (decoded or not) is sampled on a fine grid over its cells and white margin, and compared with each
+code of the dictionary in each of its four turns, drawn with the same blur (the lens's sigma measured on the board's
+own markers, `edge_blur`, scaled to the sticker's cells). The best match names the code; its lead over the next
+best code is the decode margin, and the sampled patch's edge contrast its sharpness: both go into the sighting's
+confidence, and a square that matches no code clearly is a sticker the camera saw but could not read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+SAMPLES = 5  # samples a cell a side on the canonical grid
+CELLS = 8  # the marker's 6 cells (border included) and one white cell of margin each side
+COMPARED = slice(SAMPLES // 2, CELLS * SAMPLES - SAMPLES // 2)  # half the margin: beyond it lies the piece's top
+SHIFTS = (-0.35, 0.0, 0.35)  # cells the square is moved by, each way, to find where the code lies best
+
+
+@dataclass(frozen=True)
+class Match:
+    """A square's best code: its id, the square's corners turned so that the first is the code's top-left, the
+    correlation of the patch with that code (1 is perfect), its lead over the best other code (`margin`), that lead
+    as a share of the lead a perfect picture would give (`quality`, 0-1), and how well the square's white margin
+    and black border alone match a sticker's (`ring`: a sticker seen, whether or not its code can be read)."""
+
+    marker_id: int
+    corners: np.ndarray
+    score: float
+    margin: float
+    quality: float
+    ring: float
+
+
+class CodeBook:
+    """Every code of a dictionary in its four turns, drawn on the canonical grid, blurred as asked (kept per blur)."""
+
+    def __init__(self, dictionary: cv2.aruco.Dictionary) -> None:
+        bits = dictionary.markerSize + 2
+        patterns = []
+        for marker_id in range(dictionary.bytesList.shape[0]):
+            cells = np.ones((CELLS, CELLS), np.float32)
+            cells[1:-1, 1:-1] = dictionary.generateImageMarker(marker_id, bits).astype(np.float32) / 255
+            for turn in range(4):
+                patterns.append((marker_id, turn, np.rot90(cells, -turn)))
+        self._codes = [(m, t) for m, t, _ in patterns]
+        size = CELLS * SAMPLES
+        self._sharp = np.stack([cv2.resize(p, (size, size), interpolation=cv2.INTER_NEAREST) for _, _, p in patterns])
+        self._blurred: dict[int, np.ndarray] = {}
+        ring = np.zeros((CELLS, CELLS), bool)
+        ring[:2, :] = ring[-2:, :] = ring[:, :2] = ring[:, -2:] = True
+        self._ring = cv2.resize(ring.astype(np.uint8), (size, size), interpolation=cv2.INTER_NEAREST)[
+            COMPARED, COMPARED].ravel().astype(bool)
+
+    def templates(self, sigma_cells: float) -> np.ndarray:
+        """(codes x turns, compared pixels): each template zero mean, unit length, at this blur (in cells)."""
+        key = round(min(sigma_cells, 1.5) * 20)
+        if key not in self._blurred:
+            s = key / 20 * SAMPLES
+            out = []
+            for image in self._sharp:
+                blurred = cv2.GaussianBlur(image, (0, 0), s) if s > 0.3 else image
+                v = blurred[COMPARED, COMPARED].ravel().astype(np.float32)
+                v = v - v.mean()
+                out.append(v / max(float(np.linalg.norm(v)), 1e-6))
+            self._blurred[key] = np.stack(out)
+        return self._blurred[key]
+
+    def match(self, gray: np.ndarray, corners: np.ndarray, sigma_px: float, allowed: frozenset[int] | None = None,
+              refine: bool = True) -> Match | None:
+        """The best code for the square whose outer corners (the black border's) are `corners` in `gray`; None when
+        the square leaves the image. `allowed`: the codes that may be there (the registry's: no other is printed),
+        which are the only rivals; a code outside them that matches better makes the square no sticker of ours
+        (its quality 0)."""
+        corners = np.asarray(corners, np.float64).reshape(4, 2)
+        cell_px = _side(corners) / (CELLS - 2)
+        if cell_px < 1.0:
+            return None
+        templates = self.templates(sigma_px / cell_px)
+        ours = np.array([allowed is None or m in allowed for m, _ in self._codes])
+        best: Match | None = None
+        offsets = [(dx, dy) for dx in SHIFTS for dy in SHIFTS] if refine else [(0.0, 0.0)]
+        for dx, dy in offsets:
+            patch = _sample(gray, corners, dx, dy)
+            if patch is None:
+                continue
+            v = patch[COMPARED, COMPARED].ravel()
+            v = v - v.mean()
+            norm = float(np.linalg.norm(v))
+            if norm < 1e-3:
+                continue
+            scores = templates @ (v / norm)
+            mine = np.where(ours, scores, -np.inf)
+            top = int(np.argmax(mine))
+            if best is not None and scores[top] <= best.score:
+                continue
+            marker_id, turn = self._codes[top]
+            rivals = np.where(ours & np.array([m != marker_id for m, _ in self._codes]), scores, -np.inf)
+            other = int(np.argmax(rivals))
+            margin = float(scores[top] - scores[other]) if np.isfinite(rivals[other]) else float(scores[top])
+            perfect = 1.0 - float(templates[top] @ templates[other])
+            quality = float(np.clip(margin / max(perfect, 1e-6), 0.0, 1.0))
+            if float(np.max(np.where(ours, -np.inf, scores), initial=-np.inf)) > scores[top]:
+                quality = 0.0  # a code that is printed on nothing of ours fits better
+            turned = np.roll(_shifted(corners, dx, dy), -turn, axis=0)
+            best = Match(marker_id, turned, float(scores[top]), margin, quality, self._ring_score(v, templates[top]))
+        return best
+
+    def _ring_score(self, v: np.ndarray, template: np.ndarray) -> float:
+        """Correlation over the white margin and black border alone, where every sticker looks the same."""
+        a, b = v[self._ring], template[self._ring]
+        a, b = a - a.mean(), b - b.mean()
+        return float(a @ b / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-6))
+
+
+def _side(corners: np.ndarray) -> float:
+    return float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
+
+
+def _shifted(corners: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    """The square moved by (dx, dy) of its cells along its own sides."""
+    across = (corners[1] - corners[0] + corners[2] - corners[3]) / 2 / (CELLS - 2)
+    down = (corners[3] - corners[0] + corners[2] - corners[1]) / 2 / (CELLS - 2)
+    return corners + dx * across + dy * down
+
+
+def _sample(gray: np.ndarray, corners: np.ndarray, dx: float, dy: float) -> np.ndarray | None:
+    """The square and its margin on the canonical grid (CELLS x SAMPLES a side), moved by (dx, dy) cells."""
+    size = CELLS * SAMPLES
+    quad = _shifted(corners, dx, dy)
+    # The marker's outer corners lie one cell in from the canonical grid's edge.
+    inner = np.array([(SAMPLES, SAMPLES), (size - SAMPLES, SAMPLES), (size - SAMPLES, size - SAMPLES),
+                      (SAMPLES, size - SAMPLES)], np.float32) - 0.5
+    h = cv2.getPerspectiveTransform(inner, quad.astype(np.float32))
+    outline = cv2.perspectiveTransform(np.array([[(-0.5, -0.5), (size, -0.5), (size, size), (-0.5, size)]],
+                                                np.float32), h)[0]
+    if outline.min() < 0 or outline[:, 0].max() > gray.shape[1] - 1 or outline[:, 1].max() > gray.shape[0] - 1:
+        return None
+    return cv2.warpPerspective(gray, h, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP).astype(
+        np.float32)
+
+
+def edge_blur(gray: np.ndarray, corners: np.ndarray) -> float | None:
+    """The lens's blur (a Gaussian's sigma, px) at a marker, from the profile across its four outer edges (black
+    border inside, white quiet zone outside): the distance over which the edge rises from 25 % to 75 % of its step is
+    1.349 sigma for a Gaussian blur. None when the marker is too small or its edges are not clean steps."""
+    corners = np.asarray(corners, np.float64).reshape(4, 2)
+    side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
+    if side < 24:
+        return None
+    centre = corners.mean(axis=0)
+    reach = min(side / 8, 8.0)  # a quarter of the border cell inside, into the quiet zone outside
+    steps = np.linspace(-reach, reach, int(reach * 8) + 1)
+    widths = []
+    for k in range(4):
+        a, b = corners[k], corners[(k + 1) % 4]
+        along = (b - a) / np.linalg.norm(b - a)
+        normal = np.array([along[1], -along[0]])
+        if np.dot(normal, (a + b) / 2 - centre) < 0:
+            normal = -normal
+        ts = np.linspace(0.25, 0.75, 24)
+        points = a + np.outer(ts, b - a)
+        grid = points[:, None, :] + steps[None, :, None] * normal
+        xs, ys = grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32)
+        if xs.min() < 0 or ys.min() < 0 or xs.max() > gray.shape[1] - 1 or ys.max() > gray.shape[0] - 1:
+            continue
+        profile = cv2.remap(gray, xs, ys, cv2.INTER_LINEAR).astype(np.float32).mean(axis=0)
+        lo, hi = float(profile[: len(profile) // 5].mean()), float(profile[-len(profile) // 5:].mean())
+        if hi - lo < 20:
+            continue
+        rise = (profile - lo) / (hi - lo)
+        t25, t75 = _crossing(steps, rise, 0.25), _crossing(steps, rise, 0.75)
+        if t25 is not None and t75 is not None and t75 > t25:
+            widths.append((t75 - t25) / 1.349)
+    if len(widths) < 2:
+        return None
+    return float(np.median(widths))
+
+
+def _crossing(steps: np.ndarray, rise: np.ndarray, level: float) -> float | None:
+    """Where the rising profile first crosses `level` (linear between samples)."""
+    above = np.flatnonzero(rise >= level)
+    if not above.size or above[0] == 0:
+        return None
+    i = int(above[0])
+    t = (level - rise[i - 1]) / max(rise[i] - rise[i - 1], 1e-6)
+    return float(steps[i - 1] + t * (steps[i] - steps[i - 1]))
