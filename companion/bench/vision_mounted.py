@@ -45,6 +45,16 @@ class Record:
     def all_correct(self) -> bool:
         return not self.refused and self.false == 0 and all(o == "read" for _, o in self.results)
 
+    def cells(self) -> list[float]:
+        """Each visible sticker's blur in its own cells (a sixth of its side): the blur the vision measured on the
+        board's markers over the sticker's cell. What a sticker's reading depends on most."""
+        blur = self.traits.get("measured", 0.0)
+        return [6 * blur / max(side, 1e-6) for side, _ in self.results]
+
+    @property
+    def worst_cells(self) -> float:
+        return max(self.cells(), default=0.0)
+
     @property
     def unflagged(self) -> int:
         """Stickers missed without their site said to be unread or unreliable."""
@@ -149,8 +159,9 @@ def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_
             if approved is None and vision.pose is not None:  # what `calibrate board` says of this mounting
                 approved = mounting_approved(board, registry, profile, vision.pose, frame.image)
             results, false = score(report, frame.truth, sites)
+            traits = camera.traits(shot, size) | {"measured": vision.blur_px}
             cell.records.append(Record(bool(approved), tuple(results), false, not report.reliable, t2 - t1, t1 - t0,
-                                       t3 - t2, camera.traits(shot, size),
+                                       t3 - t2, traits,
                                        tuple(t.piece.entry.sticker for t in frame.truth if t.visible)))
     return cell
 
@@ -182,10 +193,11 @@ class Camera:
 
 
 def mounting_approved(board, registry, profile, pose, image: np.ndarray) -> bool:
-    """What `calibrate board` says of a mounting from its first frame read whole."""
-    from companion.calibration.mounting import check_mounting
+    """What `calibrate board` says of a mounting from its first frame read whole (the lens's blur measured on the
+    board's markers in that frame, as `calibrate board` measures it in its photo)."""
+    from companion.calibration.mounting import board_blur, check_mounting
 
-    return check_mounting(board, registry, profile, pose).approved
+    return check_mounting(board, registry, profile, pose, board_blur(image, board)).approved
 
 
 def calibrated(mounting, rng: np.random.Generator, profile_type):
@@ -206,6 +218,20 @@ def size_for(cell: Cell, goal: float = 0.99, least: int = 20) -> float | None:
         if len(chosen) >= least and sum(chosen) / len(chosen) >= goal:
             return edge
     return None
+
+
+CELL_EDGES = (0.0, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.85, 99.0)  # blur in a sticker's cells
+
+
+def cells_for(records: list[Record], goal: float = 0.99, least: int = 20) -> float | None:
+    """The most blur, in the worst sticker's cells, up to which frames are all correct `goal` of the time (None when
+    not even the sharpest `least` frames are)."""
+    found = None
+    for edge in CELL_EDGES[1:-1]:
+        chosen = [r.all_correct for r in records if r.worst_cells <= edge]
+        if len(chosen) >= least and sum(chosen) / len(chosen) >= goal:
+            found = edge
+    return found
 
 
 SWEEPS = (  # frame traits the bench sweeps, with the edges of their bins
@@ -263,6 +289,16 @@ def report(label: str, cell: Cell, sweeps: bool = True) -> None:
             if any(name in r.traits for r in cell.records):
                 print(f"  by {title}  " + "  ".join(sweep_rows(cell.records, lambda r, n=name: r.traits.get(n, -1),
                                                                edges)))
+        print("  by the worst sticker's blur in its cells  " + "  ".join(
+            sweep_rows(cell.records, lambda r: r.worst_cells, CELL_EDGES)))
+        per_cell: dict[int, Counter[str]] = {}
+        for r in cell.records:
+            for b, (_, o) in zip(r.cells(), r.results, strict=True):
+                index = next(i for i in range(len(CELL_EDGES) - 1) if b < CELL_EDGES[i + 1])
+                per_cell.setdefault(index, Counter())[o] += 1
+        print("  stickers by their blur in cells  " + "  ".join(
+            f"{CELL_EDGES[i]:g}-{'' if i + 2 == len(CELL_EDGES) else f'{CELL_EDGES[i + 1]:g}'}: {sum(k.values())} read "
+            f"{100 * k['read'] / max(1, sum(k.values())):.2f}%" for i, k in sorted(per_cell.items())))
         by_id: dict[int, Counter[str]] = {}
         for r in cell.records:
             for sticker, (_, o) in zip(r.stickers, r.results, strict=False):
@@ -270,6 +306,9 @@ def report(label: str, cell: Cell, sweeps: bool = True) -> None:
         if by_id:
             print("  not read by sticker id  " + "  ".join(
                 f"{i}: {100 * (1 - k['read'] / max(1, sum(k.values()))):.1f}%" for i, k in sorted(by_id.items())))
+    most = cells_for(cell.records)
+    print("  99% all-correct frames: " + (f"up to {most:g} cells of blur on the worst sticker" if most is not None
+                                         else "at no blur measured"))
     need = size_for(cell)
     if need is None:
         print("  99% all-correct frames: at no sticker size measured")

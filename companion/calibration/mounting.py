@@ -1,27 +1,32 @@
-"""Does the mounted camera see the stickers big enough? Each site's sticker size in pixels, from the profile and the
-board pose, against what the pipeline needs (measured by `companion bench vision`), and what to change if not."""
+"""Does the mounted camera read the stickers? Each site's sticker size in pixels (from the profile and the board
+pose) and the lens's blur (measured on the board's own markers in the same photo), against what the pipeline needs
+(sensing/vision_legibility.py: derived from `companion bench vision` with WORLD.md's optics), and what to change if
+not."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from companion.boards.model import Board
+from companion.calibration.board_pose import find_fiducials
 from companion.sensing.pieces import Registry
+from companion.sensing.vision_decode import edge_blur
+from companion.sensing.vision_legibility import MAX_BLUR_CELLS, MIN_SIDE_PX, blur_cells, legible, site_sides
 from companion.sensing.vision_pose import Pose
 from companion.sensing.vision_profile import CameraProfile
 
-# The smallest sticker side, in pixels, from which the pipeline reads 99 % of frames whole on the mounted-camera
-# bench (measured: 12 px in normal conditions; see calibration/README.md), with a pixel of margin.
-NEED_PX = 13.0
+BLURRED_PX = 1.2  # a lens's blur (sigma, px) beyond which focusing it is the first thing to try
+UNMEASURED_BLUR_PX = 1.5  # taken when the board's markers are too small to measure the blur on (WORLD.md's worst)
 
 
 @dataclass(frozen=True)
 class MountingCheck:
     sizes: dict[str, float]  # site id -> the smallest side (px) a sticker shows there
-    need_px: float
+    blur_px: float  # the lens's blur (sigma, px) measured on the board's markers
     distance_mm: float  # from the lens to the board's centre
     tilt_deg: float  # of the camera's axis off vertical
 
@@ -35,58 +40,74 @@ class MountingCheck:
         return max(self.sizes.values())
 
     @property
+    def need_px(self) -> float:
+        """The smallest sticker side this lens's blur allows."""
+        return max(MIN_SIDE_PX, 6.0 * self.blur_px / MAX_BLUR_CELLS)
+
+    @property
+    def illegible(self) -> list[str]:
+        return sorted(site for site, side in self.sizes.items() if not legible(side, self.blur_px))
+
+    @property
     def approved(self) -> bool:
-        return self.smallest[1] >= self.need_px
+        return not self.illegible
 
     def advice(self, image_size: tuple[int, int]) -> list[str]:
         """What to change for the mounting to reach the goal (nothing when it does)."""
         small = self.smallest[1]
         if self.approved:
             return []
+        out = []
+        if self.blur_px > BLURRED_PX:
+            sharp = max(MIN_SIDE_PX, 6.0 * BLURRED_PX / MAX_BLUR_CELLS)
+            out.append(f"focus the camera on the board: its markers show {self.blur_px:.1f} px of blur; sharp "
+                       f"(under {BLURRED_PX:g} px) the stickers would need {sharp:.0f} px, not {self.need_px:.0f}")
         factor = self.need_px / small
-        out = [f"bring the camera closer: from about {self.distance_mm:.0f} mm to {self.distance_mm / factor:.0f} mm "
-               f"from the board's centre (keep the whole board in view), or use a longer lens"]
+        out.append(f"bring the camera closer: from about {self.distance_mm:.0f} mm to "
+                   f"{self.distance_mm / factor:.0f} mm from the board's centre (keep the whole board in view), or "
+                   f"use a longer lens")
         w, h = image_size
         out.append(f"or take frames of at least {math.ceil(w * factor)}x{math.ceil(h * factor)} "
-                   f"(the camera's full resolution)")
+                   f"(the camera's full resolution: a Pi camera's whole sensor)")
         if self.tilt_deg > 15 and self.largest > 1.25 * small:
             out.append(f"or mount it more directly above the board: tilted {self.tilt_deg:.0f} degrees, the far "
                        f"side's stickers are {small:.1f} px against {self.largest:.1f} px on the near side")
         return out
 
 
+def board_blur(image: np.ndarray, board: Board) -> float:
+    """The lens's blur (a Gaussian's sigma, px) measured across the edges of the board's corner markers in a photo
+    from the mounted camera (the median of the markers'); UNMEASURED_BLUR_PX when none is big enough to measure."""
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    blurs = [b for corners in find_fiducials(gray, board).values() if (b := edge_blur(gray, corners)) is not None]
+    return float(np.median(blurs)) if blurs else UNMEASURED_BLUR_PX
+
+
 def check_mounting(board: Board, registry: Registry, profile: CameraProfile, pose: Pose,
-                   need_px: float = NEED_PX) -> MountingCheck:
-    """Each site's smallest sticker side in pixels: the game's smallest sticker on the lowest stickered piece,
-    centred on the site, square to the board's axes and turned 45 degrees (the mean of its four projected sides, the
-    smaller turn)."""
-    marked = [e for e in registry.entries if e.sticker is not None]
-    z = min(e.height for e in marked) if marked else 0.0
-    h = registry.sticker_sizes()[0] / 2
-    turns = [np.array([(-h, -h), (h, -h), (h, h), (-h, h)])]
-    turns.append(turns[0] @ np.array([[math.cos(math.pi / 4), -math.sin(math.pi / 4)],
-                                      [math.sin(math.pi / 4), math.cos(math.pi / 4)]]))
-    points = np.array([(s.x + dx, s.y + dy, z) for s in board.sites for square in turns for dx, dy in square])
-    px = pose.project(points, profile.camera_matrix, profile.dist_coeffs).reshape(len(board.sites), len(turns), 4, 2)
-    sides = np.linalg.norm(px - np.roll(px, 1, axis=2), axis=3).mean(axis=2).min(axis=1)
-    centre = np.array([board.width / 2, board.height / 2, 0.0])
+                   blur_px: float) -> MountingCheck:
+    """Each site's smallest sticker side in pixels (sensing/vision_legibility.py `site_sides`) with the lens's
+    blur: legible where the side reaches MIN_SIDE_PX and the blur spans at most MAX_BLUR_CELLS of its cells."""
+    sides = site_sides(board, registry, pose, profile.camera_matrix, profile.dist_coeffs)
+    centre = [board.width / 2, board.height / 2, 0.0]
     axis = pose.rotation[2]  # the camera's viewing direction in board coordinates
     tilt = math.degrees(math.acos(min(1.0, abs(float(axis[2])))))
-    return MountingCheck({s.id: float(v) for s, v in zip(board.sites, sides, strict=True)}, need_px,
-                         float(np.linalg.norm(pose.centre - centre)), tilt)
+    distance = math.dist(pose.centre, centre)
+    return MountingCheck({s.id: float(v) for s, v in zip(board.sites, sides, strict=True)}, blur_px, distance, tilt)
 
 
 def describe(check: MountingCheck, image_size: tuple[int, int]) -> list[str]:
-    """Lines for the user: the sizes, the verdict and what to change."""
+    """Lines for the user: the sizes, the blur, the verdict and what to change."""
     site, small = check.smallest
     sizes = sorted(check.sizes.values())
     lines = [f"stickers at the sites: {small:.1f} px at the smallest ({site}), median {sizes[len(sizes) // 2]:.1f} px, "
-             f"largest {check.largest:.1f} px; the camera needs {check.need_px:g} px"]
+             f"largest {check.largest:.1f} px; the lens blurs by {check.blur_px:.2f} px "
+             f"({blur_cells(check.blur_px, small):.2f} of the smallest sticker's cells), so the camera needs "
+             f"{check.need_px:.1f} px"]
     if check.approved:
-        lines.append("this mounting reaches the goal: every site's stickers are big enough")
+        lines.append("this mounting reaches the goal: every site's stickers are big and sharp enough")
     else:
-        short = sum(v < check.need_px for v in sizes)
+        short = len(check.illegible)
         lines.append(f"this mounting does not reach the goal: {short} of {len(sizes)} sites show stickers under "
-                     f"{check.need_px:g} px")
+                     f"{check.need_px:.1f} px at this blur")
         lines += [f"  {line}" for line in check.advice(image_size)]
     return lines

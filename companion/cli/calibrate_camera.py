@@ -65,7 +65,7 @@ def _board(args: argparse.Namespace) -> int:
     import numpy as np
 
     from companion.calibration.board_pose import calibrate_pose
-    from companion.calibration.mounting import check_mounting, describe
+    from companion.calibration.mounting import board_blur, check_mounting, describe
     from companion.sensing.camera import read_image
     from companion.sensing.pieces import has_registry
     from companion.sensing.vision_pose import Pose
@@ -74,13 +74,14 @@ def _board(args: argparse.Namespace) -> int:
 
     board = resolve_board(args.board)
     profile = load_profile(args.profile)
-    pose = calibrate_pose(read_image(args.image), board, profile, args.image)
+    image = read_image(args.image)
+    pose = calibrate_pose(image, board, profile, args.image)
     save_profile(profile.with_pose(pose), args.out)
     print(f"board {board.name!r}: pose from the corner markers, reprojection error {pose.reprojection_px:.3f} px; "
           f"written to {args.out}")
     if args.registry or has_registry(board.name):
         check = check_mounting(board, resolve_registry(args.registry, board), profile,
-                               Pose(np.array(pose.rvec), np.array(pose.tvec)))
+                               Pose(np.array(pose.rvec), np.array(pose.tvec)), board_blur(image, board))
         for line in describe(check, profile.image_size):
             print(line)
     return 0

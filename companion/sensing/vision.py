@@ -29,7 +29,8 @@ from companion.errors import UserError
 from companion.sensing.pieces import PieceEntry, Registry
 from companion.sensing.vision_colour import COLOUR_CONFIDENCE, ColourFinder, windows_around
 from companion.sensing.vision_crops import distinct, site_boxes
-from companion.sensing.vision_decode import CodeBook, edge_blur
+from companion.sensing.vision_decode import CodeBook, edge_blur, fit_edges
+from companion.sensing.vision_legibility import legible, site_sides
 from companion.sensing.vision_occlusion import OcclusionFinder
 from companion.sensing.vision_pose import Pose, fiducial_corners, solve_pose
 from companion.sensing.vision_profile import CameraProfile
@@ -173,6 +174,7 @@ class Vision:
         self._book = CodeBook(self._sticker_detector.getDictionary())
         self._codes = frozenset(self._stickers)
         self.blur_px = DEFAULT_BLUR_PX  # the lens's sigma, measured on the corner markers each time they are found
+        self._legible: tuple[tuple, set[str]] | None = None  # (pose and blur, the sites where stickers are not legible)
         self._fitted: tuple | None = None
         # For patches of about 2.2 sticker sides: any square from a third of the patch to all of it.
         self._patch_detector = _detector(registry.dictionary, True)
@@ -250,6 +252,7 @@ class Vision:
                                unreliable=(self._whole_board(problem),), identifies=self.identifies)
         assert pose is not None
         sightings, rejected, unread = self._find_pieces(gray, pose, time)
+        unread |= self._illegible(pose, {s.id for s in self.board.sites}) - {s.site for s in sightings}
         clock.lap("stickers")
         if self._colour:
             sightings = sightings + self._find_by_colour(colour, pose, sightings, time)
@@ -292,8 +295,9 @@ class Vision:
             doubtful.extend(seen)
         sightings, rejected = self._trace(distinct(found), pose, time)
         # A site keeps the last reading's doubt until it is read again.
-        unread = (self._doubtful_sites(doubtful, pose) & read) | {
-            site for r in last.unreliable if r.reason == UNREAD for site in r.sites if site not in read}
+        fresh_unread = self._doubtful_sites(doubtful, pose) | self._illegible(pose, read) - {s.site for s in sightings}
+        unread = (fresh_unread & read) | {site for r in last.unreliable if r.reason == UNREAD
+                                          for site in r.sites if site not in read}
         clock.lap("stickers in crops")
         near = self._site_xy[[i for i, site in enumerate(ids) if site in read]]
         reach = self._tolerance + self._sticker_reach
@@ -462,7 +466,10 @@ class Vision:
         doubtful: list[np.ndarray] = []
         taken: list[tuple[np.ndarray, float]] = []  # squares accounted for: centre and side
         for marker_id, c in decoded:
-            match = self._book.match(roi, c, sigma, self._codes)
+            # The detector's corners are good: look there first, and about them only when the codes disagree.
+            match = self._book.match(roi, c, sigma, self._codes, refine=False)
+            if match is not None and (match.marker_id != marker_id or match.quality < MATCH_QUALITY):
+                match = self._book.match(roi, fit_edges(roi, c), sigma, self._codes)
             taken.append((c.mean(axis=0), _side(c)))
             if match is None:  # too near the region's edge to sample its margin: the detector's word alone
                 read.append((marker_id, c, 0.5))
@@ -470,20 +477,28 @@ class Vision:
                 read.append((marker_id, c, match.quality))
             else:  # two readings of one square disagree: a sticker seen, its code not known
                 doubtful.append(c)
-        avoid = self._fiducial_boxes(pose, origin, up)
+        avoid = self._fiducial_outlines(pose, origin, up)
+        matches = []
         for quad in candidates:
             q = quad.reshape(4, 2).astype(np.float64)
             centre, side = q.mean(axis=0), _side(q)
             if not per_lo * up <= 4 * side <= per_hi * up or any(
                     math.dist(centre, c) < max(side, s) / 2 for c, s in taken):
                 continue
-            if any(bx0 <= centre[0] <= bx1 and by0 <= centre[1] <= by1 for bx0, by0, bx1, by1 in avoid):
+            if any(cv2.pointPolygonTest(outline, (float(centre[0]), float(centre[1])), False) >= 0
+                   for outline in avoid):
                 continue
-            match = self._book.match(roi, q, sigma, self._codes)
-            if match is None or match.ring < STICKER_RING:
+            match = self._book.match(roi, fit_edges(roi, q), sigma, self._codes)
+            if match is not None and match.ring >= STICKER_RING:
+                matches.append((match, q))
+        # One square often shows as several outlines (each threshold finds its own): the clearest reading of a place
+        # stands for it.
+        for match, q in sorted(matches, key=lambda m: -m[0].quality):
+            centre, side = q.mean(axis=0), _side(q)
+            if any(math.dist(centre, c) < max(side, s) / 2 for c, s in taken):
                 continue
             taken.append((centre, side))
-            if match.score >= MATCH_SCORE and match.quality >= MATCH_QUALITY :
+            if match.score >= MATCH_SCORE and match.quality >= MATCH_QUALITY:
                 read.append((match.marker_id, match.corners, match.quality))
             else:
                 doubtful.append(q)
@@ -492,16 +507,11 @@ class Vision:
                  for marker_id, c, quality in read if marker_id in self._stickers]
         return found, [(c + 0.5) / up - 0.5 + shift for c in doubtful]
 
-    def _fiducial_boxes(self, pose: Pose, origin: tuple[int, int], up: int) -> list[tuple[float, ...]]:
-        """The board's corner markers as boxes in a region's (enlarged) pixels: their cells are sticker-sized
-        squares of the same kind of code, never a piece."""
-        out = []
-        for fid in self.board.fiducials:
-            px = pose.project(fiducial_corners(fid), self.matrix, self.dist)
-            lo, hi = px.min(axis=0) - origin, px.max(axis=0) - origin
-            pad = 0.2 * float(np.max(hi - lo))
-            out.append((*((lo - pad + 0.5) * up - 0.5), *((hi + pad + 0.5) * up - 0.5)))
-        return out
+    def _fiducial_outlines(self, pose: Pose, origin: tuple[int, int], up: int) -> list[np.ndarray]:
+        """The board's corner markers' outlines in a region's (enlarged) pixels: their cells make squares of a
+        sticker's size and kind of code, never a piece's."""
+        return [((pose.project(fiducial_corners(fid), self.matrix, self.dist) - origin + 0.5) * up - 0.5).astype(
+            np.float32) for fid in self.board.fiducials]
 
     def _doubtful_sites(self, doubtful: list[np.ndarray], pose: Pose) -> set[str]:
         """The sites a sticker seen but not read may stand on: its centre traced at every height a sticker may
@@ -517,6 +527,16 @@ class Vision:
                 if site is not None:
                     out.add(site)
         return out
+
+    def _illegible(self, pose: Pose, sites: Collection[str]) -> set[str]:
+        """Of `sites`, those where this camera would not reliably read a sticker (too small for the lens's blur:
+        vision_legibility.py): a sticker missed there must not make the site read as empty."""
+        key = (tuple(np.round(np.concatenate([pose.rvec * 1000, pose.tvec]), 0)), round(self.blur_px, 2))
+        if self._legible is None or self._legible[0] != key:
+            sides = site_sides(self.board, self.registry, pose, self.matrix, self.dist)
+            self._legible = (key, {s.id for s, side in zip(self.board.sites, sides, strict=True)
+                                   if not legible(float(side), self.blur_px)})
+        return self._legible[1] & set(sites)
 
     def _unread_regions(self, sites: set[str]) -> list[Region]:
         """A region for each site where a sticker was seen whose code could not be read: unknown, never empty."""

@@ -20,6 +20,7 @@ SAMPLES = 5  # samples a cell a side on the canonical grid
 CELLS = 8  # the marker's 6 cells (border included) and one white cell of margin each side
 COMPARED = slice(SAMPLES // 2, CELLS * SAMPLES - SAMPLES // 2)  # half the margin: beyond it lies the piece's top
 SHIFTS = (-0.35, 0.0, 0.35)  # cells the square is moved by, each way, to find where the code lies best
+SCALES = (0.94, 1.06)  # then grown or shrunk by: a blurred square's outline lies a little in or out of its edge
 
 
 @dataclass(frozen=True)
@@ -84,9 +85,15 @@ class CodeBook:
         templates = self.templates(sigma_px / cell_px)
         ours = np.array([allowed is None or m in allowed for m, _ in self._codes])
         best: Match | None = None
-        offsets = [(dx, dy) for dx in SHIFTS for dy in SHIFTS] if refine else [(0.0, 0.0)]
-        for dx, dy in offsets:
-            patch = _sample(gray, corners, dx, dy)
+        best_shift = (0.0, 0.0)
+        offsets = [(dx, dy, 1.0) for dx in SHIFTS for dy in SHIFTS] if refine else [(0.0, 0.0, 1.0)]
+        tried = 0
+        while tried < len(offsets):
+            dx, dy, scale = offsets[tried]
+            tried += 1
+            if refine and tried == 10 and best is not None:  # the best shift found: try the square's size about it
+                offsets += [(best_shift[0], best_shift[1], k) for k in SCALES]
+            patch = _sample(gray, corners, dx, dy, scale)
             if patch is None:
                 continue
             v = patch[COMPARED, COMPARED].ravel()
@@ -107,7 +114,8 @@ class CodeBook:
             quality = float(np.clip(margin / max(perfect, 1e-6), 0.0, 1.0))
             if float(np.max(np.where(ours, -np.inf, scores), initial=-np.inf)) > scores[top]:
                 quality = 0.0  # a code that is printed on nothing of ours fits better
-            turned = np.roll(_shifted(corners, dx, dy), -turn, axis=0)
+            turned = np.roll(_shifted(corners, dx, dy, scale), -turn, axis=0)
+            best_shift = (dx, dy)
             best = Match(marker_id, turned, float(scores[top]), margin, quality, self._ring_score(v, templates[top]))
         return best
 
@@ -118,21 +126,75 @@ class CodeBook:
         return float(a @ b / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-6))
 
 
+def fit_edges(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """A square's outer corners fitted to its four edges: along each side the point where the picture crosses
+    halfway from the black border to the white margin (a blurred edge keeps its middle where it was), a line through
+    those points, and the corners where the lines meet. The corners as given where an edge cannot be found (the
+    square leaves the picture, or shows no step)."""
+    corners = np.asarray(corners, np.float64).reshape(4, 2)
+    cell = _side(corners) / (CELLS - 2)
+    centre = corners.mean(axis=0)
+    steps = np.linspace(-0.8, 0.8, 17) * cell
+    ts = np.linspace(0.2, 0.8, 7)
+    lines = []
+    for k in range(4):
+        a, b = corners[k], corners[(k + 1) % 4]
+        along = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
+        normal = np.array([along[1], -along[0]])
+        if np.dot(normal, (a + b) / 2 - centre) < 0:
+            normal = -normal
+        base = a + np.outer(ts, b - a)
+        grid = base[:, None, :] + steps[None, :, None] * normal
+        xs, ys = grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32)
+        if xs.min() < 0 or ys.min() < 0 or xs.max() > gray.shape[1] - 1 or ys.max() > gray.shape[0] - 1:
+            return corners
+        profiles = cv2.remap(gray, xs, ys, cv2.INTER_LINEAR).astype(np.float32)
+        points = []
+        for point, profile in zip(base, profiles, strict=True):
+            lo, hi = float(profile[:4].mean()), float(profile[-4:].mean())
+            if hi - lo < 8:
+                continue
+            t = _crossing(steps, (profile - lo) / (hi - lo), 0.5)
+            if t is not None:
+                points.append(point + t * normal)
+        if len(points) < 4:
+            return corners
+        pts = np.array(points)
+        mean = pts.mean(axis=0)
+        direction = np.linalg.svd(pts - mean)[2][0]
+        lines.append((mean, direction))
+    out = []
+    for k in range(4):  # corner k lies where the side before it (k-1 -> k) meets the side after it (k -> k+1)
+        (p1, d1), (p2, d2) = lines[(k - 1) % 4], lines[k]
+        m = np.column_stack([d1, -d2])
+        if abs(np.linalg.det(m)) < 1e-6:
+            return corners
+        s1, _ = np.linalg.solve(m, p2 - p1)
+        out.append(p1 + s1 * d1)
+    fitted = np.array(out)
+    # An edge that wandered off (a neighbour's edge, a shadow) makes a shape far from the square: keep the given one.
+    if np.max(np.linalg.norm(fitted - corners, axis=1)) > cell:
+        return corners
+    return fitted
+
+
 def _side(corners: np.ndarray) -> float:
     return float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
 
 
-def _shifted(corners: np.ndarray, dx: float, dy: float) -> np.ndarray:
-    """The square moved by (dx, dy) of its cells along its own sides."""
+def _shifted(corners: np.ndarray, dx: float, dy: float, scale: float = 1.0) -> np.ndarray:
+    """The square moved by (dx, dy) of its cells along its own sides, and grown `scale` times about its centre."""
     across = (corners[1] - corners[0] + corners[2] - corners[3]) / 2 / (CELLS - 2)
     down = (corners[3] - corners[0] + corners[2] - corners[1]) / 2 / (CELLS - 2)
-    return corners + dx * across + dy * down
+    centre = corners.mean(axis=0)
+    return centre + (corners - centre) * scale + dx * across + dy * down
 
 
-def _sample(gray: np.ndarray, corners: np.ndarray, dx: float, dy: float) -> np.ndarray | None:
-    """The square and its margin on the canonical grid (CELLS x SAMPLES a side), moved by (dx, dy) cells."""
+def _sample(gray: np.ndarray, corners: np.ndarray, dx: float, dy: float, scale: float = 1.0) -> np.ndarray | None:
+    """The square and its margin on the canonical grid (CELLS x SAMPLES a side), moved by (dx, dy) cells and grown
+    `scale` times."""
     size = CELLS * SAMPLES
-    quad = _shifted(corners, dx, dy)
+    quad = _shifted(corners, dx, dy, scale)
     # The marker's outer corners lie one cell in from the canonical grid's edge.
     inner = np.array([(SAMPLES, SAMPLES), (size - SAMPLES, SAMPLES), (size - SAMPLES, size - SAMPLES),
                       (SAMPLES, size - SAMPLES)], np.float32) - 0.5

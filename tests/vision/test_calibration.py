@@ -141,16 +141,16 @@ def test_calibrate_board_refuses_a_profile_of_another_camera(posed, tmp_path, ca
     assert "bad.json: distortion" in error_line(capsys)
 
 
-def test_calibrate_board_says_whether_the_stickers_are_big_enough(posed, tmp_path, capsys):
-    """720p over Trajectory's board: about 19 px stickers, enough; the same photo with the registry's stickers
-    halved is not, and the command says what to change."""
+def test_calibrate_board_says_whether_the_stickers_are_big_and_sharp_enough(posed, tmp_path, capsys):
+    """720p over Trajectory's board: about 19 px stickers, enough for the lens's blur measured on the board's
+    markers; the same photo with the registry's stickers halved is not, and the command says what to change."""
     profile = posed[1]
     image = profile.parent / "board.png"
     capsys.readouterr()
     assert calibrate(["board", "--board", "trajectory", "--image", str(image), "--profile", str(profile), "--out",
                       str(tmp_path / "p.json")]) == 0
     out = capsys.readouterr().out
-    assert "this mounting reaches the goal" in out and "needs 13 px" in out
+    assert "this mounting reaches the goal" in out and "the lens blurs by" in out
     registry = json.loads((Path(__file__).parents[2] / "companion/sensing/pieces_trajectory.json").read_text())
     for piece in registry["pieces"]:
         piece["sticker_mm"] /= 2

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from companion.bench.vision_mounted import calibrated, score
-from companion.calibration.mounting import check_mounting, describe
+from companion.calibration.mounting import BLURRED_PX, check_mounting, describe
 from companion.sensing.vision_pose import Pose
 from companion.sensing.vision_profile import CameraProfile
 from companion.sim.mounted_camera import mount, random_mounting, random_shot
@@ -98,12 +98,12 @@ def test_the_bench_tells_misses_withheld_wrong_and_false_apart(registry):
     assert {o for _, o in results} == {"withheld"} and false == 0
 
 
-def test_the_mounting_check_approves_big_stickers_and_says_what_to_change(board, registry):
+def test_the_mounting_check_approves_big_sharp_stickers_and_says_what_to_change(board, registry):
     near = overhead_camera(board.width, board.height, 1920, 1080)
     far = overhead_camera(board.width, board.height, 1280, 720)
-    for cam, approved in ((near, True), (far, False)):
+    for cam, blur, approved in ((near, 0.8, True), (far, 1.5, False), (near, 2.5, False)):
         profile = sim_profile(cam, board.name)
-        check = check_mounting(board, registry, profile, Pose(np.array(cam.rvec), np.array(cam.tvec)), 20.0)
+        check = check_mounting(board, registry, profile, Pose(np.array(cam.rvec), np.array(cam.tvec)), blur)
         assert set(check.sizes) == {s.id for s in board.sites}
         expected = registry.sticker_sizes()[0] * cam.fx / 900.0  # the smallest sticker (an infestor's)
         assert min(check.sizes.values()) == pytest.approx(expected, rel=0.15)
@@ -112,6 +112,7 @@ def test_the_mounting_check_approves_big_stickers_and_says_what_to_change(board,
         assert ("does not reach the goal" in text) is not approved
         if not approved:
             assert "closer" in text and "frames of at least" in text
+            assert ("focus the camera" in text) is (blur > BLURRED_PX)
 
 
 def test_the_calibrated_profile_is_close_but_not_exact(board):
