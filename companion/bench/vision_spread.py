@@ -52,23 +52,22 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     import cv2
 
     from companion.bench.stats import summary
+    from companion.bench.vision_mounted import report
 
     cv2.setNumThreads(1)
     fill = tuple(float(v) for v in args.fill.split("-"))
-    print(f"mounted camera over the solar map and planet maps beside it: {args.scenes} frames per row, "
-          f"{args.per_mounting} per mounting, the maps filling {args.fill} of the frame, tilt up to {args.tilt:g} "
-          "degrees, one thread")
+    print(f"mounted camera ({args.optics} optics) over the solar map and planet maps beside it: {args.scenes} frames "
+          f"per row, {args.per_mounting} per mounting, the maps filling {args.fill} of the frame, tilt up to "
+          f"{args.tilt:g} degrees, one thread")
     for size in sizes:
         for condition in args.conditions.split(","):
-            tallies, seconds, baseline = _row(size, condition, args.scenes, args.per_mounting, args.seed, fill,
-                                              args.tilt)
+            cells, tallies, seconds, baseline = _row(size, condition, args.scenes, args.per_mounting, args.seed, fill,
+                                                     args.tilt, args.optics)
             print(f"orbital_battle {size[0]}x{size[1]} {condition}:")
-            for name, t in tallies.items():
-                n = max(1, sum(t.outcomes.values()))
-                print(f"  {name}: {t.frames} frames in view, all correct {100 * t.right / max(1, t.frames):.1f}%; "
-                      f"stickers in view {sum(t.outcomes.values())}: missed {100 * t.outcomes['missed'] / n:.2f}%, "
-                      f"withheld {100 * t.outcomes['withheld'] / n:.2f}%, wrong {100 * t.outcomes['wrong'] / n:.2f}%; "
-                      f"false pieces {t.false}")
+            for name, cell in cells.items():
+                t = tallies[name]
+                report(f"  {name}", cell)
+                report("    mountings `calibrate board` approves", cell.approved(), sweeps=False)
                 if t.moved:
                     print(f"    moved on the table in {t.moved} frames: all correct in {t.moved_right}")
                 if t.gone:
@@ -79,19 +78,22 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
 
 
 def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, seed: int,
-         fill: tuple[float, ...], tilt: float) -> tuple[dict[str, BoardTally], list[float], list[float]]:
+         fill: tuple[float, ...], tilt: float, optics: str = "world"):
+    """Per board: its frames as the mounted bench records them (a Cell), and its moved and taken-off tallies; the
+    pipeline's and the baseline's seconds per frame."""
     import cv2
 
-    from companion.bench.vision_mounted import calibrated, score
+    from companion.bench.vision_mounted import Camera, Cell, Record, calibrated, mounting_approved, score
     from companion.boards import default_board
     from companion.sensing.vision_profile import CameraProfile
     from companion.sensing.vision_table import BoardInView, TableVision
-    from companion.sim.mounted_camera import CONDITIONS, random_mounting, random_shot
+    from companion.sim.mounted_camera import CONDITIONS, random_mounting
     from companion.sim.mounted_render import MountedRenderer
     from companion.sim.mounted_scene import random_spread, random_table
 
     registry = box_registry()
     counters = replace(registry, entries=tuple(e for e in registry.entries if not e.piece.startswith("planet-")))
+    cells: dict[str, Cell] = {}
     tallies: dict[str, BoardTally] = {}
     seconds: list[float] = []
     baseline: list[float] = []
@@ -104,12 +106,15 @@ def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, 
         boards = [default_board("orbital_battle")] + [default_board(f"orbital_battle:planet{p}") for p in maps]
         spread = random_spread(boards, rng)
         mounting = random_mounting(spread, size, rng, fill, tilt)
+        camera = Camera(mounting, optics, condition, rng)
         renderer = MountedRenderer(spread, registry.dictionary, mounting)
+        profile = calibrated(mounting, rng, CameraProfile)
         vision = TableVision([BoardInView(boards[0])] + [BoardInView(b, f"p{p}:") for b, p in zip(boards[1:], maps,
                                                                                                    strict=True)],
-                             registry, calibrated(mounting, rng, CameraProfile))
+                             registry, profile)
         shots = np.random.default_rng([seed, m, size[1], CONDITIONS.index(condition)])
         count = min(per_mounting, frames - done)
+        approved: dict[str, bool] = {}
         for k in range(count):
             now = spread
             moved = gone = None
@@ -119,35 +124,38 @@ def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, 
             if k == count - 1 and k > 1 and m % 2:  # a planet map taken off the table
                 gone = len(boards) - 1
                 now = _nudged(spread, gone, shots, away=True)
-            shot = random_shot(condition, shots)
+            shot = camera.shot(shots)
             tables = tuple(random_table(b, registry if i == 0 else counters, shots,
                                         PIECES["orbital_battle" if i == 0 else "orbital_battle:planet"],
                                         shot.arm and i == 0) for i, b in enumerate(boards))
             frame = renderer.render_spread(tables, shot, shots, now)
             t0 = time.perf_counter()
-            report = vision.process(frame.image, float(done))
+            table_report = vision.process(frame.image, float(done))
             t1 = time.perf_counter()
             plain.detectMarkers(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY))
             seconds.append(t1 - t0)
             baseline.append(time.perf_counter() - t1)
-            for i, (where, board_report) in enumerate(report.boards):
-                tally = tallies.setdefault(where.board.name, BoardTally())
+            for i, (where, board_report) in enumerate(table_report.boards):
+                name = where.board.name
+                tally = tallies.setdefault(name, BoardTally())
                 if i == gone:
                     tally.gone += 1
                     tally.gone_said += not board_report.reliable
                     continue
-                truth = [t for t in frame.truth if t.board == where.board.name]
+                board_vision = vision.visions[i]
+                if name not in approved and board_vision.pose is not None:  # `calibrate board` for this map
+                    approved[name] = mounting_approved(where.board, registry, profile, board_vision.pose, frame.image)
+                truth = [t for t in frame.truth if t.board == name]
                 results, false = score(board_report, truth, {s.id for s in where.board.sites})
-                right = board_report.reliable and not false and all(o == "read" for _, o in results)
-                tally.frames += 1
-                tally.right += right
-                tally.outcomes.update(o for _, o in results)
-                tally.false += false
+                traits = camera.traits(shot, size) | {"measured": board_vision.blur_px}
+                record = Record(approved.get(name, False), tuple(results), false, not board_report.reliable,
+                                t1 - t0, 0.0, 0.0, traits, tuple(t.piece.entry.sticker for t in truth if t.visible))
+                cells.setdefault(name, Cell()).records.append(record)
                 if i == moved:
                     tally.moved += 1
-                    tally.moved_right += right
+                    tally.moved_right += record.all_correct
             done += 1
-    return tallies, seconds, baseline
+    return cells, tallies, seconds, baseline
 
 
 def _nudged(spread, index: int, rng: np.random.Generator, away: bool = False):

@@ -137,12 +137,13 @@ def _detector(dictionary: str, tuned: bool) -> cv2.aruco.ArucoDetector:
     params = cv2.aruco.DetectorParameters()
     if tuned:
         # Small stickers (about 20 px at 720p): accept small perimeters, sample cells finely, and threshold with
-        # two window sizes that suit them (measured: as good as three windows, a third faster).
+        # three window sizes (two found every sticker of a sharp camera; behind a webcam's blur a sticker whose
+        # white margin runs into a neighbour's white label needs the widest).
         params.minMarkerPerimeterRate = 0.01
         params.maxMarkerPerimeterRate = 0.25
         params.perspectiveRemovePixelPerCell = 8
         params.adaptiveThreshWinSizeMin = 5
-        params.adaptiveThreshWinSizeMax = 15
+        params.adaptiveThreshWinSizeMax = 25
         params.adaptiveThreshWinSizeStep = 10
         # A lens's blur rounds a small sticker's corners: at the default 3 % of its perimeter the outline takes more
         # than four corners and the square is never looked at (measured on the mounted bench with WORLD.md's optics:
@@ -229,7 +230,12 @@ class Vision:
             w, h = self.profile.image_size
             raise UserError(f"the frame is {width}x{height} but camera profile {self.profile.camera!r} is for "
                             f"{w}x{h} frames")
-        colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        # A gray frame (a Pi camera's luma plane, which needs no decoding) is read as it is: stickers and the
+        # occlusion check need no colour; pieces found by colour do.
+        if image.ndim == 2 and self._colour:
+            raise UserError(f"camera profile {self.profile.camera!r} finds pieces by colour, but the camera gives "
+                            f"gray frames: take colour frames from it")
+        colour = image if image.ndim == 2 or image.shape[2] == 3 else cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
         if changed is not None and self._last is not None:
             report = self._process_sites(colour, time, changed, self._last)
             if report is not None:
@@ -289,7 +295,8 @@ class Vision:
                 sweep -= 1
         found, doubtful = [], []
         for x0, y0, x1, y1 in site_boxes(self._site_pixels(pose, colour.shape, read), colour.shape):
-            gray = cv2.cvtColor(colour[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+            crop = colour[y0:y1, x0:x1]
+            gray = crop if crop.ndim == 2 else cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
             more, seen = self._decode(gray, (x0, y0), pose)
             found.extend(more)
             doubtful.extend(seen)
@@ -809,7 +816,8 @@ class FrameMarkers:
     @property
     def gray(self) -> np.ndarray:
         if self._gray is None:
-            self._gray = cv2.cvtColor(self._colour, cv2.COLOR_BGR2GRAY)
+            c = self._colour
+            self._gray = c if c.ndim == 2 else cv2.cvtColor(c, cv2.COLOR_BGR2GRAY)
         return self._gray
 
     def whole(self, dictionary: str, detector: cv2.aruco.ArucoDetector) -> list[tuple[int, np.ndarray]]:

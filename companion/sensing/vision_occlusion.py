@@ -54,6 +54,7 @@ class OcclusionFinder:
         self.sample = np.flatnonzero((np.arange(gx.size) % 5) == 0)
         self.sample_design = np.ascontiguousarray(self.design[self.sample])
         self.sample_reference = np.maximum(self.reference, 1.0).reshape(-1, 3)[self.sample]
+        self.sample_gray = np.maximum(self.ref_gray, 1.0).reshape(-1, 1)[self.sample]
         self.sample_paper = self.paper.ravel()[self.sample]
         size = math.ceil((widest_piece_mm + 14) / CELL_MM) | 1
         self._last: tuple[np.ndarray, np.ndarray] | None = None
@@ -76,11 +77,15 @@ class OcclusionFinder:
         )
         seen = cv2.remap(small, map_xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         seen = cv2.GaussianBlur(seen.astype(np.float32), (3, 3), 0)
+        # A gray frame (a Pi camera's luma plane) is compared with the overlay's gray.
+        gray = seen.ndim == 2
+        seen = seen[..., None] if gray else seen
+        reference = self.ref_gray[..., None] if gray else self.reference
         # Each colour channel gets its own light: a warm or cool white balance scales the channels apart, so one
         # grey gain would leave the paper looking foreign in two of them.
         gains = self._lighting(seen, ~out_of_view)
         paper_level = np.maximum(gains * 230.0, 20.0)
-        residual = (np.abs(seen - self.reference * gains) / paper_level).max(axis=2)
+        residual = (np.abs(seen - reference * gains) / paper_level).max(axis=2)
         foreign = ((residual > FOREIGN) & ~out_of_view).astype(np.uint8)
         # Close small gaps first (a hand's colour can come near the paper's under the lines), then keep only what
         # is too wide to be a piece. Beyond the grid is not foreign: a zero border, or strips along the board's
@@ -129,10 +134,12 @@ class OcclusionFinder:
         """A smooth gain field per colour channel (quadratic over the board), fitted to the paper, ignoring whatever
         covers it. The three channels are fitted together, on the paper cells that fit in all three: one solve with
         three right-hand sides instead of three (a cast scales the channels apart, but covers the same cells)."""
-        ratio = seen.reshape(-1, 3)[self.sample] / self.sample_reference
+        channels = seen.shape[2]
+        ratio = seen.reshape(-1, channels)[self.sample] / (self.sample_gray if channels == 1 else
+                                                            self.sample_reference)
         use = self.sample_paper & valid.ravel()[self.sample]
         design = self.sample_design
-        coef = np.zeros((6, 3), np.float32)
+        coef = np.zeros((6, channels), np.float32)
         coef[0] = np.median(ratio[use], axis=0) if use.any() else 1.0
         for _ in range(3):
             fit = design @ coef
@@ -145,8 +152,9 @@ class OcclusionFinder:
                 coef = np.linalg.solve(a.T @ a, a.T @ ratio[keep]).astype(np.float32)
             except np.linalg.LinAlgError:
                 break
-        coarse = (self.coarse_design @ coef).reshape(*self.coarse_shape, 3).astype(np.float32)
-        return cv2.remap(coarse, self.upsample[0], self.upsample[1], cv2.INTER_LINEAR)
+        coarse = (self.coarse_design @ coef).reshape(*self.coarse_shape, channels).astype(np.float32)
+        gains = cv2.remap(coarse, self.upsample[0], self.upsample[1], cv2.INTER_LINEAR)
+        return gains.reshape(*gains.shape[:2], channels)
 
     def cell_of(self, x: float, y: float) -> tuple[int, int]:
         col = min(self.cols - 1, max(0, int(x // CELL_MM)))

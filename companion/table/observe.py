@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from companion.boards import Board
 from companion.rules.engine import POINTS_TO, pointing
 from companion.sensing.pieces import Registry
-from companion.sensing.vision import FrameReport
+from companion.sensing.vision import UNREAD, FrameReport
 from companion.sensing.vision_table import TableReport
 from companion.table.observation import Observation, SiteReading
 
@@ -40,6 +40,10 @@ class CameraView:
     tops: Mapping[str, int] = field(default_factory=dict)  # sites whose top level holds several pieces side by side
     singles: frozenset[str] = frozenset()  # the pieces the box holds one of: one seen on a site is on no other
     hand: bool = False  # an arm or hand reaches in over a board: a move may be under way, so nothing settles
+    # Sites the camera could not read (a sticker seen but its code not clear, or stickers there too small for the
+    # lens's blur and nothing read): unknown, never empty. They are among `unreliable`.
+    unread: frozenset[str] = frozenset()
+    confidence: Mapping[str, float] = field(default_factory=dict)  # the least confident sighting on each site read
 
 
 ARROW_SLACK = 50.0  # degrees an arrow may be off the way to a site and still point to it
@@ -86,8 +90,14 @@ def _board_view(report: FrameReport, registry: Registry, board: Board | None) ->
                 stacks[sighting.site] = tuple(stack)
     # (An area reaching in that hides no site, a board beside this one overlapping its edge, holds nothing.)
     hand = any(region.reason == "occluded" and region.sites for region in report.unreliable)
+    unread = frozenset(site for region in report.unreliable if region.reason == UNREAD for site in region.sites)
+    confidence: dict[str, float] = {}
+    for sighting in report.sightings:
+        if sighting.site is not None:
+            confidence[sighting.site] = min(confidence.get(sighting.site, 1.0), sighting.confidence)
     return CameraView(report.time, stacks, frozenset(report.unreliable_sites()), report.reliable, partial,
-                      report.identifies, beyond=beyond, tops=tops, singles=_singles(registry), hand=hand)
+                      report.identifies, beyond=beyond, tops=tops, singles=_singles(registry), hand=hand,
+                      unread=unread, confidence=confidence)
 
 
 def _singles(registry: Registry) -> frozenset[str]:
@@ -102,6 +112,8 @@ def _table_view(report: TableReport, registry: Registry, names: Mapping[str, str
     partial: set[str] = set()
     away: set[str] = set()
     beyond: set[str] = set()
+    unread: set[str] = set()
+    confidence: dict[str, float] = {}
     tops: dict[str, int] = {}
     hand = False
     for where, board_report in report.boards:
@@ -114,13 +126,16 @@ def _table_view(report: TableReport, registry: Registry, names: Mapping[str, str
         unreliable |= {prefix + site for site in view.unreliable}
         partial |= {prefix + site for site in view.partial}
         beyond |= {prefix + site for site in view.beyond}
+        unread |= {prefix + site for site in view.unread}
+        confidence.update({prefix + site: value for site, value in view.confidence.items()})
         tops.update({prefix + site: level for site, level in view.tops.items()})
         hand = hand or view.hand
     # Every board is read with one registry and profile: they tell the same pieces apart.
     pieces = report.boards[0][1].identifies
     in_view = any(board_report.reliable for _, board_report in report.boards)
     view = CameraView(report.time, stacks, frozenset(unreliable | away), in_view, frozenset(partial), pieces,
-                      away=frozenset(away), beyond=frozenset(beyond), tops=tops, singles=_singles(registry), hand=hand)
+                      away=frozenset(away), beyond=frozenset(beyond), tops=tops, singles=_singles(registry), hand=hand,
+                      unread=frozenset(unread), confidence=confidence)
     return _renamed(view, names) if names else view
 
 
@@ -293,8 +308,9 @@ class Observer:
         older, newer = self._frames
         # A board out of view (taken off the table, or one of several not laid out) leaves its sites unknown; the
         # boards in view settle on their own.
-        clean = all(f.reliable and not f.hand and not f.unreliable - f.away for f in (older, newer)) and \
-            older.away == newer.away
+        # Sites the camera cannot read stay unknown in the settled board; they do not keep the rest from settling.
+        clean = all(f.reliable and not f.hand and not f.unreliable - f.away - f.unread for f in (older, newer)) and (
+            older.away == newer.away and older.unread == newer.unread)
         if clean and newer.time - older.time >= self.settle and dict(older.stacks) == dict(newer.stacks):
             return newer.time
         return None
@@ -336,7 +352,9 @@ class Observer:
                 occupied = readings.get(site, SiteReading()).occupied
                 if site in frame.beyond:  # what was read is there; the rest of the stack may be out of the frame
                     readings[site] = SiteReading(occupied, stack, partial=True, top=0)
+                elif occupied and not stack:  # the grid feels a piece the camera did not read: unread, not empty
+                    readings[site] = SiteReading(occupied)
                 else:
-                    readings[site] = SiteReading(occupied, stack, partial=site in frame.partial,
-                                                 top=frame.tops.get(site, 1))
+                    readings[site] = SiteReading(occupied, stack, frame.confidence.get(site, 1.0),
+                                                 partial=site in frame.partial, top=frame.tops.get(site, 1))
         return Observation(readings, settled, pieces, singles)

@@ -169,7 +169,9 @@ def test_the_settled_board_says_which_pieces_the_camera_tells_apart():
     assert observation is not None and "ship-blue" in observation.camera_pieces
     assert "station-hand" not in observation.camera_pieces and "nebula" not in observation.camera_pieces
     assert observation.agrees("b", ("station-hand",))  # felt by the grid, not looked for by the camera
-    assert not observation.agrees("b", ("planet-red",))  # a planet the camera would have seen
+    # The grid feels a piece where the camera read none: unread, not empty, so no stickered piece is ruled out.
+    assert observation.sites["b"].pieces is None and observation.agrees("b", ("planet-red",))
+    assert not observation.agrees("a", ("planet-red",))  # read empty where the grid feels nothing either
     grid_alone = Observer(SWITCHES, None, settle=0.3)
     grid_alone.reed(frozenset({(0, 1)}), at=5.0)
     assert grid_alone.observation(5.7).camera_pieces is None
@@ -225,3 +227,22 @@ def test_riders_side_by_side_and_stacks_reaching_out_of_the_frame():
     assert seen.agrees("o4s22", ("infestor-ice",)) and seen.agrees("o4s22", ("infestor-ice", "ship-red"))
     assert not seen.agrees("o4s22", ("infestor-home",)) and not seen.agrees("o4s22", ())
     assert isinstance(seen, Observation)
+
+
+def test_sites_the_camera_could_not_read_are_unknown_and_do_not_keep_the_camera_alone_from_settling():
+    """A sticker seen but not read (vision's "unread" region) leaves its site unknown in the settled board; two
+    frames that agree settle the rest of the board without a grid."""
+    from companion.sensing.pieces import default_registry
+    from companion.sensing.vision import UNREAD, FrameReport, Region, Sighting
+    from companion.table.observe import camera_view
+
+    registry = default_registry("trajectory")
+    observer = Observer(None, SITES, settle=0.3)
+    ship = Sighting("ship-red", 0, "a", 0, 0.0, 0.0, 0.7, 1.0)
+    for at in (1.0, 1.5):
+        report = FrameReport(at, True, "", (ship,), (Region(UNREAD, ((0, 0), (1, 0), (1, 1)), ("b",)),))
+        observer.camera(camera_view(report, registry))
+    observation = observer.observation(1.5)
+    assert observation is not None
+    assert observation.sites["a"].pieces == ("ship-red",) and observation.sites["a"].confidence == 0.7
+    assert observation.reading("b").pieces is None and observation.agrees("b", ("planet-metal",))
