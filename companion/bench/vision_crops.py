@@ -20,13 +20,38 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 
+class Delivered:
+    """A frame as the camera hands it to the table: a Pi camera's raw luma plane (gray, nothing to decode; colour
+    frames where pieces are found by colour), or the JPEG a webcam or a phone sends, decoded by the table."""
+
+    def __init__(self, camera, colours: bool) -> None:
+        self.raw = camera.optics is None or not camera.optics.jpeg
+        self.colour = colours
+
+    def sent(self, image: np.ndarray):
+        import cv2
+
+        if self.raw:
+            return image if self.colour else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 92])[1]
+
+    def frame(self, sent) -> np.ndarray:
+        import cv2
+
+        if self.raw:
+            return sent
+        return cv2.imdecode(sent, cv2.IMREAD_COLOR if self.colour else cv2.IMREAD_GRAYSCALE)
+
+
 @dataclass
 class Row:
     crops: list[float] = field(default_factory=list)
+    crops_cpu: list[float] = field(default_factory=list)  # CPU seconds of the same (the machine is shared)
     whole: list[float] = field(default_factory=list)
     outcomes: dict[str, list] = field(default_factory=lambda: {"crops": [], "whole": []})
     fallbacks: int = 0
     calibrated: int = 0  # mountings whose colour ranges were calibrated (--colours)
+    raw: bool = True  # the camera sends raw frames (no JPEG to decode)
 
 
 def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
@@ -39,7 +64,7 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     print(f"settled changes read in crops against the whole frame: {args.changes} changes per mounting, "
           f"{args.scenes} mountings per row, board filling {args.fill} of the frame, one thread")
     for size in sizes:
-        row = _row(args.game, size, args.scenes, args.changes, args.seed, fill, args.tilt, args.colours)
+        row = _row(args.game, size, args.scenes, args.changes, args.seed, fill, args.tilt, args.colours, args.optics)
         for name in ("crops", "whole"):
             records = row.outcomes[name]
             stickers = [o for results, _ in records for side, o in results if side > 0]
@@ -56,18 +81,20 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
             print(f"  colour ranges calibrated in {row.calibrated} of {args.scenes} mountings")
         print(f"  per settled change, in crops  {summary(row.crops, 1e3, 'ms')}"
               f"  ({row.fallbacks} read whole: the board moved)")
+        print(f"    CPU time  {summary(row.crops_cpu, 1e3, 'ms')}  (frames as the camera sends them: "
+              f"{'raw luma, nothing to decode' if row.raw else 'JPEG, decoded in the time'})")
         print(f"  baseline, the whole frame     {summary(row.whole, 1e3, 'ms')}")
     return 0
 
 
 def _row(game: str, size: tuple[int, int], mountings: int, changes: int, seed: int, fill: tuple[float, ...],
-         tilt: float, colours: bool = False) -> Row:
-    from companion.bench.vision_mounted import PIECES, calibrated
+         tilt: float, colours: bool = False, optics: str = "world") -> Row:
+    from companion.bench.vision_mounted import PIECES, Camera, calibrated
     from companion.boards import default_board
     from companion.sensing.pieces import default_registry
     from companion.sensing.vision import Vision
     from companion.sensing.vision_profile import CameraProfile
-    from companion.sim.mounted_camera import random_mounting, random_shot
+    from companion.sim.mounted_camera import random_mounting
     from companion.sim.mounted_render import MountedRenderer
     from companion.sim.mounted_scene import random_table
 
@@ -81,8 +108,10 @@ def _row(game: str, size: tuple[int, int], mountings: int, changes: int, seed: i
         profile = calibrated(mounting, rng, CameraProfile)
         crops, whole = Vision(board, registry, profile), Vision(board, registry, profile)
         table = random_table(board, registry, rng, PIECES.get(game, 20), False)
-        shot = random_shot("normal", rng)
-        first = renderer.render(table, shot, rng).image
+        camera = Camera(mounting, optics, "normal", rng)
+        shot = camera.shot(rng)
+        delivered = Delivered(camera, colours)
+        first = delivered.frame(renderer.render(table, shot, rng).image)
         crops.process(first, 0.0)
         whole.process(first, 0.0)
         if colours and (ranges := _calibrate_colours(board, registry, profile, whole, table, first)):
@@ -93,15 +122,18 @@ def _row(game: str, size: tuple[int, int], mountings: int, changes: int, seed: i
             row.calibrated += 1
         for k in range(changes):
             table, changed = _move_one(board, table, rng)
-            frame = renderer.render(table, shot, rng)
-            t0 = time.perf_counter()
-            a = crops.process(frame.image, k + 1.0, changed)
-            t1 = time.perf_counter()
-            b = whole.process(frame.image, k + 1.0)
+            frame = renderer.render(table, camera.shot(rng), rng)
+            sent = delivered.sent(frame.image)  # what reaches the table: raw luma, or a JPEG to decode
+            t0, c0 = time.perf_counter(), time.process_time()
+            a = crops.process(delivered.frame(sent), k + 1.0, changed)
+            t1, c1 = time.perf_counter(), time.process_time()
+            b = whole.process(delivered.frame(sent), k + 1.0)
             t2 = time.perf_counter()
             row.crops.append(t1 - t0)
+            row.crops_cpu.append(c1 - c0)
             row.whole.append(t2 - t1)
             row.fallbacks += "stickers in crops" not in a.timings
+            row.raw = delivered.raw
             for name, report in (("crops", a), ("whole", b)):
                 row.outcomes[name].append(_score(report, frame.truth, sites, table, profile.colours))
     return row

@@ -22,7 +22,7 @@ IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 
 @dataclass(frozen=True)
 class Frame:
-    image: np.ndarray  # BGR uint8
+    image: np.ndarray  # BGR uint8, or gray uint8 (a Pi camera's luma plane)
     time: float  # seconds (wall clock for cameras, file time for files, scene time for the renderer)
     source: str
 
@@ -63,22 +63,34 @@ class VideoCaptureSource:
 
 
 class PiCameraSource:
-    """The Raspberry Pi camera through picamera2 (the `pi` install; imported here and nowhere else)."""
+    """The Raspberry Pi camera through picamera2 (the `pi` install; imported here and nowhere else), at its sensor's
+    full size unless told otherwise (Camera Module 3: 4608 x 2592; HQ camera: 4056 x 3040): the stickers get every
+    pixel the sensor has. Frames are the luma plane of its raw YUV 4:2:0 frames (gray, as the sticker decoding and
+    the occlusion check read them: nothing to decode or convert, so a settled change read in crops costs no more
+    than the crops), or BGR with `colour` (for pieces found by colour)."""
 
-    def __init__(self, width: int = 1920, height: int = 1080) -> None:
+    def __init__(self, width: int | None = None, height: int | None = None, colour: bool = False) -> None:
         try:
             from picamera2 import Picamera2  # type: ignore[import-not-found]
         except ImportError:
             raise UserError("the Pi camera needs picamera2: on Raspberry Pi OS `sudo apt install "
                             "python3-picamera2` and make the venv with --system-site-packages") from None
         self._camera = Picamera2()
-        config = self._camera.create_still_configuration(main={"size": (width, height), "format": "RGB888"})
+        size = (width, height) if width and height else tuple(self._camera.sensor_resolution)
+        self._size = size
+        self._colour = colour
+        config = self._camera.create_still_configuration(
+            main={"size": size, "format": "RGB888" if colour else "YUV420"}, buffer_count=2)
         self._camera.configure(config)
         self._camera.start()
 
     def read(self) -> Frame | None:
+        image = self._camera.capture_array("main")
+        if not self._colour:  # YUV 4:2:0: the first `height` rows are the luma plane (rows may be padded)
+            w, h = self._size
+            image = np.ascontiguousarray(image[:h, :w])
         # picamera2's "RGB888" is laid out B, G, R in memory: already OpenCV's order.
-        return Frame(self._camera.capture_array(), time.time(), "pi camera")
+        return Frame(image, time.time(), "pi camera")
 
     def close(self) -> None:
         self._camera.stop()
@@ -143,9 +155,10 @@ def read_image(path: str | Path) -> np.ndarray:
 
 
 def open_source(spec: str) -> FrameSource:
-    """'pi', 'usb:N' (or a bare device number), or a path to an image or a folder of images."""
-    if spec == "pi":
-        return PiCameraSource()
+    """'pi' (gray frames at the sensor's full size), 'pi:colour', 'usb:N' (or a bare device number), or a path to an
+    image or a folder of images."""
+    if spec in ("pi", "pi:colour"):
+        return PiCameraSource(colour=spec == "pi:colour")
     if spec.startswith("usb:"):
         return VideoCaptureSource(int(spec[4:]))
     if spec.isdigit():

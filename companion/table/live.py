@@ -339,7 +339,7 @@ class LiveTable:
             while not self._stop.is_set():
                 try:
                     source = source or self.phone or open_source(
-                        "pi" if self.config.camera == "picamera" else self.config.camera)
+                        _pi_camera(self.camera_profile) if self.config.camera == "picamera" else self.config.camera)
                     frame = source.read()
                 except UserError:
                     frame = None  # unplugged: try again, and say so once
@@ -443,3 +443,8 @@ def _board_switches(profile: Path, board: Board, words: str, told: list[str]) ->
         told.append(f"The grid's calibration of {words} cannot be read ({error}): walk it again from Calibrate.")
         return None
     return {switch: site for site, switch in loaded.sites.items()}
+
+
+def _pi_camera(profile: CameraProfile | None) -> str:
+    """The Pi camera's gray frames, or colour frames where the profile finds pieces by colour."""
+    return "pi:colour" if profile is not None and profile.colours else "pi"

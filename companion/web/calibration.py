@@ -27,7 +27,7 @@ class CameraFeed:
 def annotate(image: np.ndarray, report: FrameReport, vision: Vision) -> np.ndarray:
     """The frame with the board's sites (grey), each piece found (green, named) and what the frame could not vouch
     for (red), projected with the pose the pipeline found."""
-    out = image.copy()
+    out = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)  # a Pi camera's luma
     pose = vision.pose
     if pose is None:
         cv2.putText(out, f"no board pose: {report.reason}", (12, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.8, RED, 2)
