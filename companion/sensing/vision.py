@@ -39,6 +39,7 @@ MIN_FRESH_MARKERS = 3  # corner markers needed to trust a new pose without the k
 MAX_REPROJECTION_PX_720P = 2.5  # corner fit worse than this (scaled to the frame) means a profile of another camera
 CORNER_SEARCH_LINES = 1600  # a whole-frame search for the board's markers works on at most this many lines
 UPSCALE_BELOW_PX = 22.0  # stickers expected smaller than this (a side, px) are decoded from an enlarged region
+DOWNSCALE_ABOVE_PX = 30.0  # and those expected larger than this in a region halved
 SAME_LOOK = 0.97  # correlation of a marker's patch with its last look above which it has not moved
 LOOK_CELLS = 24  # a marker's look: its bounding box sampled on this many cells a side
 EDGE_PX = 3  # a sticker this close to the frame's edge cannot be read (its white margin is cut off)
@@ -458,21 +459,29 @@ class Vision:
         border and margin are a sticker's but whose code is not clear is a sticker seen and not read: doubtful."""
         x0, y0 = origin
         detector, (per_lo, per_hi) = self._fitted_detector(pose, roi.shape)
-        # Stickers under about UPSCALE_BELOW_PX a side lose cells to the detector's thresholding and sampling:
-        # decode them from the board region enlarged twice (the perimeter limits are rates of the region's size,
-        # so the fitted detector serves both).
-        up = 2 if per_lo / 4 / 0.6 < UPSCALE_BELOW_PX else 1
-        if up > 1:
-            roi = cv2.resize(roi, None, fx=up, fy=up, interpolation=cv2.INTER_CUBIC)
-        marker_corners, ids, candidates = detector.detectMarkers(roi)
+        # The squares are searched for at a scale that suits the detector's thresholds: stickers under about
+        # UPSCALE_BELOW_PX a side lose cells to them, so the region is enlarged twice; stickers over
+        # DOWNSCALE_ABOVE_PX (a 12 MP frame's) keep cells of several pixels in the region halved, a quarter of the
+        # pixels to threshold (the perimeter limits are rates of the region's size, so one fitted detector serves
+        # every scale). Codes are then matched in the region as it is, every pixel it has.
+        smallest = per_lo / 4 / 0.6
+        up = 2.0 if smallest < UPSCALE_BELOW_PX else 0.5 if smallest > DOWNSCALE_ABOVE_PX else 1.0
+        search = roi if up == 1 else cv2.resize(roi, None, fx=up, fy=up,
+                                                interpolation=cv2.INTER_CUBIC if up > 1 else cv2.INTER_AREA)
+        marker_corners, ids, candidates = detector.detectMarkers(search)
         decoded = [(int(i), c.reshape(4, 2).astype(np.float64))
                    for c, i in zip(marker_corners, [] if ids is None else ids.ravel(), strict=True)]
-        decoded += self._second_look(roi, candidates, decoded, per_lo * up, per_hi * up)
-        sigma = self.blur_px * up
+        decoded += self._second_look(search, candidates, decoded, per_lo * up, per_hi * up)
+
+        def in_roi(c: np.ndarray) -> np.ndarray:
+            return (c.reshape(4, 2).astype(np.float64) + 0.5) / up - 0.5
+
+        sigma = self.blur_px
         read: list[tuple[int, np.ndarray, float]] = []
         doubtful: list[np.ndarray] = []
         taken: list[tuple[np.ndarray, float]] = []  # squares accounted for: centre and side
-        for marker_id, c in decoded:
+        for marker_id, found_at in decoded:
+            c = in_roi(found_at)
             # The detector's corners are good: look there first, and about them only when the codes disagree.
             match = self._book.match(roi, c, sigma, self._codes, refine=False)
             if match is not None and (match.marker_id != marker_id or match.quality < MATCH_QUALITY):
@@ -484,13 +493,12 @@ class Vision:
                 read.append((marker_id, c, match.quality))
             else:  # two readings of one square disagree: a sticker seen, its code not known
                 doubtful.append(c)
-        avoid = self._fiducial_outlines(pose, origin, up)
+        avoid = self._fiducial_outlines(pose, origin)
         matches = []
         for quad in candidates:
-            q = quad.reshape(4, 2).astype(np.float64)
+            q = in_roi(quad)
             centre, side = q.mean(axis=0), _side(q)
-            if not per_lo * up <= 4 * side <= per_hi * up or any(
-                    math.dist(centre, c) < max(side, s) / 2 for c, s in taken):
+            if not per_lo <= 4 * side <= per_hi or any(math.dist(centre, c) < max(side, s) / 2 for c, s in taken):
                 continue
             if any(cv2.pointPolygonTest(outline, (float(centre[0]), float(centre[1])), False) >= 0
                    for outline in avoid):
@@ -510,15 +518,15 @@ class Vision:
             else:
                 doubtful.append(q)
         shift = np.array([x0, y0], np.float64)
-        found = [(self._stickers[marker_id], (c + 0.5) / up - 0.5 + shift, quality)
+        found = [(self._stickers[marker_id], c + shift, quality)
                  for marker_id, c, quality in read if marker_id in self._stickers]
-        return found, [(c + 0.5) / up - 0.5 + shift for c in doubtful]
+        return found, [c + shift for c in doubtful]
 
-    def _fiducial_outlines(self, pose: Pose, origin: tuple[int, int], up: int) -> list[np.ndarray]:
-        """The board's corner markers' outlines in a region's (enlarged) pixels: their cells make squares of a
-        sticker's size and kind of code, never a piece's."""
-        return [((pose.project(fiducial_corners(fid), self.matrix, self.dist) - origin + 0.5) * up - 0.5).astype(
-            np.float32) for fid in self.board.fiducials]
+    def _fiducial_outlines(self, pose: Pose, origin: tuple[int, int]) -> list[np.ndarray]:
+        """The board's corner markers' outlines in a region's pixels: their cells make squares of a sticker's size
+        and kind of code, never a piece's."""
+        return [(pose.project(fiducial_corners(fid), self.matrix, self.dist) - origin).astype(np.float32)
+                for fid in self.board.fiducials]
 
     def _doubtful_sites(self, doubtful: list[np.ndarray], pose: Pose) -> set[str]:
         """The sites a sticker seen but not read may stand on: its centre traced at every height a sticker may
