@@ -40,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--optics", default="world", choices=("world", "sharp"),
                         help="mounted: world (WORLD.md's cameras: lens blur, sway, light and noise, compression, by "
                              "frame size; default) or sharp (the crisp camera the bench had before)")
+    parser.add_argument("--fuse", type=int, default=1,
+                        help="mounted: frames of each still table the pipeline fuses (the frames a camera gives in "
+                             "the moment the board settles; default 1)")
     parser.add_argument("--per-mounting", type=int, default=4, help="mounted: frames per camera mounting (default 4)")
     parser.add_argument("--fill", default="0.6-0.95", help="mounted: share of the frame the board fills (default "
                                                            "0.6-0.95)")
@@ -101,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
             fill = []
         if len(fill) != 2 or not 0.1 <= fill[0] <= fill[1] <= 1.0:
             raise UserError(f"bench vision: --fill: {args.fill!r} is not LOW-HIGH between 0.1 and 1")
+        if args.fuse < 1:
+            raise UserError("bench vision: --fuse must be 1 or more")
         if args.per_mounting < 1:
             raise UserError("bench vision: --per-mounting must be 1 or more")
         if args.changes < 0:

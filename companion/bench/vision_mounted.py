@@ -121,7 +121,7 @@ def score(report, truth, sites: set[str]) -> tuple[list[tuple[float, str]], int]
 
 
 def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_mounting: int, seed: int,
-             fill: tuple[float, float], tilt: float, optics: str = "world") -> Cell:
+             fill: tuple[float, float], tilt: float, optics: str = "world", fuse: int = 1) -> Cell:
     import cv2
 
     from companion.boards import default_board
@@ -150,9 +150,9 @@ def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_
             t0 = time.perf_counter()
             shot = camera.shot(shots)
             table = random_table(board, registry, shots, PIECES.get(game, 20), shot.arm)
-            frame = renderer.render(table, shot, shots)
+            frame = renderer.render(table, shot, shots, tuple(camera.shot(shots) for _ in range(fuse - 1)))
             t1 = time.perf_counter()
-            report = vision.process(frame.image, float(len(cell.records)))
+            report = vision.process(frame.image, float(len(cell.records)), more=frame.more)
             t2 = time.perf_counter()
             baseline.detectMarkers(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY))
             t3 = time.perf_counter()
@@ -328,11 +328,12 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     cv2.setNumThreads(1)
     fill = tuple(float(v) for v in args.fill.split("-"))
     print(f"mounted camera ({args.optics} optics): {args.scenes} frames per row, {args.per_mounting} per mounting, "
-          f"board filling {args.fill} of the frame, tilt up to {args.tilt:g} degrees, one thread")
+          f"board filling {args.fill} of the frame, tilt up to {args.tilt:g} degrees, {args.fuse} frame(s) fused, "
+          f"one thread")
     for w, h in sizes:
         for condition in args.conditions.split(","):
             cell = run_cell(args.game, (w, h), condition, args.scenes, args.per_mounting, args.seed, fill, args.tilt,
-                            args.optics)
+                            args.optics, args.fuse)
             report(f"{args.game} {w}x{h} {condition}", cell)
             report("  mountings `calibrate board` approves", cell.approved())
     return 0

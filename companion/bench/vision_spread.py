@@ -58,11 +58,11 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     fill = tuple(float(v) for v in args.fill.split("-"))
     print(f"mounted camera ({args.optics} optics) over the solar map and planet maps beside it: {args.scenes} frames "
           f"per row, {args.per_mounting} per mounting, the maps filling {args.fill} of the frame, tilt up to "
-          f"{args.tilt:g} degrees, one thread")
+          f"{args.tilt:g} degrees, {args.fuse} frame(s) fused, one thread")
     for size in sizes:
         for condition in args.conditions.split(","):
             cells, tallies, seconds, baseline = _row(size, condition, args.scenes, args.per_mounting, args.seed, fill,
-                                                     args.tilt, args.optics)
+                                                     args.tilt, args.optics, args.fuse)
             print(f"orbital_battle {size[0]}x{size[1]} {condition}:")
             for name, cell in cells.items():
                 t = tallies[name]
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
 
 
 def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, seed: int,
-         fill: tuple[float, ...], tilt: float, optics: str = "world"):
+         fill: tuple[float, ...], tilt: float, optics: str = "world", fuse: int = 1):
     """Per board: its frames as the mounted bench records them (a Cell), and its moved and taken-off tallies; the
     pipeline's and the baseline's seconds per frame."""
     import cv2
@@ -128,9 +128,9 @@ def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, 
             tables = tuple(random_table(b, registry if i == 0 else counters, shots,
                                         PIECES["orbital_battle" if i == 0 else "orbital_battle:planet"],
                                         shot.arm and i == 0) for i, b in enumerate(boards))
-            frame = renderer.render_spread(tables, shot, shots, now)
+            frame = renderer.render_spread(tables, shot, shots, now, tuple(camera.shot(shots) for _ in range(fuse - 1)))
             t0 = time.perf_counter()
-            table_report = vision.process(frame.image, float(done))
+            table_report = vision.process(frame.image, float(done), more=frame.more)
             t1 = time.perf_counter()
             plain.detectMarkers(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY))
             seconds.append(t1 - t0)

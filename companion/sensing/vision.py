@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from time import perf_counter
 
@@ -177,6 +177,7 @@ class Vision:
         self._codes = frozenset(self._stickers)
         self.blur_px = DEFAULT_BLUR_PX  # the lens's sigma, measured on the corner markers each time they are found
         self._legible: tuple[tuple, set[str]] | None = None  # (pose and blur, the sites where stickers are not legible)
+        self._more: tuple[np.ndarray, ...] = ()  # the frames fused with the one being read
         self._fitted: tuple | None = None
         # For patches of about 2.2 sticker sides: any square from a third of the patch to all of it.
         self._patch_detector = _detector(registry.dictionary, True)
@@ -219,11 +220,17 @@ class Vision:
         return self._pose
 
     def process(self, image: np.ndarray, time: float = 0.0, changed: Collection[str] | None = None,
-                markers: FrameMarkers | None = None) -> FrameReport:
+                markers: FrameMarkers | None = None, more: Sequence[np.ndarray] = ()) -> FrameReport:
         """What the frame shows. `changed`: the sites the reed grid says changed since the last frame read; the
         stickers are then decoded only in crops around them and a few more sites of a slow sweep (the rest as the
         last report had them), at the frame's full resolution, while the board has not moved. None: the whole
-        frame. `markers`: the frame's whole-frame marker search, shared by the boards in one frame."""
+        frame. `markers`: the frame's whole-frame marker search, shared by the boards in one frame. `more`: frames
+        taken just after this one of the same settled board: where stickers are decoded, the frames are averaged
+        first (a sensor's noise falls with the square root of their number; dim light makes it the limit)."""
+        for other in more:
+            if other.shape != image.shape:
+                raise UserError("the frames to fuse differ in size from the frame read")
+        self._more = tuple(more)
         if image is None or image.ndim not in (2, 3) or image.size == 0:
             raise UserError("the frame is empty or not an image")
         height, width = image.shape[:2]
@@ -296,8 +303,7 @@ class Vision:
                 sweep -= 1
         found, doubtful = [], []
         for x0, y0, x1, y1 in site_boxes(self._site_pixels(pose, colour.shape, read), colour.shape):
-            crop = colour[y0:y1, x0:x1]
-            gray = crop if crop.ndim == 2 else cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+            gray = self._fused(colour, None, (x0, y0, x1, y1))
             more, seen = self._decode(gray, (x0, y0), pose)
             found.extend(more)
             doubtful.extend(seen)
@@ -443,7 +449,7 @@ class Vision:
                      time: float) -> tuple[tuple[Sighting, ...], int, set[str]]:
         """The board's pieces, how many stickers were rejected, and the sites where a sticker was seen but not read."""
         x0, y0, x1, y1 = self._board_box(pose, gray.shape)
-        found, doubtful = self._decode(gray[y0:y1, x0:x1], (x0, y0), pose)
+        found, doubtful = self._decode(self._fused(None, gray, (x0, y0, x1, y1)), (x0, y0), pose)
         sightings, rejected = self._trace(found, pose, time)
         return sightings, rejected, self._doubtful_sites(doubtful, pose)
 
@@ -521,6 +527,23 @@ class Vision:
         found = [(self._stickers[marker_id], c + shift, quality)
                  for marker_id, c, quality in read if marker_id in self._stickers]
         return found, [c + shift for c in doubtful]
+
+    def _fused(self, colour: np.ndarray | None, gray: np.ndarray | None, box: tuple[int, int, int, int]) -> np.ndarray:
+        """The gray region `box` of the frame (given as colour or already gray), averaged with the same region of
+        the frames to fuse (`process`'s `more`)."""
+        x0, y0, x1, y1 = box
+
+        def gray_of(frame: np.ndarray) -> np.ndarray:
+            crop = frame[y0:y1, x0:x1]
+            return crop if crop.ndim == 2 else cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+
+        first = gray[y0:y1, x0:x1] if gray is not None else gray_of(colour)
+        if not self._more:
+            return first
+        total = first.astype(np.float32)
+        for other in self._more:
+            total += gray_of(other)
+        return cv2.convertScaleAbs(total, alpha=1.0 / (1 + len(self._more)))
 
     def _fiducial_outlines(self, pose: Pose, origin: tuple[int, int]) -> list[np.ndarray]:
         """The board's corner markers' outlines in a region's pixels: their cells make squares of a sticker's size

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
-import cv2
 import numpy as np
 
 from companion.boards.model import Board
@@ -87,17 +86,18 @@ class TableVision:
                    else replace(profile, pose=None), move_tolerance_mm)
             for b in boards)
 
-    def process(self, image: np.ndarray, time: float = 0.0, changed: Collection[str] | None = None) -> TableReport:
+    def process(self, image: np.ndarray, time: float = 0.0, changed: Collection[str] | None = None,
+                more: Sequence[np.ndarray] = ()) -> TableReport:
         """Every board in the frame. `changed`: layout site ids the grids say changed (each board is then read in
-        crops round its own), None: every board read whole."""
+        crops round its own), None: every board read whole. `more`: frames of the same settled table to fuse
+        (Vision.process)."""
         if image is None or image.ndim not in (2, 3) or image.size == 0:
             raise UserError("the frame is empty or not an image")
-        colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-        markers = FrameMarkers(colour)
+        markers = FrameMarkers(image)  # a gray frame (a Pi camera's luma plane) is read as it is
         reports = []
         for where, vision in zip(self.boards, self.visions, strict=True):
             mine = None if changed is None else self._own_sites(where, changed)
-            reports.append(vision.process(colour, time, mine, markers))
+            reports.append(vision.process(image, time, mine, markers, more))
         return TableReport(time, tuple(zip(self.boards, self._without_neighbours(reports), strict=True)))
 
     def _own_sites(self, where: BoardInView, changed: Collection[str]) -> set[str]:

@@ -45,6 +45,7 @@ class Truth:
 class Frame:
     image: np.ndarray  # BGR uint8, as the camera delivers it
     truth: tuple[Truth, ...]
+    more: tuple[np.ndarray, ...] = ()  # the frames that follow it of the same still table (other noise, sway, drift)
 
 
 class MountedRenderer:
@@ -105,13 +106,14 @@ class MountedRenderer:
         return self.cam.px_per_mm(x, y, z) / (1 + self.cam.k1 * 0.5) * self.scale
 
     # -- drawing
-    def render(self, table: Table, shot: Shot, rng: np.random.Generator) -> Frame:
-        return self.render_spread((table,), shot, rng)
+    def render(self, table: Table, shot: Shot, rng: np.random.Generator, more: tuple[Shot, ...] = ()) -> Frame:
+        return self.render_spread((table,), shot, rng, more=more)
 
     def render_spread(self, tables: tuple[Table, ...], shot: Shot, rng: np.random.Generator,
-                      spread: Spread | None = None) -> Frame:
+                      spread: Spread | None = None, more: tuple[Shot, ...] = ()) -> Frame:
         """A frame of each board with its table of pieces (`tables` in the spread's order; an arm is the first
-        table's, in table mm); `spread`: the boards where they lie now, when they were moved since the mounting."""
+        table's, in table mm); `spread`: the boards where they lie now, when they were moved since the mounting;
+        `more`: the sensor's side of the frames that follow of the same still scene."""
         spread = spread or self.spread
         w, h = self.canvas_size
         if self._top is None:
@@ -154,7 +156,7 @@ class MountedRenderer:
         frame = cv2.remap(small, self.map_x, self.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         truth = tuple(self._truth(piece, local, name, ids, start.get(index + 1, (0, (0, 0, 0, 0))), index + 1)
                       for index, (piece, local, name) in enumerate(order) if piece.entry.sticker is not None)
-        return Frame(spoil(frame, shot, rng), truth)
+        return Frame(spoil(frame, shot, rng), truth, tuple(spoil(frame, other, rng) for other in more))
 
     def _in_sight(self, outline: np.ndarray) -> bool:
         """Whether any of a board's outline (table mm) lies in front of the lens and within the canvas (pinhole

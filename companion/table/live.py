@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 TICK = 0.01  # seconds between looks at the board: well under the settle window
 CAMERA_GONE_AFTER = 3  # failed reads in a row before the camera counts as vanished
+FUSED_FRAMES = 3  # frames of a settled board averaged where stickers are decoded (bench vision --fuse)
 
 
 class LiveTable:
@@ -109,6 +110,7 @@ class LiveTable:
             self.loop = TableLoop(session, self.observer, self.site_name, config.hold)
         self.config_path: Path | None = None  # the config file, where a probe from the phones writes the ports
         self.latest_image = None  # the camera's last frame, for the calibration view
+        self._settled_frames: list = []  # frames taken since the grid last went quiet, fused with the next one
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
@@ -324,7 +326,12 @@ class LiveTable:
             return
         vision, registry = reader
         changed = self.observer.changed_sites()  # decoded in crops around them (and a slow sweep)
-        reading = vision.process(image, now, changed)
+        # While the grid stays quiet the board is still: the frames since it settled are fused with this one where
+        # stickers are decoded (a site read unread in the first is read again in the average of several).
+        still = changed is not None and self.observer.grid_quiet(now)
+        fused = self._settled_frames if still and all(f.shape == image.shape for f in self._settled_frames) else []
+        reading = vision.process(image, now, changed, more=tuple(fused))
+        self._settled_frames = [*fused, image][-FUSED_FRAMES + 1:] if still else []
         # A side's counters are named for the player who plays them (the game in play's players).
         names = registry.seated(self.session.record.players)
         self.observer.camera(camera_view(reading, registry, self.playing, names))
