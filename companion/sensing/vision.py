@@ -502,16 +502,22 @@ class Vision:
         avoid = self._fiducial_outlines(pose, origin)
         matches = []
         for quad in candidates:
-            q = in_roi(quad)
-            centre, side = q.mean(axis=0), _side(q)
-            if not per_lo <= 4 * side <= per_hi or any(math.dist(centre, c) < max(side, s) / 2 for c, s in taken):
-                continue
+            outline_found = in_roi(quad)
+            centre = outline_found.mean(axis=0)
             if any(cv2.pointPolygonTest(outline, (float(centre[0]), float(centre[1])), False) >= 0
                    for outline in avoid):
                 continue
-            match = self._book.match(roi, fit_edges(roi, q), sigma, self._codes)
-            if match is not None and match.ring >= STICKER_RING:
-                matches.append((match, q))
+            # An outline may be the sticker's black square or, where the detector kept only the outer one, its white
+            # margin's edge (a third wider): both are tried.
+            for q in (outline_found, centre + (outline_found - centre) * 0.75):
+                side = _side(q)
+                if not per_lo <= 4 * side <= per_hi or any(math.dist(centre, c) < max(side, s) / 2
+                                                            for c, s in taken):
+                    continue
+                match = self._book.match(roi, fit_edges(roi, q), sigma, self._codes)
+                if match is not None and match.ring >= STICKER_RING:
+                    matches.append((match, q))
+                    break
         # One square often shows as several outlines (each threshold finds its own): the clearest reading of a place
         # stands for it.
         for match, q in sorted(matches, key=lambda m: -m[0].quality):
