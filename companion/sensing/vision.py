@@ -51,6 +51,8 @@ SWEEP_ROUNDS = 30  # frames read in crops go over every site in this many settle
 STICKER_RING = 0.8
 MATCH_SCORE = 0.75  # a code read from a square the detector could not decode must match at least this well
 MATCH_QUALITY = 0.35  # ... and lead the next code by this share of a perfect picture's lead
+AGREED_QUALITY = 0.2  # a code the detector decoded needs at least this lead from the match as well
+MIN_CONFIDENCE = 0.4  # a sighting less sure than this (size, place, decode margin) is a sticker not read
 DEFAULT_BLUR_PX = 1.0  # the lens's blur (sigma) until the corner markers have been measured
 UNREAD = "unread"  # a region's reason: a sticker seen there whose code could not be read
 
@@ -307,9 +309,11 @@ class Vision:
             more, seen = self._decode(gray, (x0, y0), pose)
             found.extend(more)
             doubtful.extend(seen)
-        sightings, rejected = self._trace(distinct(found), pose, time)
+        sightings, dropped = self._trace(distinct(found), pose, time)
+        rejected = len(dropped)
         # A site keeps the last reading's doubt until it is read again.
-        fresh_unread = self._doubtful_sites(doubtful, pose) | self._illegible(pose, read) - {s.site for s in sightings}
+        fresh_unread = self._doubtful_sites(doubtful + dropped, pose) | (
+            self._illegible(pose, read) - {s.site for s in sightings})
         unread = (fresh_unread & read) | {site for r in last.unreliable if r.reason == UNREAD
                                           for site in r.sites if site not in read}
         clock.lap("stickers in crops")
@@ -451,7 +455,7 @@ class Vision:
         x0, y0, x1, y1 = self._board_box(pose, gray.shape)
         found, doubtful = self._decode(self._fused(None, gray, (x0, y0, x1, y1)), (x0, y0), pose)
         sightings, rejected = self._trace(found, pose, time)
-        return sightings, rejected, self._doubtful_sites(doubtful, pose)
+        return sightings, len(rejected), self._doubtful_sites(doubtful + rejected, pose)
 
     def _decode(self, roi: np.ndarray, origin: tuple[int, int],
                 pose: Pose) -> tuple[list[tuple[PieceEntry, np.ndarray, float]], list[np.ndarray]]:
@@ -495,9 +499,9 @@ class Vision:
             taken.append((c.mean(axis=0), _side(c)))
             if match is None:  # too near the region's edge to sample its margin: the detector's word alone
                 read.append((marker_id, c, 0.5))
-            elif match.marker_id == marker_id:
+            elif match.marker_id == marker_id and match.quality >= AGREED_QUALITY:
                 read.append((marker_id, c, match.quality))
-            else:  # two readings of one square disagree: a sticker seen, its code not known
+            else:  # two readings of one square disagree, or barely agree: a sticker seen, its code not known
                 doubtful.append(c)
         avoid = self._fiducial_outlines(pose, origin)
         matches = []
@@ -593,10 +597,12 @@ class Vision:
         return out
 
     def _trace(self, found: list[tuple[PieceEntry, np.ndarray, float]], pose: Pose,
-               time: float) -> tuple[tuple[Sighting, ...], int]:
-        """Decoded stickers traced to the board: the pieces' sightings, and how many were rejected."""
+               time: float) -> tuple[tuple[Sighting, ...], list[np.ndarray]]:
+        """Decoded stickers traced to the board: the pieces' sightings, and the stickers rejected (their corners): a
+        sticker whose traced size is not its kind's, or whose reading is not confident enough, is a sticker seen
+        whose piece is not known."""
         if not found:
-            return (), 0
+            return (), []
         quality = [q for _, _, q in found]
         found = [(e, c) for e, c, _ in found]
         # First pass: every piece standing on the board.
@@ -622,16 +628,13 @@ class Vision:
             for i, (entry, corners_px) in enumerate(found):
                 if not entry.is_base and i not in carrier:
                     traced[i], centres[i] = self._on_a_stack(entry, corners_px, pose)
-        counts: dict[int, int] = {}
-        for entry, _ in found:
-            counts[entry.sticker] = counts.get(entry.sticker, 0) + 1
-        sightings, rejected = [], 0
+        sightings, rejected = [], []
         sites: dict[int, tuple[str | None, float]] = {}
         for i, (entry, _) in enumerate(found):
             (cx, cy), side = centres[i]
             size_error = abs(side / entry.sticker_mm - 1)
             if size_error > SIZE_TOLERANCE:
-                rejected += 1  # a sticker at the wrong height or a misread: not this piece
+                rejected.append(found[i][1])  # a sticker at the wrong height or a misread: not this piece
                 continue
             if i in carrier:
                 site, distance = sites.get(carrier[i]) or self._nearest_site(*centres[carrier[i]][0])
@@ -642,11 +645,20 @@ class Vision:
             sites[i] = (site, distance)
             confidence = (1 - size_error) * (1 - 0.3 * min(1.0, distance / self._tolerance) if site else 1.0)
             confidence *= 0.5 + 0.5 * quality[i]  # the code's lead over the next (the decode margin)
-            if counts[entry.sticker] > self._kind_count[entry.piece]:
-                confidence *= 0.5  # more of a kind than the box holds: at least one is a misread
-            sightings.append(Sighting(entry.piece, entry.sticker, site, level, float(cx), float(cy),
-                                      float(confidence), time, _turn(traced[i])))
-        return tuple(sorted(sightings, key=lambda s: (s.site or "~", s.level, s.piece, s.x, s.y))), rejected
+            if confidence < MIN_CONFIDENCE:
+                rejected.append(found[i][1])
+                continue
+            sightings.append((i, Sighting(entry.piece, entry.sticker, site, level, float(cx), float(cy),
+                                          float(confidence), time, _turn(traced[i]))))
+        # More of a kind than the box holds: the surplus, least sure, are misreads (stickers seen, not known), and
+        # the rest are less sure for it.
+        kept = []
+        for piece in {s.piece for _, s in sightings}:
+            group = sorted((pair for pair in sightings if pair[1].piece == piece), key=lambda pair: -pair[1].confidence)
+            box = self._kind_count[piece]
+            rejected += [found[i][1] for i, _ in group[box:]]
+            kept += [_replace_confidence(s, s.confidence * 0.5) if len(group) > box else s for _, s in group[:box]]
+        return tuple(sorted(kept, key=lambda s: (s.site or "~", s.level, s.piece, s.x, s.y))), rejected
 
     def _fitted_detector(self, pose: Pose,
                          shape: tuple[int, ...]) -> tuple[cv2.aruco.ArucoDetector, tuple[float, float]]:
