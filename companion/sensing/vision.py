@@ -45,6 +45,9 @@ LOOK_CELLS = 24  # a marker's look: its bounding box sampled on this many cells 
 EDGE_PX = 3  # a sticker this close to the frame's edge cannot be read (its white margin is cut off)
 SIZE_TOLERANCE = 0.3  # a sticker whose traced size is off by more than this is not the piece it claims to be
 SWEEP_ROUNDS = 30  # frames read in crops go over every site in this many settled changes, besides the changed ones
+LOOK_SHRINK = 8  # a big frame without a grid: sites are compared with their last look at this fraction of a side
+LOOK_CHANGE = 0.05  # a site whose look correlates with its last under 1 - this has changed (light and exposure that
+# drift scale and shift a look, which a correlation does not see; a piece set down or taken away reshapes it)
 # Reading a square by matching codes (vision_decode.py); measured on the mounted bench's frames (WORLD.md's optics):
 # a sticker's white margin and black border match a sticker's at 0.86 or more (1 in 100 lower), anything else on
 # the board at under 0.76 (the board's corner markers aside, which are left out by place).
@@ -180,6 +183,8 @@ class Vision:
         self.blur_px = DEFAULT_BLUR_PX  # the lens's sigma, measured on the corner markers each time they are found
         self._legible: tuple[tuple, set[str]] | None = None  # (pose and blur, the sites where stickers are not legible)
         self._more: tuple[np.ndarray, ...] = ()  # the frames fused with the one being read
+        self._looks: dict[str, np.ndarray] = {}  # each site's look when last read (big frames without a grid)
+        self._sites_read: set[str] = set()  # the sites the last frame read in crops read
         self._fitted: tuple | None = None
         # For patches of about 2.2 sticker sides: any square from a third of the patch to all of it.
         self._patch_detector = _detector(registry.dictionary, True)
@@ -229,12 +234,12 @@ class Vision:
         frame. `markers`: the frame's whole-frame marker search, shared by the boards in one frame. `more`: frames
         taken just after this one of the same settled board: where stickers are decoded, the frames are averaged
         first (a sensor's noise falls with the square root of their number; dim light makes it the limit)."""
+        if image is None or image.ndim not in (2, 3) or image.size == 0:
+            raise UserError("the frame is empty or not an image")
         for other in more:
             if other.shape != image.shape:
                 raise UserError("the frames to fuse differ in size from the frame read")
         self._more = tuple(more)
-        if image is None or image.ndim not in (2, 3) or image.size == 0:
-            raise UserError("the frame is empty or not an image")
         height, width = image.shape[:2]
         if (width, height) != tuple(self.profile.image_size):
             w, h = self.profile.image_size
@@ -246,14 +251,61 @@ class Vision:
             raise UserError(f"camera profile {self.profile.camera!r} finds pieces by colour, but the camera gives "
                             f"gray frames: take colour frames from it")
         colour = image if image.ndim == 2 or image.shape[2] == 3 else cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+        looked = None
+        if changed is None and self._last is not None and height > CORNER_SEARCH_LINES:
+            # No grid to say where the board changed, and a frame too big to decode whole at every frame (12 MP):
+            # the sites that look different from when they were last read are the changed ones.
+            looked = self._site_looks(colour)
+            changed = self._changed_by_look(looked)
         if changed is not None and self._last is not None:
             report = self._process_sites(colour, time, changed, self._last)
             if report is not None:
                 self._last = report
+                if looked is not None:  # read without a grid: the sites read are the ones to compare against now
+                    self._remember_looks(looked, self._sites_read)
                 return report
         report = self._process_frame(colour, time, markers or FrameMarkers(colour))
         self._last = report if report.reliable else None
+        if report.reliable and height > CORNER_SEARCH_LINES:
+            self._remember_looks(looked or self._site_looks(colour), {s.id for s in self.board.sites})
         return report
+
+    def _site_looks(self, colour: np.ndarray) -> dict[str, np.ndarray]:
+        """Each site's look: the frame round it (as far as its stickers reach) shrunk LOOK_SHRINK times, a few
+        dozen pixels a site (for a 12 MP frame, a few milliseconds in all)."""
+        pose = self._pose
+        if pose is None:
+            return {}
+        x0, y0, x1, y1 = self._board_box(pose, colour.shape)
+        region = colour[y0:y1, x0:x1]
+        gray = region if region.ndim == 2 else cv2.cvtColor(region, cv2.COLOR_BGR2GRAY)
+        small = cv2.resize(gray, ((x1 - x0) // LOOK_SHRINK, (y1 - y0) // LOOK_SHRINK), interpolation=cv2.INTER_AREA)
+        ids = sorted(s.id for s in self.board.sites)  # the order _site_pixels gives the rings in
+        out = {}
+        for site, ring in zip(ids, self._site_pixels(pose, colour.shape, ids), strict=True):
+            lo = np.floor((ring.min(axis=0) - (x0, y0)) / LOOK_SHRINK).astype(int)
+            hi = np.ceil((ring.max(axis=0) - (x0, y0)) / LOOK_SHRINK).astype(int)
+            lo, hi = np.maximum(lo, 0), np.minimum(hi, (small.shape[1], small.shape[0]))
+            if np.all(hi > lo):
+                out[site] = small[lo[1]:hi[1], lo[0]:hi[0]].astype(np.float32)
+        return out
+
+    def _changed_by_look(self, looks: dict[str, np.ndarray]) -> set[str] | None:
+        """The sites whose look differs from their look when last read (the frame's exposure drift allowed for);
+        None when some site has no look yet (read the whole frame)."""
+        if not looks or any(site not in self._looks for site in looks):
+            return None
+        out = set()
+        for site, look in looks.items():
+            before = self._looks[site]
+            if before.shape != look.shape or 1.0 - _correlation(look, before) > LOOK_CHANGE:
+                out.add(site)
+        return out
+
+    def _remember_looks(self, looks: dict[str, np.ndarray], sites: Collection[str]) -> None:
+        for site in sites:
+            if site in looks:
+                self._looks[site] = looks[site]
 
     def _process_frame(self, colour: np.ndarray, time: float, markers: FrameMarkers) -> FrameReport:
         clock = _Clock()
@@ -296,6 +348,7 @@ class Vision:
         clock.lap("corners")
         ids = [s.id for s in self.board.sites]
         read = set(changed) & set(ids)
+        self._sites_read = read
         sweep = max(1, math.ceil(len(ids) / SWEEP_ROUNDS))
         while sweep and len(read) < len(ids):
             site = ids[self._sweep % len(ids)]
@@ -896,6 +949,12 @@ class _Clock:
         now = perf_counter()
         self.laps[name] = now - self._last
         self._last = now
+
+
+def _correlation(a: np.ndarray, b: np.ndarray) -> float:
+    """Normalised correlation of two looks of the same size (1 when one is the other scaled and shifted)."""
+    a, b = a - a.mean(), b - b.mean()
+    return float((a * b).sum() / max(float(np.sqrt((a * a).sum() * (b * b).sum())), 1e-6))
 
 
 def _side(corners: np.ndarray) -> float:

@@ -106,3 +106,24 @@ def test_with_colours_calibrated_a_settled_change_stays_in_crops_and_reads_as_th
         assert "colour in crops" in a.timings and "colour" in b.timings
         assert a.reliable and a.stacks() == b.stacks(), changed
         assert b.stacks()[site.id] == (scout.entry.piece,)
+
+
+def test_a_big_frame_without_a_grid_is_read_in_crops_where_the_board_looks_changed(board, registry):
+    """No grid to say where the board changed: a frame over CORNER_SEARCH_LINES high is compared site by site with
+    how each looked when last read, and only the sites that changed (and the sweep's) are decoded, at full size."""
+    from companion.sim.render import Renderer
+    from companion.sim.render_camera import overhead_camera
+
+    camera = overhead_camera(board.width, board.height, 2400, 1800)
+    renderer = Renderer(board, registry.dictionary)
+    profile = sim_profile(camera, board.name)
+    alone, whole = Vision(board, registry, profile), Vision(board, registry, profile)
+    scene = random_scene(board, registry, camera, 43, jitter=False)
+    image = renderer.render(scene).image
+    assert "stickers in crops" not in alone.process(image, 0.0).timings  # nothing to compare with yet: read whole
+    still = alone.process(image, 1.0)
+    assert "stickers in crops" in still.timings and still.stacks() == whole.process(image).stacks()
+    scene, changed = _moved(board, scene, 7)
+    image = renderer.render(scene).image
+    report = alone.process(image, 2.0)
+    assert "stickers in crops" in report.timings and report.stacks() == whole.process(image).stacks(), changed
