@@ -7,6 +7,7 @@ import numpy as np
 
 from companion.boards.model import Board
 from companion.errors import UserError
+from companion.sensing.vision_decode import fit_edges
 from companion.sensing.vision_pose import fiducial_corners, solve_pose
 from companion.sensing.vision_profile import BoardPose, CameraProfile
 
@@ -15,7 +16,8 @@ MIN_MARKERS = 3  # corner markers (12 points) that pin the pose down without amb
 
 
 def find_fiducials(image: np.ndarray, board: Board) -> dict[int, np.ndarray]:
-    """Board fiducial index -> its four corners (pixels, sub-pixel refined) for every corner marker in view."""
+    """Board fiducial index -> its four corners (pixels, fitted to the marker's edges) for every corner marker in
+    view."""
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     found: dict[int, np.ndarray] = {}
     for dictionary in sorted({f.dictionary for f in board.fiducials}):
@@ -27,9 +29,7 @@ def find_fiducials(image: np.ndarray, board: Board) -> dict[int, np.ndarray]:
         for c, marker_id in zip(corners, ids.ravel(), strict=True):
             for index, fid in enumerate(board.fiducials):
                 if fid.dictionary == dictionary and fid.id == int(marker_id) and index not in found:
-                    refined = cv2.cornerSubPix(gray, c.reshape(-1, 1, 2).astype(np.float32), (5, 5), (-1, -1),
-                                               (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 0.01))
-                    found[index] = refined.reshape(4, 2).astype(np.float64)
+                    found[index] = fit_edges(gray, c.reshape(4, 2))  # where a blurred marker's edges meet
     return found
 
 

@@ -432,11 +432,9 @@ class Vision:
                     fid = self._fiducials.get((dictionary, marker_id))
                     if fid is not None:
                         found.setdefault(fid, c)
-        refined = {
-            fid: cv2.cornerSubPix(gray, c.astype(np.float32).reshape(-1, 1, 2), (5, 5), (-1, -1),
-                                  (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.01)).reshape(4, 2)
-            for fid, c in found.items()
-        }
+        # A blurred marker's corner is rounded off: its four edges, fitted as lines through their halfway points,
+        # meet where the corner was (a 4 x 4 marker's border is a sixth of its side, as a sticker's is).
+        refined = {fid: fit_edges(gray, c) for fid, c in found.items()}
         self._marker_looks = {fid: (c, look) for fid, c in refined.items()
                               if (look := _marker_look(gray, c)) is not None}
         blurs = [b for c in refined.values() if (b := edge_blur(gray, c)) is not None]

@@ -173,7 +173,7 @@ def fit_edges(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
         out.append(p1 + s1 * d1)
     fitted = np.array(out)
     # An edge that wandered off (a neighbour's edge, a shadow) makes a shape far from the square: keep the given one.
-    if np.max(np.linalg.norm(fitted - corners, axis=1)) > cell:
+    if not np.all(np.isfinite(fitted)) or np.max(np.linalg.norm(fitted - corners, axis=1)) > cell:
         return corners
     return fitted
 

@@ -62,7 +62,9 @@ def solve_pose(
 ) -> tuple[Pose, float]:
     """The pose that best explains the marker corners, and its RMS reprojection error in pixels."""
     obj = np.asarray(object_points, np.float64).reshape(-1, 1, 3)
-    img = np.asarray(image_points, np.float64).reshape(-1, 1, 2)
+    # Image points as float32: OpenCV 5's IPPE has given NaN poses for some float64 points (the same points in
+    # float32 solve).
+    img = np.asarray(image_points, np.float32).reshape(-1, 1, 2)
     if guess is not None:
         ok, rvec, tvec = cv2.solvePnP(obj, img, matrix, dist, guess.rvec.copy(), guess.tvec.copy(), True,
                                       cv2.SOLVEPNP_ITERATIVE)

@@ -114,8 +114,11 @@ def test_the_bench_reports_each_board(capsys):
                  "1920x1080", "--conditions", "normal", "--fill", "0.9-0.95", "--tilt", "10"]) == 0
     out = capsys.readouterr().out
     for board in ("orbital_battle:", "orbital_battle:planet3:"):
-        line = next(line for line in out.splitlines() if line.strip().startswith(board))
-        assert re.search(r"\d+ frames in view, all correct [\d.]+%; stickers in view \d+: missed [\d.]+%", line)
+        lines = out.splitlines()
+        at = next(k for k, line in enumerate(lines) if line.strip().startswith(board))
+        assert re.search(r"\d+ frames, \d+ refused whole; all correct [\d.]+%", lines[at])
+        assert re.search(r"stickers in view \d+: not read [\d.]+% \(silent", lines[at + 1])
+    assert "by lens blur sigma (px)" in out and "by the worst sticker's blur in its cells" in out
     assert "moved on the table in 1 frames" in out and "pipeline, every board  median" in out
     assert "baseline: plain detectMarkers" in out
     assert main(["bench", "vision", "--game", "orbital_battle", "--changes", "2"]) == 2
