@@ -89,11 +89,9 @@ def _bin(side: float) -> int:
 
 
 def score(report, truth, sites: set[str]) -> tuple[list[tuple[float, str]], int]:
-    """(side px, outcome) for each visible sticker, and the number of false pieces reported. A sighting on a site
-    the report itself flags (a hand over it, unread) is not what the table takes from the frame (table/observe.py
-    leaves such a site unknown), so it is not scored: the stickers there are withheld."""
+    """(side px, outcome) for each visible sticker, and the number of false pieces reported."""
     unreliable = report.unreliable_sites() if report.reliable else sites
-    left = [s for s in report.sightings if s.site is None or s.site not in unreliable] if report.reliable else []
+    left = list(report.sightings) if report.reliable else []
 
     def take(match) -> object | None:
         for s in left:
