@@ -45,7 +45,7 @@ LOOK_CELLS = 24  # a marker's look: its bounding box sampled on this many cells 
 EDGE_PX = 3  # a sticker this close to the frame's edge cannot be read (its white margin is cut off)
 SIZE_TOLERANCE = 0.3  # a sticker whose traced size is off by more than this is not the piece it claims to be
 SWEEP_ROUNDS = 30  # frames read in crops go over every site in this many settled changes, besides the changed ones
-LOOK_SHRINK = 8  # a big frame without a grid: sites are compared with their last look at this fraction of a side
+LOOK_SHRINK = 4  # a big frame without a grid: sites are compared with their last look at this fraction of a side
 LOOK_CHANGE = 0.05  # a site whose look correlates with its last under 1 - this has changed (light and exposure that
 # drift scale and shift a look, which a correlation does not see; a piece set down or taken away reshapes it)
 # Reading a square by matching codes (vision_decode.py); measured on the mounted bench's frames (WORLD.md's optics):
@@ -227,13 +227,17 @@ class Vision:
         return self._pose
 
     def process(self, image: np.ndarray, time: float = 0.0, changed: Collection[str] | None = None,
-                markers: FrameMarkers | None = None, more: Sequence[np.ndarray] = ()) -> FrameReport:
+                markers: FrameMarkers | None = None, more: Sequence[np.ndarray] = (),
+                by_look: bool = False) -> FrameReport:
         """What the frame shows. `changed`: the sites the reed grid says changed since the last frame read; the
         stickers are then decoded only in crops around them and a few more sites of a slow sweep (the rest as the
         last report had them), at the frame's full resolution, while the board has not moved. None: the whole
         frame. `markers`: the frame's whole-frame marker search, shared by the boards in one frame. `more`: frames
         taken just after this one of the same settled board: where stickers are decoded, the frames are averaged
-        first (a sensor's noise falls with the square root of their number; dim light makes it the limit)."""
+        first (a sensor's noise falls with the square root of their number; dim light makes it the limit).
+        `by_look`: the frames come one after another from a camera with no grid behind it: a big frame is read in
+        crops round the sites that look changed since they were last read (without it, `changed` None reads the
+        whole frame, as for frames of unrelated scenes)."""
         if image is None or image.ndim not in (2, 3) or image.size == 0:
             raise UserError("the frame is empty or not an image")
         for other in more:
@@ -252,7 +256,7 @@ class Vision:
                             f"gray frames: take colour frames from it")
         colour = image if image.ndim == 2 or image.shape[2] == 3 else cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
         looked = None
-        if changed is None and self._last is not None and height > CORNER_SEARCH_LINES:
+        if by_look and changed is None and self._last is not None and height > CORNER_SEARCH_LINES:
             # No grid to say where the board changed, and a frame too big to decode whole at every frame (12 MP):
             # the sites that look different from when they were last read are the changed ones.
             looked = self._site_looks(colour)
@@ -266,7 +270,7 @@ class Vision:
                 return report
         report = self._process_frame(colour, time, markers or FrameMarkers(colour))
         self._last = report if report.reliable else None
-        if report.reliable and height > CORNER_SEARCH_LINES:
+        if by_look and report.reliable and height > CORNER_SEARCH_LINES:
             self._remember_looks(looked or self._site_looks(colour), {s.id for s in self.board.sites})
         return report
 

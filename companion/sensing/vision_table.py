@@ -87,17 +87,17 @@ class TableVision:
             for b in boards)
 
     def process(self, image: np.ndarray, time: float = 0.0, changed: Collection[str] | None = None,
-                more: Sequence[np.ndarray] = ()) -> TableReport:
+                more: Sequence[np.ndarray] = (), by_look: bool = False) -> TableReport:
         """Every board in the frame. `changed`: layout site ids the grids say changed (each board is then read in
-        crops round its own), None: every board read whole. `more`: frames of the same settled table to fuse
-        (Vision.process)."""
+        crops round its own), None: every board read whole. `more`: frames of the same settled table to fuse;
+        `by_look`: a camera with no grid (Vision.process)."""
         if image is None or image.ndim not in (2, 3) or image.size == 0:
             raise UserError("the frame is empty or not an image")
         markers = FrameMarkers(image)  # a gray frame (a Pi camera's luma plane) is read as it is
         reports = []
         for where, vision in zip(self.boards, self.visions, strict=True):
             mine = None if changed is None else self._own_sites(where, changed)
-            reports.append(vision.process(image, time, mine, markers, more))
+            reports.append(vision.process(image, time, mine, markers, more, by_look))
         return TableReport(time, tuple(zip(self.boards, self._without_neighbours(reports), strict=True)))
 
     def _own_sites(self, where: BoardInView, changed: Collection[str]) -> set[str]:

@@ -330,7 +330,8 @@ class LiveTable:
         # stickers are decoded (a site read unread in the first is read again in the average of several).
         still = changed is not None and self.observer.grid_quiet(now)
         fused = self._settled_frames if still and all(f.shape == image.shape for f in self._settled_frames) else []
-        reading = vision.process(image, now, changed, more=tuple(fused))
+        # With no grid, a big frame is read where the board looks changed (the frames follow one another).
+        reading = vision.process(image, now, changed, more=tuple(fused), by_look=not self.observer.watches_grid())
         self._settled_frames = [*fused, image][-FUSED_FRAMES + 1:] if still else []
         # A side's counters are named for the player who plays them (the game in play's players).
         names = registry.seated(self.session.record.players)

@@ -273,6 +273,11 @@ class Observer:
         with self._lock:
             return frozenset(self._lifted)
 
+    def watches_grid(self) -> bool:
+        """Whether a grid is connected and mapped to sites (what it says counts)."""
+        with self._lock:
+            return self._grid_up
+
     def watches(self, site: str) -> tuple[bool, bool]:
         """Whether the grid (a switch mapped under the site) and the camera read this site now."""
         with self._lock:

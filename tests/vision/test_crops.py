@@ -120,10 +120,10 @@ def test_a_big_frame_without_a_grid_is_read_in_crops_where_the_board_looks_chang
     alone, whole = Vision(board, registry, profile), Vision(board, registry, profile)
     scene = random_scene(board, registry, camera, 43, jitter=False)
     image = renderer.render(scene).image
-    assert "stickers in crops" not in alone.process(image, 0.0).timings  # nothing to compare with yet: read whole
-    still = alone.process(image, 1.0)
+    assert "stickers in crops" not in alone.process(image, 0.0, by_look=True).timings  # no look yet: read whole
+    still = alone.process(image, 1.0, by_look=True)
     assert "stickers in crops" in still.timings and still.stacks() == whole.process(image).stacks()
     scene, changed = _moved(board, scene, 7)
     image = renderer.render(scene).image
-    report = alone.process(image, 2.0)
+    report = alone.process(image, 2.0, by_look=True)
     assert "stickers in crops" in report.timings and report.stacks() == whole.process(image).stacks(), changed
