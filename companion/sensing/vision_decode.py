@@ -20,7 +20,6 @@ SAMPLES = 5  # samples a cell a side on the canonical grid
 CELLS = 8  # the marker's 6 cells (border included) and one white cell of margin each side
 COMPARED = slice(SAMPLES // 2, CELLS * SAMPLES - SAMPLES // 2)  # half the margin: beyond it lies the piece's top
 SHIFTS = (-0.35, 0.0, 0.35)  # cells the square is moved by, each way, to find where the code lies best
-SCALES = (0.94, 1.06)  # then grown or shrunk by: a blurred square's outline lies a little in or out of its edge
 
 
 @dataclass(frozen=True)
@@ -85,15 +84,8 @@ class CodeBook:
         templates = self.templates(sigma_px / cell_px)
         ours = np.array([allowed is None or m in allowed for m, _ in self._codes])
         best: Match | None = None
-        best_shift = (0.0, 0.0)
-        offsets = [(dx, dy, 1.0) for dx in SHIFTS for dy in SHIFTS] if refine else [(0.0, 0.0, 1.0)]
-        tried = 0
-        while tried < len(offsets):
-            dx, dy, scale = offsets[tried]
-            tried += 1
-            if refine and tried == 10 and best is not None:  # the best shift found: try the square's size about it
-                offsets += [(best_shift[0], best_shift[1], k) for k in SCALES]
-            patch = _sample(gray, corners, dx, dy, scale)
+        for dx, dy in [(dx, dy) for dx in SHIFTS for dy in SHIFTS] if refine else [(0.0, 0.0)]:
+            patch = _sample(gray, corners, dx, dy)
             if patch is None:
                 continue
             v = patch[COMPARED, COMPARED].ravel()
@@ -114,8 +106,7 @@ class CodeBook:
             quality = float(np.clip(margin / max(perfect, 1e-6), 0.0, 1.0))
             if float(np.max(np.where(ours, -np.inf, scores), initial=-np.inf)) > scores[top]:
                 quality = 0.0  # a code that is printed on nothing of ours fits better
-            turned = np.roll(_shifted(corners, dx, dy, scale), -turn, axis=0)
-            best_shift = (dx, dy)
+            turned = np.roll(_shifted(corners, dx, dy), -turn, axis=0)
             best = Match(marker_id, turned, float(scores[top]), margin, quality, self._ring_score(v, templates[top]))
         return best
 
@@ -182,19 +173,17 @@ def _side(corners: np.ndarray) -> float:
     return float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
 
 
-def _shifted(corners: np.ndarray, dx: float, dy: float, scale: float = 1.0) -> np.ndarray:
-    """The square moved by (dx, dy) of its cells along its own sides, and grown `scale` times about its centre."""
+def _shifted(corners: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    """The square moved by (dx, dy) of its cells along its own sides."""
     across = (corners[1] - corners[0] + corners[2] - corners[3]) / 2 / (CELLS - 2)
     down = (corners[3] - corners[0] + corners[2] - corners[1]) / 2 / (CELLS - 2)
-    centre = corners.mean(axis=0)
-    return centre + (corners - centre) * scale + dx * across + dy * down
+    return corners + dx * across + dy * down
 
 
-def _sample(gray: np.ndarray, corners: np.ndarray, dx: float, dy: float, scale: float = 1.0) -> np.ndarray | None:
-    """The square and its margin on the canonical grid (CELLS x SAMPLES a side), moved by (dx, dy) cells and grown
-    `scale` times."""
+def _sample(gray: np.ndarray, corners: np.ndarray, dx: float, dy: float) -> np.ndarray | None:
+    """The square and its margin on the canonical grid (CELLS x SAMPLES a side), moved by (dx, dy) cells."""
     size = CELLS * SAMPLES
-    quad = _shifted(corners, dx, dy, scale)
+    quad = _shifted(corners, dx, dy)
     # The marker's outer corners lie one cell in from the canonical grid's edge.
     inner = np.array([(SAMPLES, SAMPLES), (size - SAMPLES, SAMPLES), (size - SAMPLES, size - SAMPLES),
                       (SAMPLES, size - SAMPLES)], np.float32) - 0.5
