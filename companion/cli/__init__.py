@@ -12,7 +12,7 @@ from companion.errors import UserError
 
 # Modules under companion.cli, each adding its commands; heavy imports stay inside their handlers.
 COMMANDS = ("demo", "serve", "data", "tls", "token", "scenario", "bench", "printables", "vision", "calibrate",
-            "firmware", "grid")
+            "firmware", "grid", "camera")
 
 
 def build_parser() -> argparse.ArgumentParser:

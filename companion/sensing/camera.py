@@ -1,7 +1,7 @@
 """Frame sources behind one interface: a USB webcam (OpenCV), the Pi camera (picamera2), image files, the renderer.
 
-On a Raspberry Pi, picamera2 comes from apt (python3-picamera2, in a venv made with --system-site-packages); it is
-imported only when a Pi camera is asked for.
+On a Raspberry Pi, picamera2 comes from apt (python3-picamera2) and is read by the system's own Python in a process of
+its own (picamera.py), never imported here: its camera stack is built against the system's numpy, not ours.
 """
 
 from __future__ import annotations
@@ -60,28 +60,6 @@ class VideoCaptureSource:
 
     def close(self) -> None:
         self._capture.release()
-
-
-class PiCameraSource:
-    """The Raspberry Pi camera through picamera2 (the `pi` install; imported here and nowhere else)."""
-
-    def __init__(self, width: int = 1920, height: int = 1080) -> None:
-        try:
-            from picamera2 import Picamera2  # type: ignore[import-not-found]
-        except ImportError:
-            raise UserError("the Pi camera needs picamera2: on Raspberry Pi OS `sudo apt install "
-                            "python3-picamera2` and make the venv with --system-site-packages") from None
-        self._camera = Picamera2()
-        config = self._camera.create_still_configuration(main={"size": (width, height), "format": "RGB888"})
-        self._camera.configure(config)
-        self._camera.start()
-
-    def read(self) -> Frame | None:
-        # picamera2's "RGB888" is laid out B, G, R in memory: already OpenCV's order.
-        return Frame(self._camera.capture_array(), time.time(), "pi camera")
-
-    def close(self) -> None:
-        self._camera.stop()
 
 
 class ImageSource:
@@ -145,6 +123,8 @@ def read_image(path: str | Path) -> np.ndarray:
 def open_source(spec: str) -> FrameSource:
     """'pi', 'usb:N' (or a bare device number), or a path to an image or a folder of images."""
     if spec == "pi":
+        from companion.sensing.picamera import PiCameraSource
+
         return PiCameraSource()
     if spec.startswith("usb:"):
         return VideoCaptureSource(int(spec[4:]))
