@@ -1,6 +1,8 @@
-"""A fresh Debian 12 root for the installer's test: debootstrap's minbase with systemd (every real target has it),
-cached as a tarball under ~/.cache/orrery-test, unpacked anew for each test, with the checkout mounted read-only at
-/src, a wheelhouse at /wheels (pip then needs no internet) and a persistent apt archive so packages download once.
+"""Fresh Debian roots for the installer's tests: debootstrap's minbase with systemd (every real target has it) of
+Debian 13 (trixie) or 12 (bookworm), for this machine or, under qemu-user, for a Pi's arm64; each cached as a tarball
+under ~/.cache/orrery-test and unpacked anew for each test, with the checkout mounted read-only at /src, the
+wheelhouse deploy/wheelhouse.py makes at /wheels (one folder for both releases; pip asks no index) and an apt archive
+shared by every root, so that packages download once.
 The privileged steps (debootstrap, tar, mount, chroot) run through `sudo -n` when the tests do not run as root."""
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import ssl
 import subprocess
 import sys
 import time
-import tomllib
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,8 +25,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 MIRROR = "http://deb.debian.org/debian"
-SUITE = "bookworm"
+RELEASES = {"trixie": 13, "bookworm": 12}
 INCLUDE = "systemd"
+# Debian's names for machines, and the names Python and pip give them.
+MACHINES = {"x86_64": "amd64", "aarch64": "arm64"}
+QEMU_BINFMT = Path("/usr/lib/binfmt.d/qemu-aarch64.conf")  # from Debian's qemu-user-static
+BINFMT = Path("/proc/sys/fs/binfmt_misc")
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "orrery-test"
 SUDO = [] if os.geteuid() == 0 else ["sudo", "-n"]
 CHROOT_ENV = ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", "LANG=C.UTF-8",
@@ -67,16 +72,38 @@ def _run(argv: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
     return result
 
 
-def base_tarball() -> Path:
-    """debootstrap once per package list; later runs unpack the tarball."""
-    key = hashlib.sha256(f"{SUITE} minbase {INCLUDE} {MIRROR} {os.uname().machine}".encode()).hexdigest()[:12]
-    tarball = CACHE / f"debian12-{key}.tar"
+def foreign_machine_ready(machine: str) -> str | None:
+    """None when this machine runs `machine`'s programs (its own, or arm64 through qemu-user's binfmt entry, which
+    is registered here when root may), else the reason why not."""
+    if machine == os.uname().machine:
+        return None
+    if machine != "aarch64":
+        return f"no way to run {machine} programs here"
+    entry = BINFMT / "qemu-aarch64"
+    if not entry.exists() and QEMU_BINFMT.exists() and os.geteuid() == 0:
+        if not (BINFMT / "register").exists():
+            subprocess.run(["mount", "-t", "binfmt_misc", "binfmt_misc", str(BINFMT)], capture_output=True)
+        if (BINFMT / "register").exists():
+            with contextlib.suppress(OSError):  # (registered meanwhile by another run)
+                (BINFMT / "register").write_text(QEMU_BINFMT.read_text().strip())
+    if not entry.exists():
+        return "arm64 programs need qemu-user-static and its binfmt_misc entry (apt install qemu-user-static)"
+    if "F" not in next((line for line in entry.read_text().splitlines() if line.startswith("flags:")), ""):
+        return "qemu-aarch64's binfmt_misc entry must have the F flag, so that it runs inside a chroot"
+    return None
+
+
+def base_tarball(suite: str, machine: str) -> Path:
+    """debootstrap once per release, machine and package list; later runs unpack the tarball."""
+    key = hashlib.sha256(f"{suite} minbase {INCLUDE} {MIRROR} {machine}".encode()).hexdigest()[:12]
+    tarball = CACHE / f"debian{RELEASES[suite]}-{MACHINES[machine]}-{key}.tar"
     if tarball.exists():
         return tarball
     CACHE.mkdir(parents=True, exist_ok=True)
     work = CACHE / f"debootstrap-{key}"
     _run([*SUDO, "rm", "-rf", "--one-file-system", str(work)])
-    _run([*SUDO, "debootstrap", "--variant=minbase", f"--include={INCLUDE}", SUITE, str(work), MIRROR], timeout=900)
+    _run([*SUDO, "debootstrap", f"--arch={MACHINES[machine]}", "--variant=minbase", f"--include={INCLUDE}", suite,
+          str(work), MIRROR], timeout=1800)
     if _mounted_under(work):  # debootstrap mounts /proc in the root while it works; never tar or delete through it
         raise AssertionError(f"debootstrap left {_mounted_under(work)} mounted")
     _run([*SUDO, "tar", "-C", str(work), "--one-file-system", "-cf", str(tarball.with_suffix(".partial")), "."])
@@ -90,19 +117,15 @@ def _mounted_under(path: Path) -> list[str]:
     return [m for m in mounts if m == str(path) or m.startswith(f"{path}/")]
 
 
-def wheelhouse() -> Path:
-    """The companion's dependencies and build backend as wheels for this machine's Python (the root's is the same
-    Debian 12 Python 3.11), downloaded once."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    wanted = sorted({*project["build-system"]["requires"], "wheel", *project["project"]["dependencies"],
-                     *project["project"]["optional-dependencies"]["pi"]})
-    key = hashlib.sha256(" ".join(wanted).encode()).hexdigest()[:12]
-    wheels = CACHE / f"wheels-{key}"
+def wheelhouse(machine: str) -> Path:
+    """The wheelhouse deploy/wheelhouse.py makes for `machine`, for every release, made again when pyproject.toml or
+    the script changes (a folder for each: a run never reads a half-made one)."""
+    script = ROOT / "deploy" / "wheelhouse.py"
+    key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + script.read_bytes() + machine.encode()).hexdigest()
+    wheels = CACHE / f"wheels-{MACHINES[machine]}-{key[:12]}"
     if not (wheels / ".complete").exists():
-        wheels.mkdir(parents=True, exist_ok=True)
-        _run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--dest", str(wheels),
-              *wanted], timeout=900)
-        (wheels / ".complete").write_text("\n".join(wanted) + "\n")
+        made = _run([sys.executable, str(script), str(wheels), "--arch", machine], timeout=900)
+        (wheels / ".complete").write_text(made.stdout)
     return wheels
 
 
@@ -119,11 +142,18 @@ class Health:
 
 
 class DebianRoot:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, suite: str, machine: str) -> None:
         self.path = path
+        self.suite = suite
+        self.machine = machine
 
-    def run(self, *argv: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-        command = [*SUDO, "chroot", str(self.path), "/usr/bin/env", "-i", *CHROOT_ENV, *argv]
+    def run(self, *argv: str, check: bool = True, timeout: float = 600, network: bool = True,
+            user: str | None = None) -> subprocess.CompletedProcess[str]:
+        """A command in the root, as root or as `user`; without a network at all when network is False."""
+        isolate = [] if network else ["unshare", "--net"]
+        who = [f"--userspec={user}:{user}"] if user else []
+        home = [f"HOME=/home/{user}"] if user else []
+        command = [*SUDO, *isolate, "chroot", *who, str(self.path), "/usr/bin/env", "-i", *CHROOT_ENV, *home, *argv]
         if check:
             return _run(command, timeout=timeout)
         return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
@@ -169,10 +199,16 @@ class DebianRoot:
 
 
 @pytest.fixture
-def debian_root(tmp_path: Path) -> Iterator[DebianRoot]:
-    """A new root in tmp_path/root, mounted for chroot; unmounted and deleted afterwards."""
+def debian_root(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[DebianRoot]:
+    """A new root in tmp_path/root, mounted for chroot; unmounted and deleted afterwards. Parametrized indirectly
+    with a release ("trixie", the default, or "bookworm"), as "RELEASE/MACHINE" for another machine
+    ("trixie/aarch64")."""
+    suite, _, machine = getattr(request, "param", "trixie").partition("/")
+    machine = machine or os.uname().machine
+    if why := foreign_machine_ready(machine):
+        pytest.skip(why)
     work = tmp_path
-    tarball, wheels = base_tarball(), wheelhouse()
+    tarball, wheels = base_tarball(suite, machine), wheelhouse(machine)
     archives = CACHE / "apt-archives"
     (archives / "partial").mkdir(parents=True, exist_ok=True)
     root = work / "root"
@@ -197,7 +233,7 @@ def debian_root(tmp_path: Path) -> Iterator[DebianRoot]:
             mount("--bind", str(source), str(root / target))
         # The checkout read-only: the installer must build elsewhere and leave the user's clone untouched.
         _run([*SUDO, "mount", "-o", "remount,bind,ro", str(root / "src")])
-        yield DebianRoot(root)
+        yield DebianRoot(root, suite, machine)
     finally:
         for target in reversed(mounts):
             subprocess.run([*SUDO, "umount", "-l", str(target)], capture_output=True)
