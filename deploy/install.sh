@@ -167,7 +167,8 @@ companion_venv() {
 # The Pi camera's stack, checked as the service will use it: one line that says what it found, or what is wrong.
 pi_camera_check() {
   pi_camera=""
-  dpkg-query -W -f='${Status}' python3-picamera2 2> /dev/null | grep -q "ok installed" || return 0
+  # Wherever it came from (apt, as a rule): the system's Python finds picamera2, without importing it yet.
+  python3 -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("picamera2") is None)' || return 0
   if pi_camera=$(runuser -u "$SERVICE_USER" -- "$PREFIX/bin/companion" camera check picamera 2>&1); then
     pi_camera="The Pi camera: $pi_camera"
   else

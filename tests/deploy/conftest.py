@@ -15,9 +15,11 @@ import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +64,16 @@ for directory, dirs, files in os.walk("/"):
         out[path] = [stat.filemode(info.st_mode), info.st_uid, info.st_gid, info.st_size, mtime, content]
 json.dump(out, sys.stdout)
 """
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The arm64 root runs only when asked for by its mark (-m arm64_root): it takes most of half an hour."""
+    if "arm64_root" in (config.getoption("markexpr") or ""):
+        return
+    opt_in = pytest.mark.skip(reason="opt-in: pytest -m arm64_root tests/deploy/test_installer_arm64.py -s")
+    for item in items:
+        if item.get_closest_marker("arm64_root") is not None:
+            item.add_marker(opt_in)
 
 
 def _run(argv: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
@@ -117,15 +129,19 @@ def _mounted_under(path: Path) -> list[str]:
     return [m for m in mounts if m == str(path) or m.startswith(f"{path}/")]
 
 
+_WHEELHOUSE = threading.Lock()  # roots made side by side share one wheelhouse
+
+
 def wheelhouse(machine: str) -> Path:
     """The wheelhouse deploy/wheelhouse.py makes for `machine`, for every release, made again when pyproject.toml or
     the script changes (a folder for each: a run never reads a half-made one)."""
     script = ROOT / "deploy" / "wheelhouse.py"
     key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + script.read_bytes() + machine.encode()).hexdigest()
     wheels = CACHE / f"wheels-{MACHINES[machine]}-{key[:12]}"
-    if not (wheels / ".complete").exists():
-        made = _run([sys.executable, str(script), str(wheels), "--arch", machine], timeout=900)
-        (wheels / ".complete").write_text(made.stdout)
+    with _WHEELHOUSE:
+        if not (wheels / ".complete").exists():
+            made = _run([sys.executable, str(script), str(wheels), "--arch", machine], timeout=900)
+            (wheels / ".complete").write_text(made.stdout)
     return wheels
 
 
@@ -198,34 +214,47 @@ class DebianRoot:
         return json.loads(self.run("python3", "-c", MANIFEST, *VOLATILE).stdout)
 
 
-@pytest.fixture
-def debian_root(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[DebianRoot]:
-    """A new root in tmp_path/root, mounted for chroot; unmounted and deleted afterwards. Parametrized indirectly
-    with a release ("trixie", the default, or "bookworm"), as "RELEASE/MACHINE" for another machine
-    ("trixie/aarch64")."""
-    suite, _, machine = getattr(request, "param", "trixie").partition("/")
-    machine = machine or os.uname().machine
-    if why := foreign_machine_ready(machine):
-        pytest.skip(why)
-    work = tmp_path
-    tarball, wheels = base_tarball(suite, machine), wheelhouse(machine)
-    archives = CACHE / "apt-archives"
-    (archives / "partial").mkdir(parents=True, exist_ok=True)
-    root = work / "root"
-    root.mkdir()
-    _run([*SUDO, "tar", "-C", str(root), "-xf", str(tarball)])
-    _run([*SUDO, "cp", "/etc/resolv.conf", str(root / "etc" / "resolv.conf")])
-    # Packages must not start services in a chroot (the usual image-building guard).
-    policy = work / "policy-rc.d"
-    policy.write_text("#!/bin/sh\nexit 101\n")
-    _run([*SUDO, "install", "-m", "755", str(policy), str(root / "usr" / "sbin" / "policy-rc.d")])
-    mounts: list[Path] = []
+class Roots:
+    """Debian roots made side by side in threads, so that their waits on the network and the disk overlap (two
+    debootstraps, two apt runs), each unmounted and deleted at the end, also side by side."""
 
-    def mount(*argv: str) -> None:
-        _run([*SUDO, "mount", *argv])
-        mounts.append(Path(argv[-1]))
+    def __init__(self, work: Path) -> None:
+        self._work = work
+        self._pool = ThreadPoolExecutor(max_workers=4)
+        self._made: list[tuple[Path, list[Path]]] = []
 
-    try:
+    def make(self, release: str, then: Callable[[DebianRoot], None] | None = None) -> Future[DebianRoot]:
+        """A root of "RELEASE" ("trixie", "bookworm") for this machine, or "RELEASE/MACHINE" for another machine
+        ("trixie/aarch64"); `then` runs on it in the same thread (to install what a test takes for granted).
+        Its result raises pytest's skip where the machine's programs cannot run here."""
+        suite, _, machine = release.partition("/")
+        return self._pool.submit(self._make, suite, machine or os.uname().machine, then)
+
+    def _make(self, suite: str, machine: str, then: Callable[[DebianRoot], None] | None) -> DebianRoot:
+        if why := foreign_machine_ready(machine):
+            pytest.skip(why)
+        tarball, wheels = base_tarball(suite, machine), wheelhouse(machine)
+        archives = CACHE / f"apt-archives-{suite}-{MACHINES[machine]}"  # one each: two apt runs may overlap
+        (archives / "partial").mkdir(parents=True, exist_ok=True)
+        root = self._work / f"{suite}-{machine}"
+        root.mkdir()
+        mounts: list[Path] = []
+        self._made.append((root, mounts))
+        _run([*SUDO, "tar", "-C", str(root), "-xf", str(tarball)])
+        _run([*SUDO, "cp", "/etc/resolv.conf", str(root / "etc" / "resolv.conf")])
+        # Packages must not start services in a chroot (the usual image-building guard).
+        policy = self._work / f"{suite}-{machine}.policy-rc.d"
+        policy.write_text("#!/bin/sh\nexit 101\n")
+        _run([*SUDO, "install", "-m", "755", str(policy), str(root / "usr" / "sbin" / "policy-rc.d")])
+        # dpkg without fsync, as image builders run it: a root thrown away after the test needs no crash safety.
+        unsafe = self._work / f"{suite}-{machine}.unsafe-io"
+        unsafe.write_text("force-unsafe-io\n")
+        _run([*SUDO, "install", "-m", "644", str(unsafe), str(root / "etc" / "dpkg" / "dpkg.cfg.d" / "unsafe-io")])
+
+        def mount(*argv: str) -> None:
+            _run([*SUDO, "mount", *argv])
+            mounts.append(Path(argv[-1]))
+
         mount("-t", "proc", "proc", str(root / "proc"))
         mount("--bind", "/dev", str(root / "dev"))
         for source, target in ((ROOT, "src"), (wheels, "wheels"), (archives, "var/cache/apt/archives")):
@@ -233,9 +262,28 @@ def debian_root(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Debi
             mount("--bind", str(source), str(root / target))
         # The checkout read-only: the installer must build elsewhere and leave the user's clone untouched.
         _run([*SUDO, "mount", "-o", "remount,bind,ro", str(root / "src")])
-        yield DebianRoot(root, suite, machine)
+        made = DebianRoot(root, suite, machine)
+        if then is not None:
+            then(made)
+        return made
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        with ThreadPoolExecutor() as pool:
+            list(pool.map(lambda made: _remove(*made), self._made))
+
+
+def _remove(root: Path, mounts: list[Path]) -> None:
+    for target in reversed(mounts):
+        subprocess.run([*SUDO, "umount", "-l", str(target)], capture_output=True)
+    if not _mounted_under(root):
+        subprocess.run([*SUDO, "rm", "-rf", "--one-file-system", str(root)], capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def roots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Roots]:
+    made = Roots(tmp_path_factory.mktemp("roots"))
+    try:
+        yield made
     finally:
-        for target in reversed(mounts):
-            subprocess.run([*SUDO, "umount", "-l", str(target)], capture_output=True)
-        if not _mounted_under(root):
-            subprocess.run([*SUDO, "rm", "-rf", "--one-file-system", str(root)], capture_output=True)
+        made.close()
