@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import grp
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -115,10 +116,15 @@ def avrdude_command(board: str, port: str, hex_file: Path, baud: int) -> list[st
 
 def may_open(port: str, command: str) -> None:
     """A serial port this user may not open is one line naming the group that may (dialout on Debian)."""
-    if not os.access(port, os.R_OK | os.W_OK):
-        group = grp.getgrgid(os.stat(port).st_gid).gr_name
+    if os.access(port, os.R_OK | os.W_OK):
+        return
+    info = os.stat(port)
+    if info.st_mode & 0o060 == 0o060:
+        group = grp.getgrgid(info.st_gid).gr_name
         raise UserError(f"{command}: {port}: permission denied: only root and the group {group} may open it (sudo "
                         f"usermod -aG {group} $USER, then log in again)")
+    raise UserError(f"{command}: {port}: permission denied: only {pwd.getpwuid(info.st_uid).pw_name} may open it "
+                    "(run the command with sudo)")
 
 
 def flash_preflight(board: str, port: str) -> None:

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.register_assert_rewrite("tests.deploy.installed")  # its checks report as a test's own do
+
 ROOT = Path(__file__).resolve().parents[2]
 MIRROR = "http://deb.debian.org/debian"
 RELEASES = {"trixie": 13, "bookworm": 12}

@@ -100,12 +100,16 @@ def test_on_debian_13_it_installs_runs_changes_nothing_twice_and_keeps_the_state
 def without_sudo(root) -> None:
     """The commands README and the user guide show without sudo, run by a user without it: each works or says in
     one line what to run instead."""
+    root.run("sh", "-c", "mknod /tmp/ttyACM9 c 166 9 && chgrp dialout /tmp/ttyACM9 && chmod 660 /tmp/ttyACM9")
     service_file = r"companion: /var/lib/orrery/\S+: permission denied \(/var/lib/orrery belongs to orrery\): "
     for argv, says in (
         (["/opt/orrery/bin/companion", "token", "show"],
          service_file + "sudo -u orrery /opt/orrery/bin/companion token show"),
         (["/opt/orrery/bin/companion", "data", "list", "--db", "/var/lib/orrery/orrery.db"],
          service_file + "sudo -u orrery /opt/orrery/bin/companion data list --db /var/lib/orrery/orrery.db"),
+        (["/opt/orrery/bin/companion", "firmware", "check", "--port", "/tmp/ttyACM9"],
+         re.escape("companion: firmware check: /tmp/ttyACM9: permission denied: only root and the group dialout may "
+                   "open it (sudo usermod -aG dialout $USER, then log in again)")),
         (["bash", "/src/deploy/hotspot.sh", "status"],
          re.escape("hotspot.sh: nmcli not found: the hotspot needs NetworkManager (sudo apt install network-manager)")),
         (["bash", "/src/deploy/install.sh"], re.escape("install.sh: run it as root (sudo /src/deploy/install.sh)")),
