@@ -115,9 +115,11 @@ def base_tarball(suite: str, machine: str) -> Path:
         return tarball
     CACHE.mkdir(parents=True, exist_ok=True)
     work = CACHE / f"debootstrap-{key}"
+    for mounted in _mounted_under(work):  # left by a debootstrap that was stopped half-way
+        _run([*SUDO, "umount", "-l", mounted])
     _run([*SUDO, "rm", "-rf", "--one-file-system", str(work)])
     _run([*SUDO, "debootstrap", f"--arch={MACHINES[machine]}", "--variant=minbase", f"--include={INCLUDE}", suite,
-          str(work), MIRROR], timeout=1800)
+          str(work), MIRROR], timeout=1800 if machine == os.uname().machine else 7200)  # (emulated: slow)
     if _mounted_under(work):  # debootstrap mounts /proc in the root while it works; never tar or delete through it
         raise AssertionError(f"debootstrap left {_mounted_under(work)} mounted")
     _run([*SUDO, "tar", "-C", str(work), "--one-file-system", "-cf", str(tarball.with_suffix(".partial")), "."])
