@@ -8,6 +8,9 @@ deploy/install.sh copies them.
 
 from __future__ import annotations
 
+import grp
+import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -111,6 +114,19 @@ def avrdude_command(board: str, port: str, hex_file: Path, baud: int) -> list[st
             "-U", f"flash:w:{hex_file}:i"]
 
 
+def may_open(port: str, command: str) -> None:
+    """A serial port this user may not open is one line naming the group that may (dialout on Debian)."""
+    if os.access(port, os.R_OK | os.W_OK):
+        return
+    info = os.stat(port)
+    if info.st_mode & 0o060 == 0o060:
+        group = grp.getgrgid(info.st_gid).gr_name
+        raise UserError(f"{command}: {port}: permission denied: only root and the group {group} may open it (sudo "
+                        f"usermod -aG {group} $USER, then log in again)")
+    raise UserError(f"{command}: {port}: permission denied: only {pwd.getpwuid(info.st_uid).pw_name} may open it "
+                    "(run the command with sudo)")
+
+
 def flash_preflight(board: str, port: str) -> None:
     """What flashing needs before anything is built: a known board, avrdude, and the port."""
     _check_board(board)
@@ -118,6 +134,7 @@ def flash_preflight(board: str, port: str) -> None:
         raise UserError("firmware flash: avrdude is not installed (Debian: sudo apt install avrdude)")
     if not Path(port).exists():
         raise UserError(f"firmware flash: no serial port {port} (is the Arduino plugged in? see ls /dev/serial/by-id)")
+    may_open(port, "firmware flash")
 
 
 def flash(board: str, port: str, hex_file: Path) -> int:
@@ -146,6 +163,7 @@ def check_handshake(port: str, board: str | None = None, timeout: float = 8.0):
 
     if not Path(port).exists():
         raise UserError(f"firmware check: no serial port {port}")
+    may_open(port, "firmware check")
     with ReedLink(port) as link:
         deadline = time.monotonic() + timeout
         while link.info is None and time.monotonic() < deadline:

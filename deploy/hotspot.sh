@@ -59,12 +59,22 @@ need_nmcli() {
   [ "$(nmcli -t -f RUNNING general)" = running ] || die "NetworkManager is not running (sudo systemctl start NetworkManager)"
 }
 
+page_url() {  # page_url ADDRESS: the page's address on the hotspot, with the service's port unless 80
+  local address=$1 port=""
+  if [ -r "$PORT_CONFIG" ]; then port=$(sed -n 's/^ORRERY_PORT=\([0-9]\+\)$/\1/p' "$PORT_CONFIG" | tail -1); fi
+  if [ -z "$port" ] || [ "$port" = 80 ]; then echo "http://$address/"; else echo "http://$address:$port/"; fi
+}
+
+hotspot_address() {  # the Pi's address on the hotspot, from NetworkManager (anyone may ask)
+  local address
+  address=$(nmcli -g IP4.ADDRESS connection show "$CONNECTION" | head -1)
+  address=${address%%/*}
+  echo "${address:-10.42.0.1}"
+}
+
 write_wifi_json() {
-  local ssid=$1 password=$2 address=$3 port url
-  port=""
-  if [ -f "$PORT_CONFIG" ]; then port=$(sed -n 's/^ORRERY_PORT=\([0-9]\+\)$/\1/p' "$PORT_CONFIG" | tail -1); fi
-  url="http://$address/"
-  [ -z "$port" ] || [ "$port" = 80 ] || url="http://$address:$port/"
+  local ssid=$1 password=$2 address=$3 url
+  url=$(page_url "$address")
   mkdir -p "$STATE"
   # Written beside and renamed, so the page never reads half a file; readable by the service only (the password).
   python3 - "$WIFI_JSON.new" "$ssid" "$password" "$(qr_payload "$ssid" "$password")" "$address" "$url" <<'EOF'
@@ -109,10 +119,9 @@ hotspot_on() {
     ipv4.method shared ipv6.method disabled wifi-sec.key-mgmt wpa-psk wifi-sec.psk "$password" > /dev/null
   nmcli connection up "$CONNECTION" > /dev/null || die "NetworkManager could not start the hotspot on $ifname"
   local address
-  address=$(nmcli -g IP4.ADDRESS connection show "$CONNECTION" | head -1)
-  address=${address%%/*}
-  write_wifi_json "$ssid" "$password" "${address:-10.42.0.1}"
-  echo "Hotspot $ssid is on (password $password); phones open http://${address:-10.42.0.1}/ or http://orrery.local/"
+  address=$(hotspot_address)
+  write_wifi_json "$ssid" "$password" "$address"
+  echo "Hotspot $ssid is on (password $password); phones open $(page_url "$address") or http://orrery.local/"
   echo "The page's Wi-Fi QR code: $WIFI_JSON"
 }
 
@@ -128,10 +137,11 @@ hotspot_off() {
   rm -f "$WIFI_JSON"
 }
 
+# Status needs no root: NetworkManager tells anyone the network's name and address (wifi.json is the service's).
 hotspot_status() {
   need_nmcli
   if nmcli -t -f NAME connection show --active | grep -qx "$CONNECTION"; then
-    echo "Hotspot on: $(saved ssid) at $(saved url)"
+    echo "Hotspot on: $(nmcli -g 802-11-wireless.ssid connection show "$CONNECTION") at $(page_url "$(hotspot_address)")"
   else
     echo "Hotspot off"
   fi

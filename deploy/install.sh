@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Installs the Orrery companion as a service on Raspberry Pi OS Bookworm (64-bit) or Debian 12, from this checkout:
+# Installs the Orrery companion as a service on Raspberry Pi OS (64-bit) Trixie or Bookworm, or Debian 13 or 12, from
+# this checkout:
 #   sudo deploy/install.sh                    install or upgrade; run it again after `git pull`
 #   sudo deploy/install.sh --uninstall        remove the program, keep the games and profiles in /var/lib/orrery
 #   sudo deploy/install.sh --uninstall --purge   remove those too, the settings and the orrery user
 # Options:
 #   --no-hardware    skip what needs a running systemd or udev (starting the service, reloading udev and Avahi,
 #                    the running host name), so that it can run in a chroot or while building an image
-#   --wheels DIR     install the Python packages from this directory of wheels only (no internet needed)
+#   --wheels DIR     install the Python packages from this directory of wheels only, asking no package index
+#                    (deploy/wheelhouse.py DIR makes it on any machine with the internet)
 #   --hostname NAME  the name phones use, http://NAME.local (default orrery; --hostname "" keeps the current one)
 # It also makes the table's own certificate authority for https (in /var/lib/orrery/tls) once: phones trust it, so
 # no later run replaces it; an uninstall keeps it and only --purge removes it.
@@ -25,7 +27,8 @@ SERVICE_USER=orrery
 GROUPS_WANTED=(dialout video gpio)
 PACKAGES=(python3 python3-venv ca-certificates avahi-daemon make gcc-avr avr-libc arduino-core-avr avrdude)
 # Raspberry Pi OS ships these (the Pi camera, and GPIO on the Pi 5); Debian does not, so they are installed when apt
-# knows them, and the virtual environment sees the system's packages to use them.
+# knows them. The virtual environment sees the system's packages for lgpio; the Pi camera is read by the system's own
+# Python (its picamera2 is built against the system's numpy, not the environment's), and checked here once installed.
 PI_PACKAGES=(python3-picamera2 python3-lgpio)
 
 hardware=1 uninstall=0 purge=0 wheels="" hostname=orrery
@@ -161,6 +164,19 @@ companion_venv() {
   did "installed $("$PREFIX/bin/companion" --version) into $PREFIX"
 }
 
+# The Pi camera's stack, checked as the service will use it: one line that says what it found, or what is wrong.
+pi_camera_check() {
+  pi_camera=""
+  # Wherever it came from (apt, as a rule): the system's Python finds picamera2, without importing it yet.
+  python3 -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("picamera2") is None)' || return 0
+  if pi_camera=$(runuser -u "$SERVICE_USER" -- "$PREFIX/bin/companion" camera check picamera 2>&1); then
+    pi_camera="The Pi camera: $pi_camera"
+  else
+    echo "install.sh: the Pi camera will not work: ${pi_camera#companion: }" >&2
+    pi_camera=""
+  fi
+}
+
 settings() {
   # Written once: the owner's edits survive upgrades and reinstalls (uninstall --purge removes it).
   [ -f "$CONFIG" ] || put "$CONFIG" 644 <<'EOF' || true
@@ -258,11 +274,15 @@ install_all() {
   echo "Installing the Orrery companion from $SRC"
   local release
   release=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release 2> /dev/null || true)
-  [ "$release" = bookworm ] || echo "install.sh: made for Debian 12 and Raspberry Pi OS Bookworm, not '$release'; trying" >&2
+  case "$release" in
+    trixie | bookworm) ;;
+    *) echo "install.sh: made for Debian 13 and 12 (Raspberry Pi OS Trixie and Bookworm), not '$release'; trying" >&2 ;;
+  esac
   apt_packages
   service_user
   state_dir
   companion_venv
+  pi_camera_check
   table_certificate
   settings
   system_files
@@ -279,6 +299,7 @@ install_all() {
   summary
   echo "The page: $url/ (logs: journalctl -u orrery)"
   echo "Phones that trust the table: $secure/ (the table's certificate: $url/ca.crt)"
+  [ -z "$pi_camera" ] || echo "$pi_camera"
 }
 
 uninstall_all() {

@@ -1,7 +1,7 @@
 """Frame sources behind one interface: a USB webcam (OpenCV), the Pi camera (picamera2), image files, the renderer.
 
-On a Raspberry Pi, picamera2 comes from apt (python3-picamera2, in a venv made with --system-site-packages); it is
-imported only when a Pi camera is asked for.
+On a Raspberry Pi, picamera2 comes from apt (python3-picamera2) and is read by the system's own Python in a process of
+its own (picamera.py), never imported here: its camera stack is built against the system's numpy, not ours.
 """
 
 from __future__ import annotations
@@ -60,40 +60,6 @@ class VideoCaptureSource:
 
     def close(self) -> None:
         self._capture.release()
-
-
-class PiCameraSource:
-    """The Raspberry Pi camera through picamera2 (the `pi` install; imported here and nowhere else), at its sensor's
-    full size unless told otherwise (Camera Module 3: 4608 x 2592; HQ camera: 4056 x 3040): the stickers get every
-    pixel the sensor has. Frames are the luma plane of its raw YUV 4:2:0 frames (gray, as the sticker decoding and
-    the occlusion check read them: nothing to decode or convert, so a settled change read in crops costs no more
-    than the crops), or BGR with `colour` (for pieces found by colour)."""
-
-    def __init__(self, width: int | None = None, height: int | None = None, colour: bool = False) -> None:
-        try:
-            from picamera2 import Picamera2  # type: ignore[import-not-found]
-        except ImportError:
-            raise UserError("the Pi camera needs picamera2: on Raspberry Pi OS `sudo apt install "
-                            "python3-picamera2` and make the venv with --system-site-packages") from None
-        self._camera = Picamera2()
-        size = (width, height) if width and height else tuple(self._camera.sensor_resolution)
-        self._size = size
-        self._colour = colour
-        config = self._camera.create_still_configuration(
-            main={"size": size, "format": "RGB888" if colour else "YUV420"}, buffer_count=2)
-        self._camera.configure(config)
-        self._camera.start()
-
-    def read(self) -> Frame | None:
-        image = self._camera.capture_array("main")
-        if not self._colour:  # YUV 4:2:0: the first `height` rows are the luma plane (rows may be padded)
-            w, h = self._size
-            image = np.ascontiguousarray(image[:h, :w])
-        # picamera2's "RGB888" is laid out B, G, R in memory: already OpenCV's order.
-        return Frame(image, time.time(), "pi camera")
-
-    def close(self) -> None:
-        self._camera.stop()
 
 
 class ImageSource:
@@ -158,6 +124,8 @@ def open_source(spec: str) -> FrameSource:
     """'pi' (gray frames at the sensor's full size), 'pi:colour', 'usb:N' (or a bare device number), or a path to an
     image or a folder of images."""
     if spec in ("pi", "pi:colour"):
+        from companion.sensing.picamera import PiCameraSource
+
         return PiCameraSource(colour=spec == "pi:colour")
     if spec.startswith("usb:"):
         return VideoCaptureSource(int(spec[4:]))

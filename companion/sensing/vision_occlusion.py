@@ -141,19 +141,25 @@ class OcclusionFinder:
         design = self.sample_design
         coef = np.zeros((6, channels), np.float32)
         coef[0] = np.median(ratio[use], axis=0) if use.any() else 1.0
+        # Every product in numpy's own loops and the solve in OpenCV's, never BLAS or LAPACK: on an Arm processor with
+        # SME (and under qemu, which emulates one) OpenBLAS's kernels switch to streaming mode, which raises every
+        # floating-point flag, so numpy warns of a divide by zero and an overflow in matmul that never happened, and
+        # np.linalg.solve reads the raised invalid flag as a singular matrix and gives up the fit.
         for _ in range(3):
-            fit = design @ coef
+            fit = np.einsum("ij,jk->ik", design, coef)
             keep = use & (np.abs(ratio - fit) < 0.15 * np.maximum(fit, 0.05)).all(axis=1)
             if keep.sum() < 50:
                 break
             # Normal equations: six unknowns, so a 6x6 solve (lstsq's SVD costs about a millisecond more a frame).
             a = design[keep]
-            try:
-                coef = np.linalg.solve(a.T @ a, a.T @ ratio[keep]).astype(np.float32)
-            except np.linalg.LinAlgError:
+            normal = np.einsum("ij,ik->jk", a, a).astype(np.float64)
+            solved, coef_64 = cv2.solve(normal, np.einsum("ij,ik->jk", a, ratio[keep]).astype(np.float64),
+                                        flags=cv2.DECOMP_CHOLESKY)
+            if not solved:  # too few distinct cells to fix six coefficients
                 break
-        coarse = (self.coarse_design @ coef).reshape(*self.coarse_shape, channels).astype(np.float32)
-        gains = cv2.remap(coarse, self.upsample[0], self.upsample[1], cv2.INTER_LINEAR)
+            coef = coef_64.astype(np.float32)
+        coarse = np.einsum("ij,jk->ik", self.coarse_design, coef).reshape(*self.coarse_shape, channels)
+        gains = cv2.remap(coarse.astype(np.float32), self.upsample[0], self.upsample[1], cv2.INTER_LINEAR)
         return gains.reshape(*gains.shape[:2], channels)
 
     def cell_of(self, x: float, y: float) -> tuple[int, int]:

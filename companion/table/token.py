@@ -24,6 +24,8 @@ def rotate_token(path: Path) -> str:
     token = secrets.token_urlsafe(16)
     try:
         write_atomically(path, (token + "\n").encode(), mode=0o600)
+    except PermissionError:
+        raise  # the command line says whose the file is and how to run as its owner
     except OSError as error:
         raise UserError(f"{path}: cannot write the table token ({error.strerror})") from None
     return token
@@ -35,6 +37,8 @@ def read_token(path: Path) -> str:
         token = path.read_text().strip()
     except FileNotFoundError:
         token = ""
+    except PermissionError:
+        raise  # the command line says whose the file is and how to run as its owner
     except OSError as error:
         raise UserError(f"{path}: cannot read the table token ({error.strerror})") from None
     return token or rotate_token(path)

@@ -1,6 +1,8 @@
-"""A fresh Debian 12 root for the installer's test: debootstrap's minbase with systemd (every real target has it),
-cached as a tarball under ~/.cache/orrery-test, unpacked anew for each test, with the checkout mounted read-only at
-/src, a wheelhouse at /wheels (pip then needs no internet) and a persistent apt archive so packages download once.
+"""Fresh Debian roots for the installer's tests: debootstrap's minbase with systemd (every real target has it) of
+Debian 13 (trixie) or 12 (bookworm), for this machine or, under qemu-user, for a Pi's arm64; each cached as a tarball
+under ~/.cache/orrery-test and unpacked anew for each test, with the checkout mounted read-only at /src, the
+wheelhouse deploy/wheelhouse.py makes at /wheels (one folder for both releases; pip asks no index) and an apt archive
+shared by every root, so that packages download once.
 The privileged steps (debootstrap, tar, mount, chroot) run through `sudo -n` when the tests do not run as root."""
 
 from __future__ import annotations
@@ -13,19 +15,26 @@ import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
-import tomllib
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+pytest.register_assert_rewrite("tests.deploy.installed")  # its checks report as a test's own do
+
 ROOT = Path(__file__).resolve().parents[2]
 MIRROR = "http://deb.debian.org/debian"
-SUITE = "bookworm"
+RELEASES = {"trixie": 13, "bookworm": 12}
 INCLUDE = "systemd"
+# Debian's names for machines, and the names Python and pip give them.
+MACHINES = {"x86_64": "amd64", "aarch64": "arm64"}
+QEMU_BINFMT = Path("/usr/lib/binfmt.d/qemu-aarch64.conf")  # from Debian's qemu-user-static
+BINFMT = Path("/proc/sys/fs/binfmt_misc")
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "orrery-test"
 SUDO = [] if os.geteuid() == 0 else ["sudo", "-n"]
 CHROOT_ENV = ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", "LANG=C.UTF-8",
@@ -59,6 +68,16 @@ json.dump(out, sys.stdout)
 """
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The arm64 root runs only when asked for by its mark (-m arm64_root): it takes most of half an hour."""
+    if "arm64_root" in (config.getoption("markexpr") or ""):
+        return
+    opt_in = pytest.mark.skip(reason="opt-in: pytest -m arm64_root tests/deploy/test_installer_arm64.py -s")
+    for item in items:
+        if item.get_closest_marker("arm64_root") is not None:
+            item.add_marker(opt_in)
+
+
 def _run(argv: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(argv, capture_output=True, text=True, **kwargs)
     if result.returncode != 0:
@@ -67,16 +86,40 @@ def _run(argv: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
     return result
 
 
-def base_tarball() -> Path:
-    """debootstrap once per package list; later runs unpack the tarball."""
-    key = hashlib.sha256(f"{SUITE} minbase {INCLUDE} {MIRROR} {os.uname().machine}".encode()).hexdigest()[:12]
-    tarball = CACHE / f"debian12-{key}.tar"
+def foreign_machine_ready(machine: str) -> str | None:
+    """None when this machine runs `machine`'s programs (its own, or arm64 through qemu-user's binfmt entry, which
+    is registered here when root may), else the reason why not."""
+    if machine == os.uname().machine:
+        return None
+    if machine != "aarch64":
+        return f"no way to run {machine} programs here"
+    entry = BINFMT / "qemu-aarch64"
+    if not entry.exists() and QEMU_BINFMT.exists() and os.geteuid() == 0:
+        if not (BINFMT / "register").exists():
+            subprocess.run(["mount", "-t", "binfmt_misc", "binfmt_misc", str(BINFMT)], capture_output=True)
+        if (BINFMT / "register").exists():
+            with contextlib.suppress(OSError):  # (registered meanwhile by another run)
+                (BINFMT / "register").write_text(QEMU_BINFMT.read_text().strip())
+    if not entry.exists():
+        return "arm64 programs need qemu-user-static and its binfmt_misc entry (apt install qemu-user-static)"
+    if "F" not in next((line for line in entry.read_text().splitlines() if line.startswith("flags:")), ""):
+        return "qemu-aarch64's binfmt_misc entry must have the F flag, so that it runs inside a chroot"
+    return None
+
+
+def base_tarball(suite: str, machine: str) -> Path:
+    """debootstrap once per release, machine and package list; later runs unpack the tarball."""
+    key = hashlib.sha256(f"{suite} minbase {INCLUDE} {MIRROR} {machine}".encode()).hexdigest()[:12]
+    tarball = CACHE / f"debian{RELEASES[suite]}-{MACHINES[machine]}-{key}.tar"
     if tarball.exists():
         return tarball
     CACHE.mkdir(parents=True, exist_ok=True)
     work = CACHE / f"debootstrap-{key}"
+    for mounted in _mounted_under(work):  # left by a debootstrap that was stopped half-way
+        _run([*SUDO, "umount", "-l", mounted])
     _run([*SUDO, "rm", "-rf", "--one-file-system", str(work)])
-    _run([*SUDO, "debootstrap", "--variant=minbase", f"--include={INCLUDE}", SUITE, str(work), MIRROR], timeout=900)
+    _run([*SUDO, "debootstrap", f"--arch={MACHINES[machine]}", "--variant=minbase", f"--include={INCLUDE}", suite,
+          str(work), MIRROR], timeout=1800 if machine == os.uname().machine else 7200)  # (emulated: slow)
     if _mounted_under(work):  # debootstrap mounts /proc in the root while it works; never tar or delete through it
         raise AssertionError(f"debootstrap left {_mounted_under(work)} mounted")
     _run([*SUDO, "tar", "-C", str(work), "--one-file-system", "-cf", str(tarball.with_suffix(".partial")), "."])
@@ -90,19 +133,19 @@ def _mounted_under(path: Path) -> list[str]:
     return [m for m in mounts if m == str(path) or m.startswith(f"{path}/")]
 
 
-def wheelhouse() -> Path:
-    """The companion's dependencies and build backend as wheels for this machine's Python (the root's is the same
-    Debian 12 Python 3.11), downloaded once."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    wanted = sorted({*project["build-system"]["requires"], "wheel", *project["project"]["dependencies"],
-                     *project["project"]["optional-dependencies"]["pi"]})
-    key = hashlib.sha256(" ".join(wanted).encode()).hexdigest()[:12]
-    wheels = CACHE / f"wheels-{key}"
-    if not (wheels / ".complete").exists():
-        wheels.mkdir(parents=True, exist_ok=True)
-        _run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--dest", str(wheels),
-              *wanted], timeout=900)
-        (wheels / ".complete").write_text("\n".join(wanted) + "\n")
+_WHEELHOUSE = threading.Lock()  # roots made side by side share one wheelhouse
+
+
+def wheelhouse(machine: str) -> Path:
+    """The wheelhouse deploy/wheelhouse.py makes for `machine`, for every release, made again when pyproject.toml or
+    the script changes (a folder for each: a run never reads a half-made one)."""
+    script = ROOT / "deploy" / "wheelhouse.py"
+    key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + script.read_bytes() + machine.encode()).hexdigest()
+    wheels = CACHE / f"wheels-{MACHINES[machine]}-{key[:12]}"
+    with _WHEELHOUSE:
+        if not (wheels / ".complete").exists():
+            made = _run([sys.executable, str(script), str(wheels), "--arch", machine], timeout=900)
+            (wheels / ".complete").write_text(made.stdout)
     return wheels
 
 
@@ -119,11 +162,18 @@ class Health:
 
 
 class DebianRoot:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, suite: str, machine: str) -> None:
         self.path = path
+        self.suite = suite
+        self.machine = machine
 
-    def run(self, *argv: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-        command = [*SUDO, "chroot", str(self.path), "/usr/bin/env", "-i", *CHROOT_ENV, *argv]
+    def run(self, *argv: str, check: bool = True, timeout: float = 600, network: bool = True,
+            user: str | None = None) -> subprocess.CompletedProcess[str]:
+        """A command in the root, as root or as `user`; without a network at all when network is False."""
+        isolate = [] if network else ["unshare", "--net"]
+        who = [f"--userspec={user}:{user}"] if user else []
+        home = [f"HOME=/home/{user}"] if user else []
+        command = [*SUDO, *isolate, "chroot", *who, str(self.path), "/usr/bin/env", "-i", *CHROOT_ENV, *home, *argv]
         if check:
             return _run(command, timeout=timeout)
         return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
@@ -168,28 +218,47 @@ class DebianRoot:
         return json.loads(self.run("python3", "-c", MANIFEST, *VOLATILE).stdout)
 
 
-@pytest.fixture
-def debian_root(tmp_path: Path) -> Iterator[DebianRoot]:
-    """A new root in tmp_path/root, mounted for chroot; unmounted and deleted afterwards."""
-    work = tmp_path
-    tarball, wheels = base_tarball(), wheelhouse()
-    archives = CACHE / "apt-archives"
-    (archives / "partial").mkdir(parents=True, exist_ok=True)
-    root = work / "root"
-    root.mkdir()
-    _run([*SUDO, "tar", "-C", str(root), "-xf", str(tarball)])
-    _run([*SUDO, "cp", "/etc/resolv.conf", str(root / "etc" / "resolv.conf")])
-    # Packages must not start services in a chroot (the usual image-building guard).
-    policy = work / "policy-rc.d"
-    policy.write_text("#!/bin/sh\nexit 101\n")
-    _run([*SUDO, "install", "-m", "755", str(policy), str(root / "usr" / "sbin" / "policy-rc.d")])
-    mounts: list[Path] = []
+class Roots:
+    """Debian roots made side by side in threads, so that their waits on the network and the disk overlap (two
+    debootstraps, two apt runs), each unmounted and deleted at the end, also side by side."""
 
-    def mount(*argv: str) -> None:
-        _run([*SUDO, "mount", *argv])
-        mounts.append(Path(argv[-1]))
+    def __init__(self, work: Path) -> None:
+        self._work = work
+        self._pool = ThreadPoolExecutor(max_workers=4)
+        self._made: list[tuple[Path, list[Path]]] = []
 
-    try:
+    def make(self, release: str, then: Callable[[DebianRoot], None] | None = None) -> Future[DebianRoot]:
+        """A root of "RELEASE" ("trixie", "bookworm") for this machine, or "RELEASE/MACHINE" for another machine
+        ("trixie/aarch64"); `then` runs on it in the same thread (to install what a test takes for granted).
+        Its result raises pytest's skip where the machine's programs cannot run here."""
+        suite, _, machine = release.partition("/")
+        return self._pool.submit(self._make, suite, machine or os.uname().machine, then)
+
+    def _make(self, suite: str, machine: str, then: Callable[[DebianRoot], None] | None) -> DebianRoot:
+        if why := foreign_machine_ready(machine):
+            pytest.skip(why)
+        tarball, wheels = base_tarball(suite, machine), wheelhouse(machine)
+        archives = CACHE / f"apt-archives-{suite}-{MACHINES[machine]}"  # one each: two apt runs may overlap
+        (archives / "partial").mkdir(parents=True, exist_ok=True)
+        root = self._work / f"{suite}-{machine}"
+        root.mkdir()
+        mounts: list[Path] = []
+        self._made.append((root, mounts))
+        _run([*SUDO, "tar", "-C", str(root), "-xf", str(tarball)])
+        _run([*SUDO, "cp", "/etc/resolv.conf", str(root / "etc" / "resolv.conf")])
+        # Packages must not start services in a chroot (the usual image-building guard).
+        policy = self._work / f"{suite}-{machine}.policy-rc.d"
+        policy.write_text("#!/bin/sh\nexit 101\n")
+        _run([*SUDO, "install", "-m", "755", str(policy), str(root / "usr" / "sbin" / "policy-rc.d")])
+        # dpkg without fsync, as image builders run it: a root thrown away after the test needs no crash safety.
+        unsafe = self._work / f"{suite}-{machine}.unsafe-io"
+        unsafe.write_text("force-unsafe-io\n")
+        _run([*SUDO, "install", "-m", "644", str(unsafe), str(root / "etc" / "dpkg" / "dpkg.cfg.d" / "unsafe-io")])
+
+        def mount(*argv: str) -> None:
+            _run([*SUDO, "mount", *argv])
+            mounts.append(Path(argv[-1]))
+
         mount("-t", "proc", "proc", str(root / "proc"))
         mount("--bind", "/dev", str(root / "dev"))
         for source, target in ((ROOT, "src"), (wheels, "wheels"), (archives, "var/cache/apt/archives")):
@@ -197,9 +266,28 @@ def debian_root(tmp_path: Path) -> Iterator[DebianRoot]:
             mount("--bind", str(source), str(root / target))
         # The checkout read-only: the installer must build elsewhere and leave the user's clone untouched.
         _run([*SUDO, "mount", "-o", "remount,bind,ro", str(root / "src")])
-        yield DebianRoot(root)
+        made = DebianRoot(root, suite, machine)
+        if then is not None:
+            then(made)
+        return made
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        with ThreadPoolExecutor() as pool:
+            list(pool.map(lambda made: _remove(*made), self._made))
+
+
+def _remove(root: Path, mounts: list[Path]) -> None:
+    for target in reversed(mounts):
+        subprocess.run([*SUDO, "umount", "-l", str(target)], capture_output=True)
+    if not _mounted_under(root):
+        subprocess.run([*SUDO, "rm", "-rf", "--one-file-system", str(root)], capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def roots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Roots]:
+    made = Roots(tmp_path_factory.mktemp("roots"))
+    try:
+        yield made
     finally:
-        for target in reversed(mounts):
-            subprocess.run([*SUDO, "umount", "-l", str(target)], capture_output=True)
-        if not _mounted_under(root):
-            subprocess.run([*SUDO, "rm", "-rf", "--one-file-system", str(root)], capture_output=True)
+        made.close()

@@ -80,7 +80,9 @@ touch "$NMCLI_DB"
 case "$*" in
   "-t -f RUNNING general") echo running ;;
   "-t -f NAME connection show"|"-t -f NAME connection show --active") cat "$NMCLI_DB" ;;
-  "connection add "*) set -- "$@"; while [ "$1" != con-name ]; do shift; done; echo "$2" >> "$NMCLI_DB" ;;
+  "connection add "*) set -- "$@"; while [ "$1" != con-name ]; do shift; done; echo "$2" >> "$NMCLI_DB"
+    while [ "$1" != ssid ]; do shift; done; echo "$2" > "$NMCLI_DB.ssid" ;;
+  "-g 802-11-wireless.ssid connection show "*) cat "$NMCLI_DB.ssid" ;;
   "connection delete "*) grep -vx "$3" "$NMCLI_DB" > "$NMCLI_DB.new" || true; mv "$NMCLI_DB.new" "$NMCLI_DB" ;;
   "connection up "*) ;;
   "-g IP4.ADDRESS connection show "*) echo 10.42.0.1/24 ;;
@@ -130,6 +132,15 @@ def test_hotspot_again_keeps_the_password_and_replaces_the_connection(tmp_path, 
     off = hotspot(tmp_path, nmcli, "off")
     assert off.stdout.strip() == "Hotspot off"
     assert not (tmp_path / "state" / "wifi.json").exists() and (tmp_path / "nmcli.db").read_text() == ""
+
+
+def test_hotspot_status_needs_no_root_and_no_wifi_json(tmp_path, nmcli):
+    assert hotspot(tmp_path, nmcli, "on", "--ssid", "Table 3", "--password", "moon rock").returncode == 0
+    (tmp_path / "state" / "wifi.json").unlink()  # as a user without sudo sees it: the service's file, unreadable
+    status = hotspot(tmp_path, nmcli, "status")
+    assert (status.returncode, status.stdout, status.stderr) == (0, "Hotspot on: Table 3 at http://10.42.0.1/\n", "")
+    assert hotspot(tmp_path, nmcli, "off").returncode == 0
+    assert hotspot(tmp_path, nmcli, "status").stdout == "Hotspot off\n"
 
 
 def test_hotspot_refuses_a_short_password_and_a_missing_network_manager(tmp_path, nmcli):
