@@ -92,8 +92,13 @@ def to_json(value: Any) -> Any:
     return value
 
 
-def from_json(kind: type[T] | Any, data: Any, path: str = "") -> T:
-    """Build a value of type `kind` from JSON data, checking every field; raises CodecError naming the path."""
+def from_json(kind: type[T] | Any, data: Any, path: str = "", given: Mapping[str, Any] | None = None) -> T:
+    """Build a value of type `kind` from JSON data, checking every field; raises CodecError naming the path.
+    `given`: fields of the dataclass `kind` taken as they are, not read from `data` (a value kept elsewhere)."""
+    if given:
+        if not isinstance(data, dict):
+            raise CodecError(f"{path or 'value'}: expected an object, got {_describe(data)}")
+        return _decode_dataclass(kind, data, path or "value", given)
     return _decode(kind, data, path or "value")
 
 
@@ -203,7 +208,7 @@ def _decode_tuple(kind: Any, data: Any, path: str) -> tuple:
     return tuple(_decode(a, v, f"{path}[{i}]") for i, (a, v) in enumerate(zip(args, data, strict=True)))
 
 
-def _decode_dataclass(cls: type, data: Any, path: str) -> Any:
+def _decode_dataclass(cls: type, data: Any, path: str, given: Mapping[str, Any] | None = None) -> Any:
     if not isinstance(data, dict):
         raise CodecError(f"{path}: expected an object, got {_describe(data)}")
     hints = _hints(cls)
@@ -211,8 +216,10 @@ def _decode_dataclass(cls: type, data: Any, path: str) -> Any:
     unknown = sorted(set(data) - set(fields))
     if unknown:
         raise CodecError(f"{path}: unknown field {unknown[0]!r} (known: {', '.join(fields)})")
-    values = {}
+    values = dict(given or {})
     for name, field in fields.items():
+        if name in values:
+            continue
         if name in data:
             values[name] = _decode(hints[name], data[name], f"{path}.{name}")
         elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:

@@ -154,7 +154,7 @@ def _initial_state(scenario: Scenario) -> Any:
     if not scenario.given:
         return state
     try:
-        return game.state_from_json(_merge(game.state_to_json(state), scenario.given))
+        return game.state_from_json(_merge(game.state_to_json(state), scenario.given), game.material(state))
     except codec.CodecError as error:
         raise ScenarioError(f"{scenario.path}: given: {error}") from None
 

@@ -6,7 +6,9 @@ a player's words why an action may not be done, `apply` returns the next state a
 `layout` says where every tracked piece must stand, `ledger` gives the books, `outcome` the end.
 
 State, actions and events are immutable values that round-trip through JSON (see codec.py); chance comes only from
-the Rng inside the state, so a game replays exactly from (players, options, seed) and its action list.
+the Rng inside the state. Setup is the only step that may read a file: every state carries the `Material` it was set
+up on (its board and data, read once, with their version), so a game replays exactly from its first state and its
+action list, whatever has become of the files since.
 
     >>> from companion.rules import load
     >>> game = load("trajectory")
@@ -18,12 +20,16 @@ the Rng inside the state, so a game replays exactly from (players, options, seed
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Self, TypeVar
 
 from companion import codec
+from companion.boards.model import Board
 
 S = TypeVar("S")
 JSON = Any
@@ -193,6 +199,94 @@ class Muster:
         return codec.to_json(self)
 
 
+def version_of(data: JSON) -> str:
+    """The version of a piece of data: the first 16 hex digits of the SHA-256 of its canonical JSON (keys sorted, no
+    spaces, UTF-8, a whole number written without a fraction: 100.0 as 100). Equal data, equal version, however its
+    file was laid out; any change, another version."""
+    text = json.dumps(_canonical(data), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _canonical(data: JSON) -> JSON:
+    if isinstance(data, float) and data.is_integer():
+        return int(data)
+    if isinstance(data, dict):
+        return {key: _canonical(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [_canonical(value) for value in data]
+    return data
+
+
+@dataclass(frozen=True, eq=False)
+class Material:
+    """What a game was set up on: its board and the data it read (a deck, maps, data files), as read at setup, and
+    their `version` (version_of their JSON form). Each game subclasses it with its own fields (frozen, eq=False);
+    two materials are equal when their versions are, so comparing and hashing states stays cheap, and the rules'
+    caches may be keyed on a material. A state's JSON names its material by version (`Game.state_to_json`): a
+    table keeps the whole material once per game, in the game's first state (`whole=True`)."""
+
+    version: str
+
+    @classmethod
+    def of(cls, **parts: Any) -> Self:
+        """The material of these parts, with their version."""
+        return cls(version=version_of(codec.to_json(parts)), **parts)
+
+    def board_of(self) -> Board:
+        """The board the game was set up on."""
+        board = getattr(self, "board", None)
+        if not isinstance(board, Board):
+            raise TypeError(f"{type(self).__name__} carries no board")
+        return board
+
+    def parts(self) -> dict[str, Any]:
+        """The material without its version."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "version"}
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.version == self.version  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self.version)
+
+
+# What a game tells the table about itself: its options that name boards and data sets, the boards it lays beside
+# its own, and how its books read. The table, the web and the twin read these; none of them names a game.
+
+
+@dataclass(frozen=True)
+class DataOption:
+    """An option that names data a table may supply: one file, a folder, or a file per key (`keys`: each key and
+    what it is called, "planet 3"). `built_in`: the values naming the game's own data (None: the option left out)."""
+
+    kind: Literal["file", "folder", "files"]
+    built_in: tuple[Any, ...] = (None,)
+    keys: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Beside:
+    """A board the game lays beside its own, each on a reed grid of its own: `board` names it for
+    `companion.boards.default_board` ("orbital_battle:planet3"), `prefix` begins its sites' names in the layout
+    ("p3:"), `name` says it ("planet 3")."""
+
+    board: str
+    prefix: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Surface:
+    """A map beside the board that the page may open (Orbital Battle's planet surfaces), by id and name."""
+
+    id: str
+    name: str
+
+
+ShowCounter = Callable[[Any, Callable[[Any], str]], str]
+"""A counter's value in words, given the words for any scalar in it (a site id -> its name)."""
+
+
 class Game(ABC, Generic[S]):
     """A game engine. Subclasses are stateless: every method is a pure function of its arguments."""
 
@@ -213,6 +307,26 @@ class Game(ABC, Generic[S]):
     # -> one or two characters, each mark meaning one kind; "" for none (a piece told by its own colour). A kind
     # not listed shows the first letter of its name.
     marks: ClassVar[Mapping[str, str]] = {}
+
+    # What the table, the web and the twin know of the game, declared here and nowhere else:
+    # The option that names the board it is played on (a board file, or one of `board_sides`); None: always its own.
+    board_option: ClassVar[str | None] = None
+    # Values of the board option naming boards the game brings, each as the phones say it; the first is its own.
+    board_sides: ClassVar[Mapping[str, str]] = {}
+    # The board as the phones name it when it is the game's own ("the solar map"; "": "TITLE's own board").
+    board_words: ClassVar[str] = ""
+    # True when its board's sites are fixed (hexes, numbered spaces): the editor starts from no empty board.
+    fixed_sites: ClassVar[bool] = False
+    # Options that name data a table may supply (files, folders), by option name.
+    data_options: ClassVar[Mapping[str, DataOption]] = {}
+    # Boards laid beside its own, each on a grid of its own (their sites are in the layout under their prefix).
+    beside: ClassVar[tuple[Beside, ...]] = ()
+    # Maps the page may open beside the board (see `surface`).
+    surfaces: ClassVar[tuple[Surface, ...]] = ()
+    # The books: a label for a counter whose own name would not say it (None: players do not need it), and
+    # counters said in a way of their own.
+    ledger_labels: ClassVar[Mapping[str, str | None]] = {}
+    ledger_shown: ClassVar[Mapping[str, ShowCounter]] = {}
 
     @abstractmethod
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> S:
@@ -249,6 +363,27 @@ class Game(ABC, Generic[S]):
 
     @abstractmethod
     def outcome(self, state: S) -> Outcome | None: ...
+
+    def material(self, state: S) -> Material:
+        """What the state was set up on: its board and data, with their version."""
+        found = getattr(state, "material", None)
+        if not isinstance(found, Material):
+            raise TypeError(f"{type(state).__name__} carries no material")
+        return found
+
+    def board(self, state: S) -> Board:
+        """The board the state was set up on, as the rules read it."""
+        return self.material(state).board_of()
+
+    def own_board(self, side: str = "") -> Board:
+        """A board the game brings: `side` is one of `board_sides` ("" or unknown: its own, the first)."""
+        from companion.boards import default_board
+
+        return default_board(self.name)
+
+    def surface(self, state: S, surface: str) -> Board | None:
+        """One of `surfaces` as the state has it, its sites named as the layout names them (None: no such map)."""
+        return None
 
     def physical_piece(self, name: str) -> str:
         """The piece in the box that a layout name stands for, as a camera tells pieces apart: the name itself,
@@ -306,17 +441,42 @@ class Game(ABC, Generic[S]):
         self.check(state, action)
         return self._apply(state, action)
 
-    def state_to_json(self, state: S) -> JSON:
-        return codec.to_json(state)
+    def state_to_json(self, state: S, whole: bool = False) -> JSON:
+        """The state's JSON: its material named by version ("material": "3f2a..."), or with `whole` the material
+        itself (a table keeps it once per game, in the first state)."""
+        material = self.material(state)
+        data = {f.name: codec.to_json(getattr(state, f.name)) for f in dataclasses.fields(state)  # type: ignore[arg-type]
+                if f.name != "material"}  # fmt: skip
+        data["material"] = codec.to_json(material) if whole else material.version
+        return data
 
-    def state_from_json(self, data: JSON) -> S:
-        return codec.from_json(self.state_type, data, "state")
+    def state_from_json(self, data: JSON, material: Material | None = None) -> S:
+        """A state from its JSON: with the whole material in it (its version checked against its content), or named
+        by version, when `material` must be the one of that version (a CodecError otherwise)."""
+        if not isinstance(data, Mapping):
+            raise codec.CodecError(f"state: expected an object, got {type(data).__name__}")
+        named = data.get("material")
+        if isinstance(named, Mapping):
+            state = codec.from_json(self.state_type, data, "state")
+            found = self.material(state)
+            if version_of(codec.to_json(found.parts())) != found.version:
+                raise codec.CodecError(f"state.material: its content is not version {found.version}")
+            return state
+        if material is None or (named is not None and named != material.version):
+            raise codec.CodecError(f"state.material: set up on material {named!r}, which is not given"
+                                   + ("" if material is None else f" (given: {material.version})"))
+        rest = {key: value for key, value in data.items() if key != "material"}
+        return codec.from_json(self.state_type, rest, "state", given={"material": material})
 
     def replay(
         self, players: Sequence[str], options: Mapping[str, Any], seed: int, actions: Iterable[Action]
     ) -> tuple[S, list[Event]]:
         """The state after playing `actions` from a fresh setup, and every event on the way."""
-        state = self.setup(players, options, seed)
+        return self.replay_from(self.setup(players, options, seed), actions)
+
+    def replay_from(self, state: S, actions: Iterable[Action]) -> tuple[S, list[Event]]:
+        """The state after playing `actions` from `state` (a game's first state: no file is read again), and every
+        event on the way."""
         events: list[Event] = []
         for action in actions:
             state, new = self.apply(state, action)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import random
 
 from companion.rules import Action, Game
-from companion.rules.orbit.data import load_deck
 from companion.rules.orbit.space import distances
 from companion.rules.orbit.state import PRISM, State, ships_of, team_of
 
@@ -28,12 +27,12 @@ IMPROVES = 1e-6
 
 def distance_to_win(state: State, name: str) -> float:
     """How far `name`'s team is from winning: 0 once every marker is gone and every spaceship is docked at home."""
-    spec, blocked = state.options.board, frozenset(state.nebulas)
+    material, blocked = state.material, frozenset(state.nebulas)
     total = 0.0
     for member in team_of(state, name):
         for colour in ships_of(state, member):
             ship = state.ships[colour]
-            steps = distances(spec, ship.site, blocked)
+            steps = distances(material, ship.site, blocked)
             if ship.markers:
                 targets = [_marker_site(state, m) for m in ship.markers]
                 total += MARKER_WEIGHT * len(ship.markers) + min(steps.get(t, FAR) for t in targets if t)
@@ -71,7 +70,7 @@ def _hand(state: State, plays: list[Action], rng: random.Random) -> list[Action]
     """The cards the player holds: as many as the hand counts, drawn from the copies not in the discard pile (the
     companion counts hands but cannot see them, so the scripted player draws its own)."""
     assert state.turn is not None
-    deck = load_deck(state.options.deck).by_id
+    deck = state.material.deck.by_id
     copies = [a for a in plays for _ in range(deck[a.get("card")].count - state.discard.get(a.get("card"), 0))]
     size = min(state.people[state.turn.player].hand, len(copies))
     return rng.sample(copies, size) or plays

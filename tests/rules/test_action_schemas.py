@@ -61,7 +61,7 @@ def _round_trips(game, state, action) -> None:
     """An accepted action and the state it leads to load again from their stored JSON."""
     new, _ = game.apply(state, action)
     assert game.decode_action(json.loads(json.dumps(action.to_json()))) == action
-    assert game.state_from_json(json.loads(json.dumps(game.state_to_json(new)))) == new
+    assert game.state_from_json(json.loads(json.dumps(game.state_to_json(new))), game.material(new)) == new
 
 
 def _refused_or_sound(game, state, data: dict) -> str | None:

@@ -95,7 +95,7 @@ def test_every_legal_action_is_accepted_and_the_game_replays(game):
     replayed, _ = GAME.replay(PLAYERS, {"mode": mode}, seed, actions)
     assert replayed == states[-1]
     data = GAME.state_to_json(states[-1])
-    assert GAME.state_from_json(data) == states[-1]
+    assert GAME.state_from_json(data, GAME.material(states[-1])) == states[-1]
 
 
 @settings(max_examples=10, deadline=None)

@@ -71,7 +71,7 @@ def test_pieces_are_conserved_except_stations_taken_and_nebulas_placed(game):
 def test_json_round_trip_and_replay(game):
     players, options, state, moves = _play(*game, limit=120)
     for move in moves[::10]:
-        assert GAME.state_from_json(GAME.state_to_json(move.state)) == move.state
+        assert GAME.state_from_json(GAME.state_to_json(move.state), GAME.material(move.state)) == move.state
     replayed, _ = GAME.replay(players, options, game[0], [m.action for m in moves])
     assert replayed == (moves[-1].state if moves else state)
 

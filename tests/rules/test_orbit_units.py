@@ -12,6 +12,7 @@ from companion.printables.shapes import to_svg
 from companion.rules import Action, SetupError, load
 from companion.rules.orbit.data import DEFAULT_DECK, load_deck
 from companion.rules.orbit.space import space, straight_lines
+from companion.rules.orbit.state import material
 
 GAME = load("orbit")
 
@@ -20,7 +21,7 @@ GAME = load("orbit")
 def test_both_sides_fit_the_reed_grid_and_have_eight_orbits(side):
     board = build(side)
     assert len(board.sites) <= 256
-    sp = space(side)
+    sp = space(material(side, ""))
     assert sorted(sp.positions) == sorted(COLOURS)
     assert len(sp.portals) >= 4 and len(sp.station_sites) == 14
     assert len(board.fiducials) >= 4  # any three of them give the camera the board's pose
@@ -31,14 +32,14 @@ def test_both_sides_fit_the_reed_grid_and_have_eight_orbits(side):
 
 
 def test_the_back_has_forks_and_an_open_gray_orbit():
-    sp = space("back")
+    sp = space(material("back", ""))
     forks = [s for s, near in sp.orbit.items() if len(near) > 2]
     assert {sp.colour_of[s] for s in forks} == {"yellow", "blue", "purple"}
     assert any(link.kind == "orbit-outside" for link in sp.board.links)
 
 
 def test_straight_lines_run_to_the_edge():
-    line = straight_lines("front", "r0s0", frozenset())
+    line = straight_lines(material("front", ""), "r0s0", frozenset())
     assert len(line) == 6 * 8 and "r8s0" in line and "r8s24" in line
 
 
@@ -121,11 +122,11 @@ def test_a_planet_never_turns_back_round_its_orbit(side):
     the way it came; only the Alternate Dimension's branch starts offer two (a fork), and never the way it came."""
     from companion.rules.orbit.space import _turning, next_choices
 
-    sp = space(side)
+    sp = space(material(side, ""))
     forks = set()
     for site, near in sp.orbit.items():
         for came in near:
-            onward = next_choices(side, came, site)
+            onward = next_choices(material(side, ""), came, site)
             assert came not in onward
             going = _turning(sp, came, site)
             assert all(_turning(sp, site, s) in (going, 0) for s in onward) or not going

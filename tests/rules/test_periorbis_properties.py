@@ -77,7 +77,7 @@ def test_states_round_trip_through_json_and_games_replay(game):
     start, moves = _play(*game, limit=300)
     for move in moves[::20]:
         data_ = json.loads(json.dumps(GAME.state_to_json(move.state)))
-        assert GAME.state_from_json(data_) == move.state
+        assert GAME.state_from_json(data_, GAME.material(move.state)) == move.state
         json.dumps(GAME.ledger(move.state))
     seed, players, length = game
     replayed, _ = GAME.replay(COLOURS[:players], {"length": length}, seed, [m.action for m in moves])

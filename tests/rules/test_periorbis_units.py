@@ -109,7 +109,8 @@ def test_the_last_turn_is_scored_by_a_declared_action_the_table_reaches(tmp_path
     """The last bureaucracy moves no piece (the turn marker stays on the last turn), so the board cannot show it:
     it is `score`, declared on a phone, and a short game played through the twin's table ends scored."""
     state = GAME.setup(["red", "green"], {"length": "short"}, 3)
-    state = GAME.state_from_json({**GAME.state_to_json(state), "turn": 6, "stage": "bureaucracy", "active": None})
+    state = GAME.state_from_json({**GAME.state_to_json(state), "turn": 6, "stage": "bureaucracy", "active": None},
+                                 GAME.material(state))
     assert [a.type for a in GAME.legal_actions(state)] == ["score"] and "score" not in GAME.board_moves
     assert GAME.phase(state).step == "score"
     scored, _ = GAME.apply(state, Action.make("score"))

@@ -80,7 +80,7 @@ def test_state_json_round_trip_and_replay(game):
     seed, players, difficulty = game
     start, moves = _play(seed, players, difficulty)
     for move in moves[::7]:
-        assert GAME.state_from_json(GAME.state_to_json(move.state)) == move.state
+        assert GAME.state_from_json(GAME.state_to_json(move.state), GAME.material(move.state)) == move.state
     actions = [Action.from_json(m.action.to_json()) for m in moves]
     replayed, events = GAME.replay(COLOURS[:players], {"difficulty": difficulty}, seed, actions)
     assert replayed == (moves[-1].state if moves else start)

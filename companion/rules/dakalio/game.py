@@ -7,7 +7,6 @@ from typing import Any, ClassVar
 
 from companion.codec import Maybe, text
 from companion.rules.dakalio import judge, placing, play
-from companion.rules.dakalio.mat import mat
 from companion.rules.dakalio.slide import destinations, ship_routes
 from companion.rules.dakalio.state import (
     DELIVERIES_TO_WIN,
@@ -19,9 +18,11 @@ from companion.rules.dakalio.state import (
     held,
     other,
 )
+from companion.rules.dakalio.state import material as read_material
 from companion.rules.dakalio.text import who
 from companion.rules.engine import (
     Action,
+    DataOption,
     Event,
     Game,
     Handler,
@@ -58,6 +59,11 @@ ARGS: dict[str, dict[str, Any]] = {
     "resign": {},
     "next_game": {},
 }
+# The table's facts (engine.Game): the mat is a board file of the table's own; the books' labels.
+DATA = {"mat": DataOption("file")}
+LABELS = {"reserve": "Ships in reserve", "inside": "Ships on the mat", "first": "First player",
+          "dakalio_carried": "Carrying Dakalio", "dakalio_delivered": "Dakalio delivered",
+          "dakalio_taken": "Dakalio taken", "game": "Game of the match"}
 # Which stage each action belongs to.
 STAGES: dict[str, tuple[str, ...]] = {
     "portals": ("portals",),
@@ -79,6 +85,9 @@ class Dakalio(Game[State]):
     state_type = State
     marks: ClassVar[Mapping[str, str]] = {"ship": "S", "asteroid": "A", "portal": "P", "dakalio": "D"}
     board_moves = frozenset({"portal", "asteroid", "enter", "move", "dakalio", "next_game"})
+    board_option = "mat"
+    data_options = DATA
+    ledger_labels = LABELS
     actions = ARGS
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
@@ -87,7 +96,7 @@ class Dakalio(Game[State]):
             raise SetupError(f"players: Dakalio takes two players with different names, got {list(players)}")
         if "dakalio" in players:
             raise SetupError("players: 'dakalio' names the crystals; choose another player name")
-        mat(opts.mat)  # a bad mat file is a SetupError now, not a surprise later
+        material = read_material(opts.mat)  # the mat, read now and never again: a bad file is a SetupError now
         rng = Rng.seeded(seed)
         first = opts.first
         if first is None:
@@ -95,7 +104,7 @@ class Dakalio(Game[State]):
         elif first not in players:
             raise SetupError(f"options.first: {first!r} is not one of the players ({', '.join(players)})")
         a, b = players
-        blank = State(opts, (a, b), rng, 1, first, "portals", first, {}, (), (), None, (), {}, {}, {})
+        blank = State(opts, material, (a, b), rng, 1, first, "portals", first, {}, (), (), None, (), {}, {}, {})
         return fresh_game(blank, first)
 
     def phase(self, state: State) -> Phase:

@@ -9,12 +9,11 @@ continue each other, in the order of n, into one loop round the planet (the last
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 from companion.boards import Board, BoardFileError, load_board
 from companion.boards import dakalio as default_mat
-from companion.jsonfile import file_stamp
-from companion.rules.engine import SetupError
+from companion.rules.engine import Material, SetupError
 
 LOAD_KINDS = ("base", "load")
 
@@ -120,17 +119,27 @@ def from_board(board: Board, source: str = "mat") -> Mat:
     )
 
 
-def mat(path: str | None = None) -> Mat:
-    """The default mat, or the mat in a board file (read again once the table replaces the file under its name)."""
-    return _mat(path, file_stamp(path))
-
-
-@cache
-def _mat(path: str | None, stamp: int) -> Mat:
+def read_board(path: str | None) -> Board:
+    """The mat's board as setup reads it: the default mat, or the table's board file; SetupError naming the file
+    for one that cannot be read or is no mat."""
     if path is None:
-        return from_board(default_mat.build(), "the default mat")
-    try:
-        board = load_board(path)
-    except (BoardFileError, OSError) as error:
-        raise SetupError(f"options.mat: {error}") from None
-    return from_board(board, f"options.mat: {path}")
+        board, source = default_mat.build(), "the default mat"
+    else:
+        try:
+            board = load_board(path)
+        except (BoardFileError, OSError) as error:
+            raise SetupError(f"options.mat: {error}") from None
+        source = f"options.mat: {path}"
+    from_board(board, source)  # a board that is no mat is refused now, never in play
+    return board
+
+
+def mat(path: str | None = None) -> Mat:
+    """The default mat, or the mat in a board file, read now."""
+    return from_board(read_board(path), "the mat")
+
+
+@lru_cache(maxsize=32)
+def mat_of(material: Material) -> Mat:
+    """The mat of the board a game was set up on (checked then), worked out once per material."""
+    return from_board(material.board_of(), "the mat")

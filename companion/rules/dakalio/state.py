@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Literal
 
-from companion.rules.dakalio.mat import Mat, mat
+from companion.boards import Board
+from companion.jsonfile import file_stamp
+from companion.rules import engine
+from companion.rules.dakalio.mat import Mat, mat_of, read_board
 from companion.rules.rng import Rng
 
 SHIPS_EACH = 10
@@ -27,6 +31,23 @@ class Options:
     mat: str | None = None
 
 
+@dataclass(frozen=True, eq=False)
+class Material(engine.Material):
+    """The mat the game is played on (the default mat or the table's own), as read at setup."""
+
+    board: Board
+
+
+def material(path: str | None) -> Material:
+    """The material of a game on the mat at `path` (None: the default mat), read now; setup's alone."""
+    return _material(path, file_stamp(path))
+
+
+@cache
+def _material(path: str | None, stamp: int) -> Material:
+    return Material.of(board=read_board(path))
+
+
 @dataclass(frozen=True)
 class Ship:
     owner: str
@@ -37,6 +58,7 @@ class Ship:
 @dataclass(frozen=True)
 class State:
     options: Options
+    material: Material
     players: tuple[str, str]
     rng: Rng
     game: int  # which game of the match (1 in Simple)
@@ -57,7 +79,7 @@ class State:
 
 
 def board_of(state: State) -> Mat:
-    return mat(state.options.mat)
+    return mat_of(state.material)
 
 
 def other(state: State, player: str) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from companion.rules.engine import Event
-from companion.rules.orbit.data import load_deck
 from companion.rules.orbit.space import space
 from companion.rules.orbit.state import (
     CAPACITY_MAX,
@@ -55,7 +54,7 @@ def visit(state: State, events: list[Event]) -> State:
     if state.turn is None:
         return state
     name = state.turn.player
-    markers = load_deck(state.options.deck).markers
+    markers = state.material.deck.markers
     for colour in ships_of(state, name):
         ship = state.ships[colour]
         planet = planet_at(state, ship.site)
@@ -112,7 +111,7 @@ def arrive(state: State, colour: str, events: list[Event]) -> State:
         kind = "jump" if tile == "portal" else "cannon"
         state = _offer(state, Offer(kind, colour, elsewhere=kind == "jump"))
         events.append(Event("offer", f"The {STATION_NAMES[tile]} may be used now (or declined).", {"kind": kind}))
-    if tile is None and site in space(state.options.board).portals:
+    if tile is None and site in space(state.material).portals:
         state = _offer(state, Offer("jump", colour, elsewhere=True))
         events.append(Event("offer", "The hyper jump portal may be used now (or declined).", {"kind": "jump"}))
     return state
@@ -143,7 +142,7 @@ def activate(state: State, colour: str) -> tuple[State, list[Event]]:
 
 def jump_targets(state: State, offer_site: str, elsewhere: bool) -> tuple[str, ...]:
     """Intersections showing the hyper jump symbol: the board's portals and the portal stations."""
-    sites = set(space(state.options.board).portals) | {s for s, t in state.stations.items() if t == "portal"}
+    sites = set(space(state.material).portals) | {s for s, t in state.stations.items() if t == "portal"}
     if elsewhere:
         sites.discard(offer_site)
     return tuple(sorted(sites))

@@ -61,6 +61,6 @@ def target(state: State, action: Action) -> str:
     from companion.rules.orbit.space import space
 
     site = action.get("to")
-    if not isinstance(site, str) or site not in space(state.options.board).neighbours:
+    if not isinstance(site, str) or site not in space(state.material).neighbours:
         raise IllegalAction(f"there is no intersection {site!r} on the board")
     return site

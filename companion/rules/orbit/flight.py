@@ -61,7 +61,7 @@ def fly(state: State, action: Action) -> Result:
         raise IllegalAction("a flight must end on another intersection")
     if site in state.nebulas:
         raise IllegalAction(f"no spaceship may fly onto the artificial nebula on {where(state, site)}")
-    steps = distances(state.options.board, start, frozenset(state.nebulas)).get(site)
+    steps = distances(state.material, start, frozenset(state.nebulas)).get(site)
     if steps is None:
         raise IllegalAction(f"artificial nebulas block every way to {where(state, site)}")
     card = int(item.split(":")[1])
@@ -107,7 +107,7 @@ def engine(state: State, action: Action) -> Result:
 
 def _straight(state: State, colour: str, site: str, by: str) -> Result:
     start = state.ships[colour].site
-    if site not in straight_lines(state.options.board, start, frozenset(state.nebulas)):
+    if site not in straight_lines(state.material, start, frozenset(state.nebulas)):
         raise IllegalAction(f"{where(state, site)} is not on a clear straight line from {where(state, start)}")
     state = with_ship(state, colour, site=site)
     events = [
@@ -126,7 +126,7 @@ def _start_offer(state: State, name: str, action: Action, kind: str) -> Offer:
     colour = own_ship(state, name, action)
     site = state.ships[colour].site
     tile = state.stations.get(site)
-    here = tile == "portal" or site in space(state.options.board).portals if kind == "jump" else tile == "cannon"
+    here = tile == "portal" or site in space(state.material).portals if kind == "jump" else tile == "cannon"
     if not here or (turn.start or {}).get(colour) != site:
         raise IllegalAction(f"there is no {OFFER_NAMES[kind]} to use: it works where a flight ends")
     if turn.flown:

@@ -6,9 +6,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Annotated, Any, ClassVar
 
+from companion.boards import Board
+from companion.boards.orbit import build as build_side
 from companion.codec import MaxLength, Maybe, text, whole
 from companion.rules.engine import (
     Action,
+    DataOption,
     Event,
     Game,
     Handler,
@@ -24,7 +27,7 @@ from companion.rules.engine import read_options as _read_options
 from companion.rules.orbit import flight, partners, planets, turns
 from companion.rules.orbit.arrival import jump_targets, visit
 from companion.rules.orbit.common import OFFER_ACTIONS, OFFER_NAMES
-from companion.rules.orbit.data import describe, feature_words, heading, load_deck
+from companion.rules.orbit.data import describe, feature_words, heading
 from companion.rules.orbit.setup import exchange_tiles, people_and_ships, place_planets, place_stations, seat_colours
 from companion.rules.orbit.space import distances, space, straight_lines
 from companion.rules.orbit.state import (
@@ -37,6 +40,7 @@ from companion.rules.orbit.state import (
     partner_of,
     ships_of,
 )
+from companion.rules.orbit.state import material as read_material
 from companion.rules.orbit.text import who
 from companion.rules.rng import Rng
 
@@ -95,13 +99,20 @@ def _card_words(state: State) -> str | None:
     """The card in play as its features read (the box's cards carry no number a player would know)."""
     if state.turn is None or state.turn.card is None:
         return None
-    return describe(load_deck(state.options.deck).by_id[state.turn.card])
+    return describe(state.material.deck.by_id[state.turn.card])
 
 
 def piece(state: State, colour: str) -> str:
     """A spaceship's piece name: "ship-red", or "ship-blue-red" for Red's second (blue) ship in a dual game."""
     owner = state.ships[colour].owner
     return f"ship-{colour}" if owner == colour else f"ship-{colour}-{owner}"
+
+
+# The table's facts (engine.Game): the board's two sides, the options a table may give files of its own, the books.
+SIDES = {"front": "ORBIT's front side", "back": "ORBIT's back side"}
+DATA = {"board": DataOption("file", tuple(SIDES)), "deck": DataOption("file", ("",))}
+LABELS = {"hand": "Cards in hand", "sites": "Where", "markers": "Markers to place", "engine": "Engine fitted",
+          "friendship_tile": "Friendship tile", "deck": "Cards in the deck"}
 
 
 class Orbit(Game[State]):
@@ -116,11 +127,19 @@ class Orbit(Game[State]):
         "station-portal": "J", "station-cannon": "C", "station-fuel": "F", "prism": "◆", "nebula": "N"}
     board_moves = frozenset({"advance", "fly", "jump", "cannon", "nebula"})
     actions = ARGS
+    board_option = "board"
+    board_sides = SIDES
+    data_options = DATA
+    ledger_labels = LABELS
+
+    def own_board(self, side: str = "") -> Board:
+        return build_side(side if side in SIDES else "front")
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)
         colours = seat_colours(players, opts)
-        sp, deck = space(opts.board), load_deck(opts.deck)
+        material = read_material(opts.board, opts.deck)  # the board and the deck, read now and never again
+        sp, deck = space(material), material.deck
         if deck.size < 3 * len(players) + 1:
             raise SetupError(f"the deck has {deck.size} cards: too few to deal three to each player")
         rng = Rng.seeded(seed)
@@ -129,6 +148,7 @@ class Orbit(Game[State]):
         people, ships = people_and_ships(players, colours, planet_sites, opts)
         state = State(
             options=opts,
+            material=material,
             players=tuple(players),
             ships=ships,
             planets=planet_sites,
@@ -191,7 +211,7 @@ class Orbit(Game[State]):
     def group(self, state: State, action: Action) -> str | None:
         if action.type != "play":
             return None
-        card = load_deck(state.options.deck).by_id.get(action.get("card") or "")
+        card = state.material.deck.by_id.get(action.get("card") or "")
         return heading(card) if card is not None else None
 
     def ledger(self, state: State) -> Ledger:
@@ -235,8 +255,8 @@ def _candidates(state: State) -> Iterator[Action]:
     make, turn = Action.make, state.turn
     if turn is None:
         return
-    spec, blocked = state.options.board, frozenset(state.nebulas)
-    sp = space(spec)
+    material, blocked = state.material, frozenset(state.nebulas)
+    sp = space(material)
     mine = ships_of(state, turn.player)
 
     def ship(colour: str) -> str | None:
@@ -253,13 +273,13 @@ def _candidates(state: State) -> Iterator[Action]:
             yield make("activate")
         else:
             targets = jump_targets(state, site, offer.elsewhere) if offer.kind == "jump" else straight_lines(
-                spec, site, blocked)
+                material, site, blocked)
             for to in targets:
                 yield make(offer.kind, to=to)
         yield make("decline")
         return
     if turn.card is None:
-        for card in load_deck(state.options.deck).cards:
+        for card in state.material.deck.cards:
             yield make("play", card=card.id)
     else:
         yield from _feature_actions(state, mine, ship)
@@ -270,7 +290,7 @@ def _candidates(state: State) -> Iterator[Action]:
             for to in jump_targets(state, site, True):
                 yield make("start_jump", to=to, ship=ship(colour))
             if state.stations.get(site) == "cannon":
-                for to in straight_lines(spec, site, blocked):
+                for to in straight_lines(material, site, blocked):
                     yield make("start_cannon", to=to, ship=ship(colour))
         if state.options.mode != "standard":
             yield make("friendship", ship=ship(colour))
@@ -284,8 +304,8 @@ def _candidates(state: State) -> Iterator[Action]:
 def _feature_actions(state: State, mine: tuple[str, ...], ship: Callable[[str], str | None]) -> Iterator[Action]:
     make, turn = Action.make, state.turn
     assert turn is not None
-    spec, blocked = state.options.board, frozenset(state.nebulas)
-    sp = space(spec)
+    material, blocked = state.material, frozenset(state.nebulas)
+    sp = space(material)
     items = set(turn.features)
     own = {f.split(":")[1]: int(f.split(":")[2]) for f in items if f.startswith("advance:")}
     for colour in state.planets:
@@ -306,13 +326,13 @@ def _feature_actions(state: State, mine: tuple[str, ...], ship: Callable[[str], 
     if fly is not None and not turn.flown:
         reach = fly + flight.energy_available(state, turn.player)
         for colour in mine:
-            for site, steps in distances(spec, state.ships[colour].site, blocked).items():
+            for site, steps in distances(material, state.ships[colour].site, blocked).items():
                 if 0 < steps <= reach:
                     yield make("fly", to=site, ship=ship(colour))
                     yield from _shares(state, make("fly", to=site, ship=ship(colour)), steps - fly)
     if state.people[turn.player].engine:
         for colour in mine:
-            for site in straight_lines(spec, state.ships[colour].site, blocked):
+            for site in straight_lines(material, state.ships[colour].site, blocked):
                 yield make("engine", to=site, ship=ship(colour))
     if "nebula" in items:
         for site in sp.colour_of:

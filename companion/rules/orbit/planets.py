@@ -28,16 +28,16 @@ def walk(
     At a fork the next element of `route` says which way its arrow points on; positions holding a nebula chip
     do not count: the planet moves straight on past them.
     """
-    spec = state.options.board
+    material = state.material
     planet = state.planets[colour]
     passed: list[str] = []
     choices = list(route)
     site, heading = planet.site, planet.heading
     counted = 0
     onward: tuple[str, ...] = ()
-    for _ in range(4 * len(space(spec).orbit) + 4):  # a planet whose whole orbit is nebulas stops where it was
+    for _ in range(4 * len(space(material).orbit) + 4):  # a planet whose whole orbit is nebulas stops where it was
         came_from, site = site, heading
-        onward = next_choices(spec, came_from, site)
+        onward = next_choices(material, came_from, site)
         landing = site not in state.nebulas and counted + 1 == positions
         if len(onward) == 1:
             heading, onward = onward[0], ()
@@ -130,7 +130,7 @@ def reverse(state: State, action: Action) -> Result:
         raise IllegalAction(f"there is no {colour!r} planet (planets: {', '.join(state.planets)})")
     planet = state.planets[colour]
     heading = action.get("heading")
-    ways = space(state.options.board).orbit[planet.site]
+    ways = space(state.material).orbit[planet.site]
     if heading not in ways:
         raise IllegalAction(
             f"the {colour} arrow can point only along its orbit: to " + " or ".join(where(state, s) for s in ways)
@@ -147,7 +147,7 @@ def nebula(state: State, action: Action) -> Result:
     _, turn = ready(state)
     item = feature(turn, "nebula", "nebula symbol (or the Artificial Nebulas module is not in play)")
     site = action.get("site")
-    sp = space(state.options.board)
+    sp = space(state.material)
     if site not in sp.colour_of:
         raise IllegalAction(f"a nebula chip goes on a planet symbol of an orbit; {site!r} is none")
     if len(state.nebulas) >= NEBULA_CHIPS:
@@ -165,7 +165,7 @@ def steer_ways(state: State) -> tuple[str, ...]:
     """Where the arrow of the planet waiting at a fork may point (a game saved before the ways were kept: any way
     along its orbit)."""
     assert state.turn is not None and state.turn.steer is not None
-    return state.turn.ways or space(state.options.board).orbit[state.planets[state.turn.steer].site]
+    return state.turn.ways or space(state.material).orbit[state.planets[state.turn.steer].site]
 
 
 def steer(state: State, action: Action) -> Result:

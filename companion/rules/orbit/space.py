@@ -1,7 +1,7 @@
 """The board as the rules see it: flight lines, orbits with their forks, portals, station sites, straight lines.
 
-Everything is computed once per board (cached by the `board` option) from the board data, so a user's own board
-file works the same as ours.
+Everything is computed once per board (cached by the material the game was set up on) from the board data, so a
+user's own board file works the same as ours; the file is read at setup only (`read_board`).
 """
 
 from __future__ import annotations
@@ -9,12 +9,11 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from companion.boards import Board, BoardFileError, load_board
 from companion.boards import orbit as sides
-from companion.jsonfile import file_stamp
-from companion.rules.engine import SetupError
+from companion.rules.engine import Material, SetupError
 
 ORBIT_LINKS = ("orbit", "orbit-fork", "orbit-outside")
 
@@ -32,26 +31,23 @@ class Space:
     bearing: dict[str, float]  # planet symbol site -> its angle round the board's centre, in degrees
 
 
-def space(spec: str) -> Space:
-    """The topology of the board named by the `board` option: "front", "back" or a board file (read again when the
-    file has changed: a table's data set may be replaced under the same name)."""
-    return _space(spec, _stamp(spec))
-
-
-def _stamp(spec: str) -> int:
-    return 0 if spec in ("front", "back") else file_stamp(spec)
-
-
-@cache
-def _space(spec: str, stamp: int) -> Space:
+def read_board(spec: str) -> Board:
+    """The board the `board` option names, as setup reads it: "front", "back" or a board file; SetupError naming
+    what is wrong with a file that cannot be read or is no ORBIT board."""
     if spec in ("front", "back"):
-        board = sides.build(spec)
-    else:
-        try:
-            board = load_board(spec)
-        except (BoardFileError, OSError) as error:
-            raise SetupError(f"options.board: {error}") from None
-    return _topology(board, spec)
+        return sides.build(spec)
+    try:
+        board = load_board(spec)
+    except (BoardFileError, OSError) as error:
+        raise SetupError(f"options.board: {error}") from None
+    _topology(board, spec)  # a board the rules cannot read is refused now, never in play
+    return board
+
+
+@lru_cache(maxsize=16)
+def space(material: Material) -> Space:
+    """The topology of the board a game was set up on (checked then), worked out once per material."""
+    return _topology(material.board_of(), "the board")
 
 
 def _topology(board: Board, spec: str) -> Space:
@@ -109,14 +105,10 @@ def _topology(board: Board, spec: str) -> Space:
     )
 
 
-def distances(spec: str, start: str, blocked: frozenset[str]) -> dict[str, int]:
-    """The fewest flight steps from `start` to every site, never onto or over a blocked site (a nebula)."""
-    return _distances(spec, _stamp(spec), start, blocked)
-
-
 @lru_cache(maxsize=2048)
-def _distances(spec: str, stamp: int, start: str, blocked: frozenset[str]) -> dict[str, int]:
-    near = _space(spec, stamp).neighbours
+def distances(material: Material, start: str, blocked: frozenset[str]) -> dict[str, int]:
+    """The fewest flight steps from `start` to every site, never onto or over a blocked site (a nebula)."""
+    near = space(material).neighbours
     found = {start: 0}
     queue = deque([start])
     while queue:
@@ -128,14 +120,10 @@ def _distances(spec: str, stamp: int, start: str, blocked: frozenset[str]) -> di
     return found
 
 
-def straight_lines(spec: str, start: str, blocked: frozenset[str]) -> tuple[str, ...]:
-    """Every site a ship reaches in a straight line from `start`, stopping short of a blocked site."""
-    return _straight_lines(spec, _stamp(spec), start, blocked)
-
-
 @lru_cache(maxsize=2048)
-def _straight_lines(spec: str, stamp: int, start: str, blocked: frozenset[str]) -> tuple[str, ...]:
-    sp = _space(spec, stamp)
+def straight_lines(material: Material, start: str, blocked: frozenset[str]) -> tuple[str, ...]:
+    """Every site a ship reaches in a straight line from `start`, stopping short of a blocked site."""
+    sp = space(material)
     out = []
     for first in sp.neighbours[start]:
         prev, site = start, first
@@ -145,11 +133,11 @@ def _straight_lines(spec: str, stamp: int, start: str, blocked: frozenset[str]) 
     return tuple(out)
 
 
-def next_choices(spec: str, came_from: str, site: str) -> tuple[str, ...]:
+def next_choices(material: Material, came_from: str, site: str) -> tuple[str, ...]:
     """Where a planet arriving at `site` from `came_from` may head next: on along its orbit, round the centre the
     way it was going. Where a branch leaves the orbit there are two ways onward (a fork); where it rejoins, one: the
     way back along the other path would turn the planet round (a hairpin)."""
-    sp = space(spec)
+    sp = space(material)
     onward = tuple(s for s in sp.orbit[site] if s != came_from)
     if len(onward) < 2:
         return onward or (came_from,)

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Literal
+
+from companion.boards import Board
+from companion.jsonfile import file_stamp
+from companion.rules import engine
+from companion.rules.orbit.data import DeckFile, load_deck
+from companion.rules.orbit.space import read_board
 
 COLOURS = ("red", "orange", "yellow", "green", "blue", "purple", "brown", "gray")
 # The order a dual-spaceship game hands out second colours when the options name none.
@@ -36,6 +43,25 @@ class Options:
     planets: dict[str, str] | None = None
     headings: dict[str, str] | None = None
     stations: dict[str, str] | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Material(engine.Material):
+    """The board and the deck the game is played with, as read at setup."""
+
+    board: Board
+    deck: DeckFile
+
+
+def material(board: str, deck: str) -> Material:
+    """The material of a game on the board the `board` option names, with the deck at `deck` ("": ours), read now;
+    setup's alone."""
+    return _material(board, 0 if board in ("front", "back") else file_stamp(board), deck, file_stamp(deck))
+
+
+@cache
+def _material(board: str, board_stamp: int, deck: str, deck_stamp: int) -> Material:
+    return Material.of(board=read_board(board), deck=load_deck(deck))
 
 
 @dataclass(frozen=True)
@@ -90,6 +116,7 @@ class Turn:
 @dataclass(frozen=True)
 class State:
     options: Options
+    material: Material
     players: tuple[str, ...]
     ships: dict[str, Ship]  # by colour
     planets: dict[str, Planet]

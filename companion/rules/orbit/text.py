@@ -28,7 +28,7 @@ def planet_name(colour: str) -> str:
 
 
 def where(state: State, site: str) -> str:
-    return space(state.options.board).board.site(site).name
+    return space(state.material).board.site(site).name
 
 
 def ship_name(state: State, colour: str) -> str:

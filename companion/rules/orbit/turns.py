@@ -7,7 +7,7 @@ from dataclasses import replace
 from companion.rules.engine import Action, Event, IllegalAction
 from companion.rules.orbit.arrival import fill_energy, visit
 from companion.rules.orbit.common import Result, feature, ready, spend
-from companion.rules.orbit.data import describe, features, load_deck
+from companion.rules.orbit.data import describe, features
 from companion.rules.orbit.state import (
     CAPACITY_MAX,
     ENERGY_CUBES,
@@ -26,7 +26,7 @@ def play(state: State, action: Action) -> Result:
     name, turn = ready(state)
     if turn.card is not None:
         raise IllegalAction(f"{who(name)} has already played a card this turn")
-    deck = load_deck(state.options.deck)
+    deck = state.material.deck
     kind = action.get("card")
     card = deck.by_id.get(kind)
     if card is None:

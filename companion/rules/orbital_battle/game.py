@@ -5,14 +5,18 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
+from functools import lru_cache
 from typing import Annotated, Any, ClassVar
 
-from companion.boards import BoardFileError, load_board
-from companion.boards.orbital_battle import sites_in, start_sites
-from companion.boards.solar_map import SolarMap, SolarMapError, read_solar
+from companion.boards import Board, BoardFileError, load_board
+from companion.boards.orbital_battle import all_hexes, planet_board, sites_in, start_sites
+from companion.boards.solar_map import SolarMap, SolarMapError, read_solar, solar_board
 from companion.codec import MaxLength, Maybe, text, whole
+from companion.jsonfile import file_stamp
 from companion.rules.engine import (
     Action,
+    Beside,
+    DataOption,
     Event,
     Game,
     Handler,
@@ -22,15 +26,17 @@ from companion.rules.engine import (
     Outcome,
     Phase,
     SetupError,
+    Surface,
     handler_for,
 )
 from companion.rules.engine import read_options as _read_options
 from companion.rules.orbital_battle import build, combat, flow, moves, muster, orbit, transport
 from companion.rules.orbital_battle.control import conquests, contested, controlled, income
-from companion.rules.orbital_battle.geo import planet_map
+from companion.rules.orbital_battle.geo import planet_map, read_planet
 from companion.rules.orbital_battle.movement import retreats as retreat_ends
 from companion.rules.orbital_battle.state import (
     PLANETS,
+    Material,
     Options,
     State,
     Unit,
@@ -38,6 +44,7 @@ from companion.rules.orbital_battle.state import (
     cargo,
     next_number,
     phase_name,
+    planet_site,
     unit,
 )
 from companion.rules.orbital_battle.text import plural, who
@@ -91,6 +98,15 @@ PROMPTS = {
 }
 
 
+# The table's facts (engine.Game): the table's own solar map and planet terrain files; the books' labels.
+DATA = {"planet_files": DataOption("files", keys={p: f"planet {p}" for p in PLANETS}), "solar_map": DataOption("file")}
+# The planet maps lie beside the solar map, each on a grid of its own, and the page opens their surfaces.
+BESIDE = tuple(Beside(f"orbital_battle:planet{p}", planet_site(p, ""), f"planet {p}") for p in PLANETS)
+SURFACES = tuple(Surface(p, f"Planet {p}") for p in PLANETS)
+LABELS = {"build_points": "Build points", "home": "Home world", "player_1": "First player", "phase": None,
+          "planets": "Planets"}
+
+
 class OrbitalBattle(Game[State]):
     name = "orbital_battle"
     title = "Orbital Battle"
@@ -105,6 +121,27 @@ class OrbitalBattle(Game[State]):
         "battleship": "BB", "planet-defense": "PD", "factory": "F"}
     board_moves = frozenset({"orbit", "fly", "withdraw", "unload", "march"})
     actions = ARGS
+    board_option = "solar_map"
+    board_words = "the solar map"
+    fixed_sites = True
+    data_options = DATA
+    beside = BESIDE
+    surfaces = SURFACES
+    ledger_labels = LABELS
+
+    def own_board(self, side: str = "") -> Board:
+        return solar_board()
+
+    def surface(self, state: State, surface: str) -> Board | None:
+        """A planet's surface: its hexes by terrain, with its starports, resources and armory."""
+        if surface not in PLANETS:
+            return None
+        pmap = planet_map(state, surface)
+        board = planet_board(int(surface), pmap.terrain, {h: pmap.feature(h) for h in all_hexes() if pmap.feature(h)})
+        prefix = planet_site(surface, "")
+        return replace(board, sites=tuple(replace(site, id=prefix + site.id) for site in board.sites),
+                          links=tuple(replace(link, a=prefix + link.a, b=prefix + link.b) for link in board.links),
+                          orbits={})
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)
@@ -113,10 +150,9 @@ class OrbitalBattle(Game[State]):
             solar = _solar_map(opts.solar_map)
             opts, starts = replace(opts, rings=solar.rings, radius=solar.radius), solar.starts
         _validate(players, opts)
-        for planet in PLANETS:  # a bad terrain file is a setup error, not a surprise mid-game
-            planet_map(State(opts, tuple(players), "roll", {}, {}, Rng.seeded(0)), planet)
         return State(
             options=opts,
+            material=read_material(opts),  # the maps, read now and never again: a bad file is a setup error
             players=tuple(players),
             stage="roll",
             planets=starts or start_sites(opts.rings),
@@ -286,14 +322,34 @@ def _moved_board(state: State, u: Unit, to: str, before: Layout) -> Layout | Non
     return layout
 
 
+def _solar_board(path: str) -> Board:
+    try:
+        return load_board(path)
+    except (BoardFileError, OSError) as error:
+        raise SetupError(f"options.solar_map: {error}") from None
+
+
 def _solar_map(path: str) -> SolarMap:
     """The table's own solar map; SetupError naming the file and the hex, orbit or planet that is wrong."""
     try:
-        return read_solar(load_board(path))
-    except (BoardFileError, OSError) as error:
-        raise SetupError(f"options.solar_map: {error}") from None
+        return read_solar(_solar_board(path))
     except SolarMapError as error:
         raise SetupError(f"options.solar_map: {path}: {error}") from None
+
+
+def read_material(opts: Options) -> Material:
+    """The solar map and the planets' terrain the options name (ours where they name none), read now; setup's
+    alone. `opts` are read options, the table's solar map already checked."""
+    files = opts.planet_files or {}
+    return _material(opts.solar_map, file_stamp(opts.solar_map), opts.rings, opts.radius,
+                     tuple((planet, files.get(planet), file_stamp(files.get(planet))) for planet in PLANETS))
+
+
+@lru_cache(maxsize=16)
+def _material(solar: str | None, stamp: int, rings: tuple[int, ...], radius: int,
+              planets: tuple[tuple[str, str | None, int], ...]) -> Material:
+    board = _solar_board(solar) if solar else solar_board(rings, radius)
+    return Material.of(board=board, planets={planet: read_planet(planet, path) for planet, path, _ in planets})
 
 
 def _validate(players: Sequence[str], opts: Options) -> None:

@@ -20,7 +20,12 @@ def distance(state: State, a: str, b: str) -> int:
 
 
 def planet_map(state: State, planet: str) -> PlanetMap:
-    path = (state.options.planet_files or {}).get(planet)
+    """A planet's terrain, as the game was set up with it."""
+    return state.material.planets[planet]
+
+
+def read_planet(planet: str, path: str | None) -> PlanetMap:
+    """A planet's terrain as setup reads it: the table's file, else ours; SetupError naming a file that is wrong."""
     try:
         return load_map(planet, path)
     except BoardFileError as error:  # only the table's own file can be wrong: the defaults are tested

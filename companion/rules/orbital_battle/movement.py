@@ -6,8 +6,7 @@ import heapq
 from functools import lru_cache
 
 from companion.boards.orbital_battle import SUN, planet_distance, planet_neighbours, solar_neighbours
-from companion.boards.orbital_battle_maps import PlanetMap, load_map
-from companion.jsonfile import file_stamp
+from companion.boards.orbital_battle_maps import PlanetMap
 from companion.rules.orbital_battle.geo import (
     can_enter,
     distance,
@@ -15,7 +14,7 @@ from companion.rules.orbital_battle.geo import (
     planet_map,
     solid,
 )
-from companion.rules.orbital_battle.state import State, Unit, occupied, planet_site, standing
+from companion.rules.orbital_battle.state import Material, State, Unit, occupied, planet_site, standing
 from companion.rules.orbital_battle.units import KINDS
 
 
@@ -63,16 +62,13 @@ def marches(state: State, u: Unit) -> set[str]:
     """Empty hexes (no unit, no structure) the land unit can reach this phase. Costs are in half move units:
     2 a hex, 4 into forest, 1 from road to road; a crater ends the move, and so does coming next to an enemy
     land unit."""
-    planet = u.planet or ""
-    planet_map(state, planet)  # a table's terrain file that cannot be read is named here
-    path = (state.options.planet_files or {}).get(planet)
-    return set(_marches(u, state.units, path, file_stamp(path)))
+    return set(_marches(u, state.units, state.material))
 
 
 @lru_cache(maxsize=256)
-def _marches(u: Unit, units: tuple[Unit, ...], path: str | None, stamp: int) -> frozenset[str]:
-    """marches, from the units and the planet's terrain file (`stamp`: when it last changed)."""
-    pmap = load_map(u.planet or "", path)
+def _marches(u: Unit, units: tuple[Unit, ...], material: Material) -> frozenset[str]:
+    """marches, from the units and the material the game was set up on (its planets' terrain)."""
+    pmap = material.planets[u.planet or ""]
     taken = standing(units)
     budget = 2 * KINDS[u.kind].speed
     here_prefix = planet_site(pmap.planet, "")

@@ -7,7 +7,10 @@ from functools import cached_property
 from typing import Literal
 
 from companion import codec
+from companion.boards import Board
 from companion.boards.orbital_battle import DEFAULT_RADIUS, DEFAULT_RINGS
+from companion.boards.orbital_battle_maps import PlanetMap
+from companion.rules import engine
 from companion.rules.orbital_battle.units import KINDS, START_POINTS
 from companion.rules.rng import Rng
 
@@ -100,9 +103,19 @@ class Retreat:
     away: tuple[str, ...]
 
 
+@dataclass(frozen=True, eq=False)
+class Material(engine.Material):
+    """The solar map and every planet's terrain the game is played on (ours, or the table's own files), as read at
+    setup (game.read_material)."""
+
+    board: Board
+    planets: dict[str, PlanetMap]
+
+
 @dataclass(frozen=True)
 class State:
     options: Options
+    material: Material
     players: tuple[str, ...]
     stage: Stage
     planets: dict[str, str]

@@ -9,7 +9,7 @@ line naming the file and the field.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -105,8 +105,16 @@ class Data:
     decks: tuple[tuple[Card, ...], ...]  # employee decks 1 and 2
     ship_decks: tuple[tuple[ShipCard, ...], ...]  # trading ship decks by level
     setup: Setup
-    cards: dict[int, Card] = field(default_factory=dict, compare=False)
-    ships: dict[str, ShipCard] = field(default_factory=dict, compare=False)
+
+    @cached_property
+    def cards(self) -> dict[int, Card]:
+        """Every employee card by number (checked unique when the files were read)."""
+        return {card.number: card for group in (self.start_cards, *self.decks) for card in group}
+
+    @cached_property
+    def ships(self) -> dict[str, ShipCard]:
+        """Every trading ship card by id."""
+        return {ship.id: ship for deck in self.ship_decks for ship in deck}
 
     def asteroid(self, name: str) -> Asteroid:
         return next(a for a in self.asteroids if a.name == name)
@@ -173,7 +181,7 @@ def _load(folder: str | None, stamp: int) -> Data:
     setup, u_src = _read(base, "setup.json", Setup)
     names = _check_asteroids(asteroids, a_src)
     _check_orbit(orbit, names, o_src)
-    cards = _check_employees(employees, setup, e_src, u_src)
+    _check_employees(employees, setup, e_src, u_src)
     ship_cards = _check_ships(ships, s_src)
     for ship_id in ship_cards:
         _need(ship_id not in names, s_src, "ships.decks", f"ship {ship_id!r} has an asteroid's name")
@@ -193,8 +201,6 @@ def _load(folder: str | None, stamp: int) -> Data:
         decks=employees.decks,
         ship_decks=ships.decks,
         setup=setup,
-        cards=cards,
-        ships=ship_cards,
     )
 
 

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from companion.codec import Maybe, text, whole
 from companion.rules.engine import (
     Action,
+    DataOption,
     Event,
     Game,
     Handler,
@@ -22,7 +23,7 @@ from companion.rules.engine import (
 )
 from companion.rules.engine import read_options as _read_options
 from companion.rules.periorbis import agents, draws, engineering, labour, transport, turns
-from companion.rules.periorbis.datafiles import ORES, TOP_CARD_NUMBER, load
+from companion.rules.periorbis.datafiles import ORES, TOP_CARD_NUMBER
 from companion.rules.periorbis.staff import can_still_pay
 from companion.rules.periorbis.state import (
     DEVELOP_COST,
@@ -37,7 +38,8 @@ from companion.rules.periorbis.state import (
     wage_bill,
     wages_due,
 )
-from companion.rules.periorbis.text import money, plural, who
+from companion.rules.periorbis.state import material as read_material
+from companion.rules.periorbis.text import employees_words, money, plural, who
 from companion.rules.rng import Rng
 
 HANDLERS: dict[str, Handler] = {
@@ -89,6 +91,14 @@ ARGS: dict[str, dict[str, Any]] = {
 CARGO = frozenset({"carry", "ship_ore"})
 
 
+# The table's facts (engine.Game): a folder of the table's own data files; the books' labels and the employees said
+# by role and place.
+DATA = {"data": DataOption("folder")}
+LABELS = {"vp": "Victory points", "hq_slots": "HQ slots", "top_employee": None, "order": "Turn order",
+          "fleet_used": "Fleet used", "wages_due": "Wages due"}
+SHOWN = {"employees": employees_words}
+
+
 class Periorbis(Game[State]):
     name = "periorbis"
     title = "Periorbis"
@@ -101,6 +111,9 @@ class Periorbis(Game[State]):
         "disc5": "5", "turn-marker": "T"}
     board_moves = frozenset({"carry", "bureaucracy"})
     actions = ARGS
+    data_options = DATA
+    ledger_labels = LABELS
+    ledger_shown = SHOWN
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)
@@ -108,8 +121,8 @@ class Periorbis(Game[State]):
             raise SetupError(f"players: Periorbis takes 2 to 6 players, got {len(players)}")
         if len(set(players)) != len(players) or not all(isinstance(p, str) and p.isidentifier() for p in players):
             raise SetupError("players: each player needs a different one-word name (a colour)")
-        load(opts.data)  # a bad data file stops the setup with its one-line error
-        return turns.new_game(players, opts, Rng.seeded(seed))
+        found = read_material(opts.data)  # the data, read now and never again: a bad file is a one-line error
+        return turns.new_game(players, opts, found, Rng.seeded(seed))
 
     def phase(self, state: State) -> Phase:
         if state.stage == "over":

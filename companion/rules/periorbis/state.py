@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Literal
 
+from companion.boards import Board
+from companion.boards import periorbis as board_of_asteroids
+from companion.jsonfile import file_stamp
+from companion.rules import engine
 from companion.rules.periorbis import datafiles
 from companion.rules.periorbis.datafiles import Card, Data, Ore, ShipCard
 from companion.rules.rng import Rng
@@ -96,9 +101,30 @@ class Turn:
     cargo: int = 0  # fleet capacity used this turn
 
 
+@dataclass(frozen=True, eq=False)
+class Material(engine.Material):
+    """The game's data (ours, each file of a table's folder replacing ours) and the board its asteroids make, as read
+    at setup."""
+
+    board: Board
+    data: Data
+
+
+def material(folder: str | None) -> Material:
+    """The material of a game with the data in `folder` (None: ours), read now; setup's alone."""
+    return _material(folder, file_stamp(folder))
+
+
+@cache
+def _material(folder: str | None, stamp: int) -> Material:
+    found = datafiles.load(folder)
+    return Material.of(board=board_of_asteroids.build(found.asteroids), data=found)
+
+
 @dataclass(frozen=True)
 class State:
     options: Options
+    material: Material
     players: tuple[str, ...]
     order: tuple[str, ...]  # the player order track, position 1 (the "winning" player) first
     turn: int
@@ -118,7 +144,7 @@ class State:
 
 
 def data(state: State) -> Data:
-    return datafiles.load(state.options.data)
+    return state.material.data
 
 
 def turns(state: State) -> int:

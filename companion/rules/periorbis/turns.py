@@ -7,12 +7,12 @@ from dataclasses import replace
 
 from companion.rules.engine import Action, Event, IllegalAction
 from companion.rules.periorbis import draws, order
-from companion.rules.periorbis.datafiles import load
 from companion.rules.periorbis.staff import whole
 from companion.rules.periorbis.state import (
     HIRE_MULTIPLIERS,
     Books,
     Employee,
+    Material,
     Offer,
     Options,
     Ship,
@@ -33,8 +33,8 @@ from companion.rules.periorbis.text import ROLE_NAMES, a, employee, money, plura
 from companion.rules.rng import Rng
 
 
-def new_game(players: Sequence[str], options: Options, rng: Rng) -> State:
-    facts = load(options.data)
+def new_game(players: Sequence[str], options: Options, material: Material, rng: Rng) -> State:
+    facts = material.data
     count = 6 if options.length == "short" else len(facts.asteroids)
     ore = {a.name: a.ore for a in facts.asteroids[:count]}
     employee_decks = []
@@ -49,6 +49,7 @@ def new_game(players: Sequence[str], options: Options, rng: Rng) -> State:
     books = {p: Books(facts.setup.credits, team, fleet=facts.setup.fleet) for p in players}
     state = State(
         options=options,
+        material=material,
         players=tuple(players),
         # The first player named acts first: they sit furthest from position 1 of the player order track.
         order=tuple(reversed(players)),

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
-from companion.boards import BoardFileError, load_board
 from companion.boards import trajectory as geometry
 from companion.codec import Maybe, text, whole
+from companion.rules import engine
 from companion.rules.engine import (
     Action,
+    DataOption,
     Event,
     Game,
     Handler,
@@ -48,6 +49,7 @@ from companion.rules.trajectory.state import (
     station_at,
     supply_left,
 )
+from companion.rules.trajectory.state import material as read_material
 from companion.rules.trajectory.text import who
 
 SHIP_COLOURS = ("red", "green", "blue", "yellow", "orange", "purple")
@@ -101,6 +103,12 @@ ARGS: dict[str, dict[str, Any]] = {
 }
 
 
+# The table's facts (engine.Game): a copy of the board is a file of the table's own; the books' labels.
+DATA = {"board": DataOption("file")}
+LABELS = {"site": "Where", "class": "Ship class", "weight": "Cargo weight", "piles": "Cards in the piles",
+          "planets_infested": "Infested planets"}
+
+
 class Trajectory(Game[State]):
     name = "trajectory"
     title = "Trajectory"
@@ -111,23 +119,23 @@ class Trajectory(Game[State]):
         "planet-ice": "Ic", "ship": "S", "infestor": "X", "station-storage": "SR", "station-habitat": "Hb",
         "station-fuel-depot": "FD", "station-refit": "RS", "station-accelerator": "AR", "station-trap": "Tr"}
     board_moves = frozenset({"move", "boost", "move_infestors", "orbit"})
+    board_option = "board"
+    fixed_sites = True
+    data_options = DATA
+    ledger_labels = LABELS
     # Kept by games saved before the end of the game stopped counting rounds without a card played.
     _RETIRED = frozenset({"pile_empty_at_round_start", "cards_played_this_round"})
 
-    def state_from_json(self, data: Any) -> State:
+    def state_from_json(self, data: Any, material: engine.Material | None = None) -> State:
         if isinstance(data, dict):
             data = {key: value for key, value in data.items() if key not in self._RETIRED}
-        return super().state_from_json(data)
+        return super().state_from_json(data, material)
     actions = ARGS
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)
         _validate(players, opts)
-        if opts.board:
-            try:
-                geometry.same_spaces(load_board(opts.board))
-            except (BoardFileError, OSError) as error:
-                raise SetupError(f"options.board: {error}") from None
+        found = read_material(opts.board)  # the board, read now and never again
         rng = Rng.seeded(seed)
         planets = {}
         for planet in PLANETS:
@@ -139,6 +147,7 @@ class Trajectory(Game[State]):
         ship = Ship(planets["home"], Hold(fuel=opts.slots))
         state = State(
             options=opts,
+            material=found,
             players=tuple(players),
             round=1,
             stage="turn",

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from functools import cache
 from typing import Literal
 
 from companion import codec
+from companion.boards import Board, BoardFileError, load_board
+from companion.boards import trajectory as geometry
 from companion.boards.trajectory import ORBIT_SIZES
+from companion.jsonfile import file_stamp
+from companion.rules import engine
+from companion.rules.engine import SetupError
 from companion.rules.rng import Rng
 
 Difficulty = Literal["easy", "normal", "hard"]
@@ -154,9 +160,35 @@ class Turn:
     boosted: bool = False
 
 
+@dataclass(frozen=True, eq=False)
+class Material(engine.Material):
+    """The board the game is played on (ours, or the table's own copy of it), as read at setup. The rules follow
+    the board's printed geometry, which every copy shares; the table reads the copy where its pieces stand."""
+
+    board: Board
+
+
+def material(path: str | None) -> Material:
+    """The material of a game on the board file at `path` (None: ours), read now; setup's alone."""
+    return _material(path, file_stamp(path))
+
+
+@cache
+def _material(path: str | None, stamp: int) -> Material:
+    if path is None:
+        return Material.of(board=geometry.build())
+    try:
+        board = load_board(path)
+    except (BoardFileError, OSError) as error:
+        raise SetupError(f"options.board: {error}") from None
+    geometry.same_spaces(board)
+    return Material.of(board=board)
+
+
 @dataclass(frozen=True)
 class State:
     options: Options
+    material: Material
     players: tuple[str, ...]
     round: int
     stage: Stage
