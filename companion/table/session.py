@@ -14,7 +14,7 @@ from typing import Any
 from companion.errors import UserError
 from companion.rules import Action, Event, Game, IllegalAction, SetupError, load
 from companion.rules.engine import read_seed
-from companion.table.store import Entry, GameRecord, Store
+from companion.table.store import Entry, GameRecord, Snapshot, Store
 
 SNAPSHOT_EVERY = 25  # actions between state snapshots: bounds the replay work of a resume
 SOURCES = ("board", "phone", "override", "companion")
@@ -33,11 +33,12 @@ class Stack:
 class Session:
     """The game in play at one table. Thread-safe: the board, the phones and the timers may all call it."""
 
-    def __init__(self, store: Store, record: GameRecord, state: Any, stack: Stack) -> None:
+    def __init__(self, store: Store, record: GameRecord, state: Any, stack: Stack, opening: Any) -> None:
         self.store = store
         self.record = record
         self.game: Game = load(record.game)
         self._state = state
+        self._opening = opening  # the first state: undo replays from it, never from the files set up from
         self._stack = stack
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
@@ -54,8 +55,10 @@ class Session:
                 "game-started", f"{engine.title} begins. {engine.phase(state).prompt}", {"players": list(players)}
             ).to_json()
         ]
-        record = store.create_game(game, list(players), dict(options), seed, opening, engine.state_to_json(state))
-        return cls(store, record, state, Stack((), ()))
+        # The first snapshot holds the whole material (the board and data as read now): the game's one copy of it.
+        record = store.create_game(game, list(players), dict(options), seed, opening,
+                                   engine.state_to_json(state, whole=True))
+        return cls(store, record, state, Stack((), ()), state)
 
     @classmethod
     def resume(cls, store: Store, game_id: int | None = None) -> Session | None:
@@ -66,8 +69,8 @@ class Session:
                 return None
             game_id = unfinished[-1].id
         record = store.game(game_id)
-        state, stack = _rebuild(store, record)
-        return cls(store, record, state, stack)
+        state, stack, opening = _rebuild(store, record)
+        return cls(store, record, state, stack, opening)
 
     # What the table and the phones read.
     @property
@@ -141,7 +144,7 @@ class Session:
             if not self._stack.actions:
                 raise IllegalAction("there is nothing to undo")
             stack = Stack(self._stack.actions[:-1], self._stack.texts[:-1])
-            state, _ = self.game.replay(self.record.players, self.record.options, self.record.seed, stack.actions)
+            state, _ = self.game.replay_from(self._opening, stack.actions)
             text = f"Undone: {self._stack.texts[-1]} Put the pieces back as they were."
             event = Event("undone", text, {"action": self._stack.actions[-1].to_json()})
             entry = self.store.append(
@@ -167,7 +170,7 @@ class Session:
             if self.record.status == "paused":
                 raise IllegalAction("the game is paused; resume it first")
             kept = Stack(self._stack.actions[:-1], self._stack.texts[:-1])
-            before, _ = self.game.replay(self.record.players, self.record.options, self.record.seed, kept.actions)
+            before, _ = self.game.replay_from(self._opening, kept.actions)
             state, events = self.game.apply(before, action)
             stack = Stack((*kept.actions, action), (*kept.texts, _summary(events)))
             text = f"Correction: {_summary(events)} Not: {self._stack.texts[-1]}"
@@ -205,7 +208,8 @@ class Session:
             return entry
 
     def export(self) -> dict[str, Any]:
-        """The whole game as JSON: its setup, every log entry, the actions in force and the state they give."""
+        """The whole game as JSON: its setup, every log entry, the actions in force and the state they give (with
+        the material it was set up on, so that it reads again without any file)."""
         with self._lock:
             return {
                 "game": self.record.game,
@@ -215,7 +219,7 @@ class Session:
                 "status": self.record.status,
                 "entries": [vars(entry) for entry in self.store.entries(self.record.id)],
                 "actions": [a.to_json() for a in self._stack.actions],
-                "state": self.game.state_to_json(self._state),
+                "state": self.game.state_to_json(self._state, whole=True),
             }
 
     def _announce(self, entry: Entry) -> None:
@@ -232,8 +236,9 @@ def _corrected(events: list[dict[str, Any]]) -> str:
     return " ".join(str(e.get("data", {}).get("summary", e["text"])) for e in events)
 
 
-def _rebuild(store: Store, record: GameRecord) -> tuple[Any, Stack]:
-    """The actions in force and the state they give, from the newest snapshot still inside them."""
+def _rebuild(store: Store, record: GameRecord) -> tuple[Any, Stack, Any]:
+    """The actions in force, the state they give (from the newest snapshot still inside them) and the first
+    state."""
     game = load(record.game)
     entries = list(store.entries(record.id))
     actions: list[Action] = []
@@ -258,12 +263,22 @@ def _rebuild(store: Store, record: GameRecord) -> tuple[Any, Stack]:
         floor = min(floor, lowest_after[entry.id])
         lowest_after[entry.id] = floor
     # The newest snapshot that no later undo reached below: the actions it holds are still in force.
-    usable = (s for s in reversed(store.snapshots(record.id)) if lowest_after.get(s.entry_id, -1) >= s.actions)
+    snapshots = store.snapshots(record.id)
+    opening = _opening(game, record, snapshots[0] if snapshots else None)
+    usable = (s for s in reversed(snapshots) if lowest_after.get(s.entry_id, -1) >= s.actions)
     snapshot = next(usable, None)
-    if snapshot is not None:
-        state, done = game.state_from_json(snapshot.state), snapshot.actions
+    if snapshot is not None and snapshot.actions > 0:
+        state, done = game.state_from_json(snapshot.state, game.material(opening)), snapshot.actions
     else:
-        state, done = game.setup(record.players, record.options, record.seed), 0
+        state, done = opening, 0
     for action in actions[done:]:
         state, _ = game.apply(state, action)
-    return state, Stack(tuple(actions), tuple(texts))
+    return state, Stack(tuple(actions), tuple(texts)), opening
+
+
+def _opening(game: Game, record: GameRecord, first: Snapshot | None) -> Any:
+    """A game's first state: its first snapshot, which holds the material it was set up on; a game logged before
+    snapshots held it is set up again (from the files as they are now: all such a log allows)."""
+    if first is not None and first.actions == 0 and isinstance(first.state.get("material"), dict):
+        return game.state_from_json(first.state)
+    return game.setup(record.players, record.options, record.seed)

@@ -119,7 +119,8 @@ def test_a_finished_game_is_not_resumed_and_exports_as_json(store):
     assert Session.resume(store) is None
     exported = json.loads(json.dumps(session.export()))
     replayed, _ = session.game.replay(["red"], {}, 9, [Action.from_json(a) for a in exported["actions"]])
-    assert session.game.state_to_json(replayed) == exported["state"]
+    assert session.game.state_to_json(replayed, whole=True) == exported["state"]
+    assert session.game.state_from_json(exported["state"]) == session.state  # the export alone reads it again
 
 
 def test_a_bad_game_or_setup_is_one_clear_error(store):
