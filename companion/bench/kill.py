@@ -24,12 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from companion.rules import DEFAULT
+
 HELP = "kill the companion at random moments of twin games and restart it: no announced action may be lost"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kills", type=int, default=200, help="how many times to kill it (default 200)")
-    parser.add_argument("--game", default="trajectory")
+    parser.add_argument("--game", default=DEFAULT)
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--most", type=float, default=1.5, help="longest run before a kill, in seconds (default 1.5)")

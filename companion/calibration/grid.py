@@ -17,6 +17,7 @@ from typing import Literal
 from companion.boards import Board, default_board, load_board
 from companion.errors import UserError
 from companion.jsonfile import write_json
+from companion.rules import DEFAULT
 from companion.sensing.frames import Switch
 
 HELP = "map each reed switch to a board site: set a magnet on each site as it is named"
@@ -245,7 +246,7 @@ def _switch_words(switch: Switch) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", default="trajectory", help="the game whose default board to map (default trajectory)")
+    parser.add_argument("--game", default=DEFAULT, help=f"the game whose default board to map (default {DEFAULT})")
     parser.add_argument("--board-file", type=Path, help="a board file instead of the game's default board")
     parser.add_argument("--port", help="serial port of the grid (default: find the board by USB id)")
     parser.add_argument("--out", type=Path, default=Path("calibration/grid.json"), help="profile to write")

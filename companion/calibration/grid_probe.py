@@ -36,7 +36,9 @@ def board_title(board: Board) -> str:
     first = board.sites[0].name if board.sites else ""
     if " hex " in first:
         return f"{first.split(' hex ')[0]}'s map"
-    return "the solar map" if board.name == "orbital_battle" else f"the {board.name} board"
+    from companion.rules import load, names  # a game's own board may have a name of its own ("the solar map")
+
+    return (load(board.name).board_words if board.name in names() else "") or f"the {board.name} board"
 
 
 @dataclass(frozen=True)

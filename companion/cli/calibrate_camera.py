@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from companion.rules import DEFAULT
+
 
 def register_calibrate(calibrate_subparsers: argparse._SubParsersAction) -> None:
     camera = calibrate_subparsers.add_parser(
@@ -19,7 +21,7 @@ def register_calibrate(calibrate_subparsers: argparse._SubParsersAction) -> None
     camera.set_defaults(run=_camera)
 
     board = calibrate_subparsers.add_parser("board", help="the camera's pose over the board, from its corner markers")
-    board.add_argument("--board", default="trajectory", help="game name or board file (default trajectory)")
+    board.add_argument("--board", default=DEFAULT, help=f"game name or board file (default {DEFAULT})")
     board.add_argument("--image", required=True, help="a photo of the whole board from the mounted camera")
     board.add_argument("--profile", required=True, help="camera profile with intrinsics (`calibrate camera`)")
     board.add_argument("--out", required=True, help="profile to write (may be the same file)")
@@ -28,7 +30,7 @@ def register_calibrate(calibrate_subparsers: argparse._SubParsersAction) -> None
 
     colours = calibrate_subparsers.add_parser(
         "colours", help="colour ranges of pieces without stickers, from a photo of known pieces on known sites")
-    colours.add_argument("--board", default="trajectory", help="game name or board file (default trajectory)")
+    colours.add_argument("--board", default=DEFAULT, help=f"game name or board file (default {DEFAULT})")
     colours.add_argument("--image", required=True, help="a photo of the board with the laid-out pieces")
     colours.add_argument("--layout", required=True,
                          help='JSON file: site id -> piece entry id, e.g. {"o1s0": "scout-red"}')

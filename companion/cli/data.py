@@ -36,7 +36,7 @@ def _run(args: argparse.Namespace) -> int:
     from companion.errors import UserError
     from companion.rules import SetupError
     from companion.table import library
-    from companion.table.datasets import FILE_OPTIONS, DataSets, data_folder
+    from companion.table.datasets import DataSets, data_folder, every_data_option
 
     sets = DataSets(data_folder(args.db))
     try:
@@ -48,10 +48,9 @@ def _run(args: argparse.Namespace) -> int:
             return 0
     except SetupError as error:
         raise UserError(str(error)) from None
-    for game, options in FILE_OPTIONS.items():
-        for option in options:
-            names = ", ".join(sets.names(game, option)) or "(the game's own only)"
-            print(f"{game} {option}: {names}")
+    for game, option, _ in every_data_option():
+        names = ", ".join(sets.names(game, option)) or "(the game's own only)"
+        print(f"{game} {option}: {names}")
     return 0
 
 

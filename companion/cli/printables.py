@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from companion.rules import DEFAULT
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("print", help="write a printable SVG at true scale (print at 100%%)")
@@ -24,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="cut into overlapping pages of this paper with alignment marks; --out names them "
                             "OUT-1.svg, OUT-2.svg, ...")
     stickers = what.add_parser("stickers", help="a sheet of piece stickers with the registry's ids")
-    stickers.add_argument("--game", default="trajectory")
+    stickers.add_argument("--game", default=DEFAULT)
     stickers.add_argument("--registry", help="piece registry file (default: the game's)")
     what.add_parser("charuco", help="the ChArUco target for `companion calibrate camera`")
     wiring = what.add_parser("wiring", help="the reed grid's wiring plan: each site's row and column line (text)")

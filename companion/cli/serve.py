@@ -6,11 +6,13 @@ import argparse
 import pathlib
 from typing import Any
 
+from companion.rules import DEFAULT
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("serve", help="referee a real table: the reed grid, the camera and the phones")
     parser.add_argument("--config", help="a TOML settings file (see docs/user-guide.md); options below override it")
-    parser.add_argument("--game", help="the game to start when no unfinished game is waiting (default trajectory)")
+    parser.add_argument("--game", help=f"the game to start when no unfinished game is waiting (default {DEFAULT})")
     parser.add_argument("--players", help="comma-separated seats for a new game (default red,green,blue)")
     parser.add_argument("--seed", type=int, help="the new game's seed")
     parser.add_argument("--db", help="the SQLite game log (default companion.db); an unfinished game resumes")

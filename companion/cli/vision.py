@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
+from companion.rules import DEFAULT
+
 if TYPE_CHECKING:
     from companion.boards.model import Board
     from companion.sensing.pieces import Registry
@@ -20,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     detect = commands.add_parser("detect", help="sightings for each image, in order (the pose carries over)")
     detect.add_argument("images", nargs="+", metavar="IMAGE", help="image files or folders of images")
-    detect.add_argument("--board", default="trajectory", help="game name or board file (default trajectory)")
+    detect.add_argument("--board", default=DEFAULT, help=f"game name or board file (default {DEFAULT})")
     detect.add_argument("--profile", required=True, help="camera profile (calibration/README.md)")
     detect.add_argument("--registry", help="piece registry file (default: the game's)")
     detect.add_argument("--json", action="store_true", help="one JSON document per image, one a line")
@@ -30,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     detect.set_defaults(run=_detect)
 
     render = commands.add_parser("render", help="render scenes as the twin's camera sees them, with their profile")
-    render.add_argument("--board", default="trajectory")
+    render.add_argument("--board", default=DEFAULT)
     render.add_argument("--registry")
     render.add_argument("--seed", type=int, default=1)
     render.add_argument("--count", type=int, default=1, help="scenes, seeds SEED.. (default 1)")

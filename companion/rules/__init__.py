@@ -11,7 +11,10 @@ import importlib
 
 from companion.rules.engine import Action, Event, Game, IllegalAction, Outcome, Phase, SetupError
 
-__all__ = ["Action", "Event", "Game", "IllegalAction", "Outcome", "Phase", "SetupError", "load", "names"]
+__all__ = ["DEFAULT", "Action", "Event", "Game", "IllegalAction", "Outcome", "Phase", "SetupError", "load", "names"]
+
+# The game a table, the demo and the commands take when none is named: the one quickest to set out.
+DEFAULT = "trajectory"
 
 # name -> module that defines GAME; imported on first use so one game's code never slows another's start.
 _REGISTRY = {

@@ -284,7 +284,8 @@ class Surface:
 
 
 ShowCounter = Callable[[Any, Callable[[Any], str]], str]
-"""A counter's value in words, given the words for any scalar in it (a site id -> its name)."""
+"""A counter's value in words, given the table's words for any value in it (a site id -> its name, a seat -> the
+player's name)."""
 
 
 class Game(ABC, Generic[S]):

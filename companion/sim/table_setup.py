@@ -12,11 +12,11 @@ from companion.calibration.grid import GridProfile, save_profile
 from companion.errors import UserError
 from companion.rules import load, names
 from companion.sensing.pieces import default_registry, has_registry
-from companion.sensing.vision_setup import resolve_board
 from companion.sim.table_grids import beside_grids, grid_process, grid_size
 from companion.sim.twin import Twin, switch_map
 from companion.sim.twin_camera import TwinCamera
 from companion.table.beside import Placed, boards_beside, site_namer
+from companion.table.game_board import board_of
 from companion.table.session import Session
 from companion.table.store import Store
 
@@ -81,12 +81,9 @@ def make_twin(
 
 
 def game_board(game: str, options: Mapping[str, Any] | None = None) -> Board:
-    """The board a game's options put on the table: ORBIT's `board` option names a side ("back") or a board file;
-    every other game plays on its default board."""
-    spec = str((options or {}).get("board") or "")
-    if not spec:
-        return default_board(game)
-    return resolve_board(spec if spec.endswith(".json") or Path(spec).is_file() else f"{game}:{spec}")
+    """The board a game's options put on the table (a side the game brings, or a board file), else its own: as the
+    live table chooses it."""
+    return board_of(game, options or {}, default_board)
 
 
 def twin_camera(game: str, board: Board, seed: int, players: Sequence[str] = (),

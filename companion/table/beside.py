@@ -1,4 +1,5 @@
-"""Boards beside the game's own board on one table, each on a reed grid of its own: Orbital Battle's planet maps.
+"""Boards beside the game's own board on one table, each on a reed grid of its own (Orbital Battle's planet maps),
+as each game declares them (`Game.beside`).
 
 A game's layout names every site of the table: the solar map's hexes as they are, a planet map's hexes with the
 planet's prefix (`p3:0402`). Each planet map lies on its own grid (an Uno's 8 x 8 holds its 63 hexes), calibrated
@@ -16,24 +17,23 @@ from typing import Protocol
 from companion.boards import Board, default_board
 from companion.calibration.grid import load_profile
 from companion.errors import UserError
-from companion.rules.orbital_battle.state import PLANETS, planet_site
+from companion.rules import load, names
 from companion.table.config import BoardGrid
-
-PLANET_MAP = "orbital_battle:planet"
 
 
 def boards_beside(game: str) -> tuple[str, ...]:
-    """The boards `game` places beside its own, each on a grid of its own: Orbital Battle's eight planet maps."""
-    return tuple(PLANET_MAP + planet for planet in PLANETS) if game == "orbital_battle" else ()
+    """The boards `game` places beside its own, each on a grid of its own (as the game declares them)."""
+    return tuple(other.board for other in load(game).beside) if game in names() else ()
 
 
 def layout_prefix(game: str, board: str) -> str:
     """How `game`'s layout names the sites of `board` when it lies beside the game's own board."""
-    planet = board.removeprefix(PLANET_MAP)
-    if game == "orbital_battle" and board.startswith(PLANET_MAP) and planet in PLANETS:
-        return planet_site(planet, "")
-    raise UserError(f"boards: {board!r} is not a board {game}'s layout places beside its own "
-                    f"(Orbital Battle's planet maps are {PLANET_MAP}1 to {PLANET_MAP}8)")
+    declared = load(game).beside if game in names() else ()
+    for other in declared:
+        if other.board == board:
+            return other.prefix
+    boards = ", ".join(other.board for other in declared) or "none"
+    raise UserError(f"boards: {board!r} is not a board {game}'s layout places beside its own (those are: {boards})")
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import UserError
+from companion.rules import DEFAULT
 
 SECTIONS = {"grid": {"serial": "serial", "profile": "grid_profile"},
             "camera": {"source": "camera", "profile": "camera_profile", "registry": "registry"},
@@ -70,7 +71,7 @@ HOLD = 12.0
 
 @dataclass(frozen=True)
 class TableConfig:
-    game: str = "trajectory"
+    game: str = DEFAULT
     players: tuple[str, ...] = ("red", "green", "blue")
     seed: int = 1
     options: dict[str, Any] = field(default_factory=dict)

@@ -17,28 +17,30 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from companion.rules import SetupError
+from companion.rules import SetupError, load, names
+from companion.rules.engine import DataOption
 
-# The options that name files, by game: "file" (one file), "folder", or "files" (a map of keys to files).
-FILE_OPTIONS: dict[str, dict[str, str]] = {
-    "orbit": {"board": "file", "deck": "file"},
-    "trajectory": {"board": "file"},
-    "dakalio": {"mat": "file"},
-    "orbital_battle": {"planet_files": "files", "solar_map": "file"},
-    "periorbis": {"data": "folder"},
-}
-BUILT_IN: dict[tuple[str, str], tuple[Any, ...]] = {  # values a game reads from its own package
-    ("orbit", "board"): ("front", "back"),
-    ("orbit", "deck"): ("",),
-    ("trajectory", "board"): (None,),
-    ("dakalio", "mat"): (None,),
-    ("orbital_battle", "planet_files"): (None,),
-    ("orbital_battle", "solar_map"): (None,),
-    ("periorbis", "data"): (None,),
-}
-FILE_KEYS: dict[tuple[str, str], dict[str, str]] = {  # the keys of a "files" option, each with what it is called
-    ("orbital_battle", "planet_files"): {str(n): f"planet {n}" for n in range(1, 9)},
-}
+
+def data_options(game: str) -> Mapping[str, DataOption]:
+    """The options of `game` that name data sets, as the game declares them (none for an unknown game)."""
+    return load(game).data_options if game in names() else {}
+
+
+def every_data_option() -> list[tuple[str, str, DataOption]]:
+    """(game, option, what it takes) for every option of every game that names a data set."""
+    return [(game, option, kind) for game in names() for option, kind in data_options(game).items()]
+
+
+def declared(game: str, option: str, where: str | None = None) -> DataOption:
+    """What `game`'s `option` takes; SetupError (after `where`) naming the options that take data sets."""
+    found = data_options(game).get(option)
+    if found is None:
+        known = ", ".join(f"{g} {o}" for g, o, _ in every_data_option())
+        raise SetupError(f"{where + ': ' if where else ''}{game} {option}: not an option that takes a data set "
+                         f"(those are: {known})")
+    return found
+
+
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 
 
@@ -61,14 +63,11 @@ class DataSets:
 
     def offered(self, game: str) -> dict[str, list[str]]:
         """The names a phone may give each of the game's file options."""
-        return {option: self.names(game, option) for option in FILE_OPTIONS.get(game, {})}
+        return {option: self.names(game, option) for option in data_options(game)}
 
     def add(self, game: str, option: str, name: str, source: str | Path) -> Path:
         """Copy a file or folder into the table's data sets under `name` (the host's command, never a phone's)."""
-        kind = FILE_OPTIONS.get(game, {}).get(option)
-        if kind is None:
-            known = ", ".join(f"{g} {o}" for g, opts in FILE_OPTIONS.items() for o in opts)
-            raise SetupError(f"{game} {option}: not an option that takes a data set (those are: {known})")
+        kind = declared(game, option).kind
         if not NAME.match(name):
             raise SetupError(f"{name!r}: a data set's name is 1 to 40 lower-case letters, digits, - and _")
         source = Path(source)
@@ -94,11 +93,11 @@ class DataSets:
         """A phone's options with every data set's name turned into its path; SetupError naming the option for
         anything else (a path, a name the table does not offer)."""
         resolved = dict(options)
-        for option, kind in FILE_OPTIONS.get(game, {}).items():
-            if option not in options or options[option] in BUILT_IN.get((game, option), ()):
+        for option, takes in data_options(game).items():
+            if option not in options or options[option] in takes.built_in:
                 continue
             value = options[option]
-            if kind == "files":
+            if takes.kind == "files":
                 if not isinstance(value, dict):
                     raise SetupError(f"{option}: expected an object of data set names")
                 resolved[option] = {key: self._path(game, option, f"{option}.{key}", item)
@@ -111,7 +110,7 @@ class DataSets:
         names = self.names(game, option)
         if isinstance(value, str) and value in names and self.root is not None:
             return str(self._folder(game, option) / value)  # type: ignore[operator]
-        built_in = [repr(v) for v in BUILT_IN.get((game, option), ()) if v not in (None, "")]
+        built_in = [repr(v) for v in data_options(game)[option].built_in if v not in (None, "")]
         offered = ", ".join([*built_in, *names]) or "none: the game's own only (leave it out)"
         shown = value if isinstance(value, str) and len(value) <= 40 else f"{str(value)[:40]}..."
         raise SetupError(f"{label}: {shown!r} is not a data set this table offers (offered: {offered})")

@@ -3,28 +3,52 @@ sets), else the table's board for that game."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from companion.boards import Board, BoardFileError, load_board
 from companion.errors import UserError
+from companion.rules import Game, load, names
 from companion.table.datasets import DataSets
 
-# Games whose options may name the board itself (ORBIT's side, Dakalio's mat, Orbital Battle's solar map, a copy of
-# Trajectory's board).
-BOARD_OPTIONS = {"orbit": "board", "dakalio": "mat", "orbital_battle": "solar_map", "trajectory": "board"}
+
+class _BoardOptions(Mapping[str, str]):
+    """Game -> the option that names its board, as each game declares it (read when first asked)."""
+
+    def _read(self) -> dict[str, str]:
+        return {game: option for game in names() if (option := load(game).board_option)}
+
+    def __getitem__(self, game: str) -> str:
+        return self._read()[game]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+
+# Games whose options may name the board itself (ORBIT's side, Dakalio's mat, a copy of Trajectory's board).
+BOARD_OPTIONS: Mapping[str, str] = _BoardOptions()
+
+
+def _chosen(engine: Game, options: Mapping[str, Any]) -> str | None:
+    """What the options name for the game's board: a side the game brings other than its own, or a board file;
+    None for its own board."""
+    spec = options.get(engine.board_option) if engine.board_option else None
+    if not isinstance(spec, str) or not spec or spec == next(iter(engine.board_sides), None):
+        return None
+    return spec
 
 
 def board_of(game: str, options: Mapping[str, Any], table_board: Callable[[str], Board]) -> Board:
-    option = BOARD_OPTIONS.get(game)
-    spec = options.get(option) if option else None
-    if not isinstance(spec, str) or not spec:
+    engine = load(game)
+    spec = _chosen(engine, options)
+    if spec is None:
         return table_board(game)
-    if game == "orbit" and spec in ("front", "back"):
-        from companion.boards import orbit
-
-        return orbit.build(spec) if spec == "back" else table_board(game)
+    if spec in engine.board_sides:
+        return engine.own_board(spec)
     try:
         return load_board(spec)
     except (BoardFileError, OSError):  # the game could not have started on it: the table's own then
@@ -57,20 +81,20 @@ def board_names(sets: DataSets) -> str:
 
 
 def board_set(game: str, options: Mapping[str, Any]) -> str | None:
-    """The board a game's options choose other than the game's own (the table's): ORBIT's `back`, or the name of a
-    board data set (the options hold its file, whose name is the set's); None for the game's own board."""
-    option = BOARD_OPTIONS.get(game)
-    spec = options.get(option) if option else None
-    if not isinstance(spec, str) or not spec or (game == "orbit" and spec == "front"):
-        return None
-    return spec if game == "orbit" and spec == "back" else Path(spec).name
+    """The board a game's options choose other than the game's own (the table's): a side the game brings (ORBIT's
+    `back`), or the name of a board data set (the options hold its file, whose name is the set's); None for the
+    game's own board."""
+    engine = load(game)
+    spec = _chosen(engine, options)
+    return spec if spec is None or spec in engine.board_sides else Path(spec).name
 
 
 def board_words(game: str, name: str | None, title: str) -> str:
     """The board as the phones name it: “my-copy”, ORBIT's back side, or a game's own board."""
+    engine = load(game)
     if name is None:
-        return f"{title}'s own board"
-    return "ORBIT's back side" if game == "orbit" and name == "back" else f"the board “{name}”"
+        return engine.board_words or f"{title}'s own board"
+    return engine.board_sides.get(name) or f"the board “{name}”"
 
 
 def grid_profile_of(base: Path, game: str, name: str | None, own: bool) -> Path:

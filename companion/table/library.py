@@ -17,7 +17,7 @@ from typing import Any
 from companion.boards import BoardFileError
 from companion.jsonfile import read_json
 from companion.rules import SetupError, load
-from companion.table.datasets import FILE_OPTIONS, NAME, DataSets
+from companion.table.datasets import NAME, DataSets, declared, every_data_option
 
 FORMAT = "orrery-library"
 SEATS = ("red", "green", "blue", "yellow")  # seat colours every game takes, for the trial set-up
@@ -28,8 +28,7 @@ def listing(sets: DataSets) -> list[dict[str, Any]]:
     """Every data set the table holds: its game, the option it is for and its name."""
     return [
         {"game": game, "title": load(game).title, "option": option, "name": name}
-        for game, options in FILE_OPTIONS.items()
-        for option in options
+        for game, option, _ in every_data_option()
         for name in sets.names(game, option)
     ]
 
@@ -37,16 +36,12 @@ def listing(sets: DataSets) -> list[dict[str, Any]]:
 def check(game: str, option: str, path: str | Path, label: str | None = None) -> None:
     """SetupError (one line naming `label`, the set, and the field) unless the game can be set up with the file or
     folder at `path` as its `option`."""
-    kind = _kind(game, option)
+    takes = declared(game, option)
     engine = load(game)
-    value: Any = {"1": str(path)} if kind == "files" else str(path)
+    value: Any = {next(iter(takes.keys)): str(path)} if takes.kind == "files" else str(path)  # as its first key's
     seats = list(SEATS[: max(engine.min_players, 2)])
     try:
-        engine.setup(seats, {option: value}, 0)
-        if kind == "files":
-            from companion.boards.orbital_battle_maps import load_map
-
-            load_map("1", str(path))
+        engine.setup(seats, {option: value}, 0)  # which reads every file it is given
     except (SetupError, BoardFileError, ValueError, KeyError) as error:
         text = str(error)
         if label is not None:
@@ -155,9 +150,4 @@ def _write(path: Path, data: Any, kind: str, label: str) -> None:
 
 
 def _kind(game: str, option: str, where: str | None = None) -> str:
-    kind = FILE_OPTIONS.get(game, {}).get(option)
-    if kind is None:
-        known = ", ".join(f"{g} {o}" for g, opts in FILE_OPTIONS.items() for o in opts)
-        raise SetupError(f"{where + ': ' if where else ''}{game} {option}: not an option that takes a data set "
-                         f"(those are: {known})")
-    return kind
+    return declared(game, option, where).kind

@@ -75,15 +75,15 @@ def ledger() -> Response:
 @api.get("/board")
 def board() -> Response:
     """The board for the map, with the maps the page may open beside it (`surfaces`); ?surface=ID: one of those."""
-    record = table().session.record
+    session = table().session
     surface = request.args.get("surface")
     if surface is None:
-        marks = dict(load(record.game).marks)
-        return jsonify({**board_json(table().board()), "surfaces": surfaces(record.game), "marks": marks})
-    drawn = surface_json(record.game, record.options, surface)
+        marks = dict(session.game.marks)
+        return jsonify({**board_json(table().board()), "surfaces": surfaces(session.record.game), "marks": marks})
+    drawn = surface_json(session.game, session.state, surface)
     if drawn is None:
         raise BadInput(f"surface: this game has no map {surface!r}", 404)
-    return jsonify({**drawn, "marks": dict(load(record.game).marks)})
+    return jsonify({**drawn, "marks": dict(session.game.marks)})
 
 
 @api.get("/inputs")

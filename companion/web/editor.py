@@ -15,7 +15,7 @@ from flask import Blueprint, Response, jsonify, request
 from companion.boards import Board, BoardFileError
 from companion.boards.files import board_from_json, board_to_json
 from companion.boards.markers import with_corner_markers
-from companion.rules import SetupError
+from companion.rules import SetupError, load
 from companion.table import library
 from companion.table.game_board import BOARD_OPTIONS
 from companion.web.body import UPLOAD_BYTES, field, json_body
@@ -26,10 +26,7 @@ from companion.web.guard import requires_token
 from companion.web.pages import _file
 
 editor = Blueprint("editor", __name__)
-# The boards a game brings, by the value its board option takes (the first is the one edits are compared against).
-SIDES = {"orbit": ("front", "back"), "dakalio": ("own",), "orbital_battle": ("own",), "trajectory": ("own",)}
-# Games whose board has a fixed set of sites (hexes, spaces): no empty board to start from.
-FIXED_SITES = ("orbital_battle", "trajectory")
+OWN = "own"  # the board a game brings when it brings one only (ORBIT's sides are "front" and "back")
 EMPTY = "empty"  # a board of the game's size with no sites yet, to lay a board out from scratch
 MOVED_MM = 1.0  # a site further than this from where the game's own board has it has moved
 
@@ -45,41 +42,40 @@ def page() -> Response:
 
 
 def _game(value: Any) -> str:
-    if value not in SIDES:
+    if value not in BOARD_OPTIONS:
         raise BadInput(f"game: {str(value)[:40]!r} takes no board of its own (the editor makes boards for: "
-                       f"{', '.join(SIDES)})")
+                       f"{', '.join(BOARD_OPTIONS)})")
     return value
 
 
-def _built_in(game: str, side: str) -> Board:
-    from companion.boards import dakalio, orbit, solar_map, trajectory
+def _sides(game: str) -> tuple[str, ...]:
+    """The boards a game brings, by the value its board option takes (the first is the one edits are compared
+    against)."""
+    return tuple(load(game).board_sides) or (OWN,)
 
-    if game == "dakalio":
-        return dakalio.build()
-    if game == "trajectory":
-        return trajectory.build()
-    if game == "orbital_battle":
-        return solar_map.solar_board()
-    return orbit.build(side)
+
+def _built_in(game: str, side: str) -> Board:
+    return load(game).own_board("" if side == OWN else side)
 
 
 def _starts(game: str, sets: Any) -> list[str]:
-    empty = [] if game in FIXED_SITES else [EMPTY]
-    return [*SIDES[game], *empty, *sets.names(game, BOARD_OPTIONS[game])]
+    empty = [] if load(game).fixed_sites else [EMPTY]  # a board of fixed sites (hexes, spaces) starts from its own
+    return [*_sides(game), *empty, *sets.names(game, BOARD_OPTIONS[game])]
 
 
 @editor.get("/api/editor/board")
 def start() -> Response:
     """A board to start from: one of the game's own ("front") or one of the table's data sets, with the game's own
     first board to compare edits against."""
-    game = _game(request.args.get("game", "orbit"))
+    playing = table().session.record.game  # unless the page says which: the game at the table, else the first
+    game = _game(request.args.get("game", playing if playing in BOARD_OPTIONS else next(iter(BOARD_OPTIONS))))
     option = BOARD_OPTIONS[game]
-    name = request.args.get("start", SIDES[game][0])
+    name = request.args.get("start", _sides(game)[0])
     sets = table().datasets
-    if name == EMPTY and game not in FIXED_SITES:
-        own = _built_in(game, SIDES[game][0])
+    if name == EMPTY and not load(game).fixed_sites:
+        own = _built_in(game, _sides(game)[0])
         board = Board(own.name, own.width, own.height, ())
-    elif name in SIDES[game]:
+    elif name in _sides(game):
         board = _built_in(game, name)
     elif name in sets.names(game, option):
         try:
@@ -91,7 +87,7 @@ def start() -> Response:
         raise BadInput(f"start: {name[:40]!r} is no board of {game} at this table (there are: {offered})", 404)
     return jsonify(game=game, start=name, board=board_to_json(board),
                    starts=_starts(game, sets),
-                   reference=board_to_json(_built_in(game, SIDES[game][0])))
+                   reference=board_to_json(_built_in(game, _sides(game)[0])))
 
 
 def _problems(game: str, data: Any) -> list[str]:
@@ -162,7 +158,7 @@ def check() -> Response:
     problems = _problems(game, board)
     diff = None
     if not problems:
-        diff = board_diff(board_from_json(board), _built_in(game, SIDES[game][0]))
+        diff = board_diff(board_from_json(board), _built_in(game, _sides(game)[0]))
     return jsonify(problems=problems, diff=diff)
 
 
@@ -178,7 +174,7 @@ def save() -> tuple[Response, int]:
         raise BadInput(problems[0])
     # The camera finds a board by its corner markers: a copy without them (laid out from an empty board, or over a
     # photo of another size) gets the game's own, placed at its corners as on the game's own board.
-    marked = with_corner_markers(board_from_json(board), _built_in(game, SIDES[game][0]))
+    marked = with_corner_markers(board_from_json(board), _built_in(game, _sides(game)[0]))
     return keep(game, option, name, board_to_json(marked))
 
 

@@ -11,8 +11,8 @@ from flask import Blueprint, Response, jsonify, request
 
 from companion.boards.orbital_battle import COLUMNS, ROWS
 from companion.boards.orbital_battle_maps import LEGEND, load_map
+from companion.rules import load
 from companion.table import library
-from companion.table.datasets import FILE_KEYS
 from companion.web.body import UPLOAD_BYTES, field, json_body
 from companion.web.context import table
 from companion.web.editor import save_checked, trial
@@ -22,7 +22,7 @@ from companion.web.pages import _file
 
 planets = Blueprint("planets", __name__)
 GAME, OPTION = "orbital_battle", "planet_files"
-OWN = tuple(FILE_KEYS[(GAME, OPTION)])  # the game's own planets, by number
+OWN = tuple(load(GAME).data_options[OPTION].keys)  # the game's own planets, by number
 
 
 @planets.before_request

@@ -14,7 +14,6 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 
 from companion import codec
 from companion.rules import Game
-from companion.table.datasets import BUILT_IN, FILE_KEYS, FILE_OPTIONS
 from companion.web.option_words import words_for
 
 OWN = "the game's own"  # how a choice of the game's own data reads
@@ -51,17 +50,18 @@ def option_fields(game: Game, offered: dict[str, list[Any]] | None = None) -> li
         kind, choices = _kind(hints[field.name])
         extra: dict[str, Any] = {}
         if offered is not None and field.name in offered:
-            if not offered[field.name] and all(v in (None, "") for v in BUILT_IN.get((game.name, field.name), ())):
+            takes = game.data_options[field.name]
+            if not offered[field.name] and all(v in (None, "") for v in takes.built_in):
                 continue  # nothing to choose but the game's own: the option is left out
-            own = list(BUILT_IN.get((game.name, field.name), ()))
+            own = list(takes.built_in)
             kind, choices = "choice", [*own, *offered[field.name]]
             words = words_for(game.name, field.name).choices
             # the game's own deck has no name; the board's sides have theirs
             extra["labels"] = [OWN if v in (None, "") else words.get(v, str(v)) for v in choices]
-            if FILE_OPTIONS[game.name][field.name] == "files":
-                # a choice for each planet: its keys ("3") and what each is called ("planet 3")
+            if takes.kind == "files":
+                # a choice for each key (each planet): its keys ("3") and what each is called ("planet 3")
                 kind, choices = "choices", [v for v in choices if v is not None]
-                extra = {"labels": [OWN, *choices], "keys": FILE_KEYS[(game.name, field.name)]}
+                extra = {"labels": [OWN, *choices], "keys": dict(takes.keys)}
         words = words_for(game.name, field.name)
         if kind == "choice" and "labels" not in extra and words.choices:
             extra["labels"] = [words.choices.get(choice, str(choice)) for choice in choices]

@@ -71,18 +71,23 @@ def test_an_orbit_that_does_not_close_is_refused_by_the_game(tmp_path):
         library.save(DataSets(tmp_path / "sets"), "orbit", "board", "open", board)
 
 
-def test_a_replaced_board_is_read_again_by_the_rules(tmp_path):
+def test_a_replaced_board_is_what_the_next_game_is_set_up_on_and_a_game_begun_keeps_its_own(tmp_path):
+    from companion.rules import load
     from companion.rules.orbit.space import space
 
+    game = load("orbit")
     sets = DataSets(tmp_path / "sets")
     path = str(library.save(sets, "orbit", "board", "mine", _board()))
-    assert "r3s9" in space(path).portals
+    begun = game.setup(["red", "blue"], {"board": path}, 1)
+    assert "r3s9" in space(game.material(begun)).portals
     changed = _board()
     for site in changed["sites"]:
         if site["id"] == "r3s9":
             site["tags"] = [t for t in site["tags"] if t != "portal"]
     library.save(sets, "orbit", "board", "mine", changed)
-    assert "r3s9" not in space(path).portals
+    after = game.setup(["red", "blue"], {"board": path}, 1)
+    assert "r3s9" not in space(game.material(after)).portals
+    assert "r3s9" in space(game.material(begun)).portals and game.material(after) != game.material(begun)
 
 
 def test_a_replaced_dakalio_mat_is_read_again_by_the_rules(tmp_path):

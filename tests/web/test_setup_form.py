@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from companion.rules import load, names
-from companion.table.datasets import FILE_OPTIONS
+from companion.table.datasets import data_options
 from companion.web.option_words import WORDS
 from companion.web.options import option_fields
 
@@ -22,12 +22,12 @@ from .test_browser import join
 
 @pytest.mark.parametrize("name", names())
 def test_every_option_of_every_game_is_described_in_words(name):
-    fields = option_fields(load(name), {option: ["ours"] for option in FILE_OPTIONS.get(name, {})})
+    fields = option_fields(load(name), {option: ["ours"] for option in data_options(name)})
     assert fields, name
     for field in fields:
         assert (name, field["name"]) in WORDS, f"{name}: option {field['name']} has no words"
         assert "_" not in field["label"] and field["label"][0].isupper()
-        if field["kind"] == "choice" and field["name"] not in FILE_OPTIONS.get(name, {}):  # sets have their names
+        if field["kind"] == "choice" and field["name"] not in data_options(name):  # sets have their names
             labels = field.get("labels") or []
             assert len(labels) == len(field["choices"]) and all(label[0].isupper() for label in labels), field
         assert field["advanced"] == (field["kind"] == "json"), f"{name}: {field['name']} is typed JSON but not folded"

@@ -32,6 +32,7 @@ from companion.rules.engine import (
     Outcome,
     Phase,
     SetupError,
+    ShowCounter,
     handler_for,
 )
 from companion.rules.engine import read_options as _read_options
@@ -64,6 +65,7 @@ DATA = {"mat": DataOption("file")}
 LABELS = {"reserve": "Ships in reserve", "inside": "Ships on the mat", "first": "First player",
           "dakalio_carried": "Carrying Dakalio", "dakalio_delivered": "Dakalio delivered",
           "dakalio_taken": "Dakalio taken", "game": "Game of the match"}
+SHOWN: dict[str, ShowCounter] = {"portals": lambda use, words: "not chosen yet" if use is None else words(use)}
 # Which stage each action belongs to.
 STAGES: dict[str, tuple[str, ...]] = {
     "portals": ("portals",),
@@ -88,6 +90,7 @@ class Dakalio(Game[State]):
     board_option = "mat"
     data_options = DATA
     ledger_labels = LABELS
+    ledger_shown = SHOWN
     actions = ARGS
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
