@@ -55,6 +55,12 @@ def board_of(game: str, options: Mapping[str, Any], table_board: Callable[[str],
         return table_board(game)
 
 
+def board_in_play(engine: Game, state: Any, options: Mapping[str, Any], table_board: Callable[[str], Board]) -> Board:
+    """The board a game in play is on: the one it was set up on when its options chose one (as read then, whatever
+    has become of its file), else the table's board for the game."""
+    return engine.board(state) if _chosen(engine, options) is not None else table_board(engine.name)
+
+
 def table_board(sets: DataSets, spec: str) -> str:
     """The path of the board `spec` names: a board file as given, else the table's board data set of that name (a
     board made in the editor or added with `companion data add`). UserError naming the boards there are otherwise."""

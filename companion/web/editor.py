@@ -67,8 +67,7 @@ def _starts(game: str, sets: Any) -> list[str]:
 def start() -> Response:
     """A board to start from: one of the game's own ("front") or one of the table's data sets, with the game's own
     first board to compare edits against."""
-    playing = table().session.record.game  # unless the page says which: the game at the table, else the first
-    game = _game(request.args.get("game", playing if playing in BOARD_OPTIONS else next(iter(BOARD_OPTIONS))))
+    game = _game(request.args.get("game", next(iter(BOARD_OPTIONS))))  # the page names it; else the first
     option = BOARD_OPTIONS[game]
     name = request.args.get("start", _sides(game)[0])
     sets = table().datasets

@@ -22,7 +22,7 @@ from companion.rules import Action, SetupError
 from companion.rules.words import verdict
 from companion.sensing.pushed import PushedFrames
 from companion.table.datasets import DataSets
-from companion.table.game_board import board_of, board_set, board_words
+from companion.table.game_board import board_in_play, board_of, board_set, board_words
 from companion.table.grid_first import GridFirst
 from companion.table.grid_walk import GridWalk, TableGrid
 from companion.table.loop import Question, TableLoop, Warning
@@ -139,7 +139,8 @@ class Table:
 
     # Reading.
     def board(self) -> Board:
-        return board_of(self.session.record.game, self.session.record.options, self._board)
+        session = self.session
+        return board_in_play(session.game, session.state, session.record.options, self._board)
 
     def state(self) -> dict[str, Any]:
         """What every phone shows: the session's snapshot, the seats, the open question and the warning."""
@@ -172,7 +173,9 @@ class Table:
         if record.id not in self._words:
             if len(self._words) > 8:
                 self._words.clear()
-            self._words[record.id] = Words(board_of(record.game, record.options, self._board), record.players)
+            board = self.board() if record.id == self.session.record.id else board_of(record.game, record.options,
+                                                                                      self._board)
+            self._words[record.id] = Words(board, record.players)
         return self._words[record.id]
 
     def entry_json(self, entry: Entry) -> dict[str, Any]:

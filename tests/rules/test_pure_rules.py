@@ -160,3 +160,17 @@ def test_a_logged_game_resumes_and_undoes_without_the_files_it_was_set_up_from(t
         assert exported == played
     resumed.undo("phone", None)
     assert resumed.state == session.game.replay_from(first, actions[:-1])[0]
+
+
+def test_the_table_shows_the_board_a_game_was_set_up_on_after_its_file_is_gone(tmp_path):
+    from companion.table.game_board import board_in_play
+
+    game = load("trajectory")
+    options, files = _files("dakalio", tmp_path)
+    dakalio = load("dakalio")
+    state = dakalio.setup(["red", "blue"], options, 1)
+    _spoil(files)
+    assert board_in_play(dakalio, state, options, default_board).sites == default_board("dakalio").sites
+    plain = game.setup(["red"], {}, 1)
+    table_copy = default_board("trajectory")
+    assert board_in_play(game, plain, {}, lambda name: table_copy) is table_copy  # no board chosen: the table's own
