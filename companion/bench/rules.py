@@ -19,7 +19,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from companion import codec
     from companion.bench.stats import summary
     from companion.errors import UserError
     from companion.rules import load, names
@@ -45,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
                 t1 = time.perf_counter()
                 game.apply(state, move.action)
                 t2 = time.perf_counter()
-                codec.to_json(state)
+                game.state_to_json(state)
                 t3 = time.perf_counter()
                 generate.append(t1 - t0)
                 apply.append(t2 - t1)
