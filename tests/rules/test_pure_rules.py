@@ -19,7 +19,7 @@ from companion.boards.orbit import build as orbit_side
 from companion.boards.solar_map import solar_board
 from companion.codec import CodecError
 from companion.rules import Action, load, names
-from companion.rules.engine import version_of
+from companion.rules.engine import Material, version_of
 from companion.rules.orbit.data import DEFAULT_DECK
 from companion.rules.periorbis.datafiles import DEFAULTS as PERIORBIS_DATA
 from companion.sim.players import scripted_action
@@ -100,6 +100,7 @@ def test_a_game_set_up_from_files_plays_and_replays_from_its_state_alone(name, t
     options, files = _files(name, tmp_path)
     first = game.setup(["red", "blue", "green"][: max(game.min_players, 2)], options, 5)
     stored = json.loads(json.dumps(game.state_to_json(first, whole=True)))
+    assert type(game.material(first)).__eq__ is Material.__eq__  # compared and hashed by version, never field by field
     actions = _play(game, first, 5)
     played, _ = game.replay_from(first, actions)
     _spoil(files)
