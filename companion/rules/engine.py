@@ -32,6 +32,7 @@ from companion import codec
 from companion.boards.model import Board
 
 S = TypeVar("S")
+T = TypeVar("T")
 JSON = Any
 
 
@@ -238,6 +239,14 @@ class Material:
         if not isinstance(board, Board):
             raise TypeError(f"{type(self).__name__} carries no board")
         return board
+
+    def derived(self, name: str, make: Callable[[Material], T]) -> T:
+        """What the rules work out from the material once (a board's topology), kept with it: asked for on every
+        move, it costs a look-up (the material is frozen; what is kept is outside its fields and version)."""
+        found = self.__dict__.get(name)
+        if found is None:
+            found = self.__dict__[name] = make(self)
+        return found
 
     def parts(self) -> dict[str, Any]:
         """The material without its version."""

@@ -9,7 +9,6 @@ continue each other, in the order of n, into one loop round the planet (the last
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from companion.boards import Board, BoardFileError, load_board
 from companion.boards import dakalio as default_mat
@@ -139,7 +138,6 @@ def mat(path: str | None = None) -> Mat:
     return from_board(read_board(path), "the mat")
 
 
-@lru_cache(maxsize=32)
 def mat_of(material: Material) -> Mat:
     """The mat of the board a game was set up on (checked then), worked out once per material."""
-    return from_board(material.board_of(), "the mat")
+    return material.derived("mat", lambda m: from_board(m.board_of(), "the mat"))

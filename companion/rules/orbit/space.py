@@ -44,10 +44,9 @@ def read_board(spec: str) -> Board:
     return board
 
 
-@lru_cache(maxsize=16)
 def space(material: Material) -> Space:
     """The topology of the board a game was set up on (checked then), worked out once per material."""
-    return _topology(material.board_of(), "the board")
+    return material.derived("space", lambda m: _topology(m.board_of(), "the board"))
 
 
 def _topology(board: Board, spec: str) -> Space:
