@@ -9,9 +9,11 @@ continue each other, in the order of n, into one loop round the planet (the last
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from companion.boards import Board, BoardFileError, load_board
 from companion.boards import dakalio as default_mat
+from companion.jsonfile import file_stamp
 from companion.rules.engine import Material, SetupError
 
 LOAD_KINDS = ("base", "load")
@@ -134,7 +136,13 @@ def read_board(path: str | None) -> Board:
 
 
 def mat(path: str | None = None) -> Mat:
-    """The default mat, or the mat in a board file, read now."""
+    """The default mat, or the mat in a board file, read now (again once the file is replaced); a state's mat is
+    `mat_of` its material."""
+    return _mat(path, file_stamp(path))
+
+
+@cache
+def _mat(path: str | None, stamp: int) -> Mat:
     return from_board(read_board(path), "the mat")
 
 
