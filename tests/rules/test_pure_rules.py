@@ -149,8 +149,7 @@ def test_a_logged_game_resumes_and_undoes_without_the_files_it_was_set_up_from(t
     session = Session.start(store, "orbit", ["red", "blue"], options, 8)
     first = session.state
     actions = _play(session.game, first, 8)[:30]
-    for action in actions:
-        session.submit(action, "phone", None)
+    entries = [session.submit(action, "phone", None) for action in actions]
     played = session.state
     _spoil(files)
     resumed = Session.resume(store)
@@ -159,6 +158,8 @@ def test_a_logged_game_resumes_and_undoes_without_the_files_it_was_set_up_from(t
         assert list(resumed.game.legal_actions(resumed.state)) and resumed.game.ledger(resumed.state)
         exported = resumed.game.state_from_json(json.loads(json.dumps(resumed.export()["state"])))
         assert exported == played
+    resumed.correct(actions[-1], entries[-1].id, "phone", None)  # the state before the last, from the first state
+    assert resumed.state == played
     resumed.undo("phone", None)
     assert resumed.state == session.game.replay_from(first, actions[:-1])[0]
 
