@@ -129,11 +129,14 @@ def _disagree(game, layout, seen) -> list[str]:
 
 def _right(game, state, ruling, seen, unmoved) -> bool:
     """A move the sensors cannot see (the same readings as before it) must be "unchanged"; any other must be
-    explained by an action whose board reads exactly as seen, or asked about."""
+    explained by an action whose board reads exactly as seen, asked about, or held in hand (nothing booked while the
+    lifted piece may still land where a sensor feels it) with that action among those it waits between."""
     if seen == unmoved:
         return ruling.verdict == "unchanged"
     if ruling.verdict == "ambiguous":
         return True
+    if ruling.verdict == "in_hand":
+        return any(not _disagree(game, game.layout(game.apply(state, action)[0]), seen) for action in ruling.actions)
     if ruling.verdict != "explained":
         return False
     return not _disagree(game, game.layout(game.apply(state, ruling.actions[0])[0]), seen)

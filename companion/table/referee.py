@@ -245,10 +245,12 @@ class Referee:
         chosen_sites = {c.footprint.sites for c in chosen}
         larger = _outcomes([candidates[i] for i, todo in partway if _starts_with(
             candidates[i].footprint, len(todo), chosen_sites)])
-        if not larger and any(_unconfirmed(c, observation, self.game.physical_piece) for c in chosen) and any(
-                change.arriving for _, todo in partway for change in todo):
+        physical = self.game.physical_piece
+        if not larger and any(_unconfirmed(c, observation, physical) for c in chosen) and any(
+                change.arriving for _, todo in partway for change in todo) and _lifted(chosen, physical):
             # The same lift begins moves that would still set a piece down where a sensor feels it: the piece may be
             # in the hand, not where the moves shown whole put it (on a site a piece already takes, off the board).
+            # A piece turned where it stands (a planet steered at a fork) was never lifted.
             return self._in_hand(chosen, observation, name)
         if len(chosen) == 1 and not larger and (not chosen[0].declared or _named(chosen[0], observation,
                                                                                  self.game.physical_piece)):
@@ -260,20 +262,28 @@ class Referee:
         """The pieces lifted (what the moves shown whole take off a site that now reads empty of them), and where each
         move says they went, in words."""
         physical = self.game.physical_piece
-        lifted: dict[tuple[str, str], None] = {}
+        lifted = _lifted(chosen, physical)
         landings = []
         for candidate in chosen:
-            moved, removed, _, _ = candidate.footprint.pairs(physical)
-            for piece, source, _ in moved:
-                lifted[(piece, source)] = None
-            for piece, source in removed:
-                lifted[(piece, source)] = None
+            moved = candidate.footprint.pairs(physical)[0]
             places = [_on(candidate.footprint, target, name, physical) for _, _, target in moved]
             landings.append(f"It landed on {listing(places)}." if places else "It left the board.")
         held = listing([f"the {piece_words(physical(piece))} from {name(site)}" for piece, site in lifted])
         sites = tuple(sorted({site for _, site in lifted}))
         return Ruling("in_hand", tuple(c.action for c in chosen), todo=(f"In hand: {held}.",), sites=sites,
                       landings=tuple(landings))
+
+
+def _lifted(chosen: list[Candidate], physical: Callable[[str], str]) -> dict[tuple[str, str], None]:
+    """The pieces the moves take off a site (moved elsewhere or off the board), each with the site, in order."""
+    lifted: dict[tuple[str, str], None] = {}
+    for candidate in chosen:
+        moved, removed, _, _ = candidate.footprint.pairs(physical)
+        for piece, source, _ in moved:
+            lifted[(piece, source)] = None
+        for piece, source in removed:
+            lifted[(piece, source)] = None
+    return lifted
 
 
 def _on(fp: Footprint, site: str, name: Callable[[str], str], physical: Callable[[str], str]) -> str:
