@@ -57,7 +57,10 @@ export class Moves {
     if (state && this.actor) $("not-yours").textContent = `${this.app.nameOf(this.actor)}'s turn: your phone acts on yours.`;
     $("moves").hidden = !mine;
     $("map-hint").hidden = !mine || !this.items.some((item) => item.from.length || item.to.length);
-    if (!mine) return;
+    if (!mine) {  // the turn passed or the game ended: a sheet opened for a move goes with it
+      if (!$("pick").hidden) this.close();
+      return;
+    }
     const primary = [], groups = new Map();
     for (const item of this.items) {
       if (PRIMARY.test(item.type) || (item.chance && !item.steps.length)) primary.push(item);
