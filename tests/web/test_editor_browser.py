@@ -389,3 +389,34 @@ def test_periorbis_cards_track_and_team_are_entered_kept_and_played_on(browser, 
     entry = served.get("/api/log")["entries"][-1]
     assert entry["action"]["type"] != "end_turn" and entry["action"]["employee"] == 1
     assert (entry["actor"], entry["source"]) == ("red", "phone") and len(served.session.actions) == 1
+
+
+def test_a_library_file_over_a_set_of_the_same_name_is_added_only_as_the_host_answers(browser, served, tmp_path):
+    """At 360 x 780: the page asks, and adds the file under a new name, or over the set, or not at all."""
+    from companion.table import library
+
+    page, errors = open_phone_editor(browser, served, tmp_path, "/editor/deck")
+    mat = served.get("/api/editor/board?game=dakalio&start=own")["board"]
+    library.save(served.table.datasets, "dakalio", "mat", "ours", mat)
+    shared = tmp_path / "friends.json"
+    shared.write_text(json.dumps(served.get("/api/library/export?set=dakalio/mat/ours")))
+    page.reload()
+    expect(page.locator("#library li")).to_have_text(["Dakalio: mat “ours”Share"])
+    page.locator("#import").set_input_files(str(shared))
+    expect(page.locator("#import-ask")).to_be_visible()
+    expect(page.locator("#import-ask-text")).to_have_text(
+        "Dakalio's mat 'ours' is already on this table: add it under another name, or say to replace it.")
+    expect(page.locator("#import-name")).to_have_value("ours-2")
+    fits_a_phone(page)
+    page.screenshot(path=ARTIFACTS / "editor-import-ask-phone.png")
+    page.fill("#import-name", "friends")
+    page.click("#import-as")
+    expect(page.locator("#message")).to_have_text("Added: friends.")
+    assert served.table.datasets.names("dakalio", "mat") == ["friends", "ours"]
+    page.locator("#import").set_input_files(str(shared))
+    page.click("#import-ask button[value=cancel]")
+    expect(page.locator("#message")).to_have_text("Nothing added: the table's sets are as they were.")
+    page.locator("#import").set_input_files(str(shared))
+    page.click("#import-replace")
+    expect(page.locator("#message")).to_have_text("Added: ours.")
+    assert served.table.datasets.names("dakalio", "mat") == ["friends", "ours"] and not errors

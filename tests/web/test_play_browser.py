@@ -247,7 +247,8 @@ def test_the_end_of_a_game_its_summary_the_past_games_and_the_export(browser, ta
     expect(page.locator("#summary-cards .card").first).to_contain_text(f"{winner} · winner")
     expect(page.locator("#pick")).to_be_hidden()
     expect(page.locator("#map-hint")).to_be_hidden()
-    assert "Tap a piece" not in page.locator("body").inner_text() and "Tap where" not in page.locator("body").inner_text()
+    shown = page.locator("body").inner_text()
+    assert "Tap a piece" not in shown and "Tap where" not in shown
     exported = page.evaluate("fetch(document.querySelector('#summary-export').href).then((r) => r.json())")
     assert exported["game"] == "dakalio" and exported["status"] == "over" and exported["entries"]
     # The summary as a picture to share: headless Chromium has no share sheet, so the page downloads the PNG.

@@ -37,7 +37,8 @@ PIECE_PARTS = {"ship", "planet", "station", "base", "army", "fleet", "infestor",
 CARD = re.compile(r"\b[Cc]ard:? c\d+\b")
 # A card or a ship by its number where it has a name: "hires card 29", "cards in the pool: 29, 2", "Card: 17",
 # "to ship 1-7", "Ship: 1-7".
-NUMBERED = re.compile(r"\bcards? \d+\b|\bcards\b[^.:;]*: \d+, \d+|\bCard: \d+(?![\w ])|\b[Ss]hips?:? (?:ship )?\d+-\d+\b")
+NUMBERED = re.compile(r"\bcards? \d+\b|\bcards\b[^.:;]*: \d+, \d+|\bCard: \d+(?![\w ])|"
+                      r"\b[Ss]hips?:? (?:ship )?\d+-\d+\b")
 COLOURS = {"red", "orange", "yellow", "green", "blue", "purple", "brown", "gray", "grey", "white", "black", "pink"}
 # An option's value as the rules spell it, where the New game form gives it a name ("simple": "Simple: one game").
 RAW = {value for words in OPTION_WORDS.values() for value, name in words.choices.items()
