@@ -56,8 +56,9 @@ def _left_to_chance(actions: list[Action]) -> set[Action]:
 
 
 def inputs(game: Game, state: Any, words: Words) -> list[dict[str, Any]]:
-    """Every legal action for the page: type, action, label, board (a board move), chance, from, to, pieces, steps,
-    group (the heading the game gives it in a long list)."""
+    """Every legal action for the page: type, action, label, board (a board move), chance, from, to, pieces, at (the
+    sites of the pieces it acts on where they stand: an attack's target), steps, group (the heading the game gives it
+    in a long list)."""
     actions = list(game.legal_actions(state))
     drawn = _left_to_chance(actions)
     before = game.layout(state)
@@ -87,6 +88,7 @@ def inputs(game: Game, state: Any, words: Words) -> list[dict[str, Any]]:
                 "from": left,
                 "to": arrived,
                 "pieces": [words.piece(p) for p in pieces],
+                "at": list(game.aimed_at(state, action)),
                 "steps": steps,
                 "group": game.group(state, action),
             }
