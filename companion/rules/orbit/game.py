@@ -221,7 +221,7 @@ class Orbit(Game[State]):
         if key == "card":
             card = state.material.deck.by_id.get(str(value))
             return describe(card) if card is not None else None
-        if key in ("planet", "colour") and isinstance(value, str):
+        if key == "planet" and isinstance(value, str):
             return value  # a planet by its colour, never a seat's name ("red", not "Red")
         return None
 
