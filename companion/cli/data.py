@@ -26,6 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="the sets to write, as orbit/board/my-copy (default: every set of the table)")
     imported = commands.add_parser("import", help="add every data set of a library file, each checked by its game")
     imported.add_argument("file", help="the library file to read")
+    imported.add_argument("--name", help="add a file of one set under this name instead of its own")
+    imported.add_argument("--replace", action="store_true", help="replace a set the table holds under the same "
+                          "name (without it, such a file adds nothing)")
     for each in (add, listing, export, imported):
         each.add_argument("--db", default="companion.db", help="the table's database; its data sets are in the "
                           "folder datasets beside it (default companion.db)")
@@ -60,7 +63,8 @@ def _library(sets: DataSets, args: argparse.Namespace) -> int:
     from companion.table import library
 
     if args.data_command == "import":
-        added = library.import_library(sets, read_json(args.file, SetupError), args.file)
+        bundle = read_json(args.file, SetupError)
+        added = library.import_library(sets, bundle, args.file, args.name, args.replace)
         for game, option, name in added:
             print(f"{game} {option}: {name!r} is offered to the phones")
         return 0

@@ -406,6 +406,16 @@ class Game(ABC, Generic[S]):
         first planet symbol printed on it), or None: the page groups by the action's arguments."""
         return None
 
+    def said(self, state: S, key: str, value: Any) -> str | None:
+        """An argument's value in players' words where the value is a code the table never sees (ORBIT's card
+        "c01": what the card does; Periorbis's ship "1-7": its level and price), or None: the value says itself."""
+        return None
+
+    def aimed_at(self, state: S, action: Action) -> tuple[str, ...]:
+        """The sites of the pieces an action acts on without moving them (Orbital Battle: an attack's target), so
+        that a tap there on the map offers it; () for most actions."""
+        return ()
+
     def muster(self, state: S) -> Muster | None:
         """Purchases the player to act may choose by numbers now (Orbital Battle's starting forces), or None."""
         return None

@@ -24,6 +24,10 @@ SEATS = ("red", "green", "blue", "yellow")  # seat colours every game takes, for
 KINDS = {"file": "a file", "folder": "a folder", "files": "a file for each planet"}
 
 
+class SetExists(SetupError):
+    """A set the library file adds is already on the table under its name, and replacing was not asked for."""
+
+
 def listing(sets: DataSets) -> list[dict[str, Any]]:
     """Every data set the table holds: its game, the option it is for and its name."""
     return [
@@ -84,9 +88,13 @@ def export(sets: DataSets, chosen: Iterable[tuple[str, str, str]] | None = None)
     return {"format": FORMAT, "sets": out}
 
 
-def import_library(sets: DataSets, bundle: Any, source: str = "library") -> list[tuple[str, str, str]]:
+def import_library(
+    sets: DataSets, bundle: Any, source: str = "library", name: str | None = None, replace: bool = False
+) -> list[tuple[str, str, str]]:
     """Add every set of a library file, each checked first: any wrong set (a one-line SetupError naming `source`,
-    the set and the field) and none is added."""
+    the set and the field) and none is added. `name` adds a file of one set under a name of the table's choosing;
+    a set whose name the table already holds is replaced only when `replace` says so (else SetExists, nothing
+    added)."""
     if not isinstance(bundle, dict) or bundle.get("format") != FORMAT:
         raise SetupError(f"{source}: not a library file (expected an object with \"format\": \"{FORMAT}\")")
     listed = bundle.get("sets")
@@ -97,15 +105,24 @@ def import_library(sets: DataSets, bundle: Any, source: str = "library") -> list
         where = f"{source}: sets[{i}]"
         if not isinstance(entry, dict):
             raise SetupError(f"{where}: expected an object with game, option, name and its data")
-        game, option, name = (entry.get(key) for key in ("game", "option", "name"))
-        if not all(isinstance(v, str) for v in (game, option, name)):
+        game, option, entry_name = (entry.get(key) for key in ("game", "option", "name"))
+        if not all(isinstance(v, str) for v in (game, option, entry_name)):
             raise SetupError(f"{where}: game, option and name must each be text")
         kind = _kind(game, option, where)
         data = entry.get("files" if kind == "folder" else "data")
         if data is None:
             wanted = "files" if kind == "folder" else "data"
-            raise SetupError(f"{where} ({game} {option} {name!r}): missing its {wanted}")
-        todo.append((game, option, name, data))
+            raise SetupError(f"{where} ({game} {option} {entry_name!r}): missing its {wanted}")
+        todo.append((game, option, entry_name, data))
+    if name is not None:
+        if len(todo) != 1:
+            raise SetupError(f"{source}: holds {len(todo)} data sets; a new name is for a file of one set")
+        todo = [(todo[0][0], todo[0][1], name, todo[0][3])]
+    taken = [f"{load(game).title}'s {option.replace('_', ' ')} {named!r}" for game, option, named, _ in todo
+             if named in sets.names(game, option)]  # fmt: skip
+    if taken and not replace:
+        raise SetExists(f"{source}: {', '.join(taken)} {'is' if len(taken) == 1 else 'are'} already on this table: "
+                        "add it under another name, or say to replace it")
     _save_checked(sets, todo, source)
     return [(game, option, name) for game, option, name, _ in todo]
 

@@ -7,7 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from companion.rules import Game, load
+from companion.web.option_words import words_for
 from companion.web.words import Words
+
+
+def _option(game: str, key: str, value: Any) -> str | None:
+    """A game option's value as the New game form names it ("simple" -> "Simple"), or None: not an option's."""
+    name = words_for(game, key).choices.get(value) if isinstance(value, str) else None
+    return name.split(":")[0] if name else None
 
 
 def _rows(engine: Game, counters: dict[str, Any], words: Words, seat: str | None) -> list[list[str]]:
@@ -23,7 +30,7 @@ def _rows(engine: Game, counters: dict[str, Any], words: Words, seat: str | None
             continue
         if isinstance(value, dict) and seat is not None and list(value) == [seat]:
             value = value[seat]  # a map keyed by the seat itself (ORBIT's markers): just the value
-        rows.append([label, words.value(value)])
+        rows.append([label, _option(engine.name, key, value) or words.value(value)])
     return rows
 
 

@@ -49,14 +49,22 @@ def export() -> Response:
 @shelf.post("/import")
 @requires_token
 def imported() -> tuple[Response, int]:
-    """Every set of the library file in the body, each checked by its game first; one wrong set adds none."""
+    """Every set of the library file in the body, each checked by its game first; one wrong set adds none. A file of
+    one set may be added under another name (`name`); a set the table holds already is replaced only when the
+    request says `replace=yes` (else 409, nothing added)."""
     source = request.args.get("file", "library file")[:80]
+    name = request.args.get("name")
+    replace = request.args.get("replace", "no")
+    if replace not in ("yes", "no"):
+        raise BadInput(f"replace: {replace[:20]!r} is neither yes nor no")
     try:
         bundle = json.loads(request.get_data())
     except (ValueError, UnicodeDecodeError):
         raise BadInput(f"{source}: not a library file (not JSON)") from None
     try:
-        added = library.import_library(table().datasets, bundle, source)
+        added = library.import_library(table().datasets, bundle, source, name, replace == "yes")
+    except library.SetExists as error:
+        raise BadInput(str(error), 409) from None
     except SetupError as error:
         raise BadInput(str(error)) from None
     return jsonify(added=[{"game": g, "option": o, "name": n} for g, o, n in added],

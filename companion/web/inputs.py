@@ -25,18 +25,23 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> tuple[list[str], 
     return left, arrived, pieces
 
 
-def _steps(action: Action, words: Words, order: list[str]) -> list[list[Any]]:
+def _steps(game: Game, state: Any, action: Action, words: Words) -> list[list[Any]]:
     """[name, value, words] per argument in the order the game declares them (a unit, then where it goes); a list of
-    numbers (two dice) gives one step per element, any other list (the units attacking together) one step."""
+    numbers (two dice) gives one step per element, any other list (the units attacking together) one step. A value
+    is said as the game names it where it is a code (a card's id), else in the table's words."""
     steps: list[list[Any]] = []
-    rank = {key: i for i, key in enumerate(order)}
+    rank = {key: i for i, key in enumerate(game.actions.get(action.type, {}))}
+
+    def said(key: str, value: Any) -> str:
+        return game.said(state, key, value) or words.value(value)
+
     for key, value in sorted(action.args, key=lambda arg: rank.get(arg[0], len(rank))):
         if isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
             steps += [[f"{words.key(key)} {i + 1}", v, words.value(v)] for i, v in enumerate(value)]
         elif isinstance(value, (list, tuple)):
-            steps.append([words.key(key), list(value), " and ".join(words.value(v) for v in value)])
+            steps.append([words.key(key), list(value), " and ".join(said(key, v) for v in value)])
         else:
-            steps.append([words.key(key), value, words.value(value)])
+            steps.append([words.key(key), value, said(key, value)])
     return steps
 
 
@@ -51,8 +56,9 @@ def _left_to_chance(actions: list[Action]) -> set[Action]:
 
 
 def inputs(game: Game, state: Any, words: Words) -> list[dict[str, Any]]:
-    """Every legal action for the page: type, action, label, board (a board move), chance, from, to, pieces, steps,
-    group (the heading the game gives it in a long list)."""
+    """Every legal action for the page: type, action, label, board (a board move), chance, from, to, pieces, at (the
+    sites of the pieces it acts on where they stand: an attack's target), steps, group (the heading the game gives it
+    in a long list)."""
     actions = list(game.legal_actions(state))
     drawn = _left_to_chance(actions)
     before = game.layout(state)
@@ -62,7 +68,7 @@ def inputs(game: Game, state: Any, words: Words) -> list[dict[str, Any]]:
         left: list[str] = []
         arrived: list[str] = []
         pieces: list[str] = []
-        steps = _steps(action, words, list(game.actions.get(action.type, {})))
+        steps = _steps(game, state, action, words)
         if chance:
             # Applying it would draw from the state's generator: its sentence would give the result away.
             said = ", ".join(step[2] for step in steps)
@@ -82,6 +88,7 @@ def inputs(game: Game, state: Any, words: Words) -> list[dict[str, Any]]:
                 "from": left,
                 "to": arrived,
                 "pieces": [words.piece(p) for p in pieces],
+                "at": list(game.aimed_at(state, action)),
                 "steps": steps,
                 "group": game.group(state, action),
             }

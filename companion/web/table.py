@@ -36,7 +36,7 @@ from companion.web import sse
 from companion.web.books import books
 from companion.web.calibration import CameraFeed
 from companion.web.hub import Hub
-from companion.web.words import Words
+from companion.web.words import Words, named
 
 NAMES_FILE = "seat-names.json"  # beside the table token: the players' names by seat
 LoopFactory = Callable[[Session], TableLoop | None]
@@ -154,11 +154,12 @@ class Table:
         snapshot["books"] = books(session.record.game, snapshot["ledger"], words)
         snapshot["seat_names"] = {seat: name for seat, name in self.seat_names.items() if seat in snapshot["players"]}
         snapshot["names"] = {piece: words.piece(piece) for stack in snapshot["layout"].values() for piece in stack}
-        snapshot["phase"] = {**snapshot["phase"], "prompt": words.text(snapshot["phase"]["prompt"])}
+        names = snapshot["seat_names"]  # the prompt and the end name a player as the header does
+        snapshot["phase"] = {**snapshot["phase"], "prompt": named(words.text(snapshot["phase"]["prompt"]), names)}
         if snapshot.get("outcome"):
             outcome = snapshot["outcome"]
-            said = verdict(outcome["result"], outcome["winners"], outcome["reason"])
-            snapshot["outcome"] = {**outcome, "reason": words.text(outcome["reason"]), "sentence": words.text(said)}
+            said = named(words.text(verdict(outcome["result"], outcome["winners"], outcome["reason"])), names)
+            snapshot["outcome"] = {**outcome, "reason": words.text(outcome["reason"]), "sentence": said}
         snapshot["question"] = self._question(loop.question if loop else None)
         snapshot["warning"] = self._warning(loop.warning if loop else None)
         return snapshot

@@ -4,7 +4,7 @@ labels, and any ledger value (numbers, lists, maps, flags) as a short text with 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from companion.boards import Board
@@ -18,6 +18,16 @@ _CARD = re.compile(r"\bcard c\d+\b")  # ORBIT's cards carry no number in the box
 _COLOURS = {"red", "orange", "yellow", "green", "blue", "purple", "brown", "gray", "grey", "white", "black", "pink",
             "teal", "silver"}
 _PIECE_KINDS = {"ship", "planet", "station", "base", "army", "fleet", "infestor", "marker"}
+
+
+def named(text: str, names: Mapping[str, str]) -> str:
+    """A sentence addressed to the table with each seat whose player gave a name said as the page's header says it
+    ("Red: play a card." -> "Ann (Red): play a card.")."""
+    given = {seat[:1].upper() + seat[1:]: name for seat, name in names.items() if name}
+    if not given:
+        return text
+    colours = re.compile(rf"(?<![(\w])({'|'.join(map(re.escape, given))})\b")
+    return colours.sub(lambda m: f"{given[m.group(1)]} ({m.group(1)})", text)
 
 
 class Words:

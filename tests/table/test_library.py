@@ -32,6 +32,19 @@ def test_a_library_file_carries_a_board_and_a_deck_to_another_table(tmp_path):
     assert json.loads((tmp_path / "there/orbit/board/my-copy").read_text()) == _board()
 
 
+def test_a_set_of_the_same_name_is_replaced_only_when_asked_and_a_file_of_one_comes_under_any_name(tmp_path):
+    sets = DataSets(tmp_path / "sets")
+    library.save(sets, "orbit", "board", "mine", _board())
+    bundle = library.export(sets)
+    bundle["sets"][0]["data"]["name"] = "a friend's"
+    with pytest.raises(library.SetExists, match=r"^shared\.json: ORBIT's board 'mine' is already on this table"):
+        library.import_library(sets, bundle, "shared.json")
+    assert json.loads((tmp_path / "sets/orbit/board/mine").read_text()) == _board()
+    assert library.import_library(sets, bundle, "shared.json", name="theirs") == [("orbit", "board", "theirs")]
+    assert library.import_library(sets, bundle, "shared.json", replace=True) == [("orbit", "board", "mine")]
+    assert json.loads((tmp_path / "sets/orbit/board/mine").read_text())["name"] == "a friend's"
+
+
 def test_one_wrong_set_adds_none_and_the_error_names_the_file_the_set_and_the_field(tmp_path):
     sets = DataSets(tmp_path / "sets")
     broken = _board()

@@ -158,10 +158,12 @@ def new_table(folder: Path, tls: Tls | None = None, limits: Limits | None = None
 
 class WatchedBrowser:
     """A launched browser whose every page reports its script errors (uncaught exceptions) to `errors`: a test
-    that used it fails on any (the `_no_page_errors` fixture below)."""
+    that used it fails on any (the `_no_page_errors` fixture below). The shared `browser` is one; a test that
+    launches its own (other flags, another HOME) wraps it in one too."""
 
     def __init__(self, launched: Any) -> None:
         self.launched, self.errors = launched, []
+        WATCHED.append(self)
 
     def watch(self, context: Any) -> Any:
         context.on("page", lambda page: page.on("pageerror", lambda error: self.errors.append(f"{page.url}: {error}")))
@@ -189,14 +191,18 @@ def browser():
         launched.close()
 
 
+WATCHED: list[WatchedBrowser] = []  # the browsers launched in this session and not yet closed
+
+
 @pytest.fixture(autouse=True)
-def _no_page_errors(request):
-    """Every browser test fails on a script error in any page it opened."""
+def _no_page_errors():
+    """Every browser test fails on a script error in any page it opened, on any watched browser."""
     yield
-    if "browser" in request.fixturenames:
-        watched = request.getfixturevalue("browser")
-        errors, watched.errors[:] = list(watched.errors), []
-        assert not errors, errors
+    errors = [error for watched in WATCHED for error in watched.errors]
+    for watched in WATCHED:
+        watched.errors.clear()
+    WATCHED[:] = [watched for watched in WATCHED if watched.launched.is_connected()]
+    assert not errors, errors
 
 
 @pytest.fixture

@@ -72,6 +72,29 @@ def test_a_library_file_is_shared_and_added_whole_or_not_at_all(served, tmp_path
     assert served.table.datasets.names("orbit", "board") == ["friends"]
 
 
+def test_a_library_file_never_replaces_a_set_unasked_and_may_come_under_a_new_name(served, tmp_path):
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    served.post("/api/editor/save", {"game": "orbit", "name": "mine", "board": _board()})
+    bundle = served.get("/api/library/export?set=orbit/board/mine")
+    kept = (tmp_path / "datasets" / "orbit" / "board" / "mine").read_bytes()
+    bundle["sets"][0]["data"]["sites"][0]["x"] += 3  # a friend's copy, a little different
+    raw = json.dumps(bundle).encode()
+    status, answer = served.request("POST", "/api/library/import?file=friends.json", raw=raw)
+    assert status == 409 and answer["error"] == ("friends.json: ORBIT's board 'mine' is already on this table: add "
+                                                 "it under another name, or say to replace it")
+    assert (tmp_path / "datasets" / "orbit" / "board" / "mine").read_bytes() == kept  # nothing changed
+    status, answer = served.request("POST", "/api/library/import?file=friends.json&name=friends", raw=raw)
+    assert status == 201 and answer["added"] == [{"game": "orbit", "option": "board", "name": "friends"}]
+    assert served.table.datasets.names("orbit", "board") == ["friends", "mine"]
+    status, answer = served.request("POST", "/api/library/import?file=friends.json&replace=yes", raw=raw)
+    assert status == 201 and (tmp_path / "datasets" / "orbit" / "board" / "mine").read_bytes() != kept
+    status, answer = served.request("POST", "/api/library/import?file=friends.json&replace=maybe", raw=raw)
+    assert status == 400 and answer["error"] == "replace: 'maybe' is neither yes nor no"
+    both = {**bundle, "sets": [bundle["sets"][0], {**bundle["sets"][0], "name": "other"}]}
+    status, answer = served.request("POST", "/api/library/import?file=two.json&name=x", raw=json.dumps(both).encode())
+    assert status == 400 and answer["error"] == "two.json: holds 2 data sets; a new name is for a file of one set"
+
+
 def test_a_photo_is_flattened_by_its_four_corners(served):
     photo = np.full((600, 800, 3), 40, np.uint8)
     corners = np.array([(150, 100), (650, 120), (700, 520), (100, 500)], np.int32)
@@ -160,6 +183,10 @@ def test_periorbis_data_is_checked_card_by_card_and_a_game_starts_on_it(served, 
     assert status == 400 and answer["error"] == "orbit track, turn 4: no asteroid 'vesta' in asteroids.json"
     assert served.get("/api/library")["sets"] == []
     del files["orbit.json"]["turns"][3]["vesta"]
+    files["setup.json"]["start_team"] = []  # the first slot left empty: nobody to act with
+    answer = served.post("/api/editor/periorbis/check", {"files": files})[1]
+    assert answer["problems"] == ["start team, HQ slot 1: empty: a player would start with no employee and could do "
+                                  "nothing"]
     files["setup.json"]["start_team"] = [-2, 0]
     status, answer = served.post("/api/editor/periorbis/save", {"name": "club", "files": files})
     assert status == 201, answer
@@ -205,6 +232,12 @@ def test_a_dakalio_mat_is_checked_naming_the_spot_and_kept_for_a_new_game(served
     board["sites"][0]["label"] = "north spot"
     status, answer = served.post("/api/editor/save", {"game": "dakalio", "name": "ours", "board": board})
     assert status == 201, answer
+    parted = json.loads(json.dumps(board))  # a loop parted in two lines, as the editor's Join tool leaves it
+    parted["orbits"]["line1"], parted["orbits"]["line2"] = parted["orbits"].pop("N1/1"), parted["orbits"].pop("N1/2")
+    problems = served.post("/api/editor/check", {"game": "dakalio", "board": parted})[1]["problems"]
+    first, last = parted["orbits"]["line1"][0], parted["orbits"]["line1"][-1]
+    assert problems == [f"the line from {first} to {last} leaves the mat and comes back on no line: join it to the "
+                        "line opposite it (only a line through the centre, e5 (blue base), is a loop on its own)"]
     game = next(g for g in served.get("/api/games")["games"] if g["name"] == "dakalio")
     assert next(f for f in game["options"] if f["name"] == "mat")["choices"] == [None, "ours"]
 

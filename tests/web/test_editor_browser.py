@@ -389,3 +389,83 @@ def test_periorbis_cards_track_and_team_are_entered_kept_and_played_on(browser, 
     entry = served.get("/api/log")["entries"][-1]
     assert entry["action"]["type"] != "end_turn" and entry["action"]["employee"] == 1
     assert (entry["actor"], entry["source"]) == ("red", "phone") and len(served.session.actions) == 1
+
+
+def test_a_library_file_over_a_set_of_the_same_name_is_added_only_as_the_host_answers(browser, served, tmp_path):
+    """At 360 x 780: the page asks, and adds the file under a new name, or over the set, or not at all."""
+    from companion.table import library
+
+    page, errors = open_phone_editor(browser, served, tmp_path, "/editor/deck")
+    mat = served.get("/api/editor/board?game=dakalio&start=own")["board"]
+    library.save(served.table.datasets, "dakalio", "mat", "ours", mat)
+    shared = tmp_path / "friends.json"
+    shared.write_text(json.dumps(served.get("/api/library/export?set=dakalio/mat/ours")))
+    page.reload()
+    expect(page.locator("#library li")).to_have_text(["Dakalio: mat “ours”Share"])
+    page.locator("#import").set_input_files(str(shared))
+    expect(page.locator("#import-ask")).to_be_visible()
+    expect(page.locator("#import-ask-text")).to_have_text(
+        "Dakalio's mat 'ours' is already on this table: add it under another name, or say to replace it.")
+    expect(page.locator("#import-name")).to_have_value("ours-2")
+    fits_a_phone(page)
+    page.screenshot(path=ARTIFACTS / "editor-import-ask-phone.png")
+    page.fill("#import-name", "friends")
+    page.click("#import-as")
+    expect(page.locator("#message")).to_have_text("Added: friends.")
+    assert served.table.datasets.names("dakalio", "mat") == ["friends", "ours"]
+    page.locator("#import").set_input_files(str(shared))
+    page.click("#import-ask button[value=cancel]")
+    expect(page.locator("#message")).to_have_text("Nothing added: the table's sets are as they were.")
+    page.locator("#import").set_input_files(str(shared))
+    page.click("#import-replace")
+    expect(page.locator("#message")).to_have_text("Added: ours.")
+    assert served.table.datasets.names("dakalio", "mat") == ["friends", "ours"] and not errors
+
+
+def test_a_photos_corners_are_placed_on_a_phone_with_zoom_and_a_magnifier(browser, served, tmp_path):
+    """At 360 x 740 the whole photo gives about four of its pixels to a screen pixel: zoomed in, one; a magnifier shows
+    the photo under the finger while a ring is dragged. The corners land on the board's to a pixel of the photo."""
+    page, errors = open_editor(browser, served, tmp_path, "/editor", (360, 740))
+    page.select_option("#start", "empty")
+    page.click("#load")
+    (tmp_path / "board.jpg").write_bytes(photo())
+    page.locator("#photo").set_input_files(str(tmp_path / "board.jpg"))
+    expect(page.locator(".corner")).to_have_count(4)
+    whole = page.locator("#photo-view").bounding_box()["width"]
+    assert 1280 / whole > 3.5  # a screen pixel: over 3.5 pixels of the photo, about 2 mm of a 700 mm board
+    shot(page, "#corners-title", "editor-corners-whole-phone.png")
+    page.click("#corners-zoom")
+    expect(page.locator("#corners-zoom")).to_have_text("Whole photo")
+    assert 1280 / page.locator("#photo-view").bounding_box()["width"] <= 1.0  # now one, or less
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360  # the photo scrolls in its own box
+    for index, (x, y) in enumerate(PHOTO_CORNERS):
+        ring = page.locator(".corner").nth(index)
+        # The photo's box scrolled to show the ring and where it goes, as a finger scrolls it.
+        page.evaluate("""([i, x, y]) => {
+            const box = document.getElementById("photo-scroll"), ring = document.querySelectorAll(".corner")[i];
+            const w = document.getElementById("photo-view").clientWidth / 1280;
+            box.scrollIntoView({ block: "start" });
+            box.scrollLeft = (ring.offsetLeft + x * w) / 2 - box.clientWidth / 2;
+            box.scrollTop = (ring.offsetTop + y * w) / 2 - box.clientHeight / 2; }""", [index, x, y])
+        held = ring.bounding_box()
+        view = page.locator("#photo-view").bounding_box()
+        page.mouse.move(held["x"] + held["width"] / 2 + 7, held["y"] + held["height"] / 2 - 5)  # off the ring's centre
+        page.mouse.down()
+        page.mouse.move(view["x"] + view["width"] * x / 1280 + 7, view["y"] + view["height"] * y / 960 - 5, steps=6)
+        expect(page.locator("#loupe")).to_be_visible()
+        loupe = page.locator("#loupe").bounding_box()
+        finger = view["y"] + view["height"] * y / 960
+        assert loupe["y"] + loupe["height"] <= finger - 20 or loupe["y"] >= finger + 20  # never under the finger
+        if index == 0:
+            page.screenshot(path=ARTIFACTS / "editor-corners-phone.png")
+        page.mouse.up()
+        expect(page.locator("#loupe")).to_be_hidden()
+    with page.expect_request("**/api/editor/flatten*") as flattened:
+        page.click("#flatten")
+    expect(page.locator("#message")).to_contain_text("The photo is flat")
+    query = flattened.value.url.split("corners=")[1].split("&")[0]
+    placed = list(zip(*[iter(float(v) for v in query.split(","))] * 2, strict=True))
+    for (px, py), (x, y) in zip(placed, PHOTO_CORNERS, strict=True):
+        assert math.hypot(px - x, py - y) <= 1.5, (placed, PHOTO_CORNERS)
+    fits_a_phone(page)
+    assert errors == []

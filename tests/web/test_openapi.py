@@ -253,6 +253,7 @@ def editors(call, served, tmp_path) -> None:
     call("/api/library/export", "/api/library/export?set=club", expect=400)
     call("/api/library/export", "/api/library/export?set=orbit/deck/none", expect=404)
     shared = json.dumps(served.get("/api/library/export")).encode()
-    call("/api/library/import", "/api/library/import?file=shared.json", "POST", raw=shared, expect=201)
+    call("/api/library/import", "/api/library/import?file=shared.json", "POST", raw=shared, expect=409)
+    call("/api/library/import", "/api/library/import?file=shared.json&replace=yes", "POST", raw=shared, expect=201)
     call("/api/library/import", "/api/library/import", "POST", raw=b"[]", expect=400)
     call("/api/library/import", "/api/library/import", "POST", raw=shared, token=None, expect=403)

@@ -27,7 +27,7 @@ from companion.web.context import WebSettings
 from companion.web.serve import start_server
 from companion.web.table import Table
 
-from .conftest import ARTIFACTS, CHROMIUM, FLAGS, OPTIONS, TOKEN, free_port
+from .conftest import ARTIFACTS, CHROMIUM, FLAGS, OPTIONS, TOKEN, WatchedBrowser, free_port
 
 SIZE = (1280, 720)
 
@@ -79,7 +79,7 @@ def test_the_camera_page_sends_a_full_resolution_still_the_pipeline_reads(tmp_pa
     flags = [*FLAGS, "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
              f"--use-file-for-fake-video-capture={video}"]
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=flags)
+        browser = WatchedBrowser(playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=flags))
         try:
             page = browser.new_page(viewport={"width": 360, "height": 740})
             page.goto(f"http://127.0.0.1:{server.port}/camera?t={TOKEN}")

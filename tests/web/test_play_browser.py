@@ -234,14 +234,21 @@ def test_the_end_of_a_game_its_summary_the_past_games_and_the_export(browser, ta
     expect(page.locator("#confirm")).to_be_visible()
     page.click("#confirm button[value=no]")
     assert session.game.outcome(session.state) is None
-    page.locator("#declared button", has_text="Resign…").click()
-    page.click("#confirm-yes")
+    # A move half chosen on this phone when the game ends elsewhere (the same seat resigns on another phone): the
+    # sheet it opened goes, and nothing invites a move.
+    page.locator("#declared button[data-title=Enter]").click()
+    expect(page.locator("#pick")).to_be_visible()
+    session.submit(next(a for a in session.game.legal_actions(session.state) if a.type == "resign"), "phone", resigns)
     winner = "Red" if resigns == "green" else "Green"
     expect(page.locator("#summary")).to_be_visible()
     outcome = session.game.outcome(session.state)
     expect(page.locator("#summary-result")).to_have_text(verdict(outcome.result, outcome.winners, outcome.reason))
     expect(page.locator("#summary-result")).to_contain_text(f"{winner} wins: ")  # who won, and why
     expect(page.locator("#summary-cards .card").first).to_contain_text(f"{winner} · winner")
+    expect(page.locator("#pick")).to_be_hidden()
+    expect(page.locator("#map-hint")).to_be_hidden()
+    shown = page.locator("body").inner_text()
+    assert "Tap a piece" not in shown and "Tap where" not in shown
     exported = page.evaluate("fetch(document.querySelector('#summary-export').href).then((r) => r.json())")
     assert exported["game"] == "dakalio" and exported["status"] == "over" and exported["entries"]
     # The summary as a picture to share: headless Chromium has no share sheet, so the page downloads the PNG.

@@ -5,6 +5,7 @@ name and not localhost, which browsers treat as secure even over plain http."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ from companion.web.hostnames import Names, host_name, local_names
 from companion.web.serve import Tls
 from companion.web.tableca import Folder, init
 
-from .conftest import CHROMIUM, FLAGS, TOKEN, free_port, new_table
+from .conftest import CHROMIUM, FLAGS, TOKEN, WatchedBrowser, free_port, new_table
 
 HOST = "orrery.test"
 
@@ -47,9 +48,11 @@ def playwright():
         yield driver
 
 
-def launch(playwright, home: Path):
-    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, env={**os.environ, "HOME": str(home)},
-                                      args=[*FLAGS, f"--host-resolver-rules=MAP {HOST} 127.0.0.1"])  # fmt: skip
+def launch(playwright, home: Path) -> WatchedBrowser:
+    """Chromium with its own HOME (its own certificate store), its pages watched for script errors."""
+    return WatchedBrowser(playwright.chromium.launch(
+        executable_path=CHROMIUM, headless=True, env={**os.environ, "HOME": str(home)},
+        args=[*FLAGS, f"--host-resolver-rules=MAP {HOST} 127.0.0.1"]))  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -162,6 +165,19 @@ def test_over_https_the_page_is_secure_keeps_the_screen_awake_and_reloads_offlin
     assert response is not None and response.from_service_worker
     expect(page.locator("#toast")).to_contain_text("Cannot reach the companion")  # the script ran, from cache
     expect(page.locator("#banner")).to_be_visible()
+
+
+def test_the_offline_shell_holds_every_module_the_page_imports():
+    """The service worker's cached shell: a module of the page left out of it and, offline, no script runs."""
+    static = Path(__file__).resolve().parents[2] / "companion" / "web" / "static"
+    shell = set(re.findall(r'"(/static/[\w.]+)"', (static / "sw.js").read_text()))
+    wanted, todo = set(), ["main.js"]
+    while todo:
+        module = todo.pop()
+        if f"/static/{module}" not in wanted:
+            wanted.add(f"/static/{module}")
+            todo += re.findall(r'^import .* from "\./([\w.]+)";', (static / module).read_text(), re.MULTILINE)
+    assert wanted - shell == set()
 
 
 def test_a_browser_without_the_table_ca_gets_no_secure_page(untrusted_page, secure):

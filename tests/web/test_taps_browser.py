@@ -329,3 +329,41 @@ def test_a_landing_is_led_from_the_planets_surface(browser, one_table):
     assert phone.taps <= 3
     expect(page.locator(f'#map .site.moved[data-site="{item["to"][0]}"]')).to_have_count(1)  # what changed
     page.context.close()
+
+
+def test_an_attack_starts_with_a_tap_on_the_enemy_unit(browser, one_table):
+    """In a combat phase every enemy unit that may be attacked is ringed on the map (on the solar map, the planet
+    of one on a planet's surface); a tap on one offers its attacks: the companion rolls, or the dice the table
+    rolled. Three taps or fewer book it."""
+    table = one_table
+    table.table.new_game("orbital_battle", ["red", "blue"], {}, 3, guide=False)
+    session, rng = table.table.session, random.Random(3)
+    game = session.game
+    while not any(a.type == "attack" and game.aimed_at(session.state, a)[0][:1] == "r"  # one in space
+                  for a in game.legal_actions(session.state)):  # fmt: skip
+        session.submit(GOAL_SEEKING["orbital_battle"](game, session.state, rng), "phone",
+                       game.phase(session.state).actor)  # fmt: skip
+    seat = game.phase(session.state).actor
+    page = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+    page.goto(f"{table.base}/?t={table.table.token}")
+    page.locator(f'#seats input[value="{seat}"]').check()
+    page.click("#join-ok")
+    page.wait_for_function("window.orrery.app.moves.mine() && !document.querySelector('#moves').hidden")
+    attacks = [i for i in legal_inputs(game, session.state, table.table.words()) if i["type"] == "attack"]
+    aimed = {i["at"][0] for i in attacks if not i["at"][0].startswith("p")}
+    ringed = set(page.evaluate("[...document.querySelectorAll('#map .site.aim')].map((e) => e.dataset.site)"))
+    assert aimed <= ringed, (aimed, ringed)
+    item = next(i for i in attacks if i["chance"] and i["at"][0] in aimed)
+    phone = Phone(page, table)
+    page.screenshot(path=ARTIFACTS / "taps-orbital_battle-targets.png")
+    phone.shot = "taps-orbital_battle-attack"
+    phone.tap(page.locator(f'#map [data-site="{item["at"][0]}"]'))
+    expect(page.locator("#pick-title")).to_contain_text(f"Attack {table.table.words().site(item['at'][0])}: ")
+    fits(page, 360)
+    before = len(session.actions)
+    while len(session.actions) == before and phone.taps < 4:  # which unit there, which of ours, then the dice
+        ways = [page.locator("#pick-list button", has_text=text) for text in
+                ("The companion rolls", item["steps"][0][2], item["steps"][1][2])]  # fmt: skip
+        phone.tap(next(way.first for way in ways if way.count()))
+    assert len(session.actions) == before + 1 and session.actions[-1].type == "attack"
+    assert session.actions[-1].get("target") == item["action"]["target"] and phone.taps <= 3

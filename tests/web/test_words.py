@@ -1,7 +1,10 @@
 """Every text a player sees uses names, never ids: whole twin games of all five games, walked announcement by
-announcement, with each phase's prompt, the books as the page shows them, the labels of the moves the page offers,
-and the twin's warnings and questions (messy hands and illegal moves on a simulated reed grid). A text fails on an
-internal id (a site id where the board prints a name, a piece id, a card id, a snake_case name) or a JSON fragment.
+announcement, with each phase's prompt, the books as the page shows them, the labels of the moves the page offers
+and the words of their steps, the end, and the twin's warnings and questions (messy hands and illegal moves on a
+simulated reed grid). A text fails on an internal id (a site id where the board prints a name, a piece id, a card
+id, a snake_case name), a JSON fragment, a raw option value where the option has a name ("Mode: simple"), a card
+number or a ship's code where the card has a name ("card 17", "ship 1-7"), or a list that writes the same kind of
+word in two cases ("orange, yellow, Green"); and a prompt names a player as the page's header does.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ import pytest
 from companion.boards import default_board
 from companion.rules import load
 from companion.rules.orbital_battle.units import KINDS as UNIT_KINDS
+from companion.rules.words import verdict
 from companion.sim.players import random_action
 from companion.sim.table_setup import make_twin
 from companion.web.books import books
 from companion.web.inputs import inputs
+from companion.web.option_words import WORDS as OPTION_WORDS
 from companion.web.words import Words
 
 GAMES = {"trajectory": 2, "orbit": 2, "dakalio": 2, "orbital_battle": 2, "periorbis": 3}
@@ -29,12 +34,32 @@ SNAKE = re.compile(r"\b[a-z]+_[a-z_]+\b")
 HYPHENATED = re.compile(r"\b[a-z0-9_]+(?:-[a-z0-9_]+)+\b")
 PIECE_PARTS = {"ship", "planet", "station", "base", "army", "fleet", "infestor", "marker", "dakalio", *UNIT_KINDS,
                "red", "green", "blue", "yellow"}  # fmt: skip
-CARD = re.compile(r"\bcard c\d+\b")
+CARD = re.compile(r"\b[Cc]ard:? c\d+\b")
+# A card or a ship by its number where it has a name: "hires card 29", "cards in the pool: 29, 2", "Card: 17",
+# "to ship 1-7", "Ship: 1-7".
+NUMBERED = re.compile(r"\bcards? \d+\b|\bcards\b[^.:;]*: \d+, \d+|\bCard: \d+(?![\w ])|"
+                      r"\b[Ss]hips?:? (?:ship )?\d+-\d+\b")
+COLOURS = {"red", "orange", "yellow", "green", "blue", "purple", "brown", "gray", "grey", "white", "black", "pink"}
+# An option's value as the rules spell it, where the New game form gives it a name ("simple": "Simple: one game").
+RAW = {value for words in OPTION_WORDS.values() for value, name in words.choices.items()
+       if isinstance(value, str) and not name.startswith(value)}
+
+
+def mixed_case(text: str) -> list[str]:
+    """A list of colours written in two cases ("orange, yellow, Green, Blue")."""
+    found = []
+    for run in re.findall(r"\b[A-Za-z]+(?:, [A-Za-z]+)+\b", text):
+        words = run.split(", ")
+        if all(w.lower() in COLOURS for w in words) and len({w[0].isupper() for w in words}) > 1:
+            found.append(run)
+    return found
 
 
 def leaks(text: str, site_ids: set[str]) -> list[str]:
     """What in `text` is an internal id or JSON rather than words."""
-    found = [m.group() for pattern in (JSON, SNAKE, CARD) for m in pattern.finditer(text)]
+    found = [m.group() for pattern in (JSON, SNAKE, CARD, NUMBERED) for m in pattern.finditer(text)]
+    found += mixed_case(text)
+    found += [value for value in re.findall(r": ([a-z]+)$", text) if value in RAW]  # a books row: "Mode: simple"
     found += [m.group() for m in HYPHENATED.finditer(text) if PIECE_PARTS.intersection(m.group().split("-"))]
     found += [word for word in re.findall(r"[a-z0-9:/-]+", text) if word in site_ids]
     return found
@@ -65,10 +90,22 @@ def texts_of_a_game(game: str, players: int, seed: int) -> Iterator[tuple[str, s
                 yield from (("move step", f"{name}: {said}") for name, _, said in item["steps"])
                 yield from (("move piece", piece) for piece in item["pieces"])
         if engine.outcome(state) is not None:
-            yield "outcome", words.text(engine.outcome(state).reason)
+            outcome = engine.outcome(state)
+            yield "outcome", words.text(verdict(outcome.result, outcome.winners, outcome.reason))
             return
         state, events = engine.apply(state, random_action(engine, state, rng))
         yield from (("announcement", words.text(event.text)) for event in events)
+
+
+def test_the_leak_finder_catches_what_it_is_for():
+    assert leaks("Green hires card 29, a basic employee. New employee cards in the pool: 29, 2.", set()) == [
+        "card 29", "cards in the pool: 29, 2"]
+    assert leaks("Green carries 2 crates to ship 1-7. Ship: 1-7", set()) == ["ship 1-7", "Ship: 1-7"]
+    assert leaks("Markers to place: orange, yellow, Green, Blue", set()) == ["orange, yellow, Green, Blue"]
+    assert leaks("Mode: simple", set()) == ["simple"] and leaks("Difficulty: normal", set()) == ["normal"]
+    assert leaks("Card: c01", set()) == ["Card: c01"] and leaks("Card: 17", set()) == ["Card: 17"]
+    assert leaks("Card: 1 wild planet; fly 3", set()) == []
+    assert leaks("Cards in hand: 3; Pool: specialist miner (no. 17), 6 credits; Mode: Simple", set()) == []
 
 
 @pytest.mark.parametrize("game", list(GAMES))
@@ -141,20 +178,23 @@ def test_orbit_books_name_the_card_in_play_by_what_it_does():
 
 
 def test_records_in_the_books_name_their_numbers_and_the_asteroids_their_capitals():
-    """Periorbis's books: ore by colour, a contract by its ship and row, the pool card by card, asteroids by the
-    names the board prints (Ada, not ada); never a row of bare numbers."""
+    """Periorbis's books: ore by colour, a contract by its row and the ship's name, the pool card by card by the
+    names the cards print, asteroids by the names the board prints (Ada, not ada); never a row of bare numbers."""
     words = Words(default_board("periorbis"), ["red", "green"])
     employees = {"1": {"card": 0, "role": "basic", "where": "ada", "acted": True},
                  "2": {"card": -1, "role": "engineer", "where": "hq", "acted": False}}
-    ledger = {"players": {"red": {"bases": ["ada", "eros"], "contracts": [{"ship": "1-4", "row": 2, "crates": 0}],
-                                  "employees": employees}},
+    ship = "level 1 ship paying 9 a crate"
+    ledger = {"players": {"red": {"bases": ["ada", "eros"], "employees": employees,
+                                  "contracts": [{"ship": "1-4", "name": ship, "row": 2, "crates": 1, "bonus": 0}]}},
               "table": {"ore": {"ada": {"black": 4, "grey": 3, "white": 1}},
-                        "pool": [{"card": 10, "price": 6}, {"card": 12, "price": 8}]}}  # fmt: skip
+                        "ships": [{"ship": "1-4", "name": ship, "crates": 1, "minimum": 5}],
+                        "pool": [{"card": 10, "name": "specialist miner no. 10", "price": 6},
+                                 {"card": 12, "name": "specialist captain no. 12", "price": 8}]}}  # fmt: skip
     shown = books("periorbis", ledger, words)
-    assert dict(shown["players"][0]["rows"]) == {"Bases": "Ada, Eros", "Contracts": "ship 1-4, row 2",
+    assert dict(shown["players"][0]["rows"]) == {"Bases": "Ada, Eros", "Contracts": f"row 2 of the {ship}, 1 crate",
                                                  "Employees": "1: basic on Ada, has acted; 2: engineer at HQ"}
-    assert dict(shown["table"]) == {"Ore": "Ada: black 4, grey 3, white 1",
-                                    "Pool": "card 10, price 6; card 12, price 8"}
+    assert dict(shown["table"]) == {"Ore": "Ada: black 4, grey 3, white 1", "Ships": f"{ship}: 1 of 5 crates",
+                                    "Pool": "specialist miner no. 10, 6 credits; specialist captain no. 12, 8 credits"}
 
 
 def test_a_planet_is_named_with_the_way_its_arrow_points():
@@ -179,3 +219,21 @@ def test_a_site_already_named_in_words_is_named_once():
     assert words.text("Put the red dakalio back on e4 (red base).") == "Put the red dakalio back on e4 (red base)."
     assert words.text("Put red-dakalio back on e4.") == "Put Red's dakalio back on e4 (red base)."
     assert words.places("e4 (red base) or e4") == "e4 (red base) or e4 (red base)"
+
+
+def test_a_prompt_names_the_player_as_the_header_does(tmp_path):
+    """A seat given a player's name: the banner's prompt and the end say "Ann (Red)" as the header above them."""
+    from companion.table.session import Session
+    from companion.table.store import Store
+    from companion.web.table import Table
+
+    session = Session.start(Store(tmp_path / "t.db"), "dakalio", ["red", "green"], {}, 1)
+    table = Table(session, token="t")
+    table.name_seat("green", "Ann")
+    assert table.state()["phase"]["prompt"].startswith("Ann (Green) plays first: ")
+    game = session.game
+    while not any(a.type == "resign" for a in game.legal_actions(session.state)):  # the asteroids placed
+        session.submit(next(iter(game.legal_actions(session.state))), "phone", game.phase(session.state).actor)
+    resign = next(a for a in game.legal_actions(session.state) if a.type == "resign")
+    session.submit(resign, "phone", game.phase(session.state).actor)
+    assert "Ann (Green)" in table.state()["outcome"]["sentence"], table.state()["outcome"]

@@ -87,6 +87,14 @@ def from_board(board: Board, source: str = "mat") -> Mat:
             raise SetupError(f"{source}: line {n} has fewer than two spots")
         for i, site in enumerate(loop):
             ways[site] += [Way(n, i, 1), Way(n, i, -1)]
+    for parts in grouped.values():
+        # A line leaving the mat comes back in on the line opposite it: only a line through the centre (the blue
+        # base) is a loop on its own; any other is one part of a loop with the line opposite.
+        line = parts[0][1]
+        if len(parts) == 1 and blue[0] not in line:
+            raise SetupError(f"{source}: the line from {line[0]} to {line[-1]} leaves the mat and comes back on no "
+                             f"line: join it to the line opposite it (only a line through the centre, {blue[0]}, "
+                             "is a loop on its own)")
     served_by: dict[str, str] = {}
     entries: dict[str, list[str]] = {}
     for link in board.links:

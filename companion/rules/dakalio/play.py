@@ -5,12 +5,13 @@ A ship with Dakalio that stops on a Control Zone spot has delivered it and never
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 
 from companion.rules.dakalio.judge import after_turn, end_game
 from companion.rules.dakalio.slide import Route, destinations, entry_routes, obstacles, ship_routes, signal_on
 from companion.rules.dakalio.state import DELIVERIES_TO_WIN, Ship, State, board_of, crystal_at, delivered, held, other
-from companion.rules.dakalio.text import NOTHING_STOPS, spot_role, who, why_not
+from companion.rules.dakalio.text import NOTHING_STOPS, obstacle, spot_role, who, why_not
 from companion.rules.engine import Action, Event, IllegalAction
 
 
@@ -77,6 +78,14 @@ def _why_no_entry(state: State, to: str) -> str:
         verb = "stop on" if signal == to else "slide over"
         return (f"entering at {at}, the ship would {verb} the anti-gravity signal on {signal}: only ships already "
                 "inside may cross or stop on signals")
+    blocker = next(_blockers(state, to), None)
+    if blocker is not None:  # a piece in the way: said by its spot, which the player can see and clear
+        spot, at = blocker
+        if spot == at:
+            return f"the way in to {to} starts at {at}, and {obstacle(blocked, at)} stands there"
+        reason = why_not(board, blocked, at, board.entry_ways(at), to, state.portals)
+        return f"entering at {at}: {reason}" if spot in reason.split() else (
+            f"entering at {at}: {obstacle(blocked, spot)} is in the way to {to}")
     reasons = []
     for at in sorted(board.entries):
         ways = board.entry_ways(at)
@@ -89,6 +98,19 @@ def _why_no_entry(state: State, to: str) -> str:
                 return reason
     return (f"no entry line from an empty Control Zone spot leads to {to} (the Control Zone spots on anti-gravity "
             "signals have none)")
+
+
+def _blockers(state: State, to: str) -> Iterator[tuple[str, str]]:
+    """(spot, at): a ship or asteroid on `spot` without which a ship entering at `at` would stop on `to`."""
+    pieces = {*state.ships, *state.asteroids} - {to}
+    if len(state.portals) != 2:  # no way through the portals: only the pieces on the lines through `to` matter
+        pieces &= {spot for loop in board_of(state).loops if to in loop for spot in loop}
+    for spot in sorted(pieces):
+        cleared = replace(state, ships={k: v for k, v in state.ships.items() if k != spot},
+                          asteroids=tuple(a for a in state.asteroids if a != spot))  # fmt: skip
+        for at, found in entries(cleared).items():
+            if to in found:
+                yield spot, at
 
 
 def move(state: State, action: Action) -> tuple[State, list[Event]]:

@@ -70,7 +70,7 @@ def fly(state: State, action: Action) -> Result:
     if cubes > have:
         raise IllegalAction(
             f"{where(state, site)} is {plural(steps, 'step')} away: the card flies {card}, so "
-            f"{plural(cubes, 'energy cube')} are needed and {who(name)} has {have}"
+            f"{plural(cubes, 'energy cube')} {'is' if cubes == 1 else 'are'} needed and {who(name)} has {have}"
         )
     own, theirs = energy_split(state, name, cubes, action.get("partner_energy"))
     state = with_ship(_burn(state, name, own, theirs), colour, site=site)

@@ -41,7 +41,7 @@ from companion.rules.orbit.state import (
     ships_of,
 )
 from companion.rules.orbit.state import material as read_material
-from companion.rules.orbit.text import who
+from companion.rules.orbit.text import markers_words, who
 from companion.rules.rng import Rng
 
 HANDLERS: dict[str, Handler] = {
@@ -111,6 +111,7 @@ def piece(state: State, colour: str) -> str:
 # The table's facts (engine.Game): the board's two sides, the options a table may give files of its own, the books.
 SIDES = {"front": "ORBIT's front side", "back": "ORBIT's back side"}
 DATA = {"board": DataOption("file", tuple(SIDES)), "deck": DataOption("file", ("",))}
+SHOWN = {"markers": markers_words}  # by the planets' colours
 LABELS = {"hand": "Cards in hand", "sites": "Where", "markers": "Markers to place", "engine": "Engine fitted",
           "friendship_tile": "Friendship tile", "deck": "Cards in the deck"}
 
@@ -131,6 +132,7 @@ class Orbit(Game[State]):
     board_sides = SIDES
     data_options = DATA
     ledger_labels = LABELS
+    ledger_shown = SHOWN
 
     def own_board(self, side: str = "") -> Board:
         return build_side(side if side in SIDES else "front")
@@ -164,21 +166,22 @@ class Orbit(Game[State]):
 
     def phase(self, state: State) -> Phase:
         turn = state.turn
+        rounds = (state.turns - 1) // len(state.players) + 1  # a round: every player's turn once
         if turn is None:
-            return Phase("over", None, f"The game is won: {state.reason}.", round=state.turns)
+            return Phase("over", None, f"The game is won: {state.reason}.", round=rounds)
         name = who(turn.player)
         if turn.steer:
             prompt = f"{name}: say where the {turn.steer} planet's arrow points at its fork."
-            return Phase("turn", turn.player, prompt, "steer", state.turns)
+            return Phase("turn", turn.player, prompt, "steer", rounds)
         if turn.offers:
             kind = turn.offers[0].kind
             prompt = f"{name}: use the {OFFER_NAMES[kind]} ({OFFER_ACTIONS[kind]}) or decline it."
-            return Phase("turn", turn.player, prompt, "offer", state.turns)
+            return Phase("turn", turn.player, prompt, "offer", rounds)
         if turn.card is None:
-            return Phase("turn", turn.player, f"{name}: play a card.", "play", state.turns)
+            return Phase("turn", turn.player, f"{name}: play a card.", "play", rounds)
         left = turns.mandatory_left(turn)
         prompt = f"{name}: {left} first, then" if left else f"{name}: apply the card's features you want, then"
-        return Phase("turn", turn.player, prompt + " end the turn.", "features", state.turns)
+        return Phase("turn", turn.player, prompt + " end the turn.", "features", rounds)
 
     def legal_actions(self, state: State) -> Iterator[Action]:
         return filter(partial(self.is_legal, state), _candidates(state))
@@ -213,6 +216,14 @@ class Orbit(Game[State]):
             return None
         card = state.material.deck.by_id.get(action.get("card") or "")
         return heading(card) if card is not None else None
+
+    def said(self, state: State, key: str, value: Any) -> str | None:
+        if key == "card":
+            card = state.material.deck.by_id.get(str(value))
+            return describe(card) if card is not None else None
+        if key == "planet" and isinstance(value, str):
+            return value  # a planet by its colour, never a seat's name ("red", not "Red")
+        return None
 
     def ledger(self, state: State) -> Ledger:
         players = {}

@@ -214,6 +214,10 @@ class OrbitalBattle(Game[State]):
         result = conquests(handler_for(HANDLERS, self.title, action)(state, action)[0])[0]
         return _relaid(state, result, before), None
 
+    def aimed_at(self, state: State, action: Action) -> tuple[str, ...]:
+        target = unit(state, action.get("target") or "") if action.type == "attack" else None
+        return (target.site,) if target is not None else ()
+
     def muster(self, state: State) -> Muster | None:
         return muster.offer(state)
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from companion.rules.engine import Action, Event, IllegalAction
 from companion.rules.periorbis.staff import done, employee_action, whole
 from companion.rules.periorbis.state import SELL_PRICE, Contract, State, find_ship, ship_card, with_ship
-from companion.rules.periorbis.text import employee, money, plural, vp, who
+from companion.rules.periorbis.text import employee, money, plural, ship_name, vp, who
 
 
 def sign(state: State, action: Action) -> tuple[State, list[Event]]:
@@ -19,13 +19,14 @@ def sign(state: State, action: Action) -> tuple[State, list[Event]]:
     ship = state.ships[index]
     row = whole(action, "row")
     if row > len(ship.rows):
-        raise IllegalAction(f"ship {ship.card} has rows 1 to {len(ship.rows)}, not row {row}")
+        raise IllegalAction(f"the {ship_name(state, ship.card)} has rows 1 to {len(ship.rows)}, not row {row}")
     player = acting.player
+    name = ship_name(state, ship.card)
     if any(c is not None and c.player == player for c in ship.rows):
-        raise IllegalAction(f"{who(player)} already has a contract on ship {ship.card}; one row a ship")
+        raise IllegalAction(f"{who(player)} already has a contract on the {name}; one row a ship")
     taken = ship.rows[row - 1]
     if taken is not None:
-        raise IllegalAction(f"row {row} of ship {ship.card} is already signed by {who(taken.player)}")
+        raise IllegalAction(f"row {row} of the {name} is already signed by {who(taken.player)}")
     terms = ship_card(state, ship).rows[row - 1]
     bonus = acting.card.skills.contract
     rows = tuple(Contract(player, 0, bonus) if i == row - 1 else c for i, c in enumerate(ship.rows))
@@ -33,7 +34,7 @@ def sign(state: State, action: Action) -> tuple[State, list[Event]]:
     state = done(state, acting, replace(acting.books, credits=acting.books.credits + terms.advance))
     cubes = f" and places {plural(bonus, 'agent bonus cube')}" if bonus else ""
     text = (
-        f"{who(player)}'s {employee(acting.slot)} signs row {row} of ship {ship.card} (contract size {terms.size}), "
+        f"{who(player)}'s {employee(acting.slot)} signs row {row} of the {name} (contract size {terms.size}), "
         f"takes an advance of {money(terms.advance)}{cubes}."
     )
     data = {"player": player, "ship": ship.card, "row": row, "advance": terms.advance, "bonus": bonus}

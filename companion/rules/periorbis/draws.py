@@ -19,9 +19,10 @@ from companion.rules.periorbis.state import (
     Offer,
     Ship,
     State,
+    card,
     data,
 )
-from companion.rules.periorbis.text import plural
+from companion.rules.periorbis.text import card_name, plural, ship_card_words
 
 Result = tuple[State, list[Event]]
 NOUNS = {"ship": "trading ship card", "employee": "employee card"}
@@ -56,7 +57,8 @@ def _fill(state: State, kind: str, count: int) -> Result:
         arrived.append(event)
     if kind == "employee":  # one line for the whole draw: the pool is laid out at once
         cards = [e.data["card"] for e in arrived]
-        text = f"New employee cards in the pool: {', '.join(map(str, cards)) or 'none (the decks are empty)'}."
+        names = ", ".join(card_name(card(state, number)) for number in cards)
+        text = f"New employee cards in the pool: {names or 'none (the decks are empty)'}."
         return state, [Event("pool", text, {"cards": cards})]
     return state, arrived
 
@@ -100,7 +102,8 @@ def _arrive(state: State, kind: str, level: int, value: str | int) -> tuple[Stat
     if kind == "ship":
         ship = Ship(str(value), (None,) * len(data(state).ships[str(value)].rows))
         state = replace(state, ships=(*state.ships, ship), ship_decks=tuple(decks))
-        return state, Event("ship-arrives", f"Trading ship {value} (level {level + 1}) arrives.", {"ship": value})
+        text = f"A {ship_card_words(state, data(state).ships[str(value)])} arrives."
+        return state, Event("ship-arrives", text, {"ship": value})
     state = replace(state, pool=(*state.pool, Offer(int(value))), employee_decks=tuple(decks))
-    text = f"Employee card {value} comes into the pool."
+    text = f"The {card_name(card(state, int(value)))} comes into the pool."
     return state, Event("employee-arrives", text, {"card": value})

@@ -39,7 +39,18 @@ from companion.rules.periorbis.state import (
     wages_due,
 )
 from companion.rules.periorbis.state import material as read_material
-from companion.rules.periorbis.text import employees_words, money, plural, who
+from companion.rules.periorbis.text import (
+    card_name,
+    contracts_words,
+    employees_words,
+    money,
+    plural,
+    pool_words,
+    ship_card_words,
+    ship_name,
+    ships_words,
+    who,
+)
 from companion.rules.rng import Rng
 
 HANDLERS: dict[str, Handler] = {
@@ -96,7 +107,7 @@ CARGO = frozenset({"carry", "ship_ore"})
 DATA = {"data": DataOption("folder")}
 LABELS = {"vp": "Victory points", "hq_slots": "HQ slots", "top_employee": None, "order": "Turn order",
           "fleet_used": "Fleet used", "wages_due": "Wages due"}
-SHOWN = {"employees": employees_words}
+SHOWN = {"employees": employees_words, "pool": pool_words, "ships": ships_words, "contracts": contracts_words}
 
 
 class Periorbis(Game[State]):
@@ -185,6 +196,17 @@ class Periorbis(Game[State]):
                         stack.append(f"disc{slot}-{player}")
         return {site: tuple(pieces) for site, pieces in stacks.items()}
 
+    def said(self, state: State, key: str, value: Any) -> str | None:
+        """An employee card by its role and number, a trading ship by its level and price (in orbit) or by what its
+        card shows (drawn by the table)."""
+        if key == "card" and isinstance(value, int) and value in data(state).cards:
+            return card_name(card(state, value))
+        if key in ("ship", "to") and isinstance(value, str) and value in data(state).ships:
+            if any(ship.card == value for ship in state.ships):
+                return f"the {ship_name(state, value)}"
+            return ship_card_words(state, data(state).ships[value])
+        return None
+
     def ledger(self, state: State) -> Ledger:
         players = {}
         position = {p: i + 1 for i, p in enumerate(state.order)}
@@ -192,7 +214,8 @@ class Periorbis(Game[State]):
             books = state.books[name]
             acted = state.active.acted if state.active is not None and state.active.player == name else ()
             contracts = [
-                {"ship": ship.card, "row": row + 1, "crates": c.crates, "bonus": c.bonus}
+                {"ship": ship.card, "name": ship_name(state, ship.card), "row": row + 1, "crates": c.crates,
+                 "bonus": c.bonus}
                 for ship in state.ships
                 for row, c in enumerate(ship.rows)
                 if c is not None and c.player == name
@@ -230,9 +253,12 @@ class Periorbis(Game[State]):
             "reachable": reach(state) if state.stage != "over" else {},
             "ore": {name: {o: getattr(ore, o) for o in ORES} for name, ore in state.ore.items()},
             "ships": [
-                {"ship": s.card, "crates": s.crates, "minimum": data(state).ships[s.card].minimum} for s in state.ships
+                {"ship": s.card, "name": ship_name(state, s.card), "crates": s.crates,
+                 "minimum": data(state).ships[s.card].minimum}
+                for s in state.ships
             ],
-            "pool": [{"card": o.card, "price": turns.hire_price(state, o)} for o in state.pool],
+            "pool": [{"card": o.card, "name": card_name(card(state, o.card)), "price": turns.hire_price(state, o)}
+                     for o in state.pool],
             "acting_order": list(acting_order(state)),
             "employee_cards_left": sum(len(d) for d in state.employee_decks),
             "ship_cards_left": sum(len(d) for d in state.ship_decks),

@@ -11,7 +11,7 @@ from dataclasses import replace
 from companion.rules.engine import Action, Event, IllegalAction
 from companion.rules.periorbis.staff import acting_player, done, employee_action, unacted, whole
 from companion.rules.periorbis.state import State, accessible, card, find_ship, ship_card, with_books, with_ship
-from companion.rules.periorbis.text import employee, place, plural, who
+from companion.rules.periorbis.text import employee, place, plural, ship_name, who
 
 
 def transport(state: State, action: Action) -> tuple[State, list[Event]]:
@@ -110,15 +110,15 @@ def ship_ore(state: State, action: Action) -> tuple[State, list[Event]]:
         ship = state.ships[index]
         row = next((i for i, c in enumerate(ship.rows) if c is not None and c.player == player), None)
         if row is None:
-            raise IllegalAction(f"{who(player)} has no contract on ship {ship.card}: sign one first")
+            raise IllegalAction(f"{who(player)} has no contract on the {ship_name(state, ship.card)}: sign one first")
         free = ship_card(state, ship).spaces - ship.crates
         if crates > free:
-            raise IllegalAction(f"ship {ship.card} has {plural(free, 'empty cargo space')}")
+            raise IllegalAction(f"the {ship_name(state, ship.card)} has {plural(free, 'empty cargo space')}")
         contract = ship.rows[row]
         assert contract is not None
         rows = tuple(replace(c, crates=c.crates + crates) if i == row else c for i, c in enumerate(ship.rows))
         state = with_ship(with_books(state, player, books), index, replace(ship, rows=rows))
-        where = f"ship {ship.card}"
+        where = f"the {ship_name(state, ship.card)}"
     state = _carried(state, crates)
     text = f"{who(player)} carries {plural(crates, 'ore crate')} from {place(source)} to {where}."
     return state, [Event("ship-ore", text, {"player": player, "from": source, "to": to, "crates": crates})]

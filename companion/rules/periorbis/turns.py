@@ -29,7 +29,7 @@ from companion.rules.periorbis.state import (
     wages_due,
     with_books,
 )
-from companion.rules.periorbis.text import ROLE_NAMES, a, employee, money, plural, vp, who
+from companion.rules.periorbis.text import card_name, employee, money, plural, ship_name, vp, who
 from companion.rules.rng import Rng
 
 
@@ -94,15 +94,15 @@ def hire(state: State, action: Action) -> tuple[State, list[Event]]:
         raise IllegalAction(f"{employee(slot)} is on a mining base and cannot be replaced")
     price = hire_price(state, offer)
     if books.credits < price:
-        raise IllegalAction(f"{who(player)} needs {money(price)} to hire card {offer.card}; has {books.credits}")
+        hired = card_name(card(state, offer.card))
+        raise IllegalAction(f"{who(player)} needs {money(price)} to hire the {hired}; has {books.credits}")
     books = replace(
         books, credits=books.credits - price, employees={**books.employees, str(slot): Employee(offer.card)}
     )
     state = replace(with_books(state, player, books), pool=tuple(o for o in state.pool if o is not offer))
-    role = card(state, offer.card).role
     replaced = " (the employee there leaves the game)" if old is not None else ""
-    hired = a(ROLE_NAMES[role])
-    text = f"{who(player)} hires card {offer.card}, {hired}, into HQ slot {slot} for {money(price)}{replaced}."
+    hired = card_name(card(state, offer.card))
+    text = f"{who(player)} hires the {hired} into HQ slot {slot} for {money(price)}{replaced}."
     state, events = _next_hirer(state)
     return state, [Event("hire", text, {"player": player, "card": offer.card, "slot": slot, "price": price}), *events]
 
@@ -151,7 +151,7 @@ def end_turn(state: State, action: Action) -> tuple[State, list[Event]]:
 
 def score(state: State, ship: Ship) -> tuple[State, list[Event]]:
     """Pay and score every contract on a ship that leaves (or stays to the end of the game)."""
-    terms = ship_card(state, ship)
+    terms, name = ship_card(state, ship), ship_name(state, ship.card)
     events = []
     for row, contract in enumerate(ship.rows):
         if contract is None:
@@ -167,7 +167,7 @@ def score(state: State, ship: Ship) -> tuple[State, list[Event]]:
             state, contract.player, replace(books, credits=books.credits + credits, vp=books.vp + gained - lost)
         )
         text = (
-            f"{who(contract.player)} supplied {plural(contract.crates, 'crate')} on row {row + 1} of ship {ship.card}: "
+            f"{who(contract.player)} supplied {plural(contract.crates, 'crate')} on row {row + 1} of the {name}: "
             f"{money(credits)}, {vp(gained)} gained and {lost} lost."
         )
         data_ = {"player": contract.player, "ship": ship.card, "row": row + 1, "credits": credits, "vp": gained - lost}
@@ -190,7 +190,8 @@ def _ships_leave(state: State, action: Action, final: bool) -> tuple[State, list
     staying = []
     for ship in state.ships:
         if final or ship.crates >= ship_card(state, ship).minimum:
-            events.append(Event("ship-leaves", f"Trading ship {ship.card} leaves.", {"ship": ship.card}))
+            text = f"The {ship_name(state, ship.card)} leaves."
+            events.append(Event("ship-leaves", text, {"ship": ship.card}))
             state, scored = score(state, ship)
             events += scored
         else:

@@ -94,6 +94,7 @@ async function takePhoto(blob) {
   state.photoSize = [w, h];
   $("photo-view").src = URL.createObjectURL(state.photo);
   $("corners-step").hidden = false;
+  zoomCorners(false);
   placeCorners();
   $("corners-step").scrollIntoView();
 }
@@ -112,17 +113,56 @@ function placeCorners() {
     put();
     handle.addEventListener("pointerdown", (down) => {
       down.preventDefault();
+      // The corner keeps its place under the finger as it was touched: the ring moves by what the finger moves.
+      const start = frame.getBoundingClientRect();
+      const dx = start.left + (corner[0] / state.photoSize[0]) * start.width - down.clientX;
+      const dy = start.top + (corner[1] / state.photoSize[1]) * start.height - down.clientY;
       const follow = (move) => {
         const box = frame.getBoundingClientRect();
-        corner[0] = Math.max(0, Math.min(1, (move.clientX - box.left) / box.width)) * state.photoSize[0];
-        corner[1] = Math.max(0, Math.min(1, (move.clientY - box.top) / box.height)) * state.photoSize[1];
+        corner[0] = Math.max(0, Math.min(1, (move.clientX + dx - box.left) / box.width)) * state.photoSize[0];
+        corner[1] = Math.max(0, Math.min(1, (move.clientY + dy - box.top) / box.height)) * state.photoSize[1];
         put();
+        magnify(corner, move.clientX, move.clientY);
       };
+      magnify(corner, down.clientX, down.clientY);
       window.addEventListener("pointermove", follow);  // the window's: a quick finger leaves the ring behind
-      window.addEventListener("pointerup", () => window.removeEventListener("pointermove", follow), { once: true });
+      window.addEventListener("pointerup", () => {
+        window.removeEventListener("pointermove", follow);
+        $("loupe").hidden = true;
+      }, { once: true });
     });
     frame.appendChild(handle);
   });
+}
+
+// The magnifier: the photo round the corner being placed, four times as large as the screen shows it, with a cross at
+// the corner, held above the finger (below it near the top of the screen) so the finger hides none of it.
+const LOUPE_ZOOM = 4;
+function magnify(corner, x, y) {
+  const loupe = $("loupe"), image = $("photo-view"), size = loupe.width;
+  const shown = $("photo-frame").getBoundingClientRect().width / state.photoSize[0];  // screen px per photo px
+  const side = size / 2 / (shown * LOUPE_ZOOM);  // photo px across the loupe (drawn at twice its CSS size)
+  const ctx = loupe.getContext("2d");
+  ctx.fillStyle = "#0b1020"; ctx.fillRect(0, 0, size, size);
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(image, corner[0] - side / 2, corner[1] - side / 2, side, side, 0, 0, size, size);
+  ctx.strokeStyle = "#ffd166"; ctx.lineWidth = 2;
+  ctx.beginPath(); ctx.moveTo(size / 2, 0); ctx.lineTo(size / 2, size); ctx.moveTo(0, size / 2); ctx.lineTo(size, size / 2); ctx.stroke();
+  const css = 120, gap = 48;
+  const left = Math.max(4, Math.min(window.innerWidth - css - 4, x - css / 2));
+  const top = y - gap - css >= 4 ? y - gap - css : y + gap;
+  Object.assign(loupe.style, { left: `${left}px`, top: `${top}px` });
+  loupe.hidden = false;
+}
+
+// Zoom: the photo at least four times the width of the screen and a screen pixel to each of its pixels, in its own
+// scrolling box, so a corner is placed to a pixel of the photo; the rings stay a finger's size.
+function zoomCorners(on) {
+  const frame = $("photo-frame"), box = $("photo-scroll");
+  frame.classList.toggle("zoomed", on);
+  frame.style.width = on ? `${Math.max(box.clientWidth * LOUPE_ZOOM, state.photoSize[0])}px` : "";
+  $("corners-zoom").setAttribute("aria-pressed", String(on));
+  $("corners-zoom").textContent = on ? "Whole photo" : "Zoom in";
 }
 
 async function flatten() {
@@ -382,6 +422,7 @@ async function main() {
     await takePhoto(await response.blob());
   }));
   $("flatten").addEventListener("click", () => guarded(flatten));
+  $("corners-zoom").addEventListener("click", () => zoomCorners(!$("photo-frame").classList.contains("zoomed")));
   $("save").addEventListener("click", () => guarded(save));
   $("name").addEventListener("change", changed);
   $("site-name").addEventListener("change", () => { state.draft.edit(state.chosen, (s) => { s.label = $("site-name").value.trim(); }); draw(); changed(); });

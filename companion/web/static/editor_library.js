@@ -22,19 +22,44 @@ export async function library() {
   $("export-all").hidden = !sets.length;
 }
 
-async function importFile(file) {
-  const response = await fetch(`/api/library/import?file=${encodeURIComponent(file.name)}`, {
+// A library file added: a set whose name the table holds already is never replaced unasked (the table answers 409),
+// so the page asks: replace it, add it under another name (a file of one set), or leave it.
+async function importFile(file, ask = "") {
+  const response = await fetch(`/api/library/import?file=${encodeURIComponent(file.name)}${ask}`, {
     method: "POST", headers: { "Content-Type": "application/json", "X-Orrery-Token": token() }, body: await file.text(),
   });
   const data = await response.json().catch(() => ({ error: `the table answered ${response.status}` }));
+  if (response.status === 409) return askImport(file, data.error);
   if (!response.ok) throw new Error(data.error);
   say(`Added: ${data.added.map((s) => s.name).join(", ")}.`);
   await library();
 }
 
+async function askImport(file, why) {
+  const sets = (JSON.parse(await file.text()).sets || []);
+  const one = sets.length === 1, dialog = $("import-ask");
+  $("import-ask-text").textContent = `${why.replace(/^[^:]*: /, "")}.`;  // the file's name is the page's own choice
+  $("import-rename").hidden = !one;
+  $("import-as").hidden = !one;
+  $("import-name").value = one ? `${sets[0].name}-2`.slice(0, 40) : "";
+  $("import-replace").textContent = one ? "Replace it" : "Replace them";
+  const answer = await new Promise((resolve) => {
+    dialog.onclose = () => resolve(dialog.returnValue);
+    dialog.returnValue = "cancel";
+    dialog.showModal();
+  });
+  if (answer === "replace") return importFile(file, "&replace=yes");
+  if (answer === "rename") return importFile(file, `&name=${encodeURIComponent($("import-name").value.trim())}`);
+  say("Nothing added: the table's sets are as they were.");
+}
+
 export function setUpLibrary() {
   $("export-all").href = "/api/library/export";
-  $("import").addEventListener("change", () => guarded(() => $("import").files[0] && importFile($("import").files[0])));
+  $("import").addEventListener("change", () => guarded(async () => {
+    const file = $("import").files[0];
+    $("import").value = "";  // the same file may be chosen again
+    if (file) await importFile(file);
+  }));
   return guarded(library);
 }
 

@@ -126,6 +126,7 @@ function renderState(state) {
   renderLedger(state.books, phase.actor);
   renderSummary(state);
   if (app.isPlayer) refreshInputs();
+  else app.moves.render();  // a watching phone: no move offered, no hint to make one
 }
 
 async function startGame(state) {

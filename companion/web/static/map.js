@@ -194,6 +194,7 @@ export class BoardMap {
 
   // A piece picked on the map, and the sites it may go to.
   choose(site, targets) { this.picked = site; this.targets = new Set(targets); this.paint(); }
+  aim(sites) { this.aims = new Set(sites); this.paint(); }
 
   // layout: {site: [piece, ...]} bottom to top; mismatch: site ids to put right; target: the site a guide asks
   // for; wrong: sites a guide says a piece is wrongly on.
@@ -221,7 +222,7 @@ export class BoardMap {
       // shows its top piece and how many stand under it (a tap lists them all).
       const base = stack.length > 1 && /^(planet|station|asteroid|portal|tile|marker)/.test(stack[0]) ? stack[0] : null;
       const top = stack.at(-1);
-      const g = el("g", { "data-piece": top, class: "piece-g" }, this.pieces);
+      const g = el("g", { "data-piece": top, "data-at": siteId, class: "piece-g" }, this.pieces);
       if (base) this.drawPiece(g, base, site.x, site.y, r);
       const small = base ? r * 0.72 : r;
       const [x, y] = base ? [site.x + r * 0.55, site.y - r * 0.55] : [site.x, site.y];
@@ -234,7 +235,7 @@ export class BoardMap {
       }
       el("title", {}, g).textContent = `${stack.map((p) => this.names[p] || p).join(", ")} on ${site.name}`;
     }
-    this.drawLabels();
+    this.paint();
   }
 
   drawPiece(g, piece, x, y, r) {
@@ -273,7 +274,9 @@ export class BoardMap {
       shape.classList.toggle("target", id === marks.target);
       shape.classList.toggle("picked", id === this.picked);
       shape.classList.toggle("dest", !!this.targets && this.targets.has(id));
+      shape.classList.toggle("aim", !!this.aims && this.aims.has(id));
     }
+    for (const g of this.pieces ? this.pieces.children : []) g.classList.toggle("aimed", !!this.aims && this.aims.has(g.dataset.at));
     this.drawLabels();
   }
 

@@ -57,7 +57,14 @@ export class Moves {
     if (state && this.actor) $("not-yours").textContent = `${this.app.nameOf(this.actor)}'s turn: your phone acts on yours.`;
     $("moves").hidden = !mine;
     $("map-hint").hidden = !mine || !this.items.some((item) => item.from.length || item.to.length);
-    if (!mine) return;
+    // The pieces an action may strike where they stand (an attack's targets), ringed on the map to be tapped.
+    const aims = mine ? this.items.flatMap((item) => item.at || []) : [];
+    this.app.map.aim([...aims, ...this.app.surfaces.planetsHolding(aims)]);
+    $("aim-key").hidden = !aims.length;
+    if (!mine) {  // the turn passed or the game ended: a sheet opened for a move goes with it
+      if (!$("pick").hidden) this.close();
+      return;
+    }
     const primary = [], groups = new Map();
     for (const item of this.items) {
       if (PRIMARY.test(item.type) || (item.chance && !item.steps.length)) primary.push(item);
@@ -71,7 +78,7 @@ export class Moves {
       const heads = headings(items);
       if (heads) { top.unshift(this.headingRow(title, items, heads)); continue; }
       const drawn = primary.some((item) => item.chance && item.title === title);
-      const onMap = items.some((item) => item.from.length || item.to.some((site) => this.app.map.sites.has(site)));
+      const onMap = items.some((item) => item.from.length || [...item.to, ...(item.at || [])].some((site) => this.app.map.sites.has(site)));
       // Three or fewer: each its own button (a planet that can only advance is one tap), the map still there.
       if (items.length <= 3) rows.push(...items.map((item) => this.declare(item)));
       else {
@@ -113,7 +120,8 @@ export class Moves {
     // A planet on the solar map: its surface opens, unless a move starts or ends here (then the sheet offers it).
     const planet = this.app.surfaces.planetAt(site);
     this.extra = planet ? button(`Open planet ${planet}'s surface`, () => this.app.surfaces.show(planet)) : null;
-    const moving = this.mine() && this.items.some((item) => !item.chance && (item.from.includes(site) || item.to.includes(site)));
+    const aimed = this.mine() ? this.items.filter((item) => (item.at || []).includes(site)) : [];
+    const moving = aimed.length || (this.mine() && this.items.some((item) => !item.chance && (item.from.includes(site) || item.to.includes(site))));
     if (planet && !moving && !this.picked) { this.app.surfaces.show(planet); return; }
     if (!this.mine()) { this.sheet(what, [], "Nothing for you to do here now."); return; }
     if (this.picked && this.picked.site !== site) {
@@ -126,18 +134,21 @@ export class Moves {
       }
     }
     // Everything that starts, ends or builds here: a piece's moves first, then what may be set down here.
-    const leaving = this.items.filter((item) => item.from.includes(site) && !item.chance);
-    const arriving = this.items.filter((item) => item.to.includes(site) && !item.from.includes(site) && !item.chance);
+    // Then what acts on the pieces standing here (an attack on them).
+    const struck = (item) => (item.at || []).includes(site);  // a unit attacked may leave the map: no move of it
+    const leaving = this.items.filter((item) => item.from.includes(site) && !item.chance && !struck(item));
+    const arriving = this.items.filter((item) => item.to.includes(site) && !item.from.includes(site) && !item.chance && !struck(item));
     if (leaving.length) {
       const targets = new Set(leaving.flatMap((item) => item.to).filter((s) => s !== site && map.sites.has(s)));
       this.picked = { site, items: leaving, what };
       map.choose(site, [...targets]);
-      const both = arriving.length ? [...leaving, ...arriving] : leaving;
-      this.open(what, both, false, targets.size ? "Tap where it goes on the map, or choose here:" : "");
+      const all = [...leaving, ...arriving, ...aimed];
+      this.open(what, all, false, targets.size ? "Tap where it goes on the map, or choose here:" : "");
       return;
     }
     this.clearPick();
-    if (arriving.length) this.open(what, arriving, true);
+    if (aimed.length) this.open(arriving.length ? what : `${aimed[0].title} ${what}`, [...arriving, ...aimed]);
+    else if (arriving.length) this.open(what, arriving, true);
     else this.sheet(what, [], "No legal move starts or ends here now.");
   }
 

@@ -37,6 +37,7 @@ export class Surfaces {
     this.app.map.draw(board);
     this.app.showZoom();
     this.app.redrawMap();
+    this.app.moves.render();  // the targets ringed on this map (a planet on the board, a hex on a surface)
     $("surface").value = id;
     $("svg-title").textContent = id ? board.title : "The board";
   }
@@ -55,6 +56,15 @@ export class Surfaces {
     const planet = (this.app.state.layout[site] || []).find((piece) => piece.startsWith("planet-"));
     const id = planet ? planet.slice("planet-".length) : "";
     return this.list.some((s) => s.id === id) ? id : "";
+  }
+
+  // With the board shown, the sites of the planets whose surfaces hold any of these sites (a target on a planet is
+  // ringed on the planet, whose tap opens its surface); with a surface shown, none.
+  planetsHolding(sites) {
+    if (this.shown || !this.app.state) return [];
+    const ids = new Set(sites.map((site) => (/^p(\d+):/.exec(site) || [])[1]).filter(Boolean));
+    return Object.entries(this.app.state.layout).filter(([, stack]) => stack.some((piece) => piece.startsWith("planet-")
+      && ids.has(piece.slice("planet-".length)))).map(([site]) => site);
   }
 
   // The choice's words: each surface with how many pieces stand on it now.
