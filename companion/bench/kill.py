@@ -150,7 +150,7 @@ def _child(db: str, game: str, players: int, seed: int) -> None:
         def told(entry: Any, session: Any = session) -> None:
             print(f"A {session.record.id} {entry.id} {digest(session.game, session.state)}", flush=True)
 
-        session.subscribe(told)
+        session.entries.subscribe(told)
         with twin:
             print("playing", flush=True)
             twin.play()

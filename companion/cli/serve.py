@@ -40,7 +40,7 @@ def _run(args: argparse.Namespace) -> int:
     from companion.table.datasets import DataSets, data_folder
     from companion.table.game_board import table_board
     from companion.table.live import LiveTable
-    from companion.web.serve import serve, tls_settings
+    from companion.web.serve import serve, tls_settings, web_table
 
     config = load_config(args.config) if args.config else TableConfig()
     config = config.with_overrides(
@@ -54,7 +54,7 @@ def _run(args: argparse.Namespace) -> int:
     tls = tls_settings(config.tls_dir, config.tls_port, config.port)
     table = LiveTable(config)
     table.config_path = pathlib.Path(args.config) if args.config else None  # where a probe from the phones saves
-    table.session.subscribe(_print_entry)
+    table.session.entries.subscribe(_print_entry)
     print(table.describe(), flush=True)
     for note in table.notes:
         print(f"  Note: {note}.", flush=True)
@@ -63,8 +63,10 @@ def _run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     table.start()
     print(f"Refereeing with: {table.senses.mode()}. The game is kept in {config.db}.", flush=True)
+    web = web_table(table)
+    web.games.subscribe(lambda new: new.session.entries.subscribe(_print_entry))
     try:
-        serve(_web_table(table), config.host, config.port, until=stop, tls=tls)
+        serve(web, config.host, config.port, until=stop, tls=tls)
     finally:
         table.stop()
     return 0
@@ -73,47 +75,3 @@ def _run(args: argparse.Namespace) -> int:
 def _print_entry(entry: Any) -> None:
     for event in entry.events:
         print(f"  {event['text']}", flush=True)
-
-
-def _web_table(live: Any) -> Any:
-    """The phone page's view of the live table: its game, its loop, its senses and its camera."""
-    from companion.sensing.vision import Vision
-    from companion.table.datasets import DataSets, data_folder
-    from companion.table.token import token_file
-    from companion.web.calibration import CameraFeed
-    from companion.web.errors import BadInput
-    from companion.web.table import Table
-
-    def make_loop(session: Any) -> Any:
-        session.subscribe(_print_entry)
-        return live.use(session)
-
-    def latest() -> Any:
-        if live.latest_image is None:
-            raise BadInput("the camera has not delivered a frame yet", 503)
-        return live.latest_image
-
-    def drawn(reader: Any) -> Vision:
-        """The calibration view's reader of the game's board, with a pose of its own (over several boards, the
-        game's own: the first)."""
-        vision, registry = reader
-        one = getattr(vision, "visions", (vision,))[0]
-        return Vision(one.board, registry, one.profile)
-
-    camera = None
-    if live.vision is not None:
-        feed = camera = CameraFeed(latest, drawn(live.vision))
-
-        def view(reader: Any) -> None:  # a game on another board: the view draws that board
-            with feed.lock:
-                feed.vision = drawn(reader)
-
-        live.on_vision = view
-    table = Table(
-        live.session, live.loop, make_loop=make_loop, sensors=live.senses.status, board=live.own_board,
-        camera=camera, grid=live.table_grid(), beside=live.beside_grids(), probe=live.table_probe(),
-        phone=live.phone, datasets=DataSets(data_folder(live.config.db)),
-        token_path=token_file(live.config.db),
-    )  # fmt: skip
-    live.senses.on_change = lambda: table.publish_sensors()
-    return table

@@ -20,6 +20,7 @@ import serial
 from serial.tools import list_ports
 
 from companion.errors import UserError
+from companion.listeners import Listeners
 from companion.sensing import frames, usb_ids
 from companion.sensing.frames import Switch
 
@@ -150,7 +151,9 @@ class ReedLink:
         self.boot_wait = boot_wait  # silence after opening (or after a running firmware fell silent) before reopening
         self._patience = boot_wait  # the wait of the next session: longer after each one a grid stayed silent through
         self.backoff = backoff
-        self.on_link = on_link
+        self.links: Listeners[bool] = Listeners()  # the link up (in step with a grid) or down, each time it changes
+        if on_link is not None:
+            self.links.subscribe(on_link)
         self.comports = comports  # port=None: the candidates come from here (pyserial's list_ports by default)
         self._found: str | None = None  # the candidate that last spoke the protocol
         self._silent: set[str] = set()  # candidates that stayed silent since a grid was last found
@@ -495,5 +498,4 @@ class ReedLink:
         if not up:
             self._synced = False
             self._synced_event.clear()
-        if self.on_link:
-            self.on_link(up)
+        self.links.tell(up)

@@ -33,6 +33,9 @@ Example (every key optional):
     port = 8080
     tls_dir = "/var/lib/orrery/tls"     # https too, with the table's CA (`companion tls init`); "none": http only
     tls_port = 8443
+
+    [gpio]
+    enabled = false                      # the status LED, buzzer and button on the Pi's header (hardware/)
 """
 
 from __future__ import annotations
@@ -47,7 +50,8 @@ from companion.rules import DEFAULT
 
 SECTIONS = {"grid": {"serial": "serial", "profile": "grid_profile"},
             "camera": {"source": "camera", "profile": "camera_profile", "registry": "registry"},
-            "web": {"host": "host", "port": "port", "tls_dir": "tls_dir", "tls_port": "tls_port"}}  # fmt: skip
+            "web": {"host": "host", "port": "port", "tls_dir": "tls_dir", "tls_port": "tls_port"},
+            "gpio": {"enabled": "gpio"}}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,7 @@ class TableConfig:
     settle: float = 0.3
     hold: float = HOLD
     boards: tuple[BoardGrid, ...] = ()
+    gpio: bool = False
 
     def with_overrides(self, **values: Any) -> TableConfig:
         """The settings with every value that is not None replaced (the command line's options)."""

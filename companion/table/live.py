@@ -1,15 +1,21 @@
-"""A table with real hardware: whichever senses are attached, the referee's loop, and the game in the store.
+"""The table: whichever senses are attached, the referee's loop, and the game in the store. The one assembly.
 
 It runs with the reed grid and the camera, either alone, or neither (the phones alone), and says which. The
 grid is read by the host link's own thread, the camera in a thread of its own; a third thread looks at the board
-every few milliseconds and hands settled boards to the loop. A sense that drops out is announced by `Senses`.
+every few milliseconds and hands settled boards to the loop. A sense that drops out is announced by `Senses`, with
+why where the table knows it, and the table keeps trying to get it back.
+
+Its devices come from factories (devices.py): `companion serve` opens the hardware, the digital twin hands it
+virtual ones; everything else, `companion serve`, the demo, the benches and the tests share.
 """
 
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -18,9 +24,11 @@ from typing import TYPE_CHECKING, Any
 from companion.boards import Board, default_board, load_board
 from companion.boards.markers import MIN_MARKERS, markers_on
 from companion.errors import UserError
+from companion.listeners import Listeners
 from companion.rules import Event
 from companion.table.beside import Beside, beside_boards, site_namer
 from companion.table.config import TableConfig, save_grid_ports
+from companion.table.devices import Devices, hardware
 from companion.table.game_board import BOARD_OPTIONS, board_of, board_set, board_words, grid_profile_of
 from companion.table.grid_walk import TableGrid
 from companion.table.loop import TableLoop
@@ -31,7 +39,10 @@ from companion.table.session import Session
 from companion.table.store import CannotSave, Store, set_aside_if_damaged
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from companion.calibration.grid import GridProfile
+    from companion.sensing.camera import FrameSource
     from companion.sensing.pieces import Registry
     from companion.sensing.pushed import PushedFrames
     from companion.sensing.vision import Vision
@@ -41,11 +52,21 @@ if TYPE_CHECKING:
 TICK = 0.01  # seconds between looks at the board: well under the settle window
 CAMERA_GONE_AFTER = 3  # failed reads in a row before the camera counts as vanished
 FUSED_FRAMES = 3  # frames of a settled board averaged where stickers are decoded (bench vision --fuse)
+CAMERA_RETRY = (0.5, 8.0)  # seconds before a stopped camera is tried again: the first wait, doubled up to the last
+ASPECT_SLACK = 0.01  # a frame whose width to height differs from the profile's by less than this is only rescaled
+
+Reader = tuple["Vision | TableVision", "Registry"]  # the camera's reader of the board in play, and its registry
+
+
+class FrameSize(Exception):
+    """A frame the camera profile does not fit (another shape of picture): said to the phones as it is."""
 
 
 class LiveTable:
-    def __init__(self, config: TableConfig) -> None:
+    def __init__(self, config: TableConfig, devices: Devices | None = None) -> None:
+        """`devices`: how the grids, the camera and the GPIO are opened (default: the hardware)."""
         self.config = config
+        self.devices = devices or hardware(config.gpio)
         # A damaged database is kept aside and a new log begins: a table nobody is at must come back by itself.
         damaged = set_aside_if_damaged(config.db)
         self.store = Store(config.db)
@@ -80,14 +101,18 @@ class LiveTable:
         # The camera reads every board in view: the game's own and those beside it, each by its own markers.
         self.camera_sites = frozenset([*(s.id for s in self.board.sites), *(
             other.prefix + s.id for other in self.beside for s in other.board.sites)]) if camera else None
-        self.vision: tuple[Vision | TableVision, Registry] | None = None  # the camera's reader of the board in play
+        self.vision: Reader | None = None  # the camera's reader of the board in play
         # Told each new reader (the calibration view's snapshot draws the board in play with one of its own).
-        self.on_vision: Callable[[tuple[Vision | TableVision, Registry]], None] = lambda reader: None
+        self.visions: Listeners[Reader] = Listeners()
         self.phone: PushedFrames | None = None  # the camera page's frames, when a phone is the table's camera
+        self._camera_source: FrameSource | None = None  # opened at start (a phone's at once: the page feeds it)
         if self.camera_sites is not None and config.camera == "phone":
             from companion.sensing.pushed import PushedFrames
 
-            self.phone = PushedFrames(self._still_wanted)
+            source = self.devices.camera("phone", self._still_wanted)
+            self._camera_source = source
+            self.phone = source if isinstance(source, PushedFrames) else None
+        self.signals = self.devices.signals()  # the GPIO's LED, buzzer and button (None: none wired)
         self.playing = self.board  # the board of the game in play, which the senses read
         self.switch_sites = own_switches
         self.site_name = site_namer(self.board, self.beside)
@@ -163,7 +188,7 @@ class LiveTable:
             seen = [*(s.id for s in board.sites), *(other.prefix + s.id for other in beside for s in other.board.sites)]
             self.observer.watch_sites(None if self.vision is None else frozenset(seen))
             if self.vision is not None:
-                self.on_vision(self.vision)
+                self.visions.tell(self.vision)
         self.site_name = site_namer(board, beside)
         grid = None if self.grid is None else self.switch_sites is not None
         camera = None if self.camera_profile is None else self.vision is not None
@@ -237,6 +262,8 @@ class LiveTable:
         planet map whose grid is away would read as empty). One coming up while another has not yet (at start) is
         no loss: nothing is said until every grid answers."""
         connected = self._grids_connected()
+        if self.signals is not None:
+            self.signals.link(up and connected)
         if up and not connected:
             return
         self.senses.grid(up and connected)
@@ -246,17 +273,24 @@ class LiveTable:
         state = "resumed" if self.resumed else "new"
         return f"{self.session.game.title} ({state} game {self.session.record.id}): {self.senses.mode()}"
 
+    def sensors(self) -> dict[str, Any]:
+        """What the senses are now (Senses.status), and which of the table's threads has stopped, if one has (it
+        should never: /healthz then says the table is not well)."""
+        status = self.senses.status()
+        stopped = [thread.name for thread in self._threads if not thread.is_alive() and not self._stop.is_set()]
+        if stopped:
+            status["stopped"] = stopped
+        return status
+
     def start(self, wait: float = 3.0) -> LiveTable:
         """Starts the senses; a grid that has not answered within `wait` seconds is announced as lost (and as
         back whenever it answers)."""
         if self.grid_profile is not None or any(other.grid.has_grid for other in self.beside):
-            from companion.sensing.reed import ReedLink
-
             if self.grid_profile is not None:
                 port = None if self.config.serial == "auto" else self.config.serial
-                self.link = ReedLink(port, on_link=self._grid_link)
-            self.beside_links = [ReedLink(other.grid.serial, on_link=self._grid_link) if other.grid.has_grid else None
-                                 for other in self.beside]
+                self.link = self.devices.grid(port, self._grid_link)
+            self.beside_links = [self.devices.grid(other.grid.serial, self._grid_link) if other.grid.has_grid
+                                 else None for other in self.beside]  # fmt: skip
             for link in self._links():
                 link.start()
             deadline = time.monotonic() + wait
@@ -266,37 +300,54 @@ class LiveTable:
             if not all(id(link) in synced for link in self._read_links()):
                 self.senses.grid(False)
         if self.camera_sites is not None:
-            self._spawn(self._watch_camera)
+            self._spawn(self._watch_camera, "camera")
         if self.observer is not None:
-            self._spawn(self._look)
+            self._spawn(self._look, "referee")
         return self
 
     def stop(self) -> None:
         self._stop.set()
         for link in self._links():
             link.stop()
+        if self._camera_source is not None:
+            self._camera_source.close()  # (a phone's: its reader waits no longer)
         for thread in self._threads:
             thread.join(timeout=2)
+        if self.signals is not None:
+            self.signals.close()
         self.store.close()
 
-    def _spawn(self, target: object) -> None:
-        thread = threading.Thread(target=target, daemon=True)
+    def _spawn(self, target: Callable[[], None], name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
         thread.start()
         self._threads.append(thread)
 
     def _look(self) -> None:
         assert self.observer is not None
+        failed: set[str] = set()
         while not self._stop.wait(TICK):
-            now = time.monotonic()
-            closed = self._closed()
-            if closed is not None:
-                self.observer.reed(closed, now)
-            loop = self.loop  # a new game from a phone replaces it; the next look uses the new one
-            if loop is not None:
-                with contextlib.suppress(CannotSave):  # the phones are told; the board is judged again later
-                    loop.tick(now)
+            try:
+                self.look(time.monotonic())
+            except Exception as error:  # a fault of the table's own: said once, and the next look goes on
+                _say_once(failed, "the referee's look at the board failed", error)
 
-    def _closed(self) -> frozenset | None:
+    def look(self, now: float) -> None:
+        """One look at the board: every grid's switches to the observer, then the loop (the referee's thread does
+        this every TICK)."""
+        assert self.observer is not None
+        closed = self.switches()
+        if closed is not None:
+            self.observer.reed(closed, now)
+        loop = self.loop  # a new game from a phone replaces it; the next look uses the new one
+        if loop is not None:
+            with contextlib.suppress(CannotSave):  # the phones are told; the board is judged again later
+                warning = loop.warning
+                loop.tick(now)
+                if self.signals is not None and loop.warning is not warning and loop.warning is not None \
+                        and not loop.warning.progress:  # fmt: skip
+                    self.signals.illegal_move()
+
+    def switches(self) -> frozenset | None:
         """Every grid's closed switches, the game board's as (row, col) and a board beside it's as (its place in the
         list, row, col); None while a grid is out of step (a board read half would look like pieces taken off)."""
         links = self._read_links()
@@ -317,9 +368,11 @@ class LiveTable:
         changed = observer.changed_sites()
         return changed is None or (bool(changed) and observer.grid_quiet(time.monotonic()))
 
-    def read_frame(self, image, now: float) -> None:
-        """One camera frame read (every board in view, each by its own markers) and handed to the observer."""
+    def read_frame(self, image: np.ndarray, now: float) -> None:
+        """One camera frame read (every board in view, each by its own markers) and handed to the observer. A frame
+        of another size than the profile's is rescaled when it has the profile's shape, else FrameSize."""
         assert self.observer is not None
+        image = self._fitted(image)
         self.latest_image = image
         reader = self.vision  # (a game on another board brings another)
         if reader is None:  # the board in play is one the camera cannot read: the calibration view only
@@ -337,32 +390,71 @@ class LiveTable:
         names = registry.seated(self.session.record.players)
         self.observer.camera(camera_view(reading, registry, self.playing, names))
 
-    def _watch_camera(self) -> None:
-        from companion.sensing.camera import open_source
+    def _fitted(self, image: np.ndarray) -> np.ndarray:
+        """The frame at the camera profile's size: rescaled when only its resolution differs (a browser that picks
+        another), FrameSize when its shape does (a phone turned to portrait: the calibration no longer fits)."""
+        if self.camera_profile is None or getattr(image, "ndim", 0) < 2:
+            return image
+        import cv2
 
+        width, height = self.camera_profile.image_size
+        got_h, got_w = image.shape[:2]
+        if (got_w, got_h) == (width, height):
+            return image
+        if got_w == 0 or got_h == 0 or abs(got_w * height / (got_h * width) - 1) > ASPECT_SLACK:
+            raise FrameSize(f"recalibrate the camera: its pictures are now {got_w} x {got_h}, and its calibration "
+                            f"is for {width} x {height}")  # fmt: skip
+        smaller = got_w > width
+        return cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA if smaller else cv2.INTER_LINEAR)
+
+    def _watch_camera(self) -> None:
+        """Frames in, read, until the table stops. Nothing ends it: a camera that cannot be opened, stops sending,
+        sends pictures of another shape or fails is announced as stopped with why, and tried again with a growing
+        wait (one that failed is opened afresh); the first good frame after that announces it back."""
         assert self.observer is not None
-        source = None
-        failures = 0
-        try:
-            while not self._stop.is_set():
-                try:
-                    source = source or self.phone or open_source(
-                        _pi_camera(self.camera_profile) if self.config.camera == "picamera" else self.config.camera)
-                    frame = source.read()
-                except UserError:
-                    frame = None  # unplugged: try again, and say so once
-                if frame is None:
-                    failures += 1
-                    if failures == CAMERA_GONE_AFTER:
-                        self.senses.camera(False)
-                    self._stop.wait(0.5)
-                    continue
-                if failures >= CAMERA_GONE_AFTER:
+        failures, wait, lost = 0, CAMERA_RETRY[0], False
+        failed: set[str] = set()
+        while not self._stop.is_set():
+            why = None
+            try:
+                source = self._camera_source or self.devices.camera(self._camera_spec(), self._still_wanted)
+                self._camera_source = source
+                frame = source.read()
+                if frame is not None:
+                    self.read_frame(frame.image, time.monotonic())
+            except UserError as error:  # cannot be opened (unplugged, in use): said once it counts as gone
+                frame, why = None, str(error)
+            except FrameSize as error:  # said at once: the next frame will be no better
+                frame, why, failures = None, str(error), CAMERA_GONE_AFTER - 1
+            except Exception as error:  # the camera's driver or the reading failed: opened afresh next time
+                _say_once(failed, "the camera failed", error)
+                frame, why = None, f"it failed ({type(error).__name__}: {error})"
+                self._close_camera()
+            if frame is not None:
+                if lost:
                     self.senses.camera(True)
-                failures = 0
-                self.read_frame(frame.image, time.monotonic())
-        finally:
-            if source is not None:
+                failures, wait, lost = 0, CAMERA_RETRY[0], False
+                continue
+            failures += 1
+            if failures >= CAMERA_GONE_AFTER:
+                lost = True
+                self.senses.camera(False, why)
+            if self._stop.wait(wait):
+                break
+            if lost:
+                wait = min(wait * 2, CAMERA_RETRY[1])
+        self._close_camera()
+
+    def _camera_spec(self) -> str:
+        """The configured camera as its device factory opens it: the Pi camera's gray frames, or colour frames where
+        the profile finds pieces by colour."""
+        return _pi_camera(self.camera_profile) if self.config.camera == "picamera" else self.config.camera
+
+    def _close_camera(self) -> None:
+        source = self._camera_source
+        if source is not None and source is not self.phone:
+            self._camera_source = None
+            with contextlib.suppress(Exception):
                 source.close()
 
 
@@ -401,6 +493,15 @@ def _board_vision(config: TableConfig, board: Board, game: str, profile: CameraP
     told.append(f"The camera finds {words} by its corner markers (where the board's printed overlay has them): "
                 f"{MIN_MARKERS} must be in view.")  # fmt: skip
     return vision
+
+
+def _say_once(said: set[str], what: str, error: Exception) -> None:
+    """A fault of the companion's own, on the terminal with its traceback, once per kind (the thread goes on)."""
+    key = f"{type(error).__name__}: {error}"
+    if key not in said:
+        said.add(key)
+        print(f"{what}: {key}", file=sys.stderr, flush=True)
+        traceback.print_exception(error, file=sys.stderr)
 
 
 def _calibrated(profile: str | None, sense: str, notes: list[str]) -> bool:

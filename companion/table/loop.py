@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from companion.listeners import Listeners
 from companion.rules import Action, IllegalAction
 from companion.table.config import HOLD
 from companion.table.observation import Observation
@@ -85,6 +86,16 @@ class Warning:
         return f"{lead} " + " ".join(self.advice)
 
 
+@dataclass(frozen=True)
+class Look:
+    """One look at the board (`TableLoop.tick`): when, whether the board was settled then, and the ruling on it if it
+    was judged anew (None: not settled, held back, or the very board judged before)."""
+
+    at: float
+    settled: bool
+    ruling: Ruling | None = None
+
+
 class TableLoop:
     def __init__(self, session: Session, observer: Observer, site_name: Callable[[str], str] | None = None,
                  hold: float = HOLD) -> None:
@@ -112,9 +123,10 @@ class TableLoop:
         # The sites an action declared on a phone changed (a fight's losses, a unit bought): until hands have set
         # them out, putting them right is what is still to do, not a wrong board.
         self._declared: frozenset[str] = frozenset()
-        self.on_question: Callable[[Question | None], None] = lambda q: None
-        self.on_warning: Callable[[Warning | None], None] = lambda w: None
-        session.subscribe(self._on_entry)
+        self.questions: Listeners[Question | None] = Listeners()  # a question asked, or None: withdrawn
+        self.warnings: Listeners[Warning | None] = Listeners()  # what to put right or still to do, or None: all is well
+        self.looks: Listeners[Look] = Listeners()  # every look at the board, in the thread that looks
+        session.entries.subscribe(self._on_entry)
 
     @property
     def paused(self) -> bool:
@@ -135,10 +147,16 @@ class TableLoop:
             self._last_seen = None
 
     def tick(self, now: float) -> Ruling | None:
-        """Look at the board once; returns the referee's ruling when there was a new settled board to judge."""
+        """Look at the board once; returns the referee's ruling when there was a new settled board to judge. Every
+        look is told to `looks` (after the ruling has been acted on)."""
+        look = self._look(now)
+        self.looks.tell(look)
+        return look.ruling
+
+    def _look(self, now: float) -> Look:
         with self._lock:
             if self._held:
-                return None
+                return Look(now, self.observer.settled_at(now) is not None)
             game, state = self.session.game, self.session.state
             if self.referee.game is not game:
                 self.referee, self._earlier = Referee(game), Referee(game)
@@ -148,10 +166,10 @@ class TableLoop:
                 # is judged from the sites that changed.
                 self.referee.prepare(state)
                 self._hold_out(now)
-                return None
+                return Look(now, observation is not None)
             self._last_seen = observation
             if game.outcome(state) is not None or self.session.record.status != "playing":
-                return None
+                return Look(now, True)
             self._judged = state
             started = time.perf_counter()
             ruling = self.referee.judge(state, observation, self.site_name)
@@ -163,7 +181,7 @@ class TableLoop:
             except CannotSave:
                 self._last_seen = None  # not kept: the same board is judged again once the table can save
                 raise
-            return ruling
+            return Look(now, True, ruling)
 
     def _hold_out(self, now: float) -> None:
         """The hold window has passed with the board as it was: the one board move an in-hand question offers is
@@ -178,7 +196,7 @@ class TableLoop:
             self._booked = Booked(state, question.choices[0], entry.id, lifted=True, at=now)
         else:
             self.question = replace(question, headline=ASKED, in_hand=False)
-            self.on_question(self.question)
+            self.questions.tell(self.question)
 
     def _after_booking(self, ruling: Ruling, observation: Observation, now: float) -> Ruling | None:
         """A board judged after the loop's own booking, also against the state that booking was made in: another
@@ -230,7 +248,7 @@ class TableLoop:
             self.question = Question(self._questions, ruling.actions, texts, self.session.state, headline,
                                      in_hand=ruling.verdict == "in_hand")
             self._warn(None)
-            self.on_question(self.question)
+            self.questions.tell(self.question)
         elif ruling.verdict == "in_progress":
             self._warn(Warning(ruling.todo, ruling.sites, progress=True))
         elif ruling.verdict == "mismatch" and ruling.fixes and not ruling.todo and \
@@ -269,7 +287,7 @@ class TableLoop:
         """Close the open question, if any, and tell the phones."""
         if self.question is not None:
             self.question = None
-            self.on_question(None)
+            self.questions.tell(None)
 
     def _on_entry(self, entry: Entry) -> None:
         """The session moved on (a phone, an undo, an override, or the loop's own booking). A question asked in
@@ -297,7 +315,7 @@ class TableLoop:
     def _warn(self, warning: Warning | None) -> None:
         if warning != self.warning:
             self.warning = warning
-            self.on_warning(warning)
+            self.warnings.tell(warning)
 
     def choose(self, question_id: int, index: int, actor: str | None) -> Entry:
         """A phone answers a question: the chosen action is submitted, logged as the phone's decision."""

@@ -9,25 +9,25 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
+from companion.listeners import Listeners
 from companion.rules import Event
 from companion.table.observe import Observer
 from companion.table.session import Session
 from companion.table.store import CannotSave
 
 State = Literal["up", "lost", "absent"]
+Status = dict[str, Any]  # {"grid": State, "camera": State, "mode": words, and "why": {sense: words} if known}
 
 _BY_PHONE = "Moves on the board are not seen until a sense is back: declare them on a phone meanwhile."
-_LOST = {  # (the sense lost, what is left)
-    ("grid", "camera alone"): "The board's grid has lost its link. The camera alone watches the board until it is "
-    "back.",
-    ("grid", "phones alone"): "The board's grid has lost its link. " + _BY_PHONE,
-    ("camera", "grid alone"): "The camera has stopped. The grid still sees where pieces are; a move it cannot tell "
-    "apart is asked on a phone.",
-    ("camera", "phones alone"): "The camera has stopped. " + _BY_PHONE,
+_LOST = {  # (the sense lost, what is left): what that means for the players
+    ("grid", "camera alone"): "The camera alone watches the board until it is back.",
+    ("grid", "phones alone"): _BY_PHONE,
+    ("camera", "grid alone"): "The grid still sees where pieces are; a move it cannot tell apart is asked on a phone.",
+    ("camera", "phones alone"): _BY_PHONE,
 }
+_GONE = {"grid": "The board's grid has lost its link", "camera": "The camera has stopped"}
 _BACK = {
     "grid": "The board's grid is back. The board is read again: make it match the game.",
     "camera": "The camera is back.",
@@ -44,14 +44,17 @@ class Senses:
             "grid": "up" if grid else "absent",
             "camera": "up" if camera else "absent",
         }
+        self._why: dict[str, str] = {}  # why a sense that is lost went, where the table knows
         self._lock = threading.Lock()
-        self.on_change: Callable[[], None] = lambda: None  # after each change is announced (the page's status)
+        self.changes: Listeners[Status] = Listeners()  # the status after each change is announced (the page's)
 
-    def grid(self, up: bool) -> None:
-        self._report("grid", up)
+    def grid(self, up: bool, why: str | None = None) -> None:
+        self._report("grid", up, why)
 
-    def camera(self, up: bool) -> None:
-        self._report("camera", up)
+    def camera(self, up: bool, why: str | None = None) -> None:
+        """The camera delivers frames again, or has stopped (`why`, in the players' words, where it is known: a
+        camera that stopped for another reason is announced again)."""
+        self._report("camera", up, why)
 
     def calibrated(self, sense: str, up: bool) -> None:
         """A new calibration of a sense (made from the phones) is in use; a sense left out for want of one referees
@@ -76,30 +79,42 @@ class Senses:
                     continue
                 up = grid_up if sense == "grid" else self._state["camera"] != "lost"
                 self._state[sense] = ("up" if up else "lost") if learnt else "absent"
-        self.on_change()
+        self.changes.tell(self.status())
 
-    def _report(self, sense: str, up: bool) -> None:
+    def _report(self, sense: str, up: bool, why: str | None = None) -> None:
         with self._lock:
-            if self._state[sense] == "absent" or (self._state[sense] == "up") == up:
+            state = self._state[sense]
+            again = state == "lost" and not up and why is not None and why != self._why.get(sense)
+            if state == "absent" or ((state == "up") == up and not again):
                 return
             self._state[sense] = "up" if up else "lost"
-        if self.observer is not None and sense == "grid":
+            if up or why is None:
+                self._why.pop(sense, None)
+            else:
+                self._why[sense] = why
+        if self.observer is not None and sense == "grid" and not again:
             self.observer.grid_available(up)
-        elif self.observer is not None:
+        elif self.observer is not None and not again:
             self.observer.camera_available(up)
         mode = self.mode()
-        text = _BACK[sense] if up else _LOST[sense, mode]
-        self._note(Event(f"{sense}-{'back' if up else 'lost'}", text, {"mode": mode}))
+        gone = f"{_GONE[sense]}: {why}." if why else f"{_GONE[sense]}."
+        text = _BACK[sense] if up else f"{gone} {_LOST[sense, mode]}"
+        self._note(Event(f"{sense}-{'back' if up else 'lost'}", text, {"mode": mode, **({"why": why} if why else {})}))
 
     def _note(self, event: Event) -> None:
         # Called from a sense's own thread: a log that cannot be saved (the phones are told of it) must not end it.
         with contextlib.suppress(CannotSave):
             self.session.note(event)
-        self.on_change()
+        self.changes.tell(self.status())
 
-    def status(self) -> dict[str, str]:
+    def status(self) -> Status:
+        """Each sense's state ("up", "lost", "absent"), what referees the board now (`mode`) and, for a sense that
+        is lost for a reason the table knows, why (`why`: sense -> words)."""
         with self._lock:
-            return {**self._state, "mode": self._mode()}
+            status: Status = {**self._state, "mode": self._mode()}
+            if self._why:
+                status["why"] = dict(self._why)
+            return status
 
     def mode(self) -> str:
         """What referees the board now, in words: "grid and camera", "grid alone", "camera alone", "phones alone"."""

@@ -7,19 +7,18 @@ phones). A crash at any moment leaves a log from which `Session.resume` rebuilds
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from companion.errors import UserError
+from companion.listeners import Listeners
 from companion.rules import Action, Event, Game, IllegalAction, SetupError, load
 from companion.rules.engine import read_seed
 from companion.table.store import Entry, GameRecord, Snapshot, Store
 
 SNAPSHOT_EVERY = 25  # actions between state snapshots: bounds the replay work of a resume
 SOURCES = ("board", "phone", "override", "companion")
-
-Listener = Callable[[Entry], None]
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,7 @@ class Session:
         self._opening = opening  # the first state: undo replays from it, never from the files set up from
         self._stack = stack
         self._lock = threading.RLock()
-        self._listeners: list[Listener] = []
+        self.entries: Listeners[Entry] = Listeners()  # each entry once committed, in the thread that made it
 
     @classmethod
     def start(cls, store: Store, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int) -> Session:
@@ -80,9 +79,6 @@ class Session:
     @property
     def actions(self) -> tuple[Action, ...]:
         return self._stack.actions
-
-    def subscribe(self, listener: Listener) -> None:
-        self._listeners.append(listener)
 
     def snapshot(self) -> dict[str, Any]:
         """Everything a phone shows, in JSON form."""
@@ -200,6 +196,15 @@ class Session:
             self._announce(entry)
             return entry
 
+    def abandon(self, why: str) -> Entry:
+        """End a game the table could not take up (it failed as it began): noted with why and over, so that no
+        restart resumes it in place of the game being played. The phones were never told of it."""
+        with self._lock:
+            event = Event("abandoned", f"This game could not begin: {why}.")
+            entry = self.store.append(self.record.id, "note", None, "companion", None, [event.to_json()], status="over")
+            self.record = self.store.game(self.record.id)
+            return entry
+
     def note(self, event: Event, source: str = "companion") -> Entry:
         """Log and announce something the table must know that changes no rule state (a sensor lost or back)."""
         with self._lock:
@@ -223,8 +228,7 @@ class Session:
             }
 
     def _announce(self, entry: Entry) -> None:
-        for listener in list(self._listeners):
-            listener(entry)
+        self.entries.tell(entry)
 
 
 def _summary(events: list[Event]) -> str:

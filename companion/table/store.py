@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import UserError
+from companion.listeners import Listeners
 
 # Each migration takes the schema from its index to the next; the database's user_version says how far it is.
 MIGRATIONS: tuple[str, ...] = (
@@ -150,7 +151,7 @@ class Store:
         self.path = str(path)
         self._clock = clock
         self.failure: str | None = None  # why the last write failed; None once one succeeds
-        self.watchers: list[Any] = []  # called with `failure` whenever it changes
+        self.failures: Listeners[str | None] = Listeners()  # told `failure` whenever it changes
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -205,8 +206,7 @@ class Store:
     def _failed(self, failure: str | None) -> None:
         if failure != self.failure:
             self.failure = failure
-            for watcher in list(self.watchers):
-                watcher(failure)
+            self.failures.tell(failure)
 
     def create_game(
         self, game: str, players: list[str], options: dict[str, Any], seed: int,

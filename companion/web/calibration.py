@@ -15,13 +15,19 @@ from companion.sensing.vision import FrameReport, Vision
 GREEN, RED, AMBER, GREY = (90, 210, 90), (60, 60, 235), (40, 190, 250), (170, 170, 170)  # BGR
 
 
-@dataclass(frozen=True)
+@dataclass
 class CameraFeed:
-    """Where the table's frames come from (a camera, or the twin's renderer) and the pipeline that reads them."""
+    """Where the table's frames come from (the table's camera) and the pipeline that reads them, which follows the
+    board in play (`use`)."""
 
     frame: Callable[[], np.ndarray]
     vision: Vision
     lock: threading.Lock = field(default_factory=threading.Lock)  # the pipeline keeps a pose: one frame at a time
+
+    def use(self, vision: Vision) -> None:
+        """Read another board from now on (a game on another board), after the frame being read, if any."""
+        with self.lock:
+            self.vision = vision
 
 
 def annotate(image: np.ndarray, report: FrameReport, vision: Vision) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""GET /healthz: is the companion serving, which game, what the sensors say (JSON, for people and monitors)."""
+"""GET /healthz: is the companion serving, which game, what the sensors say and why one is lost (JSON, for people
+and monitors)."""
 
 from __future__ import annotations
 
@@ -25,13 +26,14 @@ def healthz() -> Response:
     session = current.session
     phase = session.game.phase(session.state)
     failure = session.store.failure
+    sensors = current.sensors()
     return jsonify(
-        ok=failure is None,
+        ok=failure is None and not sensors.get("stopped"),  # (a thread of the table's that stopped: never should)
         cannot_save=None if failure is None else f"the table cannot save: moves are paused ({failure})",
         version=companion_version(),
         game={"name": session.record.game, "id": session.record.id, "status": session.record.status,
               "phase": phase.name, "actor": phase.actor},
-        sensors=current.sensors(),
+        sensors=sensors,
         streams=current.hub.streams,
         https_port=https_port(),
     )

@@ -1,5 +1,6 @@
-"""Serving one table: build the app, start the server, print the address with the token and its QR code, serve until
-Ctrl-C. `companion demo` uses it for the twin's table and `companion serve` for a real one."""
+"""Serving one table: the web's view of the table (`web_table`), the app under the server, the address with the token
+and its QR code, serving until Ctrl-C. `companion serve` serves a real table with it and `companion demo` the twin's,
+which is the same table with virtual devices."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from companion.errors import UserError
 from companion.web.app import create_app
@@ -22,6 +23,55 @@ from companion.web.server import Https, Limits, WebServer
 from companion.web.table import Table
 from companion.web.tableca import Folder, ca_pem, ensure, load_authority
 from companion.web.trust import Origins
+
+if TYPE_CHECKING:
+    from companion.sensing.vision import Vision
+    from companion.table.live import LiveTable, Reader
+    from companion.table.loop import TableLoop
+    from companion.table.session import Session
+
+
+def web_table(live: LiveTable, token: str | None = None) -> Table:
+    """The phone page's view of the table: its game (a phone's new game taken up by `live.use`), its loop, its senses,
+    its grids' walk-throughs and probe, its camera's calibration view and the phone camera's frames; `token`: a fixed
+    table token (tests), else the one kept beside the game log."""
+    import numpy as np
+
+    from companion.table.datasets import DataSets, data_folder
+    from companion.table.token import token_file
+    from companion.web.calibration import CameraFeed
+    from companion.web.errors import BadInput
+
+    def make_loop(session: Session) -> TableLoop | None:
+        return live.use(session)
+
+    def latest() -> np.ndarray:
+        if live.latest_image is None:
+            raise BadInput("the camera has not delivered a frame yet", 503)
+        return live.latest_image
+
+    camera = None
+    if live.vision is not None:
+        feed = camera = CameraFeed(latest, _drawn(live.vision))
+        live.visions.subscribe(lambda reader: feed.use(_drawn(reader)))  # a game on another board: the view draws it
+    table = Table(
+        live.session, live.loop, make_loop=make_loop, sensors=live.sensors, board=live.own_board,
+        camera=camera, grid=live.table_grid(), beside=live.beside_grids(), probe=live.table_probe(),
+        phone=live.phone, datasets=DataSets(data_folder(live.config.db)), token=token,
+        token_path=None if token else token_file(live.config.db),
+    )  # fmt: skip
+    live.senses.changes.subscribe(lambda status: table.publish_sensors())
+    return table
+
+
+def _drawn(reader: Reader) -> Vision:
+    """The calibration view's reader of the game's board, with a pose of its own (over several boards, the game's
+    own: the first)."""
+    from companion.sensing.vision import Vision
+
+    vision, registry = reader
+    one = getattr(vision, "visions", (vision,))[0]
+    return Vision(one.board, registry, one.profile)
 
 
 @dataclass(frozen=True)

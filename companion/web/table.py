@@ -6,11 +6,13 @@ session's committed entries and the loop's questions and warnings into stream me
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from companion.atomic import write_atomically
 from companion.boards import Board, default_board
 from companion.calibration.grid_probe import board_title
 from companion.errors import UserError
+from companion.listeners import Listeners
 from companion.rules import Action, SetupError
 from companion.rules.words import verdict
 from companion.sensing.pushed import PushedFrames
@@ -41,6 +44,14 @@ from companion.web.words import Words, named
 NAMES_FILE = "seat-names.json"  # beside the table token: the players' names by seat
 LoopFactory = Callable[[Session], TableLoop | None]
 Sensors = Callable[[], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A game a phone started: its session, and its loop when sensors watch the board."""
+
+    session: Session
+    loop: TableLoop | None
 
 
 def entry_json(entry: Entry) -> dict[str, Any]:
@@ -108,7 +119,7 @@ class Table:
         self._make_loop = make_loop or (lambda session: None)
         self._lock = threading.RLock()
         self._words: dict[int, Words] = {}
-        self._games: list[Callable[[Session, TableLoop | None], None]] = []
+        self.games: Listeners[NewGame] = Listeners()  # each game a phone starts, once the table has taken it up
         self.session = session
         self.loop = loop
         self._attach(session, loop)
@@ -290,7 +301,11 @@ class Table:
             except SetupError as error:
                 raise UserError(f"cannot start {game}: {error}") from None
             session = Session.start(store, game, players, options, seed)
-            loop = self._make_loop(session)
+            try:
+                loop = self._make_loop(session)
+            except Exception as error:
+                self._not_taken_up(session, error)
+                raise
             walking = self.walk is not None and self.walk.running
             if loop is not None and (guide or walking):
                 loop.pause()  # before the table listens to it: the pieces about to be set out are not moves
@@ -309,8 +324,7 @@ class Table:
             # The game's opening note was committed by Session.start, before anyone listened: announce it now.
             for entry in store.entries(session.record.id):
                 self.hub.announce(entry.id, self.entry_json(entry), self.log)
-            for listener in list(self._games):
-                listener(session, loop)
+            self.games.tell(NewGame(session, loop))
             # (after the listeners: the demo lays the new board on its grid there)
             first = self._grid_first() if guide else None  # (a walk of this board under way: the guide follows it)
             guiding = self._make_guide() if guide and not walking and first is None else None
@@ -322,6 +336,18 @@ class Table:
         elif replaced is not None:
             self.hub.transient("setup", replaced.status())
         return session
+
+    def _not_taken_up(self, session: Session, error: Exception) -> None:
+        """The table failed to take a new game up: it is ended with why (no restart resumes it in place of the game
+        being played), and the senses go back to the game being played."""
+        with contextlib.suppress(StoreError):
+            session.abandon(str(error) or type(error).__name__)
+        session.store.close()
+        with contextlib.suppress(Exception):  # (the table's senses as they were, as far as they can be)
+            loop = self._make_loop(self.session)
+            if loop is not None:
+                self.loop = loop
+                self._attach(self.session, loop, subscribe=False)
 
     def _grid_first(self) -> GridFirst | None:
         """The walk-through before the guide, when the new game's board has no switch on the grid (no profile yet,
@@ -478,30 +504,17 @@ class Table:
             loop.resume()
         self._publish_state()
 
-    def on_new_game(self, listener: Callable[[Session, TableLoop | None], None]) -> None:
-        """Called with the new session and loop when a phone starts a new game (the demo hands them to its twin)."""
-        self._games.append(listener)
-
     def publish_sensors(self) -> None:
         self.hub.transient("sensors", self.sensors())
 
     # Wiring the session and the loop to the hub.
     def _attach(self, session: Session, loop: TableLoop | None, subscribe: bool = True) -> None:
         if subscribe:
-            session.subscribe(self._on_entry)
-            session.store.watchers.append(self._on_storage)
+            session.entries.subscribe(self._on_entry)
+            session.store.failures.subscribe(self._on_storage)
         if loop is not None:
-            before_q, before_w = loop.on_question, loop.on_warning
-
-            def on_question(question: Question | None) -> None:
-                before_q(question)
-                self.hub.transient("question", self._question(question))
-
-            def on_warning(warning: Warning | None) -> None:
-                before_w(warning)
-                self.hub.transient("warning", self._warning(warning))
-
-            loop.on_question, loop.on_warning = on_question, on_warning
+            loop.questions.subscribe(lambda question: self.hub.transient("question", self._question(question)))
+            loop.warnings.subscribe(lambda warning: self.hub.transient("warning", self._warning(warning)))
         self.hub.transient("question", self._question(loop.question if loop else None))
         self.hub.transient("warning", self._warning(loop.warning if loop else None))
         self._publish_state()

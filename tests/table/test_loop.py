@@ -50,7 +50,7 @@ def test_a_wrong_board_warns_until_it_is_put_right_and_changes_nothing(session):
     observer = Observer({v: k for k, v in SWITCH.items()}, None, settle=0.3)
     loop = TableLoop(session, observer, lambda s: BOARD.site(s).name)
     warnings = []
-    loop.on_warning = warnings.append
+    loop.warnings.subscribe(warnings.append)
     expected = session.game.layout(session.state)
     wrong = {**expected, "o4s20": ("ship-red",)}
     before = session.state
@@ -80,7 +80,7 @@ def test_an_ambiguous_board_asks_the_phones_and_logs_who_chose(session):
     observer = Observer(None, frozenset({"o2s0"}), settle=0.3)
     loop = TableLoop(session, observer)
     questions = []
-    loop.on_question = questions.append
+    loop.questions.subscribe(questions.append)
     home = {"o2s0": ("planet-home", "ship-blue")}
     for t in (1.0, 1.5):
         observer.camera(CameraView(t, home, frozenset()))
@@ -105,7 +105,7 @@ def test_a_paused_loop_judges_nothing_and_judges_the_board_afresh_when_resumed(s
     observer = Observer({v: k for k, v in SWITCH.items()}, None, settle=0.3)
     loop = TableLoop(session, observer, lambda s: BOARD.site(s).name)
     warnings = []
-    loop.on_warning = warnings.append
+    loop.warnings.subscribe(warnings.append)
     game = session.game
     expected = game.layout(session.state)
     assert settle(loop, observer, {**expected, "o4s20": ("ship-red",)}, 0.0).verdict == "mismatch"
@@ -137,7 +137,7 @@ def test_a_capture_part_way_done_says_what_is_left_books_nothing_then_books_the_
     observer = Observer({v: k for k, v in switch.items()}, None, settle=0.3)
     loop = TableLoop(session, observer, lambda s: board.site(s).name)
     warnings = []
-    loop.on_warning = warnings.append
+    loop.warnings.subscribe(warnings.append)
 
     def show(layout, at):
         observer.reed(frozenset(switch[s] for s, p in layout.items() if p), at)
@@ -177,7 +177,7 @@ def test_a_question_is_withdrawn_when_the_game_moves_on_without_it_and_the_board
     observer = Observer(None, frozenset({"o2s0"}), settle=0.3)
     loop = TableLoop(session, observer)
     questions = []
-    loop.on_question = questions.append
+    loop.questions.subscribe(questions.append)
     for t in (1.0, 1.5):
         observer.camera(CameraView(t, {"o2s0": ("planet-home", "ship-blue")}, frozenset()))
     assert loop.tick(1.5).verdict == "ambiguous"

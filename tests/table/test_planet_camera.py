@@ -135,9 +135,9 @@ def test_a_table_with_the_camera_alone_reads_its_planet_maps(tmp_path, spread):
         assert seen is not None and seen.reading("p4:0206").pieces == ("army-green",)
         assert seen.reading("p6:0303").pieces == ("militia-red",)
         # The phones' calibration view draws the solar map, the game's own board, with a pose of its own.
-        from companion.cli.serve import _web_table
+        from companion.web.serve import web_table
 
-        table = _web_table(live)
+        table = web_table(live)
         assert table.camera is not None and table.camera.vision.board.name == live.board.name
     finally:
         live.store.close()

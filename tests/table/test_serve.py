@@ -307,7 +307,7 @@ def test_the_camera_reads_a_copy_by_its_own_corner_markers_and_leaves_one_withou
     library.save(sets, "orbit", "board", "bare", board_to_json(replaced(copy, fiducials=())))
     options = {"board": str(sets.root / "orbit/board/marked")}
     views: list = []
-    live.on_vision = views.append  # (serve's calibration view draws the board in play)
+    live.visions.subscribe(views.append)  # (serve's calibration view draws the board in play)
     session = live.use(Session.start(live.store, "orbit", ["red", "blue"], options, 2)).session
     assert live.vision is not None and live.vision[0].board.width == 650 and live.vision[0].pose is None
     assert views == [live.vision]

@@ -63,7 +63,7 @@ def test_an_entry_is_committed_before_listeners_hear_of_it(store, tmp_path):
         seen.append(other.execute("SELECT COUNT(*) FROM entries WHERE id = ?", (entry.id,)).fetchone()[0])
         other.close()
 
-    session.subscribe(listener)
+    session.entries.subscribe(listener)
     session.submit(Action.make("draw", card="action"), "phone", "red")
     assert seen == [1]
 
@@ -158,7 +158,7 @@ KILLER = textwrap.dedent(
         if entry.id == int(sys.argv[3]):
             os._exit(9)  # the power goes, right after a phone was told
 
-    session.subscribe(announced)
+    session.entries.subscribe(announced)
     for move in playout(session.game, session.state, int(sys.argv[3]), max_actions=60):
         session.submit(move.action, "board")
     """
@@ -188,7 +188,7 @@ def test_a_write_the_disk_refuses_is_cannot_save_until_one_succeeds(tmp_path):
 
     store = Store(tmp_path / "t.db")
     heard = []
-    store.watchers.append(heard.append)
+    store.failures.subscribe(heard.append)
     game = store.create_game("trajectory", ["red"], {}, 1)
     store._db.execute("PRAGMA query_only = 1")
     with pytest.raises(CannotSave, match=r"^the table cannot save: moves are paused \(its storage is read-only\)$"):

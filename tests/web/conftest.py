@@ -312,7 +312,7 @@ def grid_served(tmp_path):
     tmp_path/grid.json (written from `wiring` when `calibrated`, else absent: the table's first calibration).
     `game` and `options` are the table's game (two players, red and blue) and its first game's options."""
     from companion.calibration.grid import GridProfile, save_profile
-    from companion.cli.serve import _web_table
+    from companion.web.serve import web_table
     from companion.sim.simavr_grid import virtual_grid
     from companion.table.config import TableConfig
     from companion.table.live import LiveTable
@@ -331,7 +331,7 @@ def grid_served(tmp_path):
                              grid_profile=str(profile), settle=0.1)  # fmt: skip
         live = LiveTable(config).start(wait=10)
         assert live.link is not None and live.link.wait_synced(10)
-        table = _web_table(live)
+        table = web_table(live)
         table.token = TOKEN
         server = start_server(table, "127.0.0.1", free_port(), WebSettings(heartbeat=0.3, retry_ms=300), threads=24)
         served = GridServed(table, server, live.observer, live.store, live=live, grid=grid, profile=profile,

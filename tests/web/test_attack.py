@@ -292,7 +292,7 @@ def test_a_read_only_log_is_reported_and_refuses_moves(served):
 
 
 def test_a_corrupted_database_is_kept_aside_and_the_table_starts_a_new_log(tmp_path):
-    from companion.cli.serve import _web_table
+    from companion.web.serve import web_table
     from companion.table.config import TableConfig
     from companion.table.live import LiveTable
     from companion.web.serve import start_server
@@ -312,7 +312,7 @@ def test_a_corrupted_database_is_kept_aside_and_the_table_starts_a_new_log(tmp_p
         kept = [p for p in tmp_path.iterdir() if ".damaged-" in p.name and not p.name.endswith(("-wal", "-shm"))]
         assert len(kept) == 1 and kept[0].read_bytes() == damaged  # kept as it was, never deleted
         assert [e.kind for e in live.store.entries()] == ["note"]  # a new log: its game's opening
-        server = start_server(_web_table(live), "127.0.0.1", 0)
+        server = start_server(web_table(live), "127.0.0.1", 0)
         try:
             assert phone_check(server.port) < 1.0
         finally:

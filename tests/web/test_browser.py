@@ -60,7 +60,7 @@ def test_a_phone_cannot_act_for_another_seat(served):
 
 def test_a_move_is_on_the_page_within_100_ms_of_the_server_sending_it(page, served):
     sent: dict[int, float] = {}
-    served.session.subscribe(lambda entry: sent.setdefault(entry.id, time.time()))
+    served.session.entries.subscribe(lambda entry: sent.setdefault(entry.id, time.time()))
     page.goto(served.base + "/")
     live(page)
     page.wait_for_timeout(300)

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from companion.calibration.grid_probe import marked_site
-from companion.cli.serve import _web_table
+from companion.web.serve import web_table
 from companion.sim.table_grids import TableGrids
 from companion.table.config import BoardGrid, TableConfig, load_config
 from companion.table.live import LiveTable
@@ -39,7 +39,7 @@ def planets_served(tmp_path):
 def _serving(live: LiveTable, **grid):
     """`companion serve`'s table for a LiveTable, over HTTP on a free port."""
     live.start(wait=10)
-    table = _web_table(live)
+    table = web_table(live)
     table.token = TOKEN
     server = start_server(table, "127.0.0.1", free_port(), WebSettings(heartbeat=0.3, retry_ms=300), threads=8)
     try:
