@@ -144,7 +144,7 @@ def _child(db: str, game: str, players: int, seed: int) -> None:
     from companion.sim.table_setup import make_twin
 
     while True:
-        twin = make_twin(game, players, seed, "virtual", db, mess=0.2, illegal=0.05, resume=True)
+        twin = make_twin(game, players, seed, "virtual", db, mess=0.2, illegal=0.05)  # (the unfinished game resumes)
         session = twin.session
 
         def told(entry: Any, session: Any = session) -> None:

@@ -92,8 +92,7 @@ def measure(moves: int, rate: float, settle: float, seed: int, build_dir: Path) 
     from companion.sim.twin import switch_map
     from companion.table.config import TableConfig
     from companion.table.live import LiveTable
-    from companion.web.serve import start_server
-    from companion.web.table import Table
+    from companion.web.serve import start_server, web_table
 
     try:
         build(build_dir)
@@ -119,7 +118,7 @@ def measure(moves: int, rate: float, settle: float, seed: int, build_dir: Path) 
         session = live.session
         grid.set_all(closed(session.game.layout(session.state)))
         live.start(wait=10.0)
-        table = Table(session, live.loop, make_loop=live.use)
+        table = web_table(live, token="latency")  # `companion serve`'s web table
         server = start_server(table, "127.0.0.1", 0)
         stream = Stream(server.port)
         debounce = live.link.info.debounce_ms if live.link and live.link.info else 0

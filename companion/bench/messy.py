@@ -202,10 +202,10 @@ def point(bench: Bench, camera: bool, hold: float, index: int, args: argparse.Na
         seed = 1 + index + 97 * game
         try:
             twin = make_twin(bench.game, bench.players, seed, args.grid, None, 0.0, 0.0,
-                             camera=None if camera else False, options=bench.options, beside=args.beside)
+                             camera=None if camera else False, options=bench.options, beside=args.beside,
+                             settle=args.settle, own_clock=True)  # fmt: skip
         except SetupError as error:
             raise UserError(f"bench messy: {bench.label}: {error}") from None
-        twin.observer.settle = args.settle
         twin.loop.hold = args.hold_window
         with twin:
             table = TimedTable(twin, seed, hold, twin_geometry(twin, game_board(bench.game, bench.options)),

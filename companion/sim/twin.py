@@ -1,10 +1,15 @@
-"""The digital twin: scripted players play a real game through a simulated board.
+"""The digital twin: `companion serve`'s own table on virtual devices, with scripted players and hands.
 
-Everything below the players is the real thing: a grid process speaking the firmware's protocol over a pty (the
-virtual grid, or the real firmware in simavr), the host link, the observer, the referee's loop, the session and
-its SQLite log. The players move pieces by closing and opening switches; now and then they slide a piece across
-other sites, lift one and put it back, or make an illegal move and then put it right, as people do. Actions that
-never touch the board (a card drawn, a station built) they declare on a phone, then make the board match.
+The table is the product's one assembly (table/live.py's LiveTable, with the web's table from web/serve.py), opened
+on virtual devices (table_setup.py `make_twin`): each grid a process speaking the firmware's protocol over a pty (the
+virtual grid, or the real firmware in simavr), opened as any port is; the camera a frame source drawing what the
+hands set out (twin_frames.py), or a phone on a stand sending its stills over HTTP (phone_stand.py). The table's own
+threads read the grids and the camera and judge the board, as `companion serve`'s do. The players move pieces by
+closing and opening switches under them and setting them out under the camera; now and then they slide a piece
+across other sites, lift one and put it back, or make an illegal move and then put it right, as people do. What
+never touches the board (a card drawn, a station built) they declare on a phone (phones.py: the web table's own
+calls, or HTTP), then make the board match. A new game started on a phone is laid out on the twin's grid (its board
+wired in site order, as the table's calibration of that board records it) and set out as the page's guide asks.
 """
 
 from __future__ import annotations
@@ -20,27 +25,32 @@ from typing import TYPE_CHECKING, Any
 from companion.boards import Board
 from companion.rules import Action
 from companion.rules.engine import Layout
-from companion.sensing.reed import ReedLink
+from companion.sim.phones import Phones, TablePhones
 from companion.sim.players import scripted_action
 from companion.sim.simavr_grid import GridProcess
-from companion.sim.twin_camera import TwinCamera
 from companion.sim.wire import FaultyWire
 from companion.table.footprint import footprint
-from companion.table.loop import TableLoop
-from companion.table.observe import Observer
+from companion.table.loop import Look, TableLoop
 from companion.table.referee import Referee, Ruling
-from companion.table.senses import Senses
-from companion.table.session import Session
 from companion.table.setup_guide import placement_order
+from companion.table.steps import NotNow
+from companion.web.table import NewGame
 
 if TYPE_CHECKING:
+    from companion.sensing.reed import ReedLink
     from companion.sim.table_grids import BoardOnGrid
-    from companion.sim.twin_spread import SpreadCamera
+    from companion.sim.twin_frames import CameraModel, RenderedFrames
+    from companion.table.live import LiveTable
+    from companion.table.observe import Observer
+    from companion.table.senses import Senses
+    from companion.table.session import Session
+    from companion.web.table import Table
 
 HOLD_WRONG = 4  # paces an illegal move stays on the board before its player puts it right
 
 Switch = tuple[int, int]
 Key = tuple[int, ...]  # a switch of the game board's grid (row, col), or of a board beside it (its place, row, col)
+Lay = Callable[["Session"], tuple[dict[str, Switch], "CameraModel | None"]]  # a new game's board: its wiring, camera
 
 
 def switch_map(board: Board, rows: int, cols: int) -> dict[str, Switch]:
@@ -62,105 +72,176 @@ class TwinStats:
     wrong_accepted: int = 0  # a board the referee accepted that was not the move the player made: must stay 0
 
 
+@dataclass
+class Ports:
+    """The twin's grid processes and where the table opens them: each grid's port is a link in the twin's folder,
+    made when the grid starts (its pty's name is known then), or a cable that can be pulled (`wire`)."""
+
+    grid: GridProcess
+    port: Path
+    beside: Sequence[BoardOnGrid] = ()
+    beside_ports: Sequence[Path] = ()
+    wire: bool = False
+
+
 class Twin:
     def __init__(
         self,
-        session: Session,
-        grid: GridProcess,
+        live: LiveTable,
+        web: Table,
+        ports: Ports,
         sites: Mapping[str, Switch],
         *,
         seed: int = 1,
         mess: float = 0.2,
         illegal: float = 0.05,
-        settle: float = 0.12,
-        site_name: Callable[[str], str] | None = None,
         pace: float = 0.0,
-        wire: Path | None = None,
-        camera: TwinCamera | SpreadCamera | None = None,
-        profile: Path | None = None,
+        frames: RenderedFrames | None = None,
+        camera: CameraModel | None = None,
+        lay: Lay | None = None,
         illegal_after: int | None = None,
-        beside: Sequence[BoardOnGrid] = (),
+        own_clock: bool = False,
     ) -> None:
-        """`wire`: a path for a USB cable between the grid and the host that can be unplugged; `camera`: the
-        rendered camera over the table (None: a table with the grid alone; a SpreadCamera over the game's board and
-        those beside it); `profile`: the grid profile file the
-        table reads (a calibration from the phones writes it); `illegal_after`: once the game has this many actions,
-        a player makes an illegal move at the first chance and puts it right (the demo shows one early in every
-        game, whatever the dice say); `beside`: the boards beside the game's own, each on a grid of its own
-        (Orbital Battle's planet maps), keyed as `companion serve` keys them: (place in the list, row, col)."""
+        """`live` and `web`: the table (make_twin builds it); `ports`: its grids; `sites`: the game board's site ->
+        the switch under it; `frames`: the camera's frame source, drawn by `camera` (None: no camera, or a phone on a
+        stand, which the caller sets up; `camera` still says what the camera tells apart); `lay`: a new game's board
+        laid on the grid (its wiring, and the camera model over it); `illegal_after`: once the game has this many
+        actions, a player makes an illegal move at the first chance and puts it right (the demo shows one early in
+        every game, whatever the dice say); `own_clock`: the table's threads do not run (its links do): a driver on
+        a clock of its own feeds the observer and asks the loop to look (hand_clock.py)."""
+        self.live, self.web, self.ports = live, web, ports
+        self.own_clock = own_clock
         self.illegal_after = illegal_after
         self.stopping = threading.Event()  # set when the demo stops: a held illegal move is not waited out
-        self.session = session
-        self.profile = profile
-        self.grid = grid
-        self.beside = list(beside)
+        self.grid = ports.grid
+        self.beside = list(ports.beside)
         self.sites: dict[str, Key] = {**sites, **{on.prefix + site: (index, *switch) for index, on in
                                                    enumerate(self.beside) for site, switch in on.sites.items()}}
-        self.beside_links: list[ReedLink] = []
         self.rng = random.Random(seed)
         self.mess, self.illegal, self.pace = mess, illegal, pace
-        camera_sites = camera.sites if camera is not None else None
-        # Every site a sense reads: the grids' and the camera's (a planet map with no grid under it, camera alone).
-        self.sensed = frozenset(self.sites) | (camera_sites or frozenset())
-        self.observer = Observer({switch: site for site, switch in self.sites.items()}, camera_sites, settle=settle)
-        self.loop = TableLoop(session, self.observer, site_name)
-        self.senses = Senses(session, self.observer, grid=True, camera=camera is not None)
+        self.frames = frames
         self.camera = camera
+        self._lay = lay
+        self.phones: Phones = TablePhones(web)
         self.stats = TwinStats()
-        self.link: ReedLink | None = None
-        self.wire_path = wire
         self.wire: FaultyWire | None = None
         self.timeout = 10.0
-        # The site a calibration walk-through asks for now (None: none runs): the players set a magnet there.
-        self.calibrating: Callable[[], str | None] = lambda: None
-        # A guided setup asking for a tap on a piece the sensors cannot see: a player taps Placed (True if tapped).
-        self.tap_placed: Callable[[], bool] = lambda: False
         self._magnet: str | None = None
-        self.table_grid: Any = None  # the grid as the phones' walk-through sees it (the demo's), once there is one
+        self._new: Session | None = None  # a game a phone started, still to be set out
+        self._since: float | None = None  # show() waits for a settled look from this moment
+        self._looks: list[Look] = []  # the looks at a settled board told since then
+        # How many frames the table has read through (None: no camera): a phone on a stand's count, or the twin's.
+        self._frames_read: Callable[[], int] | None = None if frames is None else (lambda: frames.read_through)
+        self._looked = threading.Condition()
+        self._listen(web.loop)
+        web.games.subscribe(self._taken_up)
 
+    # The table, as it stands now (a phone may start another game).
+    @property
+    def session(self) -> Session:
+        return self.web.session
+
+    @property
+    def loop(self) -> TableLoop:
+        loop = self.web.loop
+        assert loop is not None, "the twin's table has a grid or a camera: it has a loop"
+        return loop
+
+    @property
+    def observer(self) -> Observer:
+        assert self.live.observer is not None
+        return self.live.observer
+
+    @property
+    def senses(self) -> Senses:
+        return self.live.senses
+
+    @property
+    def link(self) -> ReedLink | None:
+        return self.live.link
+
+    @property
+    def beside_links(self) -> list[ReedLink | None]:
+        return self.live.beside_links
+
+    @property
+    def sensed(self) -> frozenset[str]:
+        """Every site a sense reads: the grids' and the camera's (a planet map with no grid under it, camera alone)."""
+        return frozenset(self.sites) | (self.camera.sites if self.camera is not None else frozenset())
+
+    def links(self) -> list[ReedLink]:
+        """Every grid's link: the game board's first, then the boards' beside it in their order."""
+        return [link for link in (self.live.link, *self.live.beside_links) if link is not None]
+
+    def occupancy(self) -> frozenset[Key] | None:
+        """Every grid's closed switches, keyed as the observer's switch map; None while a link is out of step."""
+        return self.live.switches()
+
+    # Starting and stopping.
     def __enter__(self) -> Twin:
-        self.grid.start()
-        self.grid.go()
-        port = self.grid.port
-        if self.wire_path is not None:
-            self.wire = FaultyWire(self.grid.port, self.wire_path).start()
-            port = str(self.wire_path)
-        self.link = ReedLink(port, silence_timeout=2.0, on_link=self._grid_link).start()
-        for on_grid in self.beside:
-            on_grid.grid.start()
-            on_grid.grid.go()
-            self.beside_links.append(ReedLink(on_grid.grid.port, silence_timeout=2.0, on_link=self._grid_link).start())
-        if not all(link.wait_synced(10.0) for link in self.links()):
-            raise RuntimeError("a grid did not answer the handshake")
-        self.show(self.session.game.layout(self.session.state))
+        try:
+            self.grid.start()
+            self.grid.go()
+            if self.ports.wire:
+                self.wire = FaultyWire(self.grid.port, self.ports.port).start()
+            else:
+                _point(self.ports.port, self.grid.port)
+            for on_grid, port in zip(self.beside, self.ports.beside_ports, strict=True):
+                on_grid.grid.start()
+                on_grid.grid.go()
+                _point(port, on_grid.grid.port)
+            self.live.start(wait=10.0, threads=not self.own_clock)
+            if not all(link.synced for link in self.links()):
+                raise RuntimeError("a grid did not answer the handshake")
+            layout = self.session.game.layout(self.session.state)
+            if self.own_clock:
+                self.observer.reed(self.set_board(layout), time.monotonic())
+            else:
+                self.show(layout)
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for link in self.links():
-            link.stop()
+        self.stopping.set()
+        if self.frames is not None:
+            self.frames.close()
+        self.live.stop()
         if self.wire is not None:
             self.wire.stop()
         self.grid.stop()
         for on_grid in self.beside:
             on_grid.grid.stop()
 
-    def links(self) -> list[ReedLink]:
-        """Every grid's link: the game board's first, then the boards' beside it in their order."""
-        return [link for link in (self.link, *self.beside_links) if link is not None]
+    # What the table tells: its looks at the board, and the games the phones start.
+    def _listen(self, loop: TableLoop | None) -> None:
+        if loop is not None:
+            loop.looks.subscribe(self._look)
 
-    def _grid_link(self, up: bool) -> None:
-        # The table's grid is up while every grid under its boards is (a planet map away would read as empty).
-        self.senses.grid(up and all(link.connected for link in self.links()))
+    def _look(self, look: Look) -> None:
+        with self._looked:
+            # (a look begun before the twin began waiting may still be judging its board: its ruling counts too)
+            if self._since is not None and (look.settled or look.ruling is not None):
+                self._looks.append(look)
+                self._looked.notify_all()
 
-    def occupancy(self) -> frozenset[Key] | None:
-        """Every grid's closed switches, keyed as the observer's switch map; None while a link is out of step."""
-        links = self.links()
-        if not all(link.synced for link in links):
-            return None
-        closed: set[Key] = set(links[0].occupancy())
-        for index, link in enumerate(links[1:]):
-            closed |= {(index, *switch) for switch in link.occupancy()}
-        return frozenset(closed)
+    def _taken_up(self, new: NewGame) -> None:
+        """A phone started a game: its board is laid over the grid (and under the camera) at once; the players set
+        its pieces out at their next step, as the page's guide asks."""
+        self._listen(new.loop)
+        if self._lay is not None:
+            own, camera = self._lay(new.session)
+            beside = {site: key for site, key in self.sites.items() if len(key) == 3}
+            self.sites = {**own, **beside}
+            self.camera = camera
+            if self.frames is not None:
+                self.frames.use(camera)
+        self._new = new.session
+
+    # The physical table.
+    def _closed(self, layout: Layout) -> frozenset[Key]:
+        return frozenset(self.sites[site] for site, pieces in layout.items() if pieces and site in self.sites)
 
     def _set_switches(self, closed: frozenset[Key]) -> None:
         self.grid.set_all({(key[0], key[1]) for key in closed if len(key) == 2})
@@ -173,33 +254,77 @@ class Twin:
         row, col = key[-2:]
         (grid.close_switch if closed else grid.open_switch)(row, col)
 
-    def switch(self, session: Session, loop: TableLoop) -> None:
-        """Play a new game at the same table (one a phone started): its session and loop. The players clear the
-        board and set the pieces out one at a time, bottom of each stack first, as the page's guide asks."""
-        self.session, self.loop = session, loop
-        self.show({})
-        layout: dict[str, tuple[str, ...]] = {}
-        for step in placement_order(session.game.layout(session.state), list(self.sites)):
-            layout[step.site] = (*layout.get(step.site, ()), step.piece)
-            self.show(layout)
-            time.sleep(self.pace)
+    def show(self, layout: Layout) -> Ruling | None:
+        """Set the board to `layout` and wait until the table has looked at it settled and its camera has read it:
+        the referee's last ruling on it, or None (the very board it judged before, or the referee is held back for a
+        guide)."""
+        wanted = self._closed(layout)
+        deadline = time.monotonic() + self.timeout
+        with self._looked:  # (the table may judge the board before the twin sees the camera come back for more)
+            self._since, self._looks = float("inf"), []
+        self._set_switches(wanted)
+        version = self.frames.show(layout) if self.frames is not None else None
+        # The table's links report the board as set, and the camera's frame of it has been read through.
+        while self.occupancy() != wanted or (version is not None and self.frames is not None
+                                              and self.frames.taken < version):  # fmt: skip
+            self._before(deadline)
+            time.sleep(0.005)
+        read = self._frames_read or (lambda: 0)
+        rulings, quiet_from = -1, read()
+        while True:
+            seen = read()
+            with self._looked:
+                since = self._since = time.monotonic()
+                while not any(look.settled and look.at >= since for look in self._looks):
+                    self._before(deadline)
+                    self._looked.wait(0.05)
+                judged = sum(look.ruling is not None for look in self._looks)
+            if read() != seen:
+                continue  # a frame came in meanwhile: the table looks again after it
+            # The camera goes on reading a settled change until it has read every site of it (a crop it could not
+            # vouch for is read again): done once the table wants no more frames, or two more changed nothing.
+            if self._frames_read is None or not self.live.wants_frame():
+                break
+            if judged != rulings:
+                rulings, quiet_from = judged, read()
+            elif read() >= quiet_from + 2:
+                break
+            self._before(deadline)
+            time.sleep(0.01)
+        with self._looked:
+            looks, self._since = self._looks, None
+        return next((look.ruling for look in reversed(looks) if look.ruling is not None), None)
 
-    def rewire(self, board: Board, camera: TwinCamera | None = None) -> None:
-        """Another board laid over the grid (a game on another board): the grid under it, wired in that board's site
-        order, as the table's calibration of that board records it (one with more sites than the grid has switches
-        lies on no switch); `camera` (None: none) watches it. The boards beside keep their own grids."""
-        rows, cols = self.grid.rows, self.grid.cols
-        own = switch_map(board, rows, cols) if len(board.sites) <= rows * cols else {}
-        beside = {site: key for site, key in self.sites.items() if len(key) == 3}
-        self.sites = {**own, **beside}
-        self.observer.remap({key: site for site, key in self.sites.items()})
-        self.camera = camera
-        self.observer.watch_sites(frozenset(own) if camera is not None else None)
+    def _before(self, deadline: float) -> None:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the board did not settle within {self.timeout:.0f} s")
+
+    def set_board(self, layout: Layout) -> frozenset[Key]:
+        """Set the grids' switches to `layout` and wait until every link reports them: the closed switches (for a
+        table on a clock of its own, whose driver tells the observer: `own_clock`)."""
+        wanted = self._closed(layout)
+        self._set_switches(wanted)
+        deadline = time.monotonic() + self.timeout
+        while self.occupancy() != wanted:
+            self._before(deadline)
+            time.sleep(0.001)
+        return wanted
+
+    def flash(self, layout: Layout, seconds: float) -> None:
+        """A board that lasts less than the settle window: a hand sliding a piece over other sites."""
+        self._set_switches(self._closed(layout))
+        time.sleep(seconds)
+
+    def camera_vanishes(self) -> None:
+        """The camera's cable is pulled: no more frames (the table finds out, and tells the phones)."""
+        if self.frames is not None:
+            self.frames.unplug()
 
     def move_calibration_magnet(self) -> None:
         """While a walk-through runs, a player moves one magnet to each site it names (lifting a piece that stands
         there and setting it down again); the game's pieces stay where they are."""
-        site = self.calibrating()
+        walk = self.web.walk
+        site = walk.status()["site"] if walk is not None and walk.running else None
         if site == self._magnet or (site is not None and site not in self.sites):
             return
         layout = self.session.game.layout(self.session.state)
@@ -214,67 +339,36 @@ class Twin:
             time.sleep(0.1)
         self._press(self.sites[site], True)
 
-    # The physical table.
-    def _closed(self, layout: Layout) -> frozenset[Key]:
-        return frozenset(self.sites[site] for site, pieces in layout.items() if pieces and site in self.sites)
+    def tap_placed(self) -> bool:
+        """A player taps Placed when the setup guide asks for a piece the sensors cannot see (True if tapped)."""
+        guide = self.web.guide
+        if guide is None or not guide.running or guide.status()["how"] != "tap":
+            return False
+        try:
+            self.phones.guide("placed")
+        except NotNow:
+            return False  # it ended meanwhile
+        return True
 
-    def show(self, layout: Layout) -> Ruling | None:
-        """Set the board to `layout` and wait until the table's loop has judged it (if the grid sees a change)."""
-        assert self.link is not None
-        wanted = self._closed(layout)
-        self._set_switches(wanted)
-        deadline = time.monotonic() + self.timeout
-        framed = False
-        while time.monotonic() < deadline:
-            now = time.monotonic()
-            occupancy = self.occupancy()
-            if occupancy is None:  # what a link holds is stale until its next snapshot
-                time.sleep(0.005)
-                continue
-            self.observer.reed(occupancy, now)
-            if occupancy == wanted:
-                if self.camera is not None and not framed and self.observer.grid_quiet(now):
-                    self.observer.camera(self.camera.look(layout, time.monotonic()))
-                    framed = True
-                ruling = self.loop.tick(now)
-                # Settled with no ruling: the loop has already judged this very board (the grid saw no change).
-                if ruling is not None or self.observer.settled_at(now) is not None:
-                    return ruling
-            time.sleep(0.005)
-        raise TimeoutError(f"the board did not settle within {self.timeout:.0f} s")
-
-    def set_board(self, layout: Layout) -> frozenset[Key]:
-        """Set the grids' switches to `layout` and wait until every link reports them: the closed switches (the
-        caller tells the observer, on a clock of its own)."""
-        wanted = self._closed(layout)
-        self._set_switches(wanted)
-        deadline = time.monotonic() + self.timeout
-        while time.monotonic() < deadline:
-            if self.occupancy() == wanted:
-                return wanted
-            time.sleep(0.001)
-        raise TimeoutError(f"the grids did not report the board within {self.timeout:.0f} s")
-
-    def camera_vanishes(self) -> None:
-        """The camera's cable is pulled: no more frames, and the table is told."""
-        self.camera = None
-        self.senses.camera(False)
-
-    def flash(self, layout: Layout, seconds: float) -> None:
-        """A board that lasts less than the settle window: a hand sliding a piece over other sites."""
-        self._set_switches(self._closed(layout))
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            occupancy = self.occupancy()
-            if occupancy is not None:
-                self.observer.reed(occupancy, time.monotonic())
-            self.loop.tick(time.monotonic())
-            time.sleep(0.005)
+    def set_out(self, session: Session) -> None:
+        """The players clear the board and set the new game's pieces out one at a time, bottom of each stack first,
+        as the page's guide asks."""
+        self.show({})
+        layout: dict[str, tuple[str, ...]] = {}
+        for step in placement_order(session.game.layout(session.state), list(self.sites)):
+            layout[step.site] = (*layout.get(step.site, ()), step.piece)
+            self.show(layout)
+            time.sleep(self.pace)
 
     # The players.
     def step(self) -> bool:
-        """One action by the scripted table; False once the game is over. While the table holds its referee back
-        (a calibration, a guided setup) the players wait, or move the calibration magnet."""
+        """One action by the scripted table; False once the game is over. A game a phone started is set out first;
+        while the table holds its referee back (a calibration, a guided setup) the players wait, tap Placed, or
+        move the calibration magnet."""
+        new, self._new = self._new, None
+        if new is not None:
+            self.set_out(new)
+            return True
         if self.loop.paused:
             self.move_calibration_magnet()
             time.sleep(self.pace if self.tap_placed() else 0.02)
@@ -294,7 +388,7 @@ class Twin:
             self._board_move(action, result, before, after)
         else:
             self.stats.phone_inputs += 1
-            self.session.submit(action, "phone", game.phase(state).actor)
+            self.phones.declare(action, game.phase(state).actor)
             if after != before:
                 self.show(after)
         if self.pace:
@@ -310,18 +404,23 @@ class Twin:
             self.flash(self._detour(before, after), 0.04)
         count = len(self.session.actions)
         self.show(after)
+        if len(self.session.actions) > count and self.session.state != result:
+            # The table booked another move than the hand's: counted, and taken back on a phone so the game goes on.
+            self.stats.wrong_accepted += 1
+            while len(self.session.actions) > count:
+                self.phones.undo(self.session.game.phase(self.session.state).actor)
         if self.session.state != result:
             # The hand is done and the table has not booked the move: whatever it ruled (a question, a move it
             # still sees under way, a board the sensors cannot tell from before), a player settles it on a phone.
             self.stats.taps += 1
             self.settle_on_phone(action, result)
-        if len(self.session.actions) != count + 1 or self.session.state != result:
+        elif len(self.session.actions) != count + 1:
             self.stats.wrong_accepted += 1
 
     def settle_on_phone(self, action: Action, result: Any) -> None:
         """A player says on a phone what the table did: the open question's choice that leads to `result` (one
-        choice or several), else a declaration of `action`. A question's choices are compared by the state they
-        lead to, not by the action: the table offers one action per outcome."""
+        choice or several: the player reads them), else a declaration of `action`. A question's choices are
+        compared by the state they lead to, not by the action: the table offers one action per outcome."""
         session, loop = self.session, self.loop
         game, state = session.game, session.state
         question = loop.question
@@ -329,9 +428,9 @@ class Twin:
             wanted = game.state_to_json(result)
             for index, choice in enumerate(question.choices):
                 if game.is_legal(state, choice) and game.state_to_json(game.apply(state, choice)[0]) == wanted:
-                    loop.choose(question.id, index, None)
+                    self.phones.choose(question.id, index, None)
                     return
-        session.submit(action, "phone", game.phase(state).actor)
+        self.phones.declare(action, game.phase(state).actor)
 
     def _detour(self, before: Layout, after: Layout) -> Layout:
         """The board halfway through the move: the moving piece over some other empty site."""
@@ -382,3 +481,9 @@ class Twin:
             if not self.step():
                 break
         return self.stats
+
+
+def _point(port: Path, pty: str) -> None:
+    """The twin's name for a grid's port, pointing at its pty (as /dev/serial/by-id points at a tty)."""
+    port.unlink(missing_ok=True)
+    port.symlink_to(pty)

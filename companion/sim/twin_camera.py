@@ -19,7 +19,7 @@ from companion.rules.engine import Layout
 from companion.sensing.pieces import Registry
 from companion.sensing.vision import Vision
 from companion.sim.render import Renderer
-from companion.sim.render_camera import NORMAL, Conditions, frame_size, overhead_camera, sim_profile
+from companion.sim.render_camera import NORMAL, Conditions, SimCamera, frame_size, overhead_camera, sim_profile
 from companion.sim.render_scene import layout_scene, random_hand
 from companion.table.observation import same_piece
 from companion.table.observe import CameraView, camera_view
@@ -34,13 +34,15 @@ class TwinCamera:
         size: tuple[int, int] | None = None,
         conditions: Conditions = NORMAL,
         physical: Callable[[str], str] = same_piece,
+        camera: SimCamera | None = None,
     ) -> None:
         """`size`: the frame's (default: frame_size for the board and the stickers); `physical`: the piece in the box
-        a layout name stands for (Game.physical_piece)."""
+        a layout name stands for (Game.physical_piece); `camera`: the camera as it hangs (default: one over this
+        board's middle, the board filling the frame's height), the same camera when another board is laid under it."""
         self.board = board
         self.registry = registry
-        self.camera = overhead_camera(board.width, board.height, *(size or frame_size(board.height,
-                                                                                       registry.sticker_mm)))
+        self.camera = camera or overhead_camera(board.width, board.height, *(size or frame_size(board.height,
+                                                                                                 registry.sticker_mm)))
         self.renderer = Renderer(board, registry.dictionary)
         self.vision = Vision(board, registry, sim_profile(self.camera, board.name))
         self.conditions = conditions

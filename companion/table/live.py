@@ -282,9 +282,10 @@ class LiveTable:
             status["stopped"] = stopped
         return status
 
-    def start(self, wait: float = 3.0) -> LiveTable:
+    def start(self, wait: float = 3.0, threads: bool = True) -> LiveTable:
         """Starts the senses; a grid that has not answered within `wait` seconds is announced as lost (and as
-        back whenever it answers)."""
+        back whenever it answers). `threads` False: the grids' links run, but the camera's thread and the referee's
+        do not (a driver on a clock of its own looks at the board: the twin's hands in time)."""
         if self.grid_profile is not None or any(other.grid.has_grid for other in self.beside):
             if self.grid_profile is not None:
                 port = None if self.config.serial == "auto" else self.config.serial
@@ -299,9 +300,9 @@ class LiveTable:
             synced = {id(link) for link in self._links() if link.wait_synced(max(0.0, deadline - time.monotonic()))}
             if not all(id(link) in synced for link in self._read_links()):
                 self.senses.grid(False)
-        if self.camera_sites is not None:
+        if self.camera_sites is not None and threads:
             self._spawn(self._watch_camera, "camera")
-        if self.observer is not None:
+        if self.observer is not None and threads:
             self._spawn(self._look, "referee")
         return self
 
@@ -358,6 +359,11 @@ class LiveTable:
             if link is not None and link.synced:  # (one not calibrated yet may be away: its switches name no site)
                 closed |= {(other.index, *switch) for switch in link.occupancy()}
         return frozenset(closed)
+
+    def wants_frame(self) -> bool:
+        """Whether the table wants a camera frame now: the grid is quiet on a change the camera has not read yet (or,
+        with no grid to say so, always). A phone on a stand sends its full-resolution still then."""
+        return self._still_wanted()
 
     def _still_wanted(self) -> bool:
         """A phone camera sends a full-resolution still once the grid is quiet on a change the camera has not read

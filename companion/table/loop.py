@@ -300,10 +300,13 @@ class TableLoop:
             if not self._booking:
                 self._booked = None  # the game moved on by other hands: the loop's booking is theirs to answer for
             declared = entry.kind == "action" and not self._booking
-            self._declared = frozenset(site for site in set(layout) | set(self._layout)
-                                       if tuple(layout.get(site, ())) != tuple(self._layout.get(site, ()))
-                                       ) if declared else frozenset()  # fmt: skip
+            changed = frozenset(site for site in set(layout) | set(self._layout)
+                                if tuple(layout.get(site, ())) != tuple(self._layout.get(site, ())))
+            self._declared = changed if declared else frozenset()
             self._layout = layout
+            # The camera reads again where the game changed: a stack may change with no switch changing under it (a
+            # piece set onto another, a whole orbit moving on), and its last reading there is the old game's.
+            self.observer.reread(changed)
             question = self.question
             if question is not None and not _same(question.state, state):
                 self._withdraw()

@@ -259,11 +259,23 @@ class Observer:
                 unread = view.unreliable - view.away
                 self._pending = set(unread) if self._pending is None else self._pending & unread
 
+    def reread(self, sites: frozenset[str]) -> None:
+        """The camera must read these sites again (the game changed there, whatever the switches said)."""
+        with self._lock:
+            if self._pending is not None:
+                self._pending |= sites & (self.camera_sites or frozenset())
+
     def changed_sites(self) -> frozenset[str] | None:
         """The sites the camera has to read again (their switch changed since it last read them settled), for it to
-        decode only there; None when it must read the whole frame (no grid, or nothing read settled yet)."""
+        decode only there; None when it must read the whole frame (no grid, nothing read settled yet, or more pieces
+        lifted than set down since the board last settled: one may have been set onto a piece already there, which
+        no switch feels)."""
         with self._lock:
             if not self._grid_up or self._pending is None:
+                return None
+            lifted = sum(1 for site, was in self._settled_occupied.items() if was and not self._occupied.get(site))
+            landed = sum(1 for site, now in self._occupied.items() if now and not self._settled_occupied.get(site))
+            if lifted > landed:
                 return None
             return frozenset(self._pending)
 

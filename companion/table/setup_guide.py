@@ -74,6 +74,7 @@ class SetupGuide:
         self.wrong: tuple[str, ...] = ()
         self.message: str | None = None
         self._last: Observation | None = None  # the last settled board seen
+        self._astray = False  # the board changed since, and not by the piece asked for: a move made too early
         self._many = Counter(piece for stack in self.layout.values() for piece in stack)
         self._lock = threading.Lock()
         self._on_change, self._on_end = on_change, on_end
@@ -112,6 +113,7 @@ class SetupGuide:
                 raise NotNow("the setup is not being guided now: start the guide first")
             if do == "placed":
                 self.done += 1
+                self._astray = False
             elif do == "back":
                 if self.done == 0:
                     raise ValueError("this is the first piece")
@@ -138,9 +140,16 @@ class SetupGuide:
             if observation is None:
                 return True
             before = (self.done, self.wrong, self.message, self._how())
+            moved = self._last is not None and observation.sites != self._last.sites
             self._last = observation
             while self.done < len(self.order) and self._seen(self.done, observation):
                 self.done += 1
+            if self.done != before[0]:
+                self._astray = False
+            elif moved and before[3] == "tap":
+                # A piece moved while the guide waits for a tap (one forgotten): the group is playing, and the
+                # referee is held back until the board is set out. Every such move is answered.
+                self._astray = True
             if self.done == len(self.order):
                 self._finish()
             else:
@@ -167,10 +176,22 @@ class SetupGuide:
         return kinds is None or unpointed(self.physical(piece)) in kinds
 
     def _check_wrong(self, observation: Observation) -> None:
+        self._check_sites(observation)
+        if self._astray:
+            left = len(self.order) - self.done
+            lead = f"Set out the board first: {left} {'piece' if left == 1 else 'pieces'} still to place."
+            self.message = f"{lead} {self.message or self._asked()}"
+
+    def _check_sites(self, observation: Observation) -> None:
         expected = {p.site for p in self.order[: self.done + 1]}
         wrong = tuple(site for site, reading in sorted(observation.sites.items())
                       if site not in expected and (reading.occupied or reading.pieces))  # fmt: skip
-        self.wrong = wrong
+        # A piece placed at the bottom of a stack whose site the grid now reads empty was taken off again.
+        gone = [p for p in self.order[: self.done] if p.level == 0 and observation.reading(p.site).occupied is False]
+        self.wrong = tuple(sorted({*wrong, *(p.site for p in gone)}))
+        if not wrong and gone:
+            self.message = " ".join(f"Put {self._words(p)} back on {self._name(p.site)}." for p in gone)
+            return
         if not wrong:
             self.message = None
             return
@@ -224,16 +245,22 @@ class SetupGuide:
             self._last.reading(step.site).pieces is None or not self._camera_knows(step.piece, self._last))
         return "sensors" if (camera and not blind) or (grid and step.level == 0) else "tap"
 
+    def _asked(self) -> str:
+        """The step asked for now, in words ("Put the red ship on orbit 1 space 2, on the red planet, then tap
+        Placed.")."""
+        step = self.order[self.done]
+        below = self.layout[step.site][step.level - 1] if step.level else None
+        on_top = f", on {self._the(below)}" if below else ""
+        return f"Put {self._words(step)} on {self._name(step.site)}{on_top}" + (
+            ", then tap Placed." if self._how() == "tap" else ".")
+
     def _status(self) -> Status:
         total = len(self.order)
         step = self.order[self.done] if self.running and self.done < total else None
         text = self.message or ""
         how = self._how()
         if step is not None:
-            below = self.layout[step.site][step.level - 1] if step.level else None
-            on_top = f", on {self._the(below)}" if below else ""
-            text = f"Put {self._words(step)} on {self._name(step.site)}{on_top}" + (
-                ", then tap Placed." if how == "tap" else ".")
+            text = self._asked()
         return {
             "state": self.state,
             "placed": self.done,

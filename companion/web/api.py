@@ -163,7 +163,7 @@ def act() -> Response:
     data = json_body()
     action, actor = _action(data), _actor(data)
     _turn(actor)
-    return _done(table().session.submit(action, "phone", actor))
+    return _done(table().declare(action, actor))
 
 
 @api.post("/muster")

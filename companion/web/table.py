@@ -283,6 +283,17 @@ class Table:
         self._publish_state()
         return entry
 
+    def declare(self, action: Action, actor: str | None) -> Entry:
+        """An action a phone declares. Not while the setup is being guided: the referee is held back then, so a game
+        played on would go unrefereed; the board is set out first (or the guide stopped)."""
+        guide = self.guide
+        if guide is not None and guide.running:
+            status = guide.status()
+            left = status["total"] - status["placed"]
+            raise NotNow(f"set out the board first: {left} {'piece' if left == 1 else 'pieces'} still to place "
+                         "(or stop the guide)")  # fmt: skip
+        return self.session.submit(action, "phone", actor)
+
     def override(self, action: Action, actor: str | None) -> Entry:
         loop = self.loop
         return loop.override(action, actor) if loop else self.session.submit(action, "override", actor)

@@ -160,16 +160,12 @@ def test_a_short_twin_game_accepts_no_wrong_move(tmp_path):
 
 
 def test_a_supremacy_match_plays_out_in_the_twin(tmp_path):
-    from companion.sim.table_setup import grid_process, grid_size
-    from companion.sim.twin import Twin, switch_map
-    from companion.table.session import Session
-    from companion.table.store import Store
+    from companion.sim.table_setup import make_twin
 
-    board = default_board("dakalio")
-    session = Session.start(Store(tmp_path / "t.db"), "dakalio", PLAYERS, {"mode": "supremacy"}, 2)
-    size = grid_size(len(board.sites))
-    with Twin(session, grid_process("virtual", tmp_path, size), switch_map(board, size, size), seed=2) as twin:
+    with make_twin("dakalio", 2, 2, "virtual", str(tmp_path / "t.db"), mess=0.2, illegal=0.05,
+                   options={"mode": "supremacy"}) as twin:  # fmt: skip
         stats = twin.play(400)
+        session = twin.session
     outcome = GAME.outcome(session.state)
     assert outcome is not None and stats.wrong_accepted == 0
     assert len(session.state.winners) >= 2 and session.state.winners[-1] == session.state.winners[-2]

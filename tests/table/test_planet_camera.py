@@ -153,14 +153,19 @@ def test_a_board_with_no_grid_takes_no_profile(tmp_path):
 def test_the_twin_books_purchases_on_the_planet_maps_from_the_cameras_reading(tmp_path):
     """An Orbital Battle game's first purchases at the twin's table with the planet grids and the camera: the grid
     feels a counter set down on a planet hex, the camera tells which unit it is, and the table books it with no
-    tap (to a grid alone every kind is possible: it asks)."""
+    tap (to a grid alone every kind is possible: it asks). Before any counter is bought, the phones' calibration
+    view already shows the table's camera reading the solar map."""
     from companion.sim.hand_play import HandTable
     from companion.sim.table_setup import make_twin
+    from companion.web.calibration import snapshot_jpeg
 
     twin = make_twin(GAME, 2, 1, "virtual", str(tmp_path / "t.db"), 0.0, 0.0, camera=True,
                      options={"turn_limit": 4})
     assert isinstance(twin.camera, SpreadCamera)
     with twin:
+        feed = twin.web.camera
+        assert feed is not None and feed.vision.board.name == GAME and twin.live.latest_image is not None
+        assert snapshot_jpeg(feed).startswith(b"\xff\xd8")
         table = HandTable(twin, 1)
         for _ in range(16):
             table.act()
@@ -183,18 +188,6 @@ def test_a_map_out_of_view_is_not_asked_of_the_camera_again_and_again(spread):
     observer.camera(spread.look(LAYOUT, 0.5))
     changed = observer.changed_sites()
     assert changed is not None and not changed & {f"p3:{s.id}" for s in default_board(f"{GAME}:planet3").sites}
-
-
-def test_the_demos_calibration_view_shows_the_table_before_any_counter_is_bought(tmp_path):
-    from companion.cli.demo import twin_camera
-    from companion.table.session import Session
-    from companion.table.store import Store
-    from companion.web.calibration import snapshot_jpeg
-
-    session = Session.start(Store(tmp_path / "t.db"), GAME, ["red", "green"], {}, 1)
-    feed = twin_camera(GAME, 1, lambda: session, {}, ("red", "green"))
-    assert feed is not None and feed.vision.board.name == GAME
-    assert snapshot_jpeg(feed).startswith(b"\xff\xd8")  # the solar map's reading, with no piece on it yet
 
 
 def test_with_no_grid_under_the_planet_maps_the_camera_alone_books_what_is_bought_there(tmp_path):

@@ -54,8 +54,7 @@ def twin(tmp_path):
     for action in _to_land_combat():
         session.submit(action, "phone", GAME.phase(session.state).actor)
     store.close()
-    twin = make_twin("orbital_battle", 2, SEED, "virtual", str(db), 0.0, 0.0, resume=True)
-    twin.observer.settle = 0.05
+    twin = make_twin("orbital_battle", 2, SEED, "virtual", str(db), 0.0, 0.0, settle=0.05)
     with twin:
         yield twin
 
@@ -93,17 +92,10 @@ def test_the_demo_players_walk_a_planet_maps_grid_and_find_each_maps_grid(tmp_pa
     """`companion demo`'s glue for Orbital Battle: the twin's players set the magnet on each planet hex a walk names
     and on each map's marked hex a probe asks for, and then play on with every map's grid read."""
 
-    from companion.cli.demo import _twin_beside_grids, _twin_grid, _twin_probe, _walked_site
-    from companion.table.loop import TableLoop
-    from companion.web.table import Table
-
-    twin = make_twin("orbital_battle", 2, SEED, "virtual", str(tmp_path / "t.db"), 0.0, 0.0, options=OPTIONS)
-    twin.observer.settle = 0.05
+    twin = make_twin("orbital_battle", 2, SEED, "virtual", str(tmp_path / "t.db"), 0.0, 0.0, options=OPTIONS,
+                     settle=0.05)  # fmt: skip
     with twin:
-        table = Table(twin.session, twin.loop, make_loop=lambda s: TableLoop(s, twin.observer), grid=_twin_grid(twin),
-                      beside=_twin_beside_grids(twin), probe=_twin_probe(twin))  # fmt: skip
-        twin.calibrating = lambda: _walked_site(table)
-
+        table = twin.web  # `companion serve`'s web table, as the demo serves it
         table.start_walk(["p4:0000", "p4:0403"], board="orbital_battle:planet4")
         play_until_done(twin, table.walk)
         assert table.walk.state == "saved" and not twin.loop.paused

@@ -1,4 +1,5 @@
-"""The twin over a real pty: messy hands and illegal moves never get a wrong move accepted."""
+"""The twin (`companion serve`'s table on virtual devices) over a real pty: messy hands and illegal moves never get a
+wrong move accepted."""
 
 import pytest
 
@@ -15,11 +16,11 @@ def test_a_messy_table_plays_on_without_a_wrong_move_accepted(tmp_path):
         # The physical board and the game agree at the end, as the grid reports it.
         closed = twin._closed(session.game.layout(session.state))
         assert twin.link.occupancy() == closed
+        entries = list(session.store.entries(session.record.id))
     assert stats.wrong_accepted == 0
     assert stats.illegal_tried >= 2 and stats.illegal_caught == stats.illegal_tried
     assert stats.messy >= 2 and stats.board_moves >= 10
     # Every action the session accepted came from a legal action the scripted players made: the log replays.
-    entries = list(session.store.entries(session.record.id))
     sources = {e.source for e in entries if e.kind == "action"}
     assert "board" in sources and "phone" in sources
     replayed, _ = session.game.replay(
@@ -28,12 +29,13 @@ def test_a_messy_table_plays_on_without_a_wrong_move_accepted(tmp_path):
     assert replayed == session.state
 
 
-def _wait_for_note(session, kind, timeout=8.0):
+def _wait_for_note(session, kind, after=0, timeout=8.0):
+    """The first note of `kind` in the game's log after entry `after`."""
     import time
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for entry in session.store.entries(session.record.id):
+        for entry in session.store.entries(session.record.id, after):
             if any(event["type"] == kind for event in entry.events):
                 return entry
         time.sleep(0.02)
@@ -49,13 +51,14 @@ def test_the_grid_unplugged_mid_move_is_announced_and_the_game_goes_on(tmp_path)
             twin.step()
         action, after = board_actions(session.game, session.state)[0]
         twin.grid.set_all(twin._closed(after))  # the piece is put down just as the cable comes loose
+        mark = session.store.last_entry_id()
         twin.wire.unplug()
-        lost = _wait_for_note(session, "grid-lost")
+        lost = _wait_for_note(session, "grid-lost", mark)
         assert "declare them on a phone" in lost.events[0]["text"]
         assert twin.senses.mode() == "phones alone"
         session.submit(action, "phone", session.game.phase(session.state).actor)  # the game goes on
         twin.wire.replug()
-        _wait_for_note(session, "grid-back")
+        _wait_for_note(session, "grid-back", lost.id)
         assert twin.senses.mode() == "grid alone"
         assert twin.show(after) is None or twin.loop.warning is None  # the board read again matches the game
         stats = twin.play(30)
@@ -68,6 +71,7 @@ def test_with_the_rendered_camera_no_wrong_move_and_a_vanished_camera_is_announc
         stats = twin.play(60)
         assert twin.camera.frames >= stats.board_moves
         twin.camera_vanishes()
+        _wait_for_note(twin.session, "camera-lost")
         assert twin.senses.mode() == "grid alone"
         stats = twin.play(20)
         notes = [e.events[0]["type"] for e in twin.session.store.entries(twin.session.record.id) if e.kind == "note"]
@@ -76,28 +80,21 @@ def test_with_the_rendered_camera_no_wrong_move_and_a_vanished_camera_is_announc
 
 
 def test_the_demo_players_follow_the_pages_guides_and_then_play_on(tmp_path):
-    """`companion demo`'s glue: the twin's players move a magnet to each site a walk-through names, set a new game
-    out piece by piece, tap Placed where the sensors cannot see, and then play with nothing wrong accepted."""
-
+    """At the demo's table (serve's web table): the twin's players move a magnet to each site a walk-through names,
+    set a new game out piece by piece, tap Placed where the sensors cannot see, and then play with nothing wrong
+    accepted."""
     from companion.boards import default_board
     from companion.calibration.grid import load_profile
-    from companion.cli.demo import _tap_placed, _twin_grid, _walked_site
-    from companion.table.loop import TableLoop
-    from companion.web.table import Table
 
     with make_twin("trajectory", 2, 3, "virtual", str(tmp_path / "t.db"), mess=0, illegal=0, camera=True) as twin:
-        table = Table(twin.session, twin.loop, make_loop=lambda s: TableLoop(s, twin.observer), grid=_twin_grid(twin))
-        twin.calibrating = lambda: _walked_site(table)
-        twin.tap_placed = lambda: _tap_placed(table)
-
+        table = twin.web
         table.start_walk(["o1s0", "o2s0", "o3s5"])  # o2s0 holds the home planet: lifted and set down again
         play_until_done(twin, table.walk)
         assert table.walk.state == "saved" and not twin.loop.paused
-        assert load_profile(twin.profile, default_board("trajectory")).sites == twin.sites
+        assert load_profile(table.grid.profile, default_board("trajectory")).sites == twin.sites
 
-        session = table.new_game("trajectory", ["red", "blue"], {}, 5)
+        twin.phones.new_game("trajectory", ["red", "blue"], {}, 5)
         assert table.guide.running and table.loop.paused
-        twin.switch(session, table.loop)
         play_until_done(twin, table.guide)
         assert table.guide.state == "placed" and table.guide.done == 6 and not table.loop.paused
         stats = twin.play(25)
@@ -132,7 +129,7 @@ def test_a_piece_set_down_before_its_tap_is_settled_by_the_tables_one_choice_que
         session = twin.session
         before = session.game.layout(session.state)
         questions = []
-        twin.loop.on_question = questions.append
+        twin.loop.questions.subscribe(questions.append)
         taps, count = twin.stats.taps, len(session.actions)
         twin._board_move(candidate.action, candidate.result, before, candidate.after)
         assert [len(q.choices) for q in questions if q is not None] == [1]
@@ -175,31 +172,29 @@ def test_the_demo_shows_an_illegal_move_and_its_correction_early_in_every_game(g
     players = min(max(3, engine.min_players), engine.max_players)  # the demo's default count
     twin = make_twin(game, players, 1, "virtual", None, mess=0.0, illegal=0.0, illegal_after=ILLEGAL_AFTER)
     said: list[str | None] = []
-    twin.loop.on_warning = lambda warning: said.append(warning.text if warning else None)
+    # (a hand part way, a piece lifted before it is set down, is a move under way, not yet the wrong board)
+    twin.loop.warnings.subscribe(lambda warning: said.append(warning.text if warning else None) if warning is None
+                                 or not warning.progress else None)
     with twin:
         while not twin.stats.illegal_tried and len(twin.session.actions) < 12:
             assert twin.step()
     assert twin.stats.illegal_tried == twin.stats.illegal_caught == 1, twin.stats
     assert said and said[0].startswith("The board does not match the game") and said[-1] is None, said
     assert twin.stats.wrong_accepted == 0 and len(twin.session.actions) < 12
-    twin.session.store.close()
 
 
 def test_the_demo_twin_lays_a_game_on_another_board_on_its_grid_and_it_is_refereed(tmp_path):
-    """A phone starts ORBIT on the back side at the demo's table: the twin lays that board over its grid (wired in
-    that board's site order), the walk-through follows it, and moves made with its pieces are booked."""
+    """A phone starts ORBIT on the back side at the demo's table: the table reads it with that board's own grid
+    profile, the twin lays that board over its grid (wired in that board's site order), the walk-through follows it,
+    and moves made with its pieces are booked."""
     from companion.boards import orbit
-    from companion.cli.demo import _lay_board, _twin_grid
-    from companion.table.loop import TableLoop
-    from companion.web.table import Table
 
     with make_twin("orbit", 2, 3, "virtual", str(tmp_path / "t.db"), mess=0, illegal=0, camera=False) as twin:
-        table = Table(twin.session, twin.loop, make_loop=lambda s: TableLoop(s, twin.observer), grid=_twin_grid(twin))
-        session = table.new_game("orbit", ["red", "blue"], {"board": "back"}, 5, guide=False)
-        _lay_board(twin, session, 5)
+        table = twin.web
+        table.new_game("orbit", ["red", "blue"], {"board": "back"}, 5, guide=False)
         back = orbit.build("back")
         assert set(twin.observer.switch_sites.values()) == {site.id for site in back.sites}
         assert table.grid_status()["mapped"].keys() == {site.id for site in back.sites}
-        twin.switch(session, table.loop)
+        assert table.grid.profile.name == "grid.orbit.back.json"
         stats = twin.play(30)
     assert stats.wrong_accepted == 0 and stats.board_moves >= 3

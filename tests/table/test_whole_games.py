@@ -23,8 +23,7 @@ GAMES = [
 
 @pytest.mark.parametrize(("game", "players", "options", "seed"), GAMES, ids=[g[0] for g in GAMES])
 def test_a_whole_game_is_played_at_the_table_to_its_end(tmp_path, game, players, options, seed):
-    twin = make_twin(game, players, seed, "virtual", str(tmp_path / "t.db"), 0.0, 0.0, options=options)
-    twin.observer.settle = 0.03
+    twin = make_twin(game, players, seed, "virtual", str(tmp_path / "t.db"), 0.0, 0.0, options=options, settle=0.03)
     with twin:
         table = HandTable(twin, seed, Habits(slide=0.2, lift=0.1, knock=0.05))
         stats = table.play(1500)

@@ -312,10 +312,10 @@ def grid_served(tmp_path):
     tmp_path/grid.json (written from `wiring` when `calibrated`, else absent: the table's first calibration).
     `game` and `options` are the table's game (two players, red and blue) and its first game's options."""
     from companion.calibration.grid import GridProfile, save_profile
-    from companion.web.serve import web_table
     from companion.sim.simavr_grid import virtual_grid
     from companion.table.config import TableConfig
     from companion.table.live import LiveTable
+    from companion.web.serve import web_table
 
     started: list[GridServed] = []
 

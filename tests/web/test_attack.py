@@ -292,10 +292,9 @@ def test_a_read_only_log_is_reported_and_refuses_moves(served):
 
 
 def test_a_corrupted_database_is_kept_aside_and_the_table_starts_a_new_log(tmp_path):
-    from companion.web.serve import web_table
     from companion.table.config import TableConfig
     from companion.table.live import LiveTable
-    from companion.web.serve import start_server
+    from companion.web.serve import start_server, web_table
 
     with new_table(tmp_path) as old:
         for _ in range(30):

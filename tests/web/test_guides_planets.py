@@ -12,11 +12,10 @@ import pytest
 from playwright.sync_api import expect
 
 from companion.calibration.grid_probe import marked_site
-from companion.web.serve import web_table
 from companion.sim.table_grids import TableGrids
 from companion.table.config import BoardGrid, TableConfig, load_config
 from companion.table.live import LiveTable
-from companion.web.serve import start_server
+from companion.web.serve import start_server, web_table
 
 from .conftest import ARTIFACTS, TOKEN, GridServed, WebSettings, free_port
 

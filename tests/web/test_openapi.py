@@ -11,12 +11,13 @@ import jsonschema
 import pytest
 
 from companion.boards import default_board
-from companion.cli.demo import twin_camera
 from companion.sensing.pushed import PushedFrames
 from companion.sensing.reed import ReedLink
 from companion.sim.simavr_grid import virtual_grid
+from companion.sim.table_setup import twin_camera
 from companion.table.grid_walk import TableGrid
 from companion.web.app import create_app
+from companion.web.calibration import CameraFeed
 from companion.web.events import EVENTS_PATH
 
 SPEC = json.loads((Path(__file__).resolve().parents[2] / "docs" / "openapi.json").read_text())
@@ -104,7 +105,9 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call("/api/qr", "/api/qr?watch=true", token=None)
     call("/api/qr", "/api/qr", token=None, expect=403)
     call("/api/calibration/snapshot.jpg", "/api/calibration/snapshot.jpg", expect=404)
-    served.table.camera = twin_camera("trajectory", 1, lambda: served.session)
+    rendered = twin_camera("trajectory", BOARD, 1)  # the twin's camera over the table, read by the real vision
+    served.table.camera = CameraFeed(lambda: rendered.render(served.session.game.layout(served.session.state))[0],
+                                     rendered.vision)
     call("/api/calibration/snapshot.jpg", "/api/calibration/snapshot.jpg")
     served.mismatch()  # a warning in the state
     call("/api/state", "/api/state")

@@ -124,22 +124,21 @@ def test_the_twins_warnings_and_questions_use_names(game, tmp_path):
     """Messy hands and illegal moves on the simulated grid: every warning, its advice and every question."""
     twin = make_twin(game, GAMES[game], 5, "virtual", str(tmp_path / "t.db"), mess=0.3, illegal=0.3)
     seen: list[str] = []
-    before_warning, before_question = twin.loop.on_warning, twin.loop.on_question
 
     def on_warning(warning: Any) -> None:
-        before_warning(warning)
         if warning is not None:
             seen.extend([warning.text, *warning.advice])
 
     def on_question(question: Any) -> None:
-        before_question(question)
         if question is not None:  # None: the question was withdrawn
             seen.extend(question.texts)
 
-    twin.loop.on_warning, twin.loop.on_question = on_warning, on_question
+    twin.loop.warnings.subscribe(on_warning)
+    twin.loop.questions.subscribe(on_question)
     with twin:
         twin.play(120)
-    seen += [event["text"] for entry in twin.session.store.entries(twin.session.record.id) for event in entry.events]
+        entries = list(twin.session.store.entries(twin.session.record.id))
+    seen += [event["text"] for entry in entries for event in entry.events]
     words = Words(default_board(game), twin.session.record.players)
     site_ids = ids_of(game)
     shown = [words.text(text) for text in seen]  # as the page's table layer hands them to the phones

@@ -1,0 +1,208 @@
+"""`companion serve` as users run it, where its parts once failed each other: a new game with a calibrated camera, a
+camera whose pictures change size, a guided setup left waiting while the group plays on."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import cv2
+import pytest
+
+from companion.boards import default_board
+from companion.calibration.grid import GridProfile, save_profile
+from companion.cli import main
+from companion.sim.simavr_grid import virtual_grid
+from companion.sim.twin import switch_map
+from companion.table.session import Session
+from companion.table.store import Store
+
+from .test_serve import Served
+
+
+@pytest.fixture(scope="module")
+def frames(tmp_path_factory) -> Path:
+    """Two rendered camera frames of Trajectory's board (1920 x 1080) and the profile of the camera that took them."""
+    out = tmp_path_factory.mktemp("frames")
+    assert main(["vision", "render", "--out", str(out), "--count", "2"]) == 0
+    return out
+
+
+def _joined(served: Served) -> tuple[str, str]:
+    """The page's address and the table's token, from the line `companion serve` prints for the phones."""
+    line = served.wait_for("Phones: open")
+    page, token = re.search(r"(http://127\.0\.0\.1:\d+/)\?t=(\S+)", line).groups()
+    return page, token
+
+
+def _call(page: str, path: str, token: str | None = None, body: dict | None = None) -> tuple[int, dict]:
+    request = urllib.request.Request(page + path, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json", "X-Orrery-Token": token or ""})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, json.load(answer)
+    except urllib.error.HTTPError as error:
+        return error.code, json.load(error)
+
+
+def _until(test, within: float = 15.0, what: str = "the table"):
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        value = test()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"{what} did not come within {within} s")
+
+
+def _camera_folder(frames: Path, into: Path, size: tuple[int, int] | None = None, turned: bool = False) -> Path:
+    """A folder of the rendered frames as a camera delivers them: rescaled to `size`, or turned to portrait."""
+    into.mkdir()
+    for path in sorted(frames.glob("scene-*.png")):
+        image = cv2.imread(str(path))
+        if turned:
+            image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+        elif size is not None:
+            image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        cv2.imwrite(str(into / path.name), image)
+    return into
+
+
+def test_a_new_game_with_a_calibrated_camera_starts_and_is_the_one_a_restart_resumes(tmp_path, frames):
+    """With a calibrated camera a phone starts a new game: it is answered as started, the table plays it, and a
+    restart resumes it (not the game before it)."""
+    db = tmp_path / "t.db"
+    args = ("--db", str(db), "--serial", "none", "--camera", str(frames), "--camera-profile",
+            str(frames / "profile.json"))  # fmt: skip
+    served = Served(*args)
+    try:
+        page, token = _joined(served)
+        first = _call(page, "api/state")[1]["game_id"]
+        status, state = _call(page, "api/games", token, {"game": "trajectory", "players": ["red", "blue"], "seed": 3})
+        assert status == 201 and state["game_id"] != first and state["status"] == "playing"
+        assert _call(page, "api/board")[1]["name"] == default_board("trajectory").name
+    finally:
+        served.stop()
+    assert [g.status for g in Store(db).games()] == ["playing", "playing"]
+    served = Served(*args)
+    try:
+        assert f"resumed game {state['game_id']})" in served.wait_for("resumed game")
+    finally:
+        served.stop()
+
+
+def test_a_new_game_the_table_fails_to_take_up_is_ended_and_the_game_in_play_stays(tmp_path):
+    """Should taking a new game up fail (a fault of the table's own), the phone is told, the game is ended with
+    why, the table goes on with the game in play, and a restart resumes that one."""
+    from companion.web.table import Table
+
+    playing = Session.start(Store(tmp_path / "t.db"), "trajectory", ["red", "blue"], {}, 1)
+
+    def broken(session: Session) -> None:
+        if session.record.game == "dakalio":
+            raise RuntimeError("the camera's reader would not start")
+
+    table = Table(playing, make_loop=broken, token="t")
+    with pytest.raises(RuntimeError):
+        table.new_game("dakalio", ["red", "blue"], {}, 2)
+    assert table.session is playing
+    store = Store(tmp_path / "t.db")
+    failed = store.games()[-1]
+    assert failed.id != playing.record.id and failed.status == "over"
+    said = list(store.entries(failed.id))[-1].events[0]["text"]
+    assert "could not begin: the camera's reader would not start" in said
+    assert Session.resume(store).record.id == playing.record.id
+
+
+def test_a_camera_whose_pictures_change_shape_is_said_to_need_recalibrating_and_the_table_stays_up(tmp_path, frames):
+    """A phone turned to portrait: the camera thread does not die; the phones are told why the camera stopped, and
+    /healthz says so. Pictures of the profile's shape at another resolution are rescaled and read."""
+    turned = _camera_folder(frames, tmp_path / "turned", turned=True)
+    served = Served("--db", str(tmp_path / "a.db"), "--serial", "none", "--camera", str(turned), "--camera-profile",
+                    str(frames / "profile.json"))  # fmt: skip
+    try:
+        page, _ = _joined(served)
+        said = served.wait_for("The camera has stopped")
+        assert "recalibrate the camera: its pictures are now 1080 x 1920" in said
+        health = _until(lambda: (h := _call(page, "healthz")[1])["sensors"]["camera"] == "lost" and h)
+        assert health["ok"] and "recalibrate the camera" in health["sensors"]["why"]["camera"]
+        assert health["sensors"]["mode"] == "phones alone" and "stopped" not in health["sensors"]
+    finally:
+        served.stop()
+    smaller = _camera_folder(frames, tmp_path / "smaller", size=(1280, 720))
+    served = Served("--db", str(tmp_path / "b.db"), "--serial", "none", "--camera", str(smaller), "--camera-profile",
+                    str(frames / "profile.json"))  # fmt: skip
+    try:
+        served.wait_for("Refereeing with: camera alone")
+        page, token = _joined(served)
+        snapshot = urllib.request.Request(page + "api/calibration/snapshot.jpg", headers={"X-Orrery-Token": token})
+        with urllib.request.urlopen(snapshot, timeout=10) as answer:  # a frame was read, at the profile's size
+            assert answer.read(2) == b"\xff\xd8"
+        said = served.wait_for("The camera has stopped")  # (the folder has run out)
+        assert "recalibrate" not in said
+    finally:
+        served.stop()
+
+
+def test_a_guided_setup_left_waiting_answers_every_move_on_the_grid_and_holds_the_phones(tmp_path):
+    """The group sets the planets out (the grid feels them), forgets the tap for a ship and plays on: every move on
+    the grid is answered with what is still to place, and a move declared on a phone is refused until then."""
+    board = default_board("trajectory")
+    sites = switch_map(board, 8, 8)
+    save_profile(GridProfile(board.name, 8, 8, sites), tmp_path / "grid.json")
+    grid = virtual_grid(8, 8).start()
+    grid.go()
+    served = Served("--db", str(tmp_path / "t.db"), "--serial", grid.port, "--grid-profile",
+                    str(tmp_path / "grid.json"))  # fmt: skip
+    try:
+        served.wait_for("Refereeing with: grid alone")
+        page, token = _joined(served)
+        assert _call(page, "api/games", token, {"game": "trajectory", "players": ["red", "blue"], "seed": 2})[0] == 201
+        guide = _call(page, "api/setup")[1]
+        planets = [site for piece, site in guide["order"] if piece.startswith("planet")]
+        grid.set_all({sites[site] for site in planets})
+        waiting = _until(lambda: (g := _call(page, "api/setup")[1])["how"] == "tap" and g, what="the tap step")
+        assert waiting["placed"] == len(planets) and waiting["message"] is None
+        left = waiting["total"] - waiting["placed"]
+        # A planet moved on, as the orbit phase moves it: the guide answers at once.
+        moved = next(s for s in board.sites if s.id not in planets and s.id.startswith("o1"))
+        grid.set_all({sites[site] for site in planets[1:]} | {sites[moved.id]})
+        told = _until(lambda: (g := _call(page, "api/setup")[1])["message"] and g, what="the guide's answer")
+        assert told["message"].startswith(f"Set out the board first: {left} pieces still to place.")
+        assert moved.id in told["wrong"] and planets[0] in told["wrong"]
+        status, refused = _call(page, "api/act", token, {"action": {"type": "end_turn"}, "actor": "red"})
+        assert status == 409 and f"set out the board first: {left} pieces still to place" in refused["error"]
+    finally:
+        served.stop()
+        grid.stop()
+
+
+def test_the_demo_serves_serves_own_table(tmp_path):
+    """`companion demo` is `companion serve`'s table on the twin's devices: the page's grid and camera are the
+    table's own (its grid's profile where the table keeps it, its senses' status), not a table of the demo's."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "companion", "demo", "--host", "127.0.0.1", "--port", "0", "--speed", "0",
+               "--no-camera", "--db", str(tmp_path / "d.db")]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        page = None
+        for line in process.stdout:
+            found = re.search(r"Watch only: (http://127\.0\.0\.1:\d+/)", line)
+            if found:
+                page = found.group(1)
+                break
+        assert page is not None
+        health = _call(page, "healthz")[1]
+        assert health["sensors"]["grid"] == "up" and health["sensors"]["mode"] == "grid alone"
+        grid = _call(page, "api/calibration/grid")[1]
+        assert grid["grid"] and Path(grid["profile"]).name == "grid.json" and grid["rows"] == 8
+        assert len(grid["mapped"]) == len(default_board("trajectory").sites)
+    finally:
+        process.terminate()
+        process.wait(15)
