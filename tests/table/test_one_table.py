@@ -139,9 +139,17 @@ def test_a_camera_whose_pictures_change_shape_is_said_to_need_recalibrating_and_
     try:
         served.wait_for("Refereeing with: camera alone")
         page, token = _joined(served)
-        snapshot = urllib.request.Request(page + "api/calibration/snapshot.jpg", headers={"X-Orrery-Token": token})
-        with urllib.request.urlopen(snapshot, timeout=10) as answer:  # a frame was read, at the profile's size
-            assert answer.read(2) == b"\xff\xd8"
+
+        def snapshot() -> bytes:
+            request = urllib.request.Request(page + "api/calibration/snapshot.jpg", headers={"X-Orrery-Token": token})
+            try:
+                with urllib.request.urlopen(request, timeout=10) as answer:
+                    return answer.read(2)
+            except urllib.error.HTTPError as error:
+                assert error.code == 503  # (no frame read yet)
+                return b""
+
+        assert _until(snapshot, what="a frame") == b"\xff\xd8"  # a frame was read, at the profile's size
         said = served.wait_for("The camera has stopped")  # (the folder has run out)
         assert "recalibrate" not in said
     finally:
@@ -198,8 +206,8 @@ def test_the_demo_serves_serves_own_table(tmp_path):
                 page = found.group(1)
                 break
         assert page is not None
-        health = _call(page, "healthz")[1]
-        assert health["sensors"]["grid"] == "up" and health["sensors"]["mode"] == "grid alone"
+        health = _until(lambda: (h := _call(page, "healthz")[1])["sensors"]["grid"] == "up" and h)
+        assert health["sensors"]["mode"] == "grid alone"
         grid = _call(page, "api/calibration/grid")[1]
         assert grid["grid"] and Path(grid["profile"]).name == "grid.json" and grid["rows"] == 8
         assert len(grid["mapped"]) == len(default_board("trajectory").sites)

@@ -30,9 +30,9 @@ def test_a_whole_game_is_played_at_the_table_to_its_end(tmp_path, game, players,
         session = twin.session
         # The board the grid reports at the end is the game's.
         assert twin.occupancy() == twin._closed(session.game.layout(session.state))
+        entries = list(session.store.entries(session.record.id))
     assert session.game.outcome(session.state) is not None
     assert stats.board_changes > 0 and stats.frames >= stats.board_changes
-    entries = list(session.store.entries(session.record.id))
     actions = [e for e in entries if e.kind == "action"]
     # Moves came from the board and declarations from the phones, nothing else; the log replays to the end.
     sources = {e.source for e in actions}
