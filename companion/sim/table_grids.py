@@ -24,15 +24,16 @@ def grid_size(sites: int) -> int:
     return 8 if sites <= 8 * 8 else 16
 
 
-def grid_process(kind: str, work: Path, size: int = 8) -> GridProcess:
-    """ "virtual": the Python grid; "simavr": the real firmware (the Uno build for 8 x 8, the Mega's for 16 x 16)."""
+def grid_process(kind: str, work: Path, size: int = 8, firmware: Path | None = None) -> GridProcess:
+    """ "virtual": the Python grid; "simavr": the real firmware (the Uno build for 8 x 8, the Mega's for 16 x 16),
+    built in `firmware` (default: `work`; a build already there is only brought up to date)."""
     if kind == "virtual":
         return virtual_grid(size, size)
     if kind == "simavr":
         missing = [tool for tool in ("avr-gcc", "simavr", "make") if shutil.which(tool) is None]
         if missing:
             raise UserError(f"--grid simavr needs {', '.join(missing)} (Debian: gcc-avr simavr libsimavr-dev make)")
-        return simavr_grid("uno" if size == 8 else "mega", build(work), realtime=True)
+        return simavr_grid("uno" if size == 8 else "mega", build(firmware or work), realtime=True)
     raise UserError(f"--grid must be virtual or simavr, not {kind!r}")
 
 

@@ -56,6 +56,7 @@ def make_twin(
     beside: bool = True,
     settle: float = 0.12,
     token: str | None = TOKEN,
+    firmware: Path | None = None,
     own_clock: bool = False,
 ) -> Twin:
     """The twin around the unfinished game in `db` if it holds one (as `companion serve` resumes it), else a new game;
@@ -63,8 +64,9 @@ def make_twin(
     stand sends its stills over HTTP, phone_stand.py, which the caller starts beside the server); `beside`: the
     boards the game places beside its own lie on grids of their own (Orbital Battle's planet maps), else the camera
     alone reads them, or without a camera their moves are declared on the phones; `token`: the table's token (None:
-    the one kept beside the log, as `companion serve` keeps it); `own_clock`: the table's threads stay still and a
-    driver on a clock of its own looks at the board (`bench messy`'s hands in time, hand_clock.py)."""
+    the one kept beside the log, as `companion serve` keeps it); `firmware`: where the firmware for a "simavr" grid
+    is built (default: the twin's own folder); `own_clock`: the table's threads stay still and a driver on a clock of
+    its own looks at the board (`bench messy`'s hands in time, hand_clock.py)."""
     if game not in names():
         raise UserError(f"unknown game {game!r} (known: {', '.join(names())})")
     engine = load(game)
@@ -99,7 +101,7 @@ def make_twin(
         frames = RenderedFrames(model, _frame_size(model))
     live = LiveTable(config, _devices(frames))
     web = web_table(live, token)
-    ports = Ports(grid_process(grid, work, size), Path(config.serial), on_grids,
+    ports = Ports(grid_process(grid, work, size, firmware), Path(config.serial), on_grids,
                   [Path(b.serial) for b in config.boards if b.has_grid], wire)  # fmt: skip
     return Twin(live, web, ports, switch_map(board, size, size), seed=seed, mess=mess, illegal=illegal, pace=pace,
                 frames=frames, camera=model, lay=_layer(model, seed, size, on_grids),

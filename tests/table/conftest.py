@@ -35,6 +35,19 @@ def dakalio_capture() -> Capture:
     raise AssertionError("no capture in 400 random actions")
 
 
+def until(test: Any, within: float = 15.0, what: str = "the table") -> Any:
+    """`test()`'s first true value, asked every 50 ms; AssertionError after `within` seconds."""
+    import time
+
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        value = test()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"{what} did not come within {within} s")
+
+
 def play_until_done(twin: Any, guide: Any, within: float = 30.0) -> None:
     """The twin's players act (moving the calibration magnet, tapping Placed) until the page's guide has ended."""
     import time

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -21,6 +20,7 @@ from companion.sim.twin import switch_map
 from companion.table.session import Session
 from companion.table.store import Store
 
+from .conftest import until
 from .test_serve import Served
 
 
@@ -47,16 +47,6 @@ def _call(page: str, path: str, token: str | None = None, body: dict | None = No
             return answer.status, json.load(answer)
     except urllib.error.HTTPError as error:
         return error.code, json.load(error)
-
-
-def _until(test, within: float = 15.0, what: str = "the table"):
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        value = test()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"{what} did not come within {within} s")
 
 
 def _camera_folder(frames: Path, into: Path, size: tuple[int, int] | None = None, turned: bool = False) -> Path:
@@ -128,7 +118,7 @@ def test_a_camera_whose_pictures_change_shape_is_said_to_need_recalibrating_and_
         page, _ = _joined(served)
         said = served.wait_for("The camera has stopped")
         assert "recalibrate the camera: its pictures are now 1080 x 1920" in said
-        health = _until(lambda: (h := _call(page, "healthz")[1])["sensors"]["camera"] == "lost" and h)
+        health = until(lambda: (h := _call(page, "healthz")[1])["sensors"]["camera"] == "lost" and h)
         assert health["ok"] and "recalibrate the camera" in health["sensors"]["why"]["camera"]
         assert health["sensors"]["mode"] == "phones alone" and "stopped" not in health["sensors"]
     finally:
@@ -149,7 +139,7 @@ def test_a_camera_whose_pictures_change_shape_is_said_to_need_recalibrating_and_
                 assert error.code == 503  # (no frame read yet)
                 return b""
 
-        assert _until(snapshot, what="a frame") == b"\xff\xd8"  # a frame was read, at the profile's size
+        assert until(snapshot, what="a frame") == b"\xff\xd8"  # a frame was read, at the profile's size
         said = served.wait_for("The camera has stopped")  # (the folder has run out)
         assert "recalibrate" not in said
     finally:
@@ -173,13 +163,13 @@ def test_a_guided_setup_left_waiting_answers_every_move_on_the_grid_and_holds_th
         guide = _call(page, "api/setup")[1]
         planets = [site for piece, site in guide["order"] if piece.startswith("planet")]
         grid.set_all({sites[site] for site in planets})
-        waiting = _until(lambda: (g := _call(page, "api/setup")[1])["how"] == "tap" and g, what="the tap step")
+        waiting = until(lambda: (g := _call(page, "api/setup")[1])["how"] == "tap" and g, what="the tap step")
         assert waiting["placed"] == len(planets) and waiting["message"] is None
         left = waiting["total"] - waiting["placed"]
         # A planet moved on, as the orbit phase moves it: the guide answers at once.
         moved = next(s for s in board.sites if s.id not in planets and s.id.startswith("o1"))
         grid.set_all({sites[site] for site in planets[1:]} | {sites[moved.id]})
-        told = _until(lambda: (g := _call(page, "api/setup")[1])["message"] and g, what="the guide's answer")
+        told = until(lambda: (g := _call(page, "api/setup")[1])["message"] and g, what="the guide's answer")
         assert told["message"].startswith(f"Set out the board first: {left} pieces still to place.")
         assert moved.id in told["wrong"] and planets[0] in told["wrong"]
         status, refused = _call(page, "api/act", token, {"action": {"type": "end_turn"}, "actor": "red"})
@@ -206,7 +196,7 @@ def test_the_demo_serves_serves_own_table(tmp_path):
                 page = found.group(1)
                 break
         assert page is not None
-        health = _until(lambda: (h := _call(page, "healthz")[1])["sensors"]["grid"] == "up" and h)
+        health = until(lambda: (h := _call(page, "healthz")[1])["sensors"]["grid"] == "up" and h)
         assert health["sensors"]["mode"] == "grid alone"
         grid = _call(page, "api/calibration/grid")[1]
         assert grid["grid"] and Path(grid["profile"]).name == "grid.json" and grid["rows"] == 8
@@ -214,3 +204,76 @@ def test_the_demo_serves_serves_own_table(tmp_path):
     finally:
         process.terminate()
         process.wait(15)
+
+
+SENSES = {  # what a table has, and what `companion serve` says referees the board with it
+    "phones": ("phones alone", False, False),
+    "grid": ("grid alone", True, False),
+    "camera": ("camera alone", False, True),
+    "both": ("grid and camera", True, True),
+}
+
+
+def _declared(game: str, players: list[str], seed: int) -> dict:
+    """The first legal action of a new game that is declared on a phone (not made on the board)."""
+    from companion.rules import load
+
+    engine = load(game)
+    state = engine.setup(players, {}, seed)
+    return next(a for a in engine.legal_actions(state) if a.type not in engine.board_moves).to_json()
+
+
+@pytest.mark.parametrize("senses", list(SENSES))
+def test_a_new_game_a_restart_and_a_resume_with_every_set_of_senses(tmp_path, frames, senses):
+    """`companion serve` with the phones alone, the grid (on a pty), the camera (a phone on a stand, its stills
+    over HTTP) or both: a move declared on a phone, a new game from a phone, the table restarted: the new game
+    resumes with the same senses and takes the next move."""
+    mode, gridded, camera = SENSES[senses]
+    board = default_board("trajectory")
+    args = ["--db", str(tmp_path / "t.db"), "--players", "red,blue", "--seed", "1", "--serial", "none"]
+    grid = None
+    if gridded:
+        save_profile(GridProfile(board.name, 8, 8, switch_map(board, 8, 8)), tmp_path / "grid.json")
+        grid = virtual_grid(8, 8).start()
+        grid.go()
+        args[-1:] = [grid.port, "--grid-profile", str(tmp_path / "grid.json")]
+    if camera:
+        args += ["--camera", "phone", "--camera-profile", str(frames / "profile.json")]
+    still = (frames / "scene-1.png").read_bytes()
+
+    def phone_camera(page: str, token: str) -> None:
+        request = urllib.request.Request(page + "api/camera/frame?still=1", data=still,
+                                         headers={"Content-Type": "image/png", "X-Orrery-Token": token})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            assert answer.status == 200
+
+    try:
+        served = Served(*args)
+        try:
+            served.wait_for(f"Refereeing with: {mode}.")
+            page, token = _joined(served)
+            if camera:
+                phone_camera(page, token)
+            first = _call(page, "api/state")[1]["game_id"]
+            status, _ = _call(page, "api/act", token, {"action": _declared("trajectory", ["red", "blue"], 1)})
+            assert status == 200
+            status, state = _call(page, "api/games", token, {"game": "trajectory", "players": ["red", "blue"],
+                                                             "seed": 4})  # fmt: skip
+            assert status == 201 and state["game_id"] != first
+            assert _call(page, "healthz")[1]["game"]["id"] == state["game_id"]
+        finally:
+            served.stop()
+        served = Served(*args)
+        try:
+            assert f"resumed game {state['game_id']})" in served.wait_for("resumed game")
+            served.wait_for(f"Refereeing with: {mode}.")
+            page, token = _joined(served)
+            if camera:
+                phone_camera(page, token)
+            status, done = _call(page, "api/act", token, {"action": _declared("trajectory", ["red", "blue"], 4)})
+            assert status == 200 and done["entry"]["game_id"] == state["game_id"]
+        finally:
+            served.stop()
+    finally:
+        if grid is not None:
+            grid.stop()

@@ -101,26 +101,6 @@ def test_serve_with_the_grid_alone_referees_a_move_and_resumes_the_game(tmp_path
     assert [e.source for e in resumed.store.entries(resumed.record.id) if e.kind == "action"][-1] == "board"
 
 
-def test_serve_with_the_phones_alone_and_with_a_camera_that_runs_out(tmp_path):
-    served = Served("--db", str(tmp_path / "a.db"), "--serial", "none")
-    try:
-        served.wait_for("new game")
-        served.wait_for("Refereeing with: phones alone")
-    finally:
-        served.stop()
-    # A folder of camera images stands in for a camera; when it runs out of frames, the camera counts as gone.
-    assert main(["vision", "render", "--out", str(tmp_path / "frames"), "--count", "1"]) == 0
-    served = Served(
-        "--db", str(tmp_path / "b.db"), "--serial", "none", "--camera", str(tmp_path / "frames"),
-        "--camera-profile", str(tmp_path / "frames" / "profile.json"),
-    )  # fmt: skip
-    try:
-        served.wait_for("Refereeing with: camera alone")
-        served.wait_for("The camera has stopped")
-    finally:
-        served.stop()
-
-
 @pytest.mark.parametrize(
     ("config", "message"),
     [
