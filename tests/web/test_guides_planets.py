@@ -194,7 +194,7 @@ def test_the_phones_find_which_grid_lies_under_which_planet_map(swapped_served):
     planet2.grid.close_switch(*planet2.sites["0000"])
     live = served.live
     deadline = time.monotonic() + 5
-    while "p2:0000" not in {dict(live.observer.switch_sites).get(k) for k in (live._closed() or ())}:
+    while "p2:0000" not in {dict(live.observer.switch_sites).get(k) for k in (live.switches() or ())}:
         assert time.monotonic() < deadline, "planet 2's hex not read from its grid"
         time.sleep(0.02)
     assert not served.table.loop.paused
