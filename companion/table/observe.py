@@ -268,9 +268,9 @@ class Observer:
     def changed_sites(self) -> frozenset[str] | None:
         """The sites the camera has to read again (their switch changed since it last read them settled), for it to
         decode only there, with every site in view that it watches and no switch lies under (a planet map on no grid:
-        the camera alone sees it change); None when it must read the whole frame (no grid, nothing read settled yet, or more
-        pieces lifted than set down since the board last settled: one may have been set onto a piece already there,
-        which no switch feels)."""
+        the camera alone sees it change); None when it must read the whole frame (no grid, nothing read settled yet,
+        or more pieces lifted than set down since the board last settled: one may have been set onto a piece already
+        there, which no switch feels)."""
         with self._lock:
             if not self._grid_up or self._pending is None:
                 return None
