@@ -50,7 +50,7 @@ def make_twin(
     illegal: float,
     pace: float = 0.0,
     wire: bool = False,
-    camera: bool | str | None = False,
+    camera: bool | None = False,
     options: Mapping[str, Any] | None = None,
     illegal_after: int | None = None,
     beside: bool = True,
@@ -60,8 +60,7 @@ def make_twin(
     own_clock: bool = False,
 ) -> Twin:
     """The twin around the unfinished game in `db` if it holds one (as `companion serve` resumes it), else a new game;
-    `camera`: the rendered camera watches the table too (None: if the game has a piece registry; "phone": a phone on a
-    stand sends its stills over HTTP, phone_stand.py, which the caller starts beside the server); `beside`: the
+    `camera`: the rendered camera watches the table too (None: if the game has a piece registry); `beside`: the
     boards the game places beside its own lie on grids of their own (Orbital Battle's planet maps), else the camera
     alone reads them, or without a camera their moves are declared on the phones; `token`: the table's token (None:
     the one kept beside the log, as `companion serve` keeps it); `firmware`: where the firmware for a "simavr" grid
@@ -88,14 +87,14 @@ def make_twin(
         boards=(*(BoardGrid(on.board.name, str(work / f"ttyGRID{i}"), str(on.profile))
                   for i, on in enumerate(on_grids)),
                 *(() if beside or not watching else (BoardGrid(spec, "none") for spec in boards_beside(game)))),
-        camera="phone" if camera == "phone" else "twin" if watching else "none",
+        camera="twin" if watching else "none",
         camera_profile=str(work / "camera.json") if watching else None,
     )  # fmt: skip
     model = twin_camera(game, board, seed, record[2], on_grids) if watching else None
     frames = None
     if model is not None:
         _camera_profile(model, work / "camera.json")
-    if model is not None and camera != "phone":
+    if model is not None:
         from companion.sim.twin_frames import RenderedFrames
 
         frames = RenderedFrames(model, _frame_size(model))
@@ -138,7 +137,7 @@ def _calibrated(base: Path, game: str, size: int) -> None:
 
 def _devices(frames: RenderedFrames | None) -> Devices:
     """The twin's devices: its grids are opened as any port is (their ports point at the grid processes' ptys), its
-    camera is the rendered one (or, for "phone", the table's own pushed frames)."""
+    camera is the rendered one."""
     if frames is None:
         return Devices(open_grid, open_camera)
 
@@ -210,6 +209,6 @@ def twin_camera(game: str, board: Board, seed: int, players: Sequence[str] = (),
                         size or spread_size(board, laid, PLACES, registry.sticker_sizes()[0]))
 
 
-def _camera(wanted: bool | str | None, game: str) -> bool:
-    return has_registry(game) if wanted is None else bool(wanted)
+def _camera(wanted: bool | None, game: str) -> bool:
+    return has_registry(game) if wanted is None else wanted
 

@@ -3,7 +3,7 @@
 The table is the product's one assembly (table/live.py's LiveTable, with the web's table from web/serve.py), opened
 on virtual devices (table_setup.py `make_twin`): each grid a process speaking the firmware's protocol over a pty (the
 virtual grid, or the real firmware in simavr), opened as any port is; the camera a frame source drawing what the
-hands set out (twin_frames.py), or a phone on a stand sending its stills over HTTP (phone_stand.py). The table's own
+hands set out (twin_frames.py). The table's own
 threads read the grids and the camera and judge the board, as `companion serve`'s do. The players move pieces by
 closing and opening switches under them and setting them out under the camera; now and then they slide a piece
 across other sites, lift one and put it back, or make an illegal move and then put it right, as people do. What
@@ -103,12 +103,11 @@ class Twin:
         own_clock: bool = False,
     ) -> None:
         """`live` and `web`: the table (make_twin builds it); `ports`: its grids; `sites`: the game board's site ->
-        the switch under it; `frames`: the camera's frame source, drawn by `camera` (None: no camera, or a phone on a
-        stand, which the caller sets up; `camera` still says what the camera tells apart); `lay`: a new game's board
-        laid on the grid (its wiring, and the camera model over it); `illegal_after`: once the game has this many
-        actions, a player makes an illegal move at the first chance and puts it right (the demo shows one early in
-        every game, whatever the dice say); `own_clock`: the table's threads do not run (its links do): a driver on
-        a clock of its own feeds the observer and asks the loop to look (hand_clock.py)."""
+        the switch under it; `frames`: the camera's frame source, drawn by `camera` (None: no camera); `lay`: a new
+        game's board laid on the grid (its wiring, and the camera model over it); `illegal_after`: once the game has
+        this many actions, a player makes an illegal move at the first chance and puts it right (the demo shows one
+        early in every game, whatever the dice say); `own_clock`: the table's threads do not run (its links do): a
+        driver on a clock of its own feeds the observer and asks the loop to look (hand_clock.py)."""
         self.live, self.web, self.ports = live, web, ports
         self.own_clock = own_clock
         self.illegal_after = illegal_after
@@ -130,7 +129,7 @@ class Twin:
         self._new: Session | None = None  # a game a phone started, still to be set out
         self._since: float | None = None  # show() waits for a settled look from this moment
         self._looks: list[Look] = []  # the looks at a settled board told since then
-        # How many frames the table has read through (None: no camera): a phone on a stand's count, or the twin's.
+        # How many frames the table has read through (None: no camera).
         self._frames_read: Callable[[], int] | None = None if frames is None else (lambda: frames.read_through)
         self._looked = threading.Condition()
         self._listen(web.loop)
