@@ -31,6 +31,7 @@ class Served:
         command = [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", "0", *args]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -38,17 +39,20 @@ class Served:
             self.lines.put(line.rstrip())
 
     def wait_for(self, text: str, timeout: float = 15.0) -> str:
+        """The first line printed so far or within `timeout` that holds `text` (lines come in any order)."""
         deadline = time.monotonic() + timeout
-        seen = []
-        while time.monotonic() < deadline:
+        found = next((line for line in self.seen if text in line), None)
+        while found is None and time.monotonic() < deadline:
             try:
                 line = self.lines.get(timeout=0.1)
             except queue.Empty:
                 continue
-            seen.append(line)
+            self.seen.append(line)
             if text in line:
-                return line
-        raise AssertionError(f"no line with {text!r}; got {seen}")
+                found = line
+        if found is None:
+            raise AssertionError(f"no line with {text!r}; got {self.seen}")
+        return found
 
     def stop(self) -> None:
         self.process.terminate()
