@@ -384,7 +384,7 @@ class LiveTable:
         if reader is None:  # the board in play is one the camera cannot read: the calibration view only
             return
         vision, registry = reader
-        changed = self.observer.changed_sites()  # decoded in crops around them (and a slow sweep)
+        changed = self.observer.sites_to_read()  # decoded in crops around them (and a slow sweep)
         # While the grid stays quiet the board is still: the frames since it settled are fused with this one where
         # stickers are decoded (a site read unread in the first is read again in the average of several).
         still = changed is not None and self.observer.grid_quiet(now)

@@ -282,6 +282,16 @@ class Observer:
             unswitched = (self.camera_sites or frozenset()) - set(self.switch_sites.values()) - away
             return frozenset(self._pending | unswitched)
 
+    def sites_to_read(self) -> frozenset[str] | None:
+        """Where a camera frame is read: the changed sites (`changed_sites`; None: the whole frame) and every site the
+        grid feels a piece on, since a piece set onto another or lifted off a stack changes no switch."""
+        changed = self.changed_sites()
+        if changed is None:
+            return None
+        with self._lock:
+            held = {site for site, occupied in self._occupied.items() if occupied}
+        return changed | (held & (self.camera_sites or frozenset()))
+
     # Reading.
     def lifted(self) -> frozenset[str]:
         """Sites whose piece is in the air since the board last settled."""
