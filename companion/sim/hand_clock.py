@@ -69,7 +69,7 @@ class TimedTable(HandTable):
         self._start = self.now
         self._frame: tuple[Frame, dict, Any] | None = None  # the board the hands leave now, the board before, footprint
         self.renders = 0
-        twin.session.subscribe(self._entry)
+        twin.session.entries.subscribe(self._entry)
 
     def _entry(self, entry: Entry) -> None:
         if entry.kind == "correction":

@@ -233,7 +233,7 @@ def lifted(tmp_path, trajectory_lift):
 def test_a_lift_that_may_still_land_elsewhere_waits_for_the_landing(lifted):
     lift, session, observer, loop = lifted
     questions = []
-    loop.on_question = questions.append
+    loop.questions.subscribe(questions.append)
     count = len(session.actions)
     observer.reed(closed(lift.lifted()), 10.0)
     assert loop.tick(10.5).verdict == "in_hand"
