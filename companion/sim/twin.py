@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion.boards import Board
-from companion.rules import Action
+from companion.rules import Action, IllegalAction
 from companion.rules.engine import Layout
 from companion.sim.phones import Phones, TablePhones
 from companion.sim.players import scripted_action
@@ -419,17 +419,23 @@ class Twin:
     def settle_on_phone(self, action: Action, result: Any) -> None:
         """A player says on a phone what the table did: the open question's choice that leads to `result` (one
         choice or several: the player reads them), else a declaration of `action`. A question's choices are
-        compared by the state they lead to, not by the action: the table offers one action per outcome."""
+        compared by the state they lead to, not by the action: the table offers one action per outcome. Should the
+        table book the move by itself meanwhile (its hold window passed), the phone's late tap is refused, and the
+        move stands."""
         session, loop = self.session, self.loop
         game, state = session.game, session.state
         question = loop.question
-        if question is not None:
-            wanted = game.state_to_json(result)
-            for index, choice in enumerate(question.choices):
-                if game.is_legal(state, choice) and game.state_to_json(game.apply(state, choice)[0]) == wanted:
-                    self.phones.choose(question.id, index, None)
-                    return
-        self.phones.declare(action, game.phase(state).actor)
+        try:
+            if question is not None:
+                wanted = game.state_to_json(result)
+                for index, choice in enumerate(question.choices):
+                    if game.is_legal(state, choice) and game.state_to_json(game.apply(state, choice)[0]) == wanted:
+                        self.phones.choose(question.id, index, None)
+                        return
+            self.phones.declare(action, game.phase(state).actor)
+        except IllegalAction:
+            if self.session.state != result:
+                raise
 
     def _detour(self, before: Layout, after: Layout) -> Layout:
         """The board halfway through the move: the moving piece over some other empty site."""
