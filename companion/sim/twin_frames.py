@@ -3,9 +3,8 @@ model (twin_camera.py over one board, twin_spread.py over several) and read by t
 
 A camera hanging over the table: it sends a frame as soon as the scene under it changes (a motion-triggered camera)
 and, while nothing moves, whenever the table asks for one (as it asks a phone on a stand for its still), at most
-one a `period`, each drawn afresh (its own noise). A frame is stamped when it is handed over; one whose scene changed
-while it was drawn is drawn again, so no frame shows an older board than its stamp says. Unplugged, it sends nothing
-until plugged in again.
+one a `period`. A frame is stamped when it is handed over; one whose scene changed while it was drawn is drawn again,
+so no frame shows an older board than its stamp says. Unplugged, it sends nothing until plugged in again.
 """
 
 from __future__ import annotations
@@ -100,9 +99,9 @@ class RenderedFrames:
                 return None
         while True:
             with self._lock:
-                version, layout, camera = self.version, self.layout, self.camera
-            # Every frame is drawn afresh: a camera's next frame has noise of its own, a new chance to read a sticker.
-            image = self._draw(camera, layout)
+                version, layout, camera, image = self.version, self.layout, self.camera, self._image
+            if version != self.drawn or image is None:
+                image = self._draw(camera, layout)
             with self._lock:
                 if self.version == version:  # else the scene changed while it was drawn: draw it again
                     self._image, self.drawn, self._sent = image, version, time.monotonic()
