@@ -38,7 +38,6 @@ NAMING_GAMES = {
     "web/editor_deck.py": EDITOR,
     "web/editor_periorbis.py": EDITOR,
     "web/editor_planet.py": EDITOR,
-    "cli/demo.py": "the demo's default game",
 }
 
 

@@ -12,6 +12,8 @@ import argparse
 import threading
 from typing import TYPE_CHECKING
 
+from companion.rules import DEFAULT
+
 if TYPE_CHECKING:
     from companion.sim.twin import Twin, TwinStats
     from companion.table.loop import Warning
@@ -26,7 +28,7 @@ ILLEGAL_AFTER = 2
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("demo", help="watch scripted players play a whole game on a simulated board")
-    parser.add_argument("--game", default="trajectory", help="which game (default trajectory)")
+    parser.add_argument("--game", default=DEFAULT, help=f"which game (default {DEFAULT})")
     parser.add_argument("--players", type=int, help="how many players (default 3, or the nearest count the game takes)")
     parser.add_argument("--seed", type=int, default=1, help="the game's seed (default 1)")
     parser.add_argument(

@@ -26,6 +26,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar, Generic, Literal, Self, TypeVar
 
 from companion import codec
@@ -292,6 +293,25 @@ class Surface:
     name: str
 
 
+@dataclass(frozen=True)
+class OptionWords:
+    """What the New game form calls an option: a label, a line saying what it does, a name for each choice.
+    `advanced`: only a table set up its own way needs it (JSON: seats by angle, where it put its planets), so the
+    form folds it away; `player`: its value is one of the game's players."""
+
+    label: str
+    help: str = ""
+    choices: Mapping[str, str] = field(default_factory=dict)
+    advanced: bool = False
+    player: bool = False
+
+
+def read_option_words(path: Path) -> dict[str, OptionWords]:
+    """A game's options.json (beside its game.py): option name -> its words. Read once, when the game is imported."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return {option: OptionWords(**words) for option, words in raw.items()}
+
+
 ShowCounter = Callable[[Any, Callable[[Any], str]], str]
 """A counter's value in words, given the table's words for any value in it (a site id -> its name, a seat -> the
 player's name)."""
@@ -337,6 +357,8 @@ class Game(ABC, Generic[S]):
     # counters said in a way of their own.
     ledger_labels: ClassVar[Mapping[str, str | None]] = {}
     ledger_shown: ClassVar[Mapping[str, ShowCounter]] = {}
+    # Every option in the players' words, for the New game form and the books (its package's options.json).
+    option_words: ClassVar[Mapping[str, OptionWords]] = {}
 
     @abstractmethod
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> S:

@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 
 COLOURS = ("red", "green", "blue", "yellow", "orange", "purple")
 TOKEN = "twin-table-token"  # the twin's table token (its phones hold it; the demo keeps one of its own)
-SIDE_OF_ORBIT = (("orbit", "back"),)  # boards other than the games' own that the twin lays over its grid too
 
 
 def make_twin(
@@ -125,10 +124,13 @@ def _first_game(db: str, game: str, players: Sequence[str], options: Mapping[str
 
 
 def _calibrated(base: Path, game: str, size: int) -> None:
-    """The grid profile of every board the twin may lay over its grid (each game's own and ORBIT's back side, where
-    the grid has switches enough), where the table keeps each: the table's own game's own board in `base`."""
-    for name, side in [*((g, None) for g in names()), *SIDE_OF_ORBIT]:
-        board = board_of(name, {} if side is None else {"board": side}, default_board)
+    """The grid profile of every board the twin may lay over its grid (each game's own and the other sides a game
+    brings, ORBIT's back, where the grid has switches enough), where the table keeps each: the table's own game's own
+    board in `base`."""
+    boards = [(name, side) for name in names() for side in (None, *list(load(name).board_sides)[1:])]
+    for name, side in boards:
+        option = load(name).board_option
+        board = board_of(name, {} if side is None or option is None else {option: side}, default_board)
         if len(board.sites) <= size * size:
             own = name == game and side is None
             save_profile(GridProfile(board.name, size, size, switch_map(board, size, size)),

@@ -138,6 +138,9 @@ def games() -> Response:
                 "min_players": game.min_players,
                 "max_players": game.max_players,
                 "options": option_fields(game, table().datasets.offered(name)),
+                # Where a group makes its own copy: the board editor for a game played on a board it names, else the
+                # game's own editor of its data (Periorbis's cards, track and start team).
+                "editor": f"/editor?game={name}" if game.board_option else f"/editor/{name}",
             }
         )
     return jsonify(games=listed)

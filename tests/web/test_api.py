@@ -128,6 +128,8 @@ def test_the_setup_wizard_starts_a_new_game_on_the_same_log(served):
     assert (difficulty["kind"], difficulty["choices"], difficulty["default"]) == ("choice", ["easy", "normal", "hard"],
                                                                                   "normal")  # fmt: skip
     assert difficulty["label"] == "Difficulty" and difficulty["labels"] == ["Easy", "Normal", "Hard"]
+    for game in games:  # each game's editor is a page the table serves
+        assert served.request("GET", game["editor"])[0] == 200, game["editor"]
     status, state = served.post("/api/games", {"game": "trajectory", "players": ["green", "blue", "red"],
                                                "options": {"difficulty": "hard"}})
     assert status == 201, state

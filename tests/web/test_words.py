@@ -17,14 +17,13 @@ from typing import Any
 import pytest
 
 from companion.boards import default_board
-from companion.rules import load
+from companion.rules import load, names
 from companion.rules.orbital_battle.units import KINDS as UNIT_KINDS
 from companion.rules.words import verdict
 from companion.sim.players import random_action
 from companion.sim.table_setup import make_twin
 from companion.web.books import books
 from companion.web.inputs import inputs
-from companion.web.option_words import WORDS as OPTION_WORDS
 from companion.web.words import Words
 
 GAMES = {"trajectory": 2, "orbit": 2, "dakalio": 2, "orbital_battle": 2, "periorbis": 3}
@@ -41,7 +40,7 @@ NUMBERED = re.compile(r"\bcards? \d+\b|\bcards\b[^.:;]*: \d+, \d+|\bCard: \d+(?!
                       r"\b[Ss]hips?:? (?:ship )?\d+-\d+\b")
 COLOURS = {"red", "orange", "yellow", "green", "blue", "purple", "brown", "gray", "grey", "white", "black", "pink"}
 # An option's value as the rules spell it, where the New game form gives it a name ("simple": "Simple: one game").
-RAW = {value for words in OPTION_WORDS.values() for value, name in words.choices.items()
+RAW = {value for game in names() for words in load(game).option_words.values() for value, name in words.choices.items()
        if isinstance(value, str) and not name.startswith(value)}
 
 

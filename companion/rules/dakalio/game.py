@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 from companion.codec import Maybe, text
@@ -34,6 +35,7 @@ from companion.rules.engine import (
     SetupError,
     ShowCounter,
     handler_for,
+    read_option_words,
 )
 from companion.rules.engine import read_options as _read_options
 from companion.rules.rng import Rng
@@ -89,6 +91,7 @@ class Dakalio(Game[State]):
     board_moves = frozenset({"portal", "asteroid", "enter", "move", "dakalio", "next_game"})
     board_option = "mat"
     data_options = DATA
+    option_words = read_option_words(Path(__file__).with_name("options.json"))
     ledger_labels = LABELS
     ledger_shown = SHOWN
     actions = ARGS

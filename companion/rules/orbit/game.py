@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
+from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
 from companion.boards import Board
@@ -22,6 +23,7 @@ from companion.rules.engine import (
     SetupError,
     handler_for,
     pointing,
+    read_option_words,
 )
 from companion.rules.engine import read_options as _read_options
 from companion.rules.orbit import flight, partners, planets, turns
@@ -131,6 +133,7 @@ class Orbit(Game[State]):
     board_option = "board"
     board_sides = SIDES
     data_options = DATA
+    option_words = read_option_words(Path(__file__).with_name("options.json"))
     ledger_labels = LABELS
     ledger_shown = SHOWN
 

@@ -6,6 +6,7 @@ import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
 from companion.boards import Board, BoardFileError, load_board
@@ -28,6 +29,7 @@ from companion.rules.engine import (
     SetupError,
     Surface,
     handler_for,
+    read_option_words,
 )
 from companion.rules.engine import read_options as _read_options
 from companion.rules.orbital_battle import build, combat, flow, moves, muster, orbit, transport
@@ -125,6 +127,7 @@ class OrbitalBattle(Game[State]):
     board_words = "the solar map"
     fixed_sites = True
     data_options = DATA
+    option_words = read_option_words(Path(__file__).with_name("options.json"))
     beside = BESIDE
     surfaces = SURFACES
     ledger_labels = LABELS

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, ClassVar
 
 from companion.codec import Maybe, text, whole
@@ -20,6 +21,7 @@ from companion.rules.engine import (
     Phase,
     SetupError,
     handler_for,
+    read_option_words,
 )
 from companion.rules.engine import read_options as _read_options
 from companion.rules.periorbis import agents, draws, engineering, labour, transport, turns
@@ -123,6 +125,7 @@ class Periorbis(Game[State]):
     board_moves = frozenset({"carry", "bureaucracy"})
     actions = ARGS
     data_options = DATA
+    option_words = read_option_words(Path(__file__).with_name("options.json"))
     ledger_labels = LABELS
     ledger_shown = SHOWN
 

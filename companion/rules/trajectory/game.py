@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from companion.boards import trajectory as geometry
@@ -20,6 +21,7 @@ from companion.rules.engine import (
     Phase,
     SetupError,
     handler_for,
+    read_option_words,
 )
 from companion.rules.engine import read_options as _read_options
 from companion.rules.rng import Rng
@@ -122,6 +124,7 @@ class Trajectory(Game[State]):
     board_option = "board"
     fixed_sites = True
     data_options = DATA
+    option_words = read_option_words(Path(__file__).with_name("options.json"))
     ledger_labels = LABELS
     # Kept by games saved before the end of the game stopped counting rounds without a card played.
     _RETIRED = frozenset({"pile_empty_at_round_start", "cards_played_this_round"})

@@ -83,10 +83,6 @@ export async function openInvite(app) {
   };
 }
 
-// The page where a group makes its own copy of each game's board or cards.
-const EDITORS = { orbit: "/editor?game=orbit", dakalio: "/editor?game=dakalio", orbital_battle: "/editor?game=orbital_battle",
-  periorbis: "/editor/periorbis", trajectory: "/editor?game=trajectory" };
-
 export async function openSetup(app) {
   const { games } = await get("/api/games");
   const select = $("setup-game");
@@ -107,7 +103,7 @@ export async function openSetup(app) {
     }
     $("setup-options").replaceChildren(...fields);
     fillPlayerOptions();
-    $("setup-editor").href = EDITORS[game.name] || "/editor";  // the editor of the game chosen
+    $("setup-editor").href = game.editor;  // the editor of the game chosen
   };
   $("setup-players").onchange = fillPlayerOptions;
   select.onchange = render;
