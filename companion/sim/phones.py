@@ -48,7 +48,7 @@ class TablePhones:
         self.web.new_game(game, players, options, seed)
 
     def guide(self, do: str) -> None:
-        self.web.guide_command(do)
+        self.web.guides.guide_command(do)
 
     def undo(self, actor: str | None) -> None:
         self.web.session.undo("phone", actor)
@@ -82,7 +82,8 @@ class HttpPhones:
         self.call("api/choose", {"question": question, "index": index, "actor": actor})
 
     def new_game(self, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int | None) -> None:
-        self.call("api/games", {"game": game, "players": list(players), "options": dict(options), "seed": seed})
+        # (no seed: a phone never chooses one; the table draws a game's chance from the system's entropy)
+        self.call("api/games", {"game": game, "players": list(players), "options": dict(options)})
 
     def guide(self, do: str) -> None:
         self.call("api/setup", {"do": do})

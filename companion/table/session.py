@@ -6,6 +6,7 @@ phones). A crash at any moment leaves a log from which `Session.resume` rebuilds
 
 from __future__ import annotations
 
+import secrets
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from companion.errors import UserError
 from companion.listeners import Listeners
 from companion.rules import Action, Event, Game, IllegalAction, SetupError, load
 from companion.rules.engine import read_seed
+from companion.rules.rng import KEYED_BELOW, KEYED_FROM
 from companion.table.store import Entry, GameRecord, Snapshot, Store
 
 SNAPSHOT_EVERY = 25  # actions between state snapshots: bounds the replay work of a resume
@@ -43,10 +45,14 @@ class Session:
         self.entries: Listeners[Entry] = Listeners()  # each entry once committed, in the thread that made it
 
     @classmethod
-    def start(cls, store: Store, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int) -> Session:
+    def start(
+        cls, store: Store, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int | None = None
+    ) -> Session:
+        """A new game; its chance from the system's entropy unless a seed is given (tests and the demo only)."""
         try:
             engine = load(game)
-            state = engine.setup(players, options, read_seed(seed))
+            seed = entropy_seed() if seed is None else read_seed(seed)
+            state = engine.setup(players, options, seed)
         except (KeyError, SetupError) as error:
             raise UserError(f"cannot start {game}: {error.args[0] if isinstance(error, KeyError) else error}") from None
         opening = [
@@ -229,6 +235,12 @@ class Session:
 
     def _announce(self, entry: Entry) -> None:
         self.entries.tell(entry)
+
+
+def entropy_seed() -> int:
+    """A seed from the system's entropy: a key of the keyed generator (rules/rng.py), which no phone can work out
+    from the rolls and draws it sees."""
+    return KEYED_FROM + secrets.randbelow(KEYED_BELOW - KEYED_FROM)
 
 
 def _summary(events: list[Event]) -> str:

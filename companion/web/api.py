@@ -60,8 +60,8 @@ def log() -> Response:
         game_id = int(request.args.get("game", table().session.record.id))
     except ValueError:
         raise BadInput("after and game must be whole numbers") from None
-    entries = table().entries(after, game_id)
-    with table().reader() as store:
+    entries = table().logbook.entries(after, game_id)
+    with table().logbook.reader() as store:
         last = store.last_entry_id()
     return jsonify(game_id=game_id, entries=entries, last=last)
 
@@ -105,7 +105,7 @@ def inputs() -> Response:
 @api.get("/history")
 def history() -> Response:
     """The latest games of this table, newest first, each with its result and every seat's books at its end."""
-    return jsonify(games=table().history())
+    return jsonify(games=table().past.history())
 
 
 @api.get("/export")
@@ -113,7 +113,7 @@ def export() -> Response:
     """A whole game as JSON (its setup, every log entry, the actions and the final state), as a file to keep."""
     try:
         game_id = int(request.args.get("game", table().session.record.id))
-        session = table().past_game(game_id)
+        session = table().past.session(game_id)
     except ValueError:
         raise BadInput("game must be a whole number") from None
     except StoreError:
@@ -152,8 +152,9 @@ def new_game() -> tuple[Response, int]:
     if not players or not all(isinstance(p, str) and p for p in players) or len(set(players)) != len(players):
         raise BadInput("players: expected a list of different, non-empty seat names")
     options = field(data, "options", dict, {})
-    seed = field(data, "seed", int, None)
-    table().new_game(game, players, options, seed)
+    if "seed" in data:  # a phone that chose the seed would know every draw and roll to come
+        raise BadInput("seed: the companion shuffles and rolls from the system's entropy; a phone cannot choose it")
+    table().new_game(game, players, options, None)
     return jsonify(table().state()), 201
 
 
@@ -225,7 +226,7 @@ def qr() -> Response:
     watch = request.args.get("watch", "false") == "true"
     if not watch:
         check_token()
-    url = join_url(plain_base(request), None if watch else table().token)
+    url = join_url(plain_base(request), None if watch else table().seats.token)
     return jsonify(url=url, svg=qr_svg(url), watch=watch)
 
 
@@ -247,7 +248,7 @@ def seat() -> Response:
 @requires_token
 def rotate_token() -> Response:
     """A new table token (the host's button): every other phone must scan the new QR code to act again."""
-    token = table().rotate_token()
+    token = table().seats.rotate_token()
     url = join_url(plain_base(request), token)
     return jsonify(token=token, url=url, svg=qr_svg(url))
 

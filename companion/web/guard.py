@@ -22,7 +22,7 @@ View = TypeVar("View", bound=Callable[..., Any])
 
 def has_token() -> bool:
     sent = request.headers.get(TOKEN_HEADER, "")
-    return bool(sent) and hmac.compare_digest(sent.encode(), table().token.encode())
+    return bool(sent) and hmac.compare_digest(sent.encode(), table().seats.token.encode())
 
 
 def check_token() -> None:

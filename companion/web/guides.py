@@ -38,7 +38,7 @@ def _carry_out(command: Callable[[], dict[str, Any]]) -> Response:
 @guides.get("/calibration/grid")
 def grid() -> Response:
     board = request.args.get("board")
-    return _carry_out(lambda: table().grid_status(board))
+    return _carry_out(lambda: table().guides.grid_status(board))
 
 
 @guides.post("/calibration/grid")
@@ -51,16 +51,16 @@ def walk() -> Response:
         if sites is not None and (not sites or not all(isinstance(s, str) for s in sites)):
             raise BadInput("sites: expected a non-empty list of site ids")
         board = field(data, "board", str, None)
-        return _carry_out(lambda: table().start_walk(sites, board))
+        return _carry_out(lambda: table().guides.start_walk(sites, board))
     if do == "probe":
-        return _carry_out(table().start_probe)
+        return _carry_out(table().guides.start_probe)
     site = field(data, "site", str, None)
-    return _carry_out(lambda: table().walk_command(do, site))
+    return _carry_out(lambda: table().guides.walk_command(do, site))
 
 
 @guides.get("/setup")
 def setup() -> Response:
-    return jsonify(table().setup_status())
+    return jsonify(table().guides.status())
 
 
 @guides.post("/setup")
@@ -68,5 +68,5 @@ def setup() -> Response:
 def guide() -> Response:
     do = _do(json_body(), SETUP)
     if do == "start":
-        return _carry_out(table().start_guide)
-    return _carry_out(lambda: table().guide_command(do))
+        return _carry_out(table().guides.start_guide)
+    return _carry_out(lambda: table().guides.guide_command(do))

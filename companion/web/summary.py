@@ -134,10 +134,10 @@ def _file_name(summary: dict[str, Any]) -> str:
 
 def _summary(game_id: int) -> tuple[dict[str, Any], dict[str, str]]:
     try:
-        summary = table().game_summary(game_id)
+        summary = table().past.summary(game_id)
     except StoreError:
         raise BadInput("game: no such game in this table's log", 404) from None
-    return summary, table().seat_names
+    return summary, table().seats.names
 
 
 @summaries.get("/games/<int:game_id>")

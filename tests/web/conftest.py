@@ -332,7 +332,7 @@ def grid_served(tmp_path):
         live = LiveTable(config).start(wait=10)
         assert live.link is not None and live.link.wait_synced(10)
         table = web_table(live)
-        table.token = TOKEN
+        table.seats.token = TOKEN
         server = start_server(table, "127.0.0.1", free_port(), WebSettings(heartbeat=0.3, retry_ms=300), threads=24)
         served = GridServed(table, server, live.observer, live.store, live=live, grid=grid, profile=profile,
                             wiring=wiring)  # fmt: skip

@@ -150,7 +150,7 @@ def test_a_page_names_its_log_and_a_replaced_log_gives_it_a_fresh_start_not_sile
     served.table, served.server, served.observer, served.store = fresh.table, fresh.server, fresh.observer, store
     live(page)
     expect(page.locator("#prompt")).to_have_text("Green: fly, trade, build, then end your turn.")
-    texts = [e["text"] for entry in reversed(served.table.entries()) for e in entry["events"]]
+    texts = [e["text"] for entry in reversed(served.table.logbook.entries()) for e in entry["events"]]
     assert texts[-2] == "This table keeps a new log."
     expect(page.locator("#log li")).to_have_text(texts)
     later = session.submit(Action.make("end_turn"), "phone", "green")  # and it hears the new log's moves

@@ -126,7 +126,7 @@ def play_on_the_map(page, served, moves: int) -> None:
             page.evaluate(f"window.orrery.app.setSeat({{name: '{seat}', colour: ''}})")
         expect(page.locator("#moves")).to_be_visible()
         booked.append(tap_a_move(page, served))
-        assert served.table.entries()[-1]["source"] == "phone"
+        assert served.table.logbook.entries()[-1]["source"] == "phone"
 
 
 def test_a_small_dakalio_mat_is_laid_over_its_photo_kept_and_played_on(browser, served, tmp_path):

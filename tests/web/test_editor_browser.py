@@ -97,7 +97,7 @@ def open_editor(browser, served, tmp_path, path: str, size=(1280, 900)):
     page = browser.new_context(viewport={"width": size[0], "height": size[1]}).new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{served.base}{path}{'&' if '?' in path else '?'}t={served.table.token}")
+    page.goto(f"{served.base}{path}{'&' if '?' in path else '?'}t={served.table.seats.token}")
     return page, errors
 
 
@@ -176,7 +176,7 @@ def test_a_board_is_built_over_a_photo_kept_and_played_on(browser, served, tmp_p
     assert errors == []
 
     phone = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
-    phone.goto(f"{served.base}/editor?t={served.table.token}")
+    phone.goto(f"{served.base}/editor?t={served.table.seats.token}")
     expect(phone.locator("#board .hit")).to_have_count(217)
     fits_a_phone(phone)
     phone.click("#zoom-in")

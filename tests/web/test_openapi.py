@@ -145,7 +145,7 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
         grid.go()
         link = ReedLink(grid.port).start()
         assert link.wait_synced(10)
-        served.table.grid = TableGrid(BOARD, lambda: link, tmp_path / "grid.json", served.observer)
+        served.table.guides.grid = TableGrid(BOARD, lambda: link, tmp_path / "grid.json", served.observer)
         call(grid_path, grid_path)
         call(grid_path, grid_path, "POST", {"do": "start", "sites": ["o1s0", "o1s1"]})
         call(grid_path, grid_path)  # with its walk
@@ -166,7 +166,7 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call("/api/seat", "/api/seat", "POST", {"seat": "red", "name": "Ann"}, token=None, expect=403)
     call("/api/token", "/api/token", "POST", {}, token=None, expect=403)
     call("/api/token", "/api/token", "POST", {})
-    served.table.token = TOKEN
+    served.table.seats.token = TOKEN
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": ["red"]}, expect=201)
     call("/api/games", "/api/games", "POST", {"game": "orbital_battle", "players": ["red", "green"]}, expect=201)
     call("/api/board", "/api/board")

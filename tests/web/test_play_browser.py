@@ -70,7 +70,7 @@ def open_phone(browser: Any, table: PhonesOnly, seat: str, size: str = "phone") 
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.goto(f"{table.base}/?t={table.table.token}")
+    page.goto(f"{table.base}/?t={table.table.seats.token}")
     page.locator(f'#seats input[value="{seat}"]').check()
     page.click("#join-ok")
     expect(page.locator("#link")).to_have_text("live", timeout=5000)
@@ -127,7 +127,7 @@ def tap_a_move(page: Page, table: PhonesOnly) -> dict[str, Any]:
     moved = min(on_map, key=lambda i: bool(set(i["to"]) & set(i["from"]))) if on_map else None
     item = moved or (placed[0] if placed else declared)
     Phone(page, table).book(item)
-    entry = table.table.entries()[-1]
+    entry = table.table.logbook.entries()[-1]
     assert entry["kind"] == "action"
     return item
 
@@ -145,7 +145,7 @@ def test_a_turn_is_played_by_taps_alone_and_the_page_fits_a_phone(browser, table
         expect(page.locator("#moves")).to_be_visible()
         fits(page, 360)
         booked.append(tap_a_move(page, table))
-        entry = table.table.entries()[-1]
+        entry = table.table.logbook.entries()[-1]
         assert (entry["source"], entry["actor"]) == ("phone", seat)
     assert any(item["from"] or item["to"] for item in booked), booked  # at least one move on the map
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -209,15 +209,16 @@ def test_names_beside_colours_a_confirmed_undo_and_a_new_table_code(browser, tab
     page.click("#confirm-yes")
     page.wait_for_function("document.querySelector('#log li.undone') !== null")
     assert not table.table.session.actions
-    old = table.table.token
+    old = table.table.seats.token
     page.click('button[data-open="invite"]')
     expect(page.locator("#qr svg")).to_be_visible()  # a phone holding the token shows the join code
     page.click("#rotate")
     page.click("#confirm-yes")
     expect(page.locator("#qr-url")).not_to_contain_text(old)
-    expect(page.locator("#qr-url")).to_contain_text(table.table.token)
-    assert table.table.token != old and token_file(table.store.path).read_text().strip() == table.table.token
-    assert page.evaluate("localStorage.getItem('orrery.token')") == table.table.token  # this phone acts on
+    expect(page.locator("#qr-url")).to_contain_text(table.table.seats.token)
+    token = table.table.seats.token
+    assert token != old and token_file(table.store.path).read_text().strip() == token
+    assert page.evaluate("localStorage.getItem('orrery.token')") == table.table.seats.token  # this phone acts on
     assert not errors, errors
     page.context.close()
 

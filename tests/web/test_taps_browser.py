@@ -248,7 +248,7 @@ def test_a_few_turns_are_played_in_few_taps_on_a_phone(browser, one_table, game)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.goto(f"{table.base}/?t={table.table.token}")
+    page.goto(f"{table.base}/?t={table.table.seats.token}")
     page.locator('#seats input[value="red"]').check()
     page.click("#join-ok")
     expect(page.locator("#link")).to_have_text("live", timeout=5000)
@@ -303,7 +303,7 @@ def test_a_landing_is_led_from_the_planets_surface(browser, one_table):
                        session.game.phase(session.state).actor)  # fmt: skip
     seat = session.game.phase(session.state).actor
     page = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
-    page.goto(f"{table.base}/?t={table.table.token}")
+    page.goto(f"{table.base}/?t={table.table.seats.token}")
     page.locator(f'#seats input[value="{seat}"]').check()
     page.click("#join-ok")
     page.wait_for_function("window.orrery.app.moves.mine() && !document.querySelector('#moves').hidden")
@@ -345,7 +345,7 @@ def test_an_attack_starts_with_a_tap_on_the_enemy_unit(browser, one_table):
                        game.phase(session.state).actor)  # fmt: skip
     seat = game.phase(session.state).actor
     page = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
-    page.goto(f"{table.base}/?t={table.table.token}")
+    page.goto(f"{table.base}/?t={table.table.seats.token}")
     page.locator(f'#seats input[value="{seat}"]').check()
     page.click("#join-ok")
     page.wait_for_function("window.orrery.app.moves.mine() && !document.querySelector('#moves').hidden")

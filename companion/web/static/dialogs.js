@@ -124,10 +124,7 @@ export async function openSetup(app) {
         const value = readOption(input);
         if (value !== undefined) options[input.dataset.option] = value;
       }
-      const seedText = $("setup-seed").value.trim();
-      const body = { game: select.value, players, options };
-      if (seedText) body.seed = Number(seedText);
-      await post("/api/games", body);
+      await post("/api/games", { game: select.value, players, options });
       $("setup").close();
       app.seat.name && !players.includes(app.seat.name) ? openJoin(app) : null;
     } catch (error) {
