@@ -29,6 +29,7 @@ class Stack:
 
     actions: tuple[Action, ...]
     texts: tuple[str, ...]
+    actors: tuple[str | None, ...]  # the seat that made each (None: the board, the companion, the table as a whole)
 
 
 class Session:
@@ -63,7 +64,7 @@ class Session:
         # The first snapshot holds the whole material (the board and data as read now): the game's one copy of it.
         record = store.create_game(game, list(players), dict(options), seed, opening,
                                    engine.state_to_json(state, whole=True))
-        return cls(store, record, state, Stack((), ()), state)
+        return cls(store, record, state, Stack((), (), ()), state)
 
     @classmethod
     def resume(cls, store: Store, game_id: int | None = None) -> Session | None:
@@ -86,6 +87,11 @@ class Session:
     def actions(self) -> tuple[Action, ...]:
         return self._stack.actions
 
+    @property
+    def last_actor(self) -> str | None:
+        """The seat that made the last action in force (None: nobody's, or no action)."""
+        return self._stack.actors[-1] if self._stack.actors else None
+
     def snapshot(self) -> dict[str, Any]:
         """Everything a phone shows, in JSON form."""
         with self._lock:
@@ -102,15 +108,17 @@ class Session:
             }
 
     # What changes the game.
-    def submit(self, action: Action, source: str, actor: str | None = None) -> Entry:
-        """Apply an action: IllegalAction (state unchanged) or the committed, then announced, entry."""
+    def submit(self, action: Action, source: str, actor: str | None = None, phone: str | None = None) -> Entry:
+        """Apply an action: IllegalAction (state unchanged) or the committed, then announced, entry (naming the seat
+        and the phone that sent it)."""
         if source not in SOURCES:
             raise ValueError(f"unknown source {source!r}")
         with self._lock:
             if self.record.status == "paused":
                 raise IllegalAction("the game is paused; resume it first")
             state, events = self.game.apply(self._state, action)
-            stack = Stack((*self._stack.actions, action), (*self._stack.texts, _summary(events)))
+            stack = Stack((*self._stack.actions, action), (*self._stack.texts, _summary(events)),
+                          (*self._stack.actors, actor))
             over = self.game.outcome(state) is not None
             snapshot = None
             if len(stack.actions) % SNAPSHOT_EVERY == 0 or over:
@@ -124,6 +132,7 @@ class Session:
                 [e.to_json() for e in events],
                 snapshot=snapshot,
                 status="over" if over else None,
+                phone=phone,
             )
             self._state, self._stack = state, stack
             if over:
@@ -131,21 +140,23 @@ class Session:
             self._announce(entry)
             return entry
 
-    def submit_all(self, actions: Sequence[Action], source: str, actor: str | None = None) -> list[Entry]:
+    def submit_all(
+        self, actions: Sequence[Action], source: str, actor: str | None = None, phone: str | None = None
+    ) -> list[Entry]:
         """Apply several actions in order (a force bought by numbers), all or none: every one is checked against the
         state the ones before it leave before the first is committed; then each is committed and announced."""
         with self._lock:
             state = self._state
             for action in actions:
                 state, _ = self.game.apply(state, action)
-            return [self.submit(action, source, actor) for action in actions]
+            return [self.submit(action, source, actor, phone) for action in actions]
 
-    def undo(self, source: str, actor: str | None = None) -> Entry:
+    def undo(self, source: str, actor: str | None = None, phone: str | None = None) -> Entry:
         """Take back the last action; the table must put the pieces back as the announcement says."""
         with self._lock:
             if not self._stack.actions:
                 raise IllegalAction("there is nothing to undo")
-            stack = Stack(self._stack.actions[:-1], self._stack.texts[:-1])
+            stack = Stack(self._stack.actions[:-1], self._stack.texts[:-1], self._stack.actors[:-1])
             state, _ = self.game.replay_from(self._opening, stack.actions)
             text = f"Undone: {self._stack.texts[-1]} Put the pieces back as they were."
             event = Event("undone", text, {"action": self._stack.actions[-1].to_json()})
@@ -157,13 +168,16 @@ class Session:
                 actor,
                 [event.to_json()],
                 status="playing" if self.record.status == "over" else None,
+                phone=phone,
             )
             self.record = self.store.game(self.record.id)
             self._state, self._stack = state, stack
             self._announce(entry)
             return entry
 
-    def correct(self, action: Action, entry: int, source: str, actor: str | None = None) -> Entry:
+    def correct(
+        self, action: Action, entry: int, source: str, actor: str | None = None, phone: str | None = None
+    ) -> Entry:
         """Replace the last action (logged as entry `entry`) with `action`, legal in the state before it: one new
         entry that says what is corrected, so that nothing a phone was told is lost."""
         with self._lock:
@@ -171,10 +185,10 @@ class Session:
                 raise IllegalAction("there is nothing to correct")
             if self.record.status == "paused":
                 raise IllegalAction("the game is paused; resume it first")
-            kept = Stack(self._stack.actions[:-1], self._stack.texts[:-1])
+            kept = Stack(self._stack.actions[:-1], self._stack.texts[:-1], self._stack.actors[:-1])
             before, _ = self.game.replay_from(self._opening, kept.actions)
             state, events = self.game.apply(before, action)
-            stack = Stack((*kept.actions, action), (*kept.texts, _summary(events)))
+            stack = Stack((*kept.actions, action), (*kept.texts, _summary(events)), (*kept.actors, actor))
             text = f"Correction: {_summary(events)} Not: {self._stack.texts[-1]}"
             data = {"corrects": entry, "action": action.to_json(), "instead_of": self._stack.actions[-1].to_json(),
                     "summary": _summary(events)}
@@ -182,21 +196,23 @@ class Session:
             status = "over" if over else "playing" if self.record.status == "over" else None
             snapshot = (len(stack.actions), self.game.state_to_json(state)) if over else None
             logged = self.store.append(self.record.id, "correction", action.to_json(), source, actor,
-                                       [Event("corrected", text, data).to_json()], snapshot=snapshot, status=status)
+                                       [Event("corrected", text, data).to_json()], snapshot=snapshot, status=status,
+                                       phone=phone)
             if status is not None:
                 self.record = self.store.game(self.record.id)
             self._state, self._stack = state, stack
             self._announce(logged)
             return logged
 
-    def set_paused(self, paused: bool, source: str, actor: str | None = None) -> Entry:
+    def set_paused(self, paused: bool, source: str, actor: str | None = None, phone: str | None = None) -> Entry:
         with self._lock:
             if self.record.status == "over":
                 raise IllegalAction("the game is over")
             status = "paused" if paused else "playing"
             text = "The game is paused." if paused else f"The game resumes. {self.game.phase(self._state).prompt}"
             entry = self.store.append(
-                self.record.id, "note", None, source, actor, [Event(status, text).to_json()], status=status
+                self.record.id, "note", None, source, actor, [Event(status, text).to_json()], status=status,
+                phone=phone,
             )
             self.record = self.store.game(self.record.id)
             self._announce(entry)
@@ -259,20 +275,26 @@ def _rebuild(store: Store, record: GameRecord) -> tuple[Any, Stack, Any]:
     entries = list(store.entries(record.id))
     actions: list[Action] = []
     texts: list[str] = []
+    actors: list[str | None] = []
     lowest_after: dict[int, int] = {}  # entry id -> the fewest actions in force at or after it
     for entry in entries:
         low = None
         if entry.kind == "action" and entry.action is not None:
             actions.append(Action.from_json(entry.action))
             texts.append(" ".join(e["text"] for e in entry.events))
+            actors.append(entry.actor)
         elif entry.kind == "undo":
             actions.pop()
             texts.pop()
+            actors.pop()
         elif entry.kind == "correction" and entry.action is not None:
             actions.pop()
+            texts.pop()
+            actors.pop()
             low = len(actions)  # a snapshot at the corrected action or after it no longer holds
             actions.append(Action.from_json(entry.action))
             texts.append(_corrected(entry.events))
+            actors.append(entry.actor)
         lowest_after[entry.id] = len(actions) if low is None else low
     floor = len(actions)
     for entry in reversed(entries):
@@ -289,7 +311,7 @@ def _rebuild(store: Store, record: GameRecord) -> tuple[Any, Stack, Any]:
         state, done = opening, 0
     for action in actions[done:]:
         state, _ = game.apply(state, action)
-    return state, Stack(tuple(actions), tuple(texts)), opening
+    return state, Stack(tuple(actions), tuple(texts), tuple(actors)), opening
 
 
 def _opening(game: Game, record: GameRecord, first: Snapshot | None) -> Any:

@@ -9,17 +9,12 @@ from flask import Blueprint, Response, jsonify, request
 
 from companion.rules import SetupError
 from companion.table import library
-from companion.web.body import UPLOAD_BYTES
+from companion.web.body import UPLOAD_BYTES, takes
 from companion.web.context import table
 from companion.web.errors import BadInput
-from companion.web.guard import requires_token
+from companion.web.guard import requires_host
 
 shelf = Blueprint("library", __name__, url_prefix="/api/library")
-
-
-@shelf.before_request
-def _uploads() -> None:
-    request.max_content_length = UPLOAD_BYTES  # a library file is larger than the API's other bodies
 
 
 @shelf.get("")
@@ -47,7 +42,8 @@ def export() -> Response:
 
 
 @shelf.post("/import")
-@requires_token
+@requires_host
+@takes(UPLOAD_BYTES, lane="check")
 def imported() -> tuple[Response, int]:
     """Every set of the library file in the body, each checked by its game first; one wrong set adds none. A file of
     one set may be added under another name (`name`); a set the table holds already is replaced only when the

@@ -11,7 +11,7 @@ from flask import Blueprint, Response, jsonify, request
 from companion.web.body import field, json_body
 from companion.web.context import table
 from companion.web.errors import BadInput
-from companion.web.guard import requires_token
+from companion.web.guard import requires_seat
 
 guides = Blueprint("guides", __name__, url_prefix="/api")
 
@@ -42,7 +42,7 @@ def grid() -> Response:
 
 
 @guides.post("/calibration/grid")
-@requires_token
+@requires_seat
 def walk() -> Response:
     data = json_body()
     do = _do(data, WALK)
@@ -64,7 +64,7 @@ def setup() -> Response:
 
 
 @guides.post("/setup")
-@requires_token
+@requires_seat
 def guide() -> Response:
     do = _do(json_body(), SETUP)
     if do == "start":

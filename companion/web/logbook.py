@@ -29,16 +29,17 @@ def entry_json(entry: Entry) -> dict[str, Any]:
         "actor": entry.actor,
         "events": entry.events,
         "created": entry.created,
+        "phone": entry.phone,
     }
 
 
 def _stored_entry_json(row: tuple) -> str:
     """A stored entry as entry_json gives it, assembled from the JSON texts as stored (parsing and writing them
     again for every replayed entry would cost ten times as much)."""
-    entry_id, game_id, kind, action, source, actor, events, created = row
+    entry_id, game_id, kind, action, source, actor, events, created, phone = row
     return (f'{{"id":{entry_id},"game_id":{game_id},"kind":{json.dumps(kind)},"action":{action or "null"},'
             f'"source":{json.dumps(source)},"actor":{json.dumps(actor)},"events":{events},'
-            f'"created":{created!r}}}')
+            f'"created":{created!r},"phone":{json.dumps(phone)}}}')
 
 
 class LogBook:
@@ -118,4 +119,4 @@ class LogBook:
         shown = [{**event, "text": words.text(event.get("text", ""))} for event in stored]
         if shown != stored:
             events = json.dumps(shown)
-        return _stored_entry_json((*row[:6], events, row[7]))
+        return _stored_entry_json((*row[:6], events, *row[7:]))

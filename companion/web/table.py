@@ -30,6 +30,7 @@ from companion.table.session import Session
 from companion.table.setup_guide import SetupGuide
 from companion.table.steps import NotNow
 from companion.table.store import Entry, Store, StoreError
+from companion.web.asks import Asks
 from companion.web.books import books
 from companion.web.calibration import CameraFeed
 from companion.web.guiding import Guides
@@ -77,6 +78,7 @@ class Table:
         self.session = session
         self.loop = loop
         self.seats = Seats(token, token_path)  # the token: given (tests), kept beside the log (serve), or made now
+        self.asks = Asks()  # what one phone asks of another's seat
         self.datasets = datasets or DataSets(None)  # what a phone may name in a file option (never a path)
         self.hub = hub or Hub()
         self.sensors: Sensors = sensors or (lambda: {"grid": "none", "camera": "none"})
@@ -121,6 +123,8 @@ class Table:
         snapshot["books"] = books(session.record.game, snapshot["ledger"], words)
         snapshot["seat_names"] = {seat: name for seat, name in self.seats.names.items()
                                   if seat in snapshot["players"]}  # fmt: skip
+        snapshot["holders"] = self.seats.holders(session.record.players)  # seat -> the phone that plays it
+        snapshot["asks"] = self.asks.listed()
         snapshot["names"] = {piece: words.piece(piece) for stack in snapshot["layout"].values() for piece in stack}
         names = snapshot["seat_names"]  # the prompt and the end name a player as the header does
         snapshot["phase"] = {**snapshot["phase"], "prompt": named(words.text(snapshot["phase"]["prompt"]), names)}
@@ -133,16 +137,16 @@ class Table:
         return snapshot
 
     # Acting (the API has checked the token).
-    def choose(self, question_id: int, index: int, actor: str | None) -> Entry:
+    def choose(self, question_id: int, index: int, actor: str | None, phone: str | None = None) -> Entry:
         loop = self.loop
         if loop is None:
             raise LookupError("no sensors watch this board, so there is no question to answer")
-        entry = loop.choose(question_id, index, actor)
+        entry = loop.choose(question_id, index, actor, phone)
         self.hub.transient("question", None)
         self.publish_state()
         return entry
 
-    def declare(self, action: Action, actor: str | None) -> Entry:
+    def declare(self, action: Action, actor: str | None, phone: str | None = None) -> Entry:
         """An action a phone declares. Not while the setup is being guided: the referee is held back then, so a game
         played on would go unrefereed; the board is set out first (or the guide stopped)."""
         guide = self.guides.guide
@@ -151,11 +155,11 @@ class Table:
             left = status["total"] - status["placed"]
             raise NotNow(f"set out the board first: {left} {'piece' if left == 1 else 'pieces'} still to place "
                          "(or stop the guide)")  # fmt: skip
-        return self.session.submit(action, "phone", actor)
+        return self.session.submit(action, "phone", actor, phone)
 
-    def override(self, action: Action, actor: str | None) -> Entry:
+    def override(self, action: Action, actor: str | None, phone: str | None = None) -> Entry:
         loop = self.loop
-        return loop.override(action, actor) if loop else self.session.submit(action, "override", actor)
+        return loop.override(action, actor, phone) if loop else self.session.submit(action, "override", actor, phone)
 
     def new_game(
         self, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int | None, guide: bool = True
@@ -180,6 +184,8 @@ class Table:
                 loop.pause()  # before the table listens to it: the pieces about to be set out are not moves
             replaced = self.guides.replace()
             self.session, self.loop = session, loop
+            self.seats.keep_seats(session.record.players)
+            self.asks.clear()
             self._attach(session, loop)
             # The game's opening note was committed by Session.start, before anyone listened: announce it now.
             for entry in store.entries(session.record.id):

@@ -39,12 +39,21 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "-
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"  # screenshots of the page
 
 
+def host_phone(table: Table) -> str:
+    """The key of the table's first phone (so its host), playing every seat of the game by pass and play."""
+    phone, key = table.seats.join()
+    for seat in table.session.record.players:
+        phone = table.seats.take(phone, seat, together=True)
+    return key
+
+
 @dataclass
 class Served:
     table: Table
     server: WebServer
     observer: Observer
     store: Store
+    key: str = ""  # the host phone's key: it plays every seat (pass and play)
 
     @property
     def port(self) -> int:
@@ -64,12 +73,16 @@ class Served:
         return self.table.loop
 
     def request(
-        self, method: str, path: str, body: Any = None, token: str | None = TOKEN, raw: bytes | None = None
-    ) -> tuple[int, Any]:
+        self, method: str, path: str, body: Any = None, token: str | None = TOKEN, raw: bytes | None = None,
+        key: str | None = None,
+    ) -> tuple[int, Any]:  # fmt: skip
+        """A request from the host's phone (`token` None: from a browser that only watches; `key`: another
+        phone's)."""
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
         headers = {"Content-Type": "application/json"}
         if token is not None:
             headers["X-Orrery-Token"] = token
+            headers["X-Orrery-Phone"] = key if key is not None else self.key
         payload = raw if raw is not None else (None if body is None else json.dumps(body).encode())
         connection.request(method, path, payload, headers)
         response = connection.getresponse()
@@ -83,8 +96,14 @@ class Served:
         assert status == 200, data
         return data
 
-    def post(self, path: str, body: Any = None, token: str | None = TOKEN) -> tuple[int, Any]:
-        return self.request("POST", path, {} if body is None else body, token)
+    def post(self, path: str, body: Any = None, token: str | None = TOKEN, key: str | None = None) -> tuple[int, Any]:
+        return self.request("POST", path, {} if body is None else body, token, key=key)
+
+    def join(self) -> str:
+        """Another phone joins (with the token): its key."""
+        status, joined = self.request("POST", "/api/phones", {}, key="")
+        assert status == 201, joined
+        return joined["key"]
 
     def restart(self) -> None:
         """Stop the server and start the companion again on the same log and port, as after a power cut."""
@@ -94,7 +113,7 @@ class Served:
         session = Session.resume(self.store)
         assert session is not None
         fresh = serve(self.store, session, port)
-        self.table, self.server, self.observer = fresh.table, fresh.server, fresh.observer
+        self.table, self.server, self.observer, self.key = fresh.table, fresh.server, fresh.observer, fresh.key
 
     # The board, as the sensors report it to the table loop.
     def board(self, layout: dict[str, tuple[str, ...]], at: float) -> Any:
@@ -134,9 +153,10 @@ def serve(
     observer = Observer({switch: site for site, switch in SWITCHES.items()}, None, settle=0.3)
     loop = TableLoop(session, observer, lambda site: BOARD.site(site).name)
     table = Table(session, loop, token=TOKEN, make_loop=lambda s: TableLoop(s, observer))
+    key = host_phone(table)
     settings = WebSettings(heartbeat=0.3, retry_ms=300)
     server = start_server(table, "127.0.0.1", port, settings, threads=24, tls=tls, limits=limits)
-    return Served(table, server, observer, store)
+    return Served(table, server, observer, store, key)
 
 
 @contextlib.contextmanager
@@ -333,8 +353,9 @@ def grid_served(tmp_path):
         assert live.link is not None and live.link.wait_synced(10)
         table = web_table(live)
         table.seats.token = TOKEN
+        key = host_phone(table)
         server = start_server(table, "127.0.0.1", free_port(), WebSettings(heartbeat=0.3, retry_ms=300), threads=24)
-        served = GridServed(table, server, live.observer, live.store, live=live, grid=grid, profile=profile,
+        served = GridServed(table, server, live.observer, live.store, key, live=live, grid=grid, profile=profile,
                             wiring=wiring)  # fmt: skip
         started.append(served)
         return served

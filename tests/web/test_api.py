@@ -76,7 +76,7 @@ def test_bad_requests_get_a_400_with_one_clear_line_and_change_nothing(served):
         ("/api/act", {}, None, "action: missing"),
         ("/api/act", {"action": {"to": "o3s1"}}, None, "missing its 'type'"),
         ("/api/act", {"action": {"type": "fly_to_the_moon"}}, None, "fly_to_the_moon"),
-        ("/api/act", {"action": {"type": "end_turn"}, "actor": "mauve"}, None, "'mauve' has no seat"),
+        ("/api/act", {"action": {"type": "end_turn"}, "actor": "mauve"}, None, "'mauve' is not a seat"),
         ("/api/act", {"action": {"type": "draw"}}, None, ""),  # Red has drawn already: the rules say why not
         ("/api/act", {"action": {"type": "move", "to": "o3s1", "colour": "x" * 5000}}, None,
          "move: unknown argument 'colour' (arguments: to)"),

@@ -57,6 +57,11 @@ def raw(port: int, data: bytes, source: str = "127.0.5.1", wait: float = 5.0) ->
         return answer
 
 
+def credentials(served) -> bytes:
+    """The head lines of a request from the host's phone."""
+    return b"X-Orrery-Token: " + TOKEN.encode() + b"\r\nX-Orrery-Phone: " + served.key.encode() + b"\r\n"
+
+
 def error_line(answer: bytes) -> tuple[int, str]:
     head, _, body = answer.partition(b"\r\n\r\n")
     status = int(head.split()[1])
@@ -110,7 +115,7 @@ def test_slow_bodies_are_refused_at_their_deadline_and_hold_nothing(quick):
     assert slow.cut >= 40
     started = time.monotonic()
     answer = raw(quick.port, b"POST /api/act HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-                 b"X-Orrery-Token: " + TOKEN.encode() + b"\r\nContent-Length: 100\r\n\r\n{\"action\"")  # fmt: skip
+                 + credentials(quick) + b"Content-Length: 100\r\n\r\n{\"action\"")  # fmt: skip
     assert time.monotonic() - started < 3.0
     status, text = error_line(answer)
     assert status == 408 and "did not arrive within 1 s" in text
@@ -234,15 +239,15 @@ def test_oversized_nested_and_enormous_bodies_are_one_line_400s_and_change_nothi
 def test_a_declared_50_mb_body_is_refused_before_a_byte_of_it_is_read(served):
     before = log_of(served)
     started = time.monotonic()
-    answer = raw(served.port, b"POST /api/act HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Orrery-Token: "
-                 + TOKEN.encode() + b"\r\nContent-Length: 52428800\r\n\r\n{", wait=3.0)  # fmt: skip
+    answer = raw(served.port, b"POST /api/act HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                 + credentials(served) + b"Content-Length: 52428800\r\n\r\n{", wait=3.0)  # fmt: skip
     status, text = error_line(answer)
     assert status == 400 and "52428800 bytes" in text and time.monotonic() - started < 2.0
     # Without a length (chunked), the body is cut off at the limit as it arrives.
     chunk = b"a" * 4096
     chunked = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(4)) + b"0\r\n\r\n"
     answer = raw(served.port, b"POST /api/act HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-                 b"Transfer-Encoding: chunked\r\n\r\n" + chunked, wait=3.0)  # fmt: skip
+                 + credentials(served) + b"Transfer-Encoding: chunked\r\n\r\n" + chunked, wait=3.0)  # fmt: skip
     assert error_line(answer) == (400, "the request body is over 8192 bytes, the most the table takes")
     the_phone_is_served(served, before)
 

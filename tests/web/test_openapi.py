@@ -57,11 +57,12 @@ def check(path: str, method: str, status: int, kind: str, body) -> None:
 def call(served):
     seen: set[tuple[str, str, int]] = set()
 
-    def request(template: str, url: str, method: str = "GET", body=None, token=TOKEN, raw=None, expect=200):
+    def request(template: str, url: str, method: str = "GET", body=None, token=TOKEN, raw=None, expect=200, key=None):
         import http.client
 
         connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
-        headers = {"Content-Type": "application/json", **({"X-Orrery-Token": token} if token else {})}
+        headers = {"Content-Type": "application/json", **({"X-Orrery-Token": token} if token else {}),
+                   "X-Orrery-Phone": served.key if key is None else key}  # fmt: skip
         payload = raw if raw is not None else (None if body is None else json.dumps(body).encode())
         connection.request(method, url, payload, headers)
         response = connection.getresponse()
