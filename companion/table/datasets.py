@@ -41,7 +41,7 @@ def declared(game: str, option: str, where: str | None = None) -> DataOption:
     return found
 
 
-NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")  # matched whole (fullmatch: no trailing newline)
 
 
 def data_folder(database: str | Path) -> Path:
@@ -59,7 +59,7 @@ class DataSets:
         folder = self._folder(game, option)
         if folder is None or not folder.is_dir():
             return []
-        return sorted(p.name for p in folder.iterdir() if NAME.match(p.name))
+        return sorted(p.name for p in folder.iterdir() if NAME.fullmatch(p.name))
 
     def offered(self, game: str) -> dict[str, list[str]]:
         """The names a phone may give each of the game's file options."""
@@ -68,7 +68,7 @@ class DataSets:
     def add(self, game: str, option: str, name: str, source: str | Path) -> Path:
         """Copy a file or folder into the table's data sets under `name` (the host's command, never a phone's)."""
         kind = declared(game, option).kind
-        if not NAME.match(name):
+        if not NAME.fullmatch(name):
             raise SetupError(f"{name!r}: a data set's name is 1 to 40 lower-case letters, digits, - and _")
         source = Path(source)
         if (kind == "folder") != source.is_dir() or not (source.is_dir() or source.is_file()):

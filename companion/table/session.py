@@ -6,6 +6,7 @@ phones). A crash at any moment leaves a log from which `Session.resume` rebuilds
 
 from __future__ import annotations
 
+import re
 import secrets
 import threading
 from collections.abc import Mapping, Sequence
@@ -19,6 +20,7 @@ from companion.rules.engine import read_seed
 from companion.rules.rng import KEYED_BELOW, KEYED_FROM
 from companion.table.store import Entry, GameRecord, Snapshot, Store
 
+SEAT = re.compile(r"[a-z][a-z0-9_-]{0,15}")  # a seat's id: a colour or a short name (no spaces, controls or marks)
 SNAPSHOT_EVERY = 25  # actions between state snapshots: bounds the replay work of a resume
 SOURCES = ("board", "phone", "override", "companion")
 
@@ -52,6 +54,7 @@ class Session:
         """A new game; its chance from the system's entropy unless a seed is given (tests and the demo only)."""
         try:
             engine = load(game)
+            check_seats(players)
             seed = entropy_seed() if seed is None else read_seed(seed)
             state = engine.setup(players, options, seed)
         except (KeyError, SetupError) as error:
@@ -251,6 +254,16 @@ class Session:
 
     def _announce(self, entry: Entry) -> None:
         self.entries.tell(entry)
+
+
+def check_seats(players: Sequence[str]) -> None:
+    """Seat ids, for every game: each 1 to 16 lower-case letters, digits, - and _ beginning with a letter (the page,
+    the log and the console print them; a newline, an escape code or a right-to-left mark must never be one)."""
+    for index, seat in enumerate(players):
+        if not isinstance(seat, str) or not SEAT.fullmatch(seat):
+            shown = repr(seat)[:30] if isinstance(seat, str) else type(seat).__name__
+            raise SetupError(f"players[{index}]: {shown} is not a seat id (1 to 16 lower-case letters, digits, - and _,"
+                             " beginning with a letter)")  # fmt: skip
 
 
 def entropy_seed() -> int:

@@ -10,7 +10,7 @@ from flask import Blueprint, Response, jsonify, request
 from companion.rules import Action, load, names
 from companion.table.store import StoreError
 from companion.web.boardmap import board_json
-from companion.web.body import field, json_body
+from companion.web.body import field, json_body, whole_arg
 from companion.web.calibration import snapshot_jpeg
 from companion.web.context import table
 from companion.web.errors import BadInput
@@ -51,11 +51,7 @@ def state() -> Response:
 @api.get("/log")
 def log() -> Response:
     """The log of one game (default: the one in play), entries after `after`."""
-    try:
-        after = int(request.args.get("after", 0))
-        game_id = int(request.args.get("game", table().session.record.id))
-    except ValueError:
-        raise BadInput("after and game must be whole numbers") from None
+    after, game_id = whole_arg("after", 0), whole_arg("game", table().session.record.id)
     entries = table().logbook.entries(after, game_id)
     with table().logbook.reader() as store:
         last = store.last_entry_id()
@@ -107,18 +103,13 @@ def history() -> Response:
 @api.get("/export")
 def export() -> Response:
     """A whole game as JSON (its setup, every log entry, the actions and the final state), as a file to keep."""
+    game_id = whole_arg("game", table().session.record.id)
     try:
-        game_id = int(request.args.get("game", table().session.record.id))
-        session = table().past.session(game_id)
-    except ValueError:
-        raise BadInput("game must be a whole number") from None
+        exported = table().past.export(game_id)
     except StoreError:
         raise BadInput("game: no such game in this table's log", 404) from None
-    try:
-        response = jsonify(session.export())
-    finally:
-        session.store.close()
-    response.headers["Content-Disposition"] = f'attachment; filename="orrery-{session.record.game}-{game_id}.json"'
+    response = jsonify(exported)
+    response.headers["Content-Disposition"] = f'attachment; filename="orrery-{exported["game"]}-{game_id}.json"'
     return response
 
 

@@ -76,19 +76,30 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-def parse_json(data: bytes) -> Any:
-    """JSON text within the limits above, or BadInput saying what is wrong (one line)."""
+def parse_json(data: bytes, depth: int = DEPTH, what: str = "the request body") -> Any:
+    """JSON text within the limits above (nested at most `depth` deep), or BadInput saying what is wrong (one
+    line, naming `what`)."""
     try:
         value = json.loads(data, parse_int=_whole, parse_float=_real, parse_constant=_constant)
     except _Refused as error:
-        raise BadInput(f"the request body: {error}") from None
+        raise BadInput(f"{what}: {error}") from None
     except RecursionError:
-        raise BadInput(f"the request body nests too deep (at most {DEPTH} levels)") from None
+        raise BadInput(f"{what} nests too deep (at most {depth} levels)") from None
     except (ValueError, UnicodeDecodeError):
-        raise BadInput("the request body must be a JSON object (Content-Type: application/json)") from None
-    if _depth(value) > DEPTH:
-        raise BadInput(f"the request body nests too deep (at most {DEPTH} levels)")
+        raise BadInput(f"{what} must be a JSON object (Content-Type: application/json)") from None
+    if _depth(value) > depth:
+        raise BadInput(f"{what} nests too deep (at most {depth} levels)")
     return value
+
+
+def whole_arg(name: str, default: int) -> int:
+    """A whole number from the query string (a game's number, an entry id): 0 to 2**53, or a one-line 400."""
+    text = request.args.get(name)
+    if text is None:
+        return default
+    if not (text.isascii() and text.isdigit()) or len(text) > 16 or int(text) > LARGEST:
+        raise BadInput(f"{name}: expected a whole number from 0 to {LARGEST}, got {text[:20]!r}")
+    return int(text)
 
 
 def json_body() -> dict[str, Any]:

@@ -13,6 +13,7 @@ from companion.web.books import books
 from companion.web.words import Words
 
 HISTORY = 12  # games Past games lists
+SECRET = ("seed", "state")  # what an export of a game still on leaves out
 
 
 class PastGames:
@@ -33,6 +34,19 @@ class PastGames:
             raise
         assert session is not None
         return session
+
+    def export(self, game_id: int) -> dict[str, Any]:
+        """One game as a file to keep: while it is on, without what would tell the draws and rolls to come (its
+        seed and its state: the generator, the decks' order); once it is over, all of it (StoreError: no such
+        game)."""
+        session = self.session(game_id)
+        try:
+            exported = session.export()
+        finally:
+            session.store.close()
+        if exported["status"] != "over":
+            exported = {key: value for key, value in exported.items() if key not in SECRET}
+        return exported
 
     def history(self, limit: int = HISTORY) -> list[dict[str, Any]]:
         """The latest games of the log, newest first: who played, how it ended, and each seat's books at the end."""
