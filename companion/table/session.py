@@ -18,11 +18,15 @@ from companion.listeners import Listeners
 from companion.rules import Action, Event, Game, IllegalAction, SetupError, load
 from companion.rules.engine import read_seed
 from companion.rules.rng import KEYED_BELOW, KEYED_FROM
-from companion.table.store import Entry, GameRecord, Snapshot, Store
+from companion.table.store import Entry, GameRecord, Snapshot, Store, StoreError
 
 SEAT = re.compile(r"[a-z][a-z0-9_-]{0,15}")  # a seat's id: a colour or a short name (no spaces, controls or marks)
 SNAPSHOT_EVERY = 25  # actions between state snapshots: bounds the replay work of a resume
 SOURCES = ("board", "phone", "override", "companion")
+
+
+class CannotResume(StoreError):
+    """A logged game that cannot be rebuilt (its data gone or changed under it); the message says which and why."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,11 @@ class Session:
                 return None
             game_id = unfinished[-1].id
         record = store.game(game_id)
-        state, stack, opening = _rebuild(store, record)
+        try:
+            state, stack, opening = _rebuild(store, record)
+        except (SetupError, IllegalAction, KeyError, ValueError, OSError) as error:
+            reason = error.args[0] if error.args else type(error).__name__
+            raise CannotResume(f"game {record.id} ({record.game}) cannot be replayed: {reason}") from None
         return cls(store, record, state, stack, opening)
 
     # What the table and the phones read.

@@ -234,6 +234,12 @@ class Store:
         with self._transaction():
             self._db.execute("UPDATE games SET status = ? WHERE id = ?", (status, game_id))
 
+    def set_options(self, game_id: int, options: dict[str, Any]) -> None:
+        """A game's options, rewritten (its data sets pinned to the versions it was played on)."""
+        with self._transaction():
+            text = json.dumps(options, sort_keys=True)
+            self._db.execute("UPDATE games SET options = ? WHERE id = ?", (text, game_id))
+
     def game(self, game_id: int) -> GameRecord:
         row = self._db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:

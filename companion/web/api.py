@@ -8,6 +8,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from companion.rules import Action, load, names
+from companion.table.session import CannotResume
 from companion.table.store import StoreError
 from companion.web.boardmap import board_json
 from companion.web.body import field, json_body, whole_arg
@@ -106,6 +107,8 @@ def export() -> Response:
     game_id = whole_arg("game", table().session.record.id)
     try:
         exported = table().past.export(game_id)
+    except CannotResume as error:
+        raise BadInput(str(error), 409) from None
     except StoreError:
         raise BadInput("game: no such game in this table's log", 404) from None
     response = jsonify(exported)

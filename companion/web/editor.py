@@ -187,11 +187,7 @@ def save_checked(game: str, option: str, key: str, problems: Callable[[Any], lis
 
 
 def keep(game: str, option: str, name: str, data: Any) -> tuple[Response, int]:
-    """Save checked data as a named set; never the set the game in play reads (its log must replay the same)."""
-    in_play = table().session.record
-    if in_play.game == game and name in table().datasets.names(game, option) \
-            and str(in_play.options.get(option, "")).endswith(f"/{option}/{name}"):
-        raise BadInput(f"name: {name!r} is the {option} of the game in play; save it under another name", 409)
+    """Save checked data as a named set: a new version of it (the games played on an earlier one keep theirs)."""
     try:
         library.save(table().datasets, game, option, name, data)
     except SetupError as error:

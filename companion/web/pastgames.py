@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from companion.rules.words import verdict
-from companion.table.session import Session
-from companion.table.store import Store, StoreError
+from companion.table.session import CannotResume, Session
+from companion.table.store import GameRecord, Store, StoreError
 from companion.web.books import books
 from companion.web.words import Words
 
@@ -55,7 +55,16 @@ class PastGames:
             records = store.games()[-limit:][::-1]
         finally:
             store.close()
-        return [self.summary(record.id) for record in records]
+        return [self._listed(record) for record in records]
+
+    def _listed(self, record: GameRecord) -> dict[str, Any]:
+        """A game's summary, or what can be said of one that cannot be replayed (its data gone)."""
+        try:
+            return self.summary(record.id)
+        except CannotResume as error:
+            return {"id": record.id, "game": record.game, "title": record.game, "players": list(record.players),
+                    "status": record.status, "created": record.created, "result": str(error), "winners": [],
+                    "books": {"players": [], "table": []}}  # fmt: skip
 
     def summary(self, game_id: int) -> dict[str, Any]:
         """One game of the log as it stands (or ended): its game, when it began, its players, the result, the

@@ -10,6 +10,7 @@ from typing import Any
 
 from flask import Blueprint, Response
 
+from companion.table.session import CannotResume
 from companion.table.store import StoreError
 from companion.web.body import LARGEST
 from companion.web.context import table
@@ -136,6 +137,8 @@ def _file_name(summary: dict[str, Any]) -> str:
 def _summary(game_id: int) -> tuple[dict[str, Any], dict[str, str]]:
     try:
         summary = table().past.summary(game_id)
+    except CannotResume as error:
+        raise BadInput(str(error), 409) from None
     except StoreError:
         raise BadInput("game: no such game in this table's log", 404) from None
     return summary, table().seats.names

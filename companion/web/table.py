@@ -85,6 +85,7 @@ class Table:
         self._board = board
         self.camera = camera  # None: no camera at this table
         self.phone = phone  # the camera page's frames, when a phone is the table's camera
+        _pin_versions(session, self.datasets)
         self.logbook = LogBook(str(session.store.path), lambda: self.session.record, board, self.board)
         self.past = PastGames(str(session.store.path), self.logbook.words)
         self.guides = Guides(self, self.hub, grid, beside, probe)
@@ -275,3 +276,15 @@ class Table:
     def publish_state(self) -> None:
         self.hub.transient("state", self.state())
 
+
+
+def _pin_versions(session: Session, sets: DataSets) -> None:
+    """Games logged before data sets had versions are pinned to the versions of their sets as they are now, so that
+    no later save changes what they replay on (once: a pinned game names versions)."""
+    store = session.store
+    for record in store.games():
+        pinned = sets.pin(record.game, record.options)
+        if pinned is not None:
+            store.set_options(record.id, pinned)
+            if record.id == session.record.id:
+                session.record = store.game(record.id)
