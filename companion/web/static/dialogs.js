@@ -29,6 +29,8 @@ export function openJoin(app) {
   }
   $("together").checked = !!(app.phone && app.phone.together);
   const inputs = [...seats.querySelectorAll("input")].filter((i) => !i.disabled);
+  $("join-ok").disabled = !inputs.length;
+  $("join-full").hidden = !!inputs.length;
   const current = inputs.find((i) => i.value === app.seat.name) || inputs[0];
   const names = app.state.seat_names || {};
   if (current) { current.checked = true; $("colour").value = app.seat.colour || hex(pieceColour(current.value)); }

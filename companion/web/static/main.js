@@ -150,6 +150,8 @@ function renderState(state) {
 function showPhone() {
   document.body.classList.toggle("seated", app.seated);
   document.body.classList.toggle("host", app.host);
+  $("watching").textContent = app.isPlayer ? "Watching. To play, take a seat: Settings, then Change seat."
+    : "Watching. Scan the table's QR code to play.";
 }
 
 // What one phone asks of another's seat (taking back its move, giving the seat away): every phone sees it; the
