@@ -12,7 +12,7 @@ from companion.web.asks import AskRefused
 from companion.web.body import field, json_body
 from companion.web.context import table
 from companion.web.errors import BadInput
-from companion.web.guard import requires_phone, requires_token, the_phone, this_phone
+from companion.web.guard import Access, requires_phone, requires_token, the_phone, this_phone
 from companion.web.seats import Phone, SeatRefused
 
 phones = Blueprint("phones", __name__, url_prefix="/api")
@@ -68,7 +68,7 @@ def join() -> tuple[Response, int]:
 @requires_token
 def me() -> Response:
     """This phone as the table knows it: its id, whether it is the host, its seats (null: not joined)."""
-    phone = this_phone()
+    phone = this_phone(Access.TOKEN)
     return jsonify(None if phone is None else _me(phone))
 
 
@@ -112,14 +112,14 @@ def give() -> tuple[Response, int]:
     if holder == phone.id or (holder is None and phone.host):
         seats.give(seat, to)
         table().publish_state()
-        return jsonify(asked=None, state=table().state()), 200
+        return jsonify(entry=None, asked=None, state=table().state()), 200
     if not phone.host:
         raise BadInput(f"seat: {seat_name(seat)}'s seat is another phone's: only its player or the host may give it",
                        403)  # fmt: skip
     asked = table().asks.ask("give", seat, phone.id, f"The host asks to give {seat_name(seat)}'s seat to another "
                              "phone.", to=to)  # fmt: skip
     table().publish_state()
-    return jsonify(asked=asked.to_json(), state=table().state()), 202
+    return jsonify(entry=None, asked=asked.to_json(), state=table().state()), 202
 
 
 @phones.post("/asks/answer")
@@ -143,4 +143,4 @@ def answer() -> Response:
             raise BadInput("ask: the move asked about is no longer the last one; ask again", 409)
         entry = session.undo("phone", asked.seat, phone.id)
     table().publish_state()
-    return jsonify(entry=None if entry is None else table().entry_json(entry), state=table().state())
+    return jsonify(entry=None if entry is None else table().entry_json(entry), asked=None, state=table().state())
