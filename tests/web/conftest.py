@@ -40,10 +40,12 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"  # screens
 
 
 def host_phone(table: Table) -> str:
-    """The key of the table's first phone (so its host), playing every seat of the game by pass and play."""
+    """The key of a phone that joins now (the host when it is the first), playing every free seat of the game by
+    pass and play."""
     phone, key = table.seats.join()
     for seat in table.session.record.players:
-        phone = table.seats.take(phone, seat, together=True)
+        if table.seats.holder(seat) is None:
+            phone = table.seats.take(phone, seat, together=True)
     return key
 
 
@@ -53,7 +55,7 @@ class Served:
     server: WebServer
     observer: Observer
     store: Store
-    key: str = ""  # the host phone's key: it plays every seat (pass and play)
+    key: str = ""  # the key of the tests' own phone (joined at its first request: the host when no page came first)
 
     @property
     def port(self) -> int:
@@ -82,7 +84,7 @@ class Served:
         headers = {"Content-Type": "application/json"}
         if token is not None:
             headers["X-Orrery-Token"] = token
-            headers["X-Orrery-Phone"] = key if key is not None else self.key
+            headers["X-Orrery-Phone"] = key if key is not None else self.own_key()
         payload = raw if raw is not None else (None if body is None else json.dumps(body).encode())
         connection.request(method, path, payload, headers)
         response = connection.getresponse()
@@ -99,6 +101,12 @@ class Served:
     def post(self, path: str, body: Any = None, token: str | None = TOKEN, key: str | None = None) -> tuple[int, Any]:
         return self.request("POST", path, {} if body is None else body, token, key=key)
 
+    def own_key(self) -> str:
+        """The tests' own phone's key, joining it first (it plays every seat no page took)."""
+        if not self.key:
+            self.key = host_phone(self.table)
+        return self.key
+
     def join(self) -> str:
         """Another phone joins (with the token): its key."""
         status, joined = self.request("POST", "/api/phones", {}, key="")
@@ -113,7 +121,7 @@ class Served:
         session = Session.resume(self.store)
         assert session is not None
         fresh = serve(self.store, session, port)
-        self.table, self.server, self.observer, self.key = fresh.table, fresh.server, fresh.observer, fresh.key
+        self.table, self.server, self.observer, self.key = fresh.table, fresh.server, fresh.observer, ""
 
     # The board, as the sensors report it to the table loop.
     def board(self, layout: dict[str, tuple[str, ...]], at: float) -> Any:
@@ -153,10 +161,9 @@ def serve(
     observer = Observer({switch: site for site, switch in SWITCHES.items()}, None, settle=0.3)
     loop = TableLoop(session, observer, lambda site: BOARD.site(site).name)
     table = Table(session, loop, token=TOKEN, make_loop=lambda s: TableLoop(s, observer))
-    key = host_phone(table)
     settings = WebSettings(heartbeat=0.3, retry_ms=300)
     server = start_server(table, "127.0.0.1", port, settings, threads=24, tls=tls, limits=limits)
-    return Served(table, server, observer, store, key)
+    return Served(table, server, observer, store)
 
 
 @contextlib.contextmanager
@@ -353,9 +360,8 @@ def grid_served(tmp_path):
         assert live.link is not None and live.link.wait_synced(10)
         table = web_table(live)
         table.seats.token = TOKEN
-        key = host_phone(table)
         server = start_server(table, "127.0.0.1", free_port(), WebSettings(heartbeat=0.3, retry_ms=300), threads=24)
-        served = GridServed(table, server, live.observer, live.store, key, live=live, grid=grid, profile=profile,
+        served = GridServed(table, server, live.observer, live.store, live=live, grid=grid, profile=profile,
                             wiring=wiring)  # fmt: skip
         started.append(served)
         return served

@@ -59,7 +59,7 @@ def raw(port: int, data: bytes, source: str = "127.0.5.1", wait: float = 5.0) ->
 
 def credentials(served) -> bytes:
     """The head lines of a request from the host's phone."""
-    return b"X-Orrery-Token: " + TOKEN.encode() + b"\r\nX-Orrery-Phone: " + served.key.encode() + b"\r\n"
+    return b"X-Orrery-Token: " + TOKEN.encode() + b"\r\nX-Orrery-Phone: " + served.own_key().encode() + b"\r\n"
 
 
 def error_line(answer: bytes) -> tuple[int, str]:

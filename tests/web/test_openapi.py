@@ -62,7 +62,7 @@ def call(served):
 
         connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
         headers = {"Content-Type": "application/json", **({"X-Orrery-Token": token} if token else {}),
-                   "X-Orrery-Phone": served.key if key is None else key}  # fmt: skip
+                   "X-Orrery-Phone": served.own_key() if key is None else key}  # fmt: skip
         payload = raw if raw is not None else (None if body is None else json.dumps(body).encode())
         connection.request(method, url, payload, headers)
         response = connection.getresponse()
