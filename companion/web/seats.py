@@ -110,8 +110,12 @@ class Seats:
 
     def forget_host(self) -> None:
         """The console's word: the next phone to join is the host."""
+        self.hand_host(None)
+
+    def hand_host(self, phone_id: str | None) -> None:
+        """The console's word: this phone is the host (None: the next phone to join)."""
         with self._lock:
-            self._host = None
+            self._host = phone_id
             self._save()
 
     def _forget_oldest(self) -> None:

@@ -107,6 +107,12 @@ class Served:
             self.key = host_phone(self.table)
         return self.key
 
+    def host_now(self) -> None:
+        """The tests' own phone becomes the host (the console's word, `companion phones host`)."""
+        phone = self.table.seats.phone(self.own_key())
+        assert phone is not None
+        self.table.seats.hand_host(phone.id)
+
     def join(self) -> str:
         """Another phone joins (with the token): its key."""
         status, joined = self.request("POST", "/api/phones", {}, key="")

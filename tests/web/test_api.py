@@ -52,6 +52,7 @@ def test_a_declared_input_is_committed_and_logged_as_the_phones(served):
 
 
 def test_without_the_token_a_browser_may_watch_but_not_act(served):
+    served.own_key()  # the tests' phone has joined and plays every seat
     before = served.get("/api/state")
     for token, message in ((None, "may only watch"), ("guess", "token is wrong")):
         for path, body in (("/api/act", {"action": {"type": "end_turn"}}), ("/api/undo", {}),
@@ -69,6 +70,7 @@ def test_without_the_token_a_browser_may_watch_but_not_act(served):
 
 
 def test_bad_requests_get_a_400_with_one_clear_line_and_change_nothing(served):
+    served.own_key()  # the tests' phone has joined and plays every seat
     before = served.get("/api/state")
     cases = [
         ("/api/act", None, b"not json", "must be a JSON object"),

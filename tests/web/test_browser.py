@@ -34,6 +34,7 @@ def join(page: Page, served, seat: str = "blue") -> None:
     page.locator(f'#seats input[value="{seat}"]').check()
     page.click("#join-ok")
     live(page)
+    expect(page.locator("body.seated")).to_have_count(1)  # the table knows this phone plays the seat
 
 
 def test_a_player_joins_by_the_qr_address_and_chooses_a_seat(page, served):
