@@ -84,6 +84,8 @@ class Session:
         record = store.game(game_id)
         try:
             state, stack, opening = _rebuild(store, record)
+            game = load(record.game)  # what the table asks of it at once: a game that cannot answer is not resumed
+            game.layout(state), game.phase(state), next(iter(game.legal_actions(state)), None)
         except (SetupError, IllegalAction, KeyError, ValueError, OSError) as error:
             reason = error.args[0] if error.args else type(error).__name__
             raise CannotResume(f"game {record.id} ({record.game}) cannot be replayed: {reason}") from None

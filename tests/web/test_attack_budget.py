@@ -5,6 +5,7 @@ a phone that holds no seat, or acts for another's, is refused everything but wat
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import struct
@@ -81,10 +82,8 @@ def send(port: int, head: bytes, body: bytes, source: str) -> tuple[int, str, fl
     started = time.monotonic()
     with socket.create_connection(("127.0.0.1", port), 10, (source, 0)) as sock:
         sock.sendall(head + f"Connection: close\r\nContent-Length: {len(body)}\r\n\r\n".encode())
-        try:
+        with contextlib.suppress(OSError):  # refused before the body was read: the table closed the connection
             sock.sendall(body)
-        except OSError:
-            pass  # refused before the body was read: the table closed the connection
         sock.settimeout(30)
         answer = b""
         try:
@@ -161,7 +160,8 @@ def test_with_the_token_heavy_checks_take_one_lane_and_the_page_stays_a_phones(s
     assert all("busy" in text for status, text, _ in answers if status == 503)
 
 
-@pytest.mark.parametrize("path", ["/api/camera/frame?still=1", "/api/editor/flatten?corners=0,0,9,0,9,9,0,9&width=9&height=9"])
+@pytest.mark.parametrize("path", ["/api/camera/frame?still=1",
+                                  "/api/editor/flatten?corners=0,0,9,0,9,9,0,9&width=9&height=9"])
 def test_a_small_picture_claiming_20000_by_20000_pixels_is_refused_before_it_is_decoded(camera_table, path):
     picture = png_claiming(20000, 20000)
     assert len(picture) < 400_000
