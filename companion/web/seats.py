@@ -3,8 +3,9 @@ own), which phone holds which seat, the host, and the players' names beside the 
 
 - The token is the table's join secret (in the QR code); a phone that shows it gets a key of its own (POST
   /api/phones) and from then on shows both. Only a digest of each key is kept.
-- The first phone to join a table is its host (the phone that set it up); `companion phones host --db` on the
-  Pi's console lets the next phone to join be the host instead (a lost phone).
+- The first phone to join a table is its host (the phone that set it up); `companion token host --db` on the
+  Pi's console lets the next phone to join be the host instead (a lost phone), as `companion token rotate` makes
+  a new token.
 - A seat belongs to the phone that took it: its holder may give it to another phone or leave it; the host may give
   it to another phone once the seat's phone agrees. A phone holds one seat unless it chose pass and play.
 Kept beside the game log (so across restarts) when the table has a data folder; in memory otherwise (tests).
@@ -56,11 +57,12 @@ class Seats:
         self._lock = threading.RLock()
         self._folder = token_path.parent if self._kept is not None and token_path is not None else None
         self.names: dict[str, str] = _read(self._folder, NAMES_FILE)
-        kept = _read(self._folder, PHONES_FILE)
-        self._phones: dict[str, str] = dict(kept.get("phones", {}))  # key digest -> phone id
-        self._host: str | None = kept.get("host")
-        self._holders: dict[str, str] = dict(kept.get("holders", {}))  # seat -> phone id
-        self._together: set[str] = set(kept.get("together", []))  # phones that chose pass and play
+        self._phones: dict[str, str] = {}  # key digest -> phone id
+        self._host: str | None = None
+        self._holders: dict[str, str] = {}  # seat -> phone id
+        self._together: set[str] = set()  # phones that chose pass and play
+        self._stamp: tuple[int, int] | None = None
+        self._fresh()
 
     # The token.
     @property
@@ -85,6 +87,7 @@ class Seats:
     def join(self) -> tuple[Phone, str]:
         """A new phone and its key (said once: only its digest is kept). The first phone of a table is its host."""
         with self._lock:
+            self._fresh()
             key = secrets.token_urlsafe(24)
             phone_id = secrets.token_hex(4)
             self._phones[digest(key)] = phone_id
@@ -94,8 +97,20 @@ class Seats:
             self._save()
             return self._phone(phone_id), key
 
+    def _fresh(self) -> None:
+        """The phones as the file keeps them, read again when it changed (the console's `companion token host`)."""
+        if self._folder is None:
+            return
+        stamp = _stamp(self._folder / PHONES_FILE)
+        if stamp == self._stamp:
+            return
+        kept = read_phones(self._folder)
+        self._phones, self._host = kept["phones"], kept["host"]
+        self._holders, self._together, self._stamp = kept["holders"], set(kept["together"]), stamp
+
     def phone(self, key: str) -> Phone | None:
         """The phone whose key this is, or None."""
+        self._fresh()
         if not key:
             return None
         phone_id = self._phones.get(digest(key))
@@ -131,6 +146,7 @@ class Seats:
         return self._holders.get(seat)
 
     def holders(self, seats: tuple[str, ...]) -> dict[str, str | None]:
+        self._fresh()
         return {seat: self._holders.get(seat) for seat in seats}
 
     def take(self, phone: Phone, seat: str, together: bool = False) -> Phone:
@@ -192,7 +208,8 @@ class Seats:
             return
         kept = {"phones": self._phones, "host": self._host, "holders": self._holders,
                 "together": sorted(self._together)}  # fmt: skip
-        write_atomically(self._folder / PHONES_FILE, json.dumps(kept).encode(), mode=0o600)
+        write_phones(self._folder, kept)
+        self._stamp = _stamp(self._folder / PHONES_FILE)
 
 
 def _seat(seat: str) -> str:
@@ -206,8 +223,35 @@ def _read(folder: Path | None, name: str) -> dict[str, Any]:
         kept = json.loads((folder / name).read_text())
     except (OSError, ValueError):
         return {}  # none yet, or a damaged file: the phones join again
-    if not isinstance(kept, dict):
-        return {}
-    if name == NAMES_FILE:
-        return {str(k): str(v) for k, v in kept.items()}
-    return kept
+    return {str(k): str(v) for k, v in kept.items()} if isinstance(kept, dict) else {}
+
+
+def read_phones(folder: Path) -> dict[str, Any]:
+    """The phones kept in `folder`: each key's digest and phone id, the host, the seats' holders, pass and play (a
+    damaged file reads as none: the phones join again)."""
+    try:
+        kept = json.loads((folder / PHONES_FILE).read_text())
+    except (OSError, ValueError):
+        kept = {}
+    kept = kept if isinstance(kept, dict) else {}
+
+    def strings(value: Any) -> dict[str, str]:
+        return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+    host = kept.get("host")
+    together = kept.get("together")
+    return {"phones": strings(kept.get("phones")), "host": host if isinstance(host, str) else None,
+            "holders": strings(kept.get("holders")),
+            "together": [str(p) for p in together] if isinstance(together, list) else []}  # fmt: skip
+
+
+def write_phones(folder: Path, kept: dict[str, Any]) -> None:
+    write_atomically(folder / PHONES_FILE, json.dumps(kept).encode(), mode=0o600)
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_ino
