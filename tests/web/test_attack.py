@@ -47,14 +47,19 @@ def raw(port: int, data: bytes, source: str = "127.0.5.1", wait: float = 5.0) ->
     """Send bytes as they are and read the answer until the table closes the connection (or `wait` runs out)."""
     with socket.create_connection(("127.0.0.1", port), 5, (source, 0)) as sock:
         sock.sendall(data)
-        sock.settimeout(wait)
-        answer = b""
-        try:
-            while chunk := sock.recv(65536):
-                answer += chunk
-        except TimeoutError:
-            pass
-        return answer
+        return answer_of(sock, wait)
+
+
+def answer_of(sock: socket.socket, wait: float) -> bytes:
+    """What the table answers on `sock`, until it closes the connection (or `wait` runs out)."""
+    sock.settimeout(wait)
+    answer = b""
+    try:
+        while chunk := sock.recv(65536):
+            answer += chunk
+    except OSError:  # the time is up, or the table reset a connection whose body it would not read
+        pass
+    return answer
 
 
 def credentials(served) -> bytes:

@@ -22,7 +22,7 @@ from companion.boards.orbit import build
 from companion.sensing.pushed import PushedFrames
 from companion.web.attack import Guests, phone_check
 
-from .conftest import TOKEN
+from .test_attack import answer_of, credentials
 
 BUDGET_KB = 200 * 1024  # the server's peak resident memory over its start, under any attack
 PAGE_SECONDS = 1.0
@@ -73,10 +73,6 @@ def under_attack(served, attack: Callable[[], object], seconds: float) -> tuple[
     return slowest, (peak - start) / 1024
 
 
-def credentials(served) -> bytes:
-    return b"X-Orrery-Token: " + TOKEN.encode() + b"\r\nX-Orrery-Phone: " + served.own_key().encode() + b"\r\n"
-
-
 def send(port: int, head: bytes, body: bytes, source: str) -> tuple[int, str, float]:
     """One request as raw bytes (the body as fast as the table reads it): status, error line, seconds."""
     started = time.monotonic()
@@ -84,13 +80,7 @@ def send(port: int, head: bytes, body: bytes, source: str) -> tuple[int, str, fl
         sock.sendall(head + f"Connection: close\r\nContent-Length: {len(body)}\r\n\r\n".encode())
         with contextlib.suppress(OSError):  # refused before the body was read: the table closed the connection
             sock.sendall(body)
-        sock.settimeout(30)
-        answer = b""
-        try:
-            while chunk := sock.recv(65536):
-                answer += chunk
-        except OSError:
-            pass
+        answer = answer_of(sock, 30)
     elapsed = time.monotonic() - started
     status_line, _, rest = answer.partition(b"\r\n")
     text = json.loads(rest.partition(b"\r\n\r\n")[2] or b"{}").get("error", "")
