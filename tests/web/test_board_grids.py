@@ -287,7 +287,8 @@ def test_from_the_page_a_copy_is_laid_over_its_photo_its_grid_walked_and_its_mov
     keep_as(page, "club", "ORBIT: deck “club”")
     assert errors == []
 
-    phone = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+    phone = page.context.new_page()  # the host's own phone, at phone size: it kept the board and starts the game
+    phone.set_viewport_size({"width": 360, "height": 740})
 
     def ours(options) -> None:
         options.locator("[data-option=board]").select_option("my-copy")
@@ -352,6 +353,9 @@ def test_from_the_page_a_copy_is_laid_over_its_photo_its_grid_walked_and_its_mov
                  or phone.evaluate(f"{setup}.state") != "placing", what="the tap to count")  # fmt: skip
     gs.until(lambda: not gs.table.loop.paused, what="the referee after the setup")
 
+    phone.evaluate("window.orrery.app.send('/api/seats/leave', {seat: 'red'})")  # Red plays on from another phone
+    gs.until(lambda: gs.table.seats.holder("red") is None, what="the seat free")
+    assert gs.post("/api/seats/take", {"seat": "red", "together": True})[0] == 200
     book_moves_by_hand(gs, wiring)
     booked = gs.table.logbook.entries()[-1]["events"][0]["text"]
     expect(phone.locator("#log li").first).to_contain_text(booked[:30])
