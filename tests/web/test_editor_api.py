@@ -54,6 +54,7 @@ def test_a_saved_board_is_a_data_set_a_new_game_is_played_and_mapped_on(served, 
     status, answer = served.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board})
     assert status == 201, answer
     served.restart()
+    served.table.datasets = DataSets(tmp_path / "datasets")
     mapped = served.get("/api/board")
     assert any("the sun" in (site.get("label"), site.get("name")) for site in mapped["sites"])
     assert not any("the moon" in (site.get("label"), site.get("name")) for site in mapped["sites"])

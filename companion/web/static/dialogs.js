@@ -15,6 +15,7 @@ function hex(colour) {
 // Join: a seat for this phone (a seat another phone plays is taken already), pass and play to play several seats on
 // one phone, or just watch (the seats this phone played are free again).
 export function openJoin(app) {
+  if ($("join").open) return;
   const seats = $("seats");
   seats.replaceChildren();
   const holders = app.state.holders || {};

@@ -178,6 +178,7 @@ function renderAsks(asks) {
 }
 
 async function startGame(state) {
+  const earlier = app.gameId;  // null: the page's first game (start() offers the seats then)
   app.gameId = state.game_id;
   app.moves.close();
   const board = await get(`/api/board?game=${state.game_id}`);
@@ -193,7 +194,7 @@ async function startGame(state) {
   if (last) app.map.setMoved(Object.values(last.action).flat().filter((value) => app.map.sites.has(value)));
   app.opening = log.entries.length <= 1;  // no move yet: the page lists where every piece goes
   renderPlaceList();
-  if (wantsSeat()) openJoin(app);
+  if (earlier !== null && wantsSeat()) openJoin(app);  // a new game: its seats may be other seats
 }
 
 // A phone with the token that plays no seat and did not choose to watch is offered the seats.
