@@ -180,6 +180,8 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call("/api/inputs", "/api/inputs")
     buyer = session.game.phase(session.state).actor
     other = "green" if buyer == "red" else "red"
+    for seat in session.record.players:  # the tests' (the host's) phone plays every seat of the new game
+        served.post("/api/seats/take", {"seat": seat, "together": True})
     call("/api/muster", "/api/muster", "POST", {"counts": {"army": 2, "transport": 1}, "actor": buyer})
     call("/api/muster", "/api/muster", "POST", {"counts": {"army": 100}, "actor": buyer}, expect=400)
     call("/api/muster", "/api/muster", "POST", {"counts": {"army": 1}, "actor": other}, expect=409)
