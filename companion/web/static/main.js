@@ -399,8 +399,6 @@ function connect() {
 
 async function start() {
   app.isPlayer = !!takeTokenFromUrl();
-  if (app.isPlayer) app.phone = await joinTable().catch((error) => { complain(error.message); return null; });
-  app.isPlayer = app.isPlayer && !!app.phone;
   document.body.classList.toggle("player", app.isPlayer);
   showSeat();
   app.showSpeechButton();
@@ -436,6 +434,9 @@ async function start() {
   };
   startSecure();  // the screen kept awake, the service worker, and over plain http the step to trust the table
   const state = await get("/api/state");
+  if (app.isPlayer) app.phone = await joinTable().catch((error) => { complain(error.message); return null; });
+  app.isPlayer = app.isPlayer && !!app.phone;  // a phone the table does not know watches
+  document.body.classList.toggle("player", app.isPlayer);
   app.lastId = state.last_entry;
   app.log = state.log;
   renderState(state);
