@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 
 from companion.boards.files import board_to_json
 from companion.boards.orbit import build
@@ -69,7 +70,9 @@ def test_a_game_logged_before_sets_had_versions_is_pinned_to_its_set_as_it_is(se
     store.close()
 
 
-def test_a_game_whose_data_is_gone_is_kept_and_the_table_starts_a_new_one(tmp_path):
+def test_a_game_logged_before_states_kept_their_material_whose_data_is_gone_is_kept_and_a_new_one_begins(tmp_path):
+    """A game begun now keeps its board and data in its log (its first snapshot); one logged before that is set up
+    again from its files on resuming, and when they are gone it is kept and named, and the table begins anew."""
     db = tmp_path / "table.db"
     sets = DataSets(tmp_path / "datasets")
     folder = tmp_path / "datasets/orbit/board"
@@ -78,6 +81,8 @@ def test_a_game_whose_data_is_gone_is_kept_and_the_table_starts_a_new_one(tmp_pa
     store = Store(db)
     Session.start(store, "orbit", ["red", "blue"], sets.resolve("orbit", {"board": "ours"}), 5)
     store.close()
+    with sqlite3.connect(db) as old:  # as a log written before states carried their material
+        old.execute("UPDATE snapshots SET state = json_remove(state, '$.material')")
     shutil.rmtree(folder / VERSIONS)  # the version the game was set up on is gone (a disk tidied by hand)
     try:
         Session.resume(Store(db))
