@@ -193,6 +193,7 @@ def test_screenshots_at_phone_and_tablet_sizes(browser, served, name, width, hei
         page.locator('#seats input[value="red"]').check()
         page.click("#join-ok")
         live(page)
+        expect(page.locator("body.seated")).to_have_count(1)  # the table knows this phone plays red
         served.session.submit(Action.make("move", to="o3s1"), "board", None)
         served.mismatch()
         expect(page.locator("#warning")).to_be_visible()

@@ -4,6 +4,7 @@ and a restart of the companion after which every phone is still joined (the toke
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -157,6 +158,8 @@ def test_a_turn_is_played_by_taps_alone_and_the_page_fits_a_phone(browser, table
         if page.evaluate("window.orrery.app.seat.name") != seat:
             page.evaluate(f"window.orrery.app.setSeat({{name: '{seat}', colour: ''}})")
         expect(page.locator("#moves")).to_be_visible()
+        actor = table.table.session.game.phase(table.table.session.state).actor
+        page.wait_for_function(f"window.orrery.app.state.phase.actor === {json.dumps(actor)}")  # the page is current
         fits(page, 360)
         booked.append(tap_a_move(page, table))
         entry = table.table.logbook.entries()[-1]
