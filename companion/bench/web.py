@@ -1,7 +1,8 @@
 """`companion bench web`: the phone page's stream under many phones: delivery latency (commit to arrival) and loss,
 with the server's memory, against a baseline in the same run: bare aiohttp streaming the same rate of tiny messages
 (no Flask, no SQLite, no session), which is what the machine and the server alone cost. Then the same under attack
-(50 slow requests and 100 idle streams from other addresses meanwhile), and the server's memory while ten phones
+(50 slow requests, 100 idle streams and floods of large bodies without the token from other addresses meanwhile,
+the server's peak memory against its start), and the server's memory while ten phones
 replay a 100,000-entry log at once. The server, the phones and each crowd of guests run in processes of their own
 (loadgen.py), and the machine's load average is printed beside each row: on a shared machine the spread of the
 delays is its scheduling as much as the server's work."""
@@ -34,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
     failed = 0
     rows = (("bare", None, "baseline: bare aiohttp, tiny messages"),
             ("companion", None, "companion: random legal actions committed, Flask app, hub"),
-            ("companion", Attack(), "companion under attack: 50 slow requests and 100 idle streams meanwhile"))
+            ("companion", Attack(), "companion under attack: 50 slow requests, 100 idle streams, 32 stills of 24 MB "
+                                    "and 12 boards of 4 MB without the token, again and again, meanwhile"))
     for mode, attack, title in rows:
         load = os.getloadavg()[0]
         result = run_load(mode, args.clients, args.seconds, args.rate, attack)
@@ -55,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
         if memory:
             print(f"  server RSS    {memory[0] / 1024:.1f} MB after warm-up, {memory[-1] / 1024:.1f} MB at the end "
                   f"({(memory[-1] - memory[0]) / 1024:+.1f} MB)")
+        print(f"  server peak   {result.peak_kb / 1024:.1f} MB, {(result.peak_kb - result.start_kb) / 1024:+.1f} MB "
+              f"over its {result.start_kb / 1024:.1f} MB at the start (the budget: +200 MB)")
         errors = [p.error for p in result.phones if p.error]
         if errors:
             print(f"  phone errors  {len(errors)}: {errors[0]}")

@@ -14,7 +14,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--config", help="a TOML settings file (see docs/user-guide.md); options below override it")
     parser.add_argument("--game", help=f"the game to start when no unfinished game is waiting (default {DEFAULT})")
     parser.add_argument("--players", help="comma-separated seats for a new game (default red,green,blue)")
-    parser.add_argument("--seed", type=int, help="the new game's seed")
+    parser.add_argument("--seed", type=int, help="the new game's seed, for tests only (a table draws its chance "
+                        "from the system's entropy)")
     parser.add_argument("--db", help="the SQLite game log (default companion.db); an unfinished game resumes")
     parser.add_argument("--board", help="a board file, or the name of a board of the table's (made in the board "
                         "editor; `companion data list`) (default: the game's own board)")

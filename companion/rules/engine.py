@@ -31,6 +31,7 @@ from typing import Any, ClassVar, Generic, Literal, Self, TypeVar
 
 from companion import codec
 from companion.boards.model import Board
+from companion.rules.rng import Rng
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -446,6 +447,17 @@ class Game(ABC, Generic[S]):
         """The legal actions, in order, that buy `counts` (kind -> how many) of `muster(state)`; IllegalAction with
         a player's reason when they cannot all be bought (points, counters or room)."""
         raise IllegalAction(f"{self.title} buys nothing by numbers")
+
+    def hidden(self, state: S) -> Any:
+        """What the rulebook keeps from the players in `state`: the generator (and the order of the decks a game
+        shuffled at setup). An action that changes it takes a chance: nothing a phone sees before it is applied
+        may depend on the result."""
+        return getattr(state, "rng", None)
+
+    def conceal(self, state: S, rng: Rng) -> S:
+        """`state` with everything `hidden` covers drawn afresh from `rng` (a generator no phone knows): what an
+        action does to it is what may be shown of that action before it is applied."""
+        return dataclasses.replace(state, rng=rng) if hasattr(state, "rng") else state  # type: ignore[type-var]
 
     def decode_action(self, data: Any) -> Action:
         """An action from its JSON form, its arguments checked against the game's schema; ActionError (one line,

@@ -1,5 +1,6 @@
 """The players' phones as the twin's players use them: in the table's process (the web table's own calls, which the
-API's routes make) for the benchmarks, or over HTTP with the table's token, as a browser sends them."""
+API's routes make) for the benchmarks, or over HTTP as a browser sends them: one phone that joins with the table's
+token, is the host (the first phone to join), and plays every seat by pass and play."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from companion.rules import Action, IllegalAction
 from companion.web.table import Table
 
 TOKEN_HEADER = "X-Orrery-Token"
+PHONE_HEADER = "X-Orrery-Phone"
 
 
 class Phones(Protocol):
@@ -48,7 +50,7 @@ class TablePhones:
         self.web.new_game(game, players, options, seed)
 
     def guide(self, do: str) -> None:
-        self.web.guide_command(do)
+        self.web.guides.guide_command(do)
 
     def undo(self, actor: str | None) -> None:
         self.web.session.undo("phone", actor)
@@ -61,13 +63,31 @@ class HttpPhones:
         self.base = base.rstrip("/") + "/"
         self.token = token
         self.timeout = timeout
+        self.key = ""  # this phone's own key, once it has joined
+        self.seats: set[str] = set()
+        self.stale = True  # a game may have begun whose seats this phone does not play yet
 
-    def call(self, path: str, body: Mapping[str, Any] | None = None) -> Any:
-        """GET (no body) or POST a JSON body; the answer's JSON. An answer the API refuses is an IllegalAction
-        naming the request and the API's reason."""
+    def _seated(self) -> None:
+        """Join the table (the first time) and take every seat of the game in play this phone does not play yet."""
+        if not self.key:
+            self.key = self.call("api/phones", {}, joining=True)["key"]
+        if not self.stale:
+            return
+        self.stale = False
+        for seat in self.call("api/state")["players"]:
+            if seat not in self.seats:
+                self.call("api/seats/take", {"seat": seat, "together": True}, joining=True)
+                self.seats.add(seat)
+
+    def call(self, path: str, body: Mapping[str, Any] | None = None, joining: bool = False) -> Any:
+        """GET (no body) or POST a JSON body from this phone (seated first, unless `joining`); the answer's JSON. An
+        answer the API refuses is an IllegalAction naming the request and the API's reason."""
+        if body is not None and not joining:
+            self._seated()
         request = urllib.request.Request(self.base + path.lstrip("/"),
                                          data=None if body is None else json.dumps(body).encode(),
-                                         headers={"Content-Type": "application/json", TOKEN_HEADER: self.token})
+                                         headers={"Content-Type": "application/json", TOKEN_HEADER: self.token,
+                                                  PHONE_HEADER: self.key})  # fmt: skip
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as answer:
                 return json.load(answer)
@@ -82,7 +102,9 @@ class HttpPhones:
         self.call("api/choose", {"question": question, "index": index, "actor": actor})
 
     def new_game(self, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int | None) -> None:
-        self.call("api/games", {"game": game, "players": list(players), "options": dict(options), "seed": seed})
+        # (no seed: a phone never chooses one; the table draws a game's chance from the system's entropy)
+        self.call("api/games", {"game": game, "players": list(players), "options": dict(options)})
+        self.stale = True
 
     def guide(self, do: str) -> None:
         self.call("api/setup", {"do": do})

@@ -322,7 +322,7 @@ class Twin:
     def move_calibration_magnet(self) -> None:
         """While a walk-through runs, a player moves one magnet to each site it names (lifting a piece that stands
         there and setting it down again); the game's pieces stay where they are."""
-        walk = self.web.walk
+        walk = self.web.guides.walk
         site = walk.status()["site"] if walk is not None and walk.running else None
         if site == self._magnet or (site is not None and site not in self.sites):
             return
@@ -340,7 +340,7 @@ class Twin:
 
     def tap_placed(self) -> bool:
         """A player taps Placed when the setup guide asks for a piece the sensors cannot see (True if tapped)."""
-        guide = self.web.guide
+        guide = self.web.guides.guide
         if guide is None or not guide.running or guide.status()["how"] != "tap":
             return False
         try:

@@ -4,7 +4,6 @@ Example (every key optional):
 
     game = "trajectory"
     players = ["red", "green", "blue"]
-    seed = 1
     db = "/var/lib/orrery/companion.db"
     board = "boards/my-board.json"      # a board file; default: the game's own board
     hold = 12.0                          # seconds a piece that may still be in a hand is waited for before the one
@@ -77,7 +76,7 @@ HOLD = 12.0
 class TableConfig:
     game: str = DEFAULT
     players: tuple[str, ...] = ("red", "green", "blue")
-    seed: int = 1
+    seed: int | None = None  # None: chance from the system's entropy (`--seed` on the command line: tests, demo)
     options: dict[str, Any] = field(default_factory=dict)
     db: str = "companion.db"
     board: str | None = None
@@ -134,6 +133,9 @@ def read_config(path: Path, text: str) -> TableConfig:
     for key, value in flat.items():
         if key == "boards":
             continue
+        if key == "seed":
+            raise UserError(f"{path}: seed: a table draws its chance from the system's entropy; a seed is for tests "
+                            "and the demo (`--seed` on the command line)")
         if key not in known:
             raise UserError(f"{path}: {key}: unknown key")
         wanted = type(getattr(defaults, key)) if getattr(defaults, key) is not None else str

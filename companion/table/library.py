@@ -62,7 +62,7 @@ def save(sets: DataSets, game: str, option: str, name: str, data: Any) -> Path:
 def save_file(sets: DataSets, game: str, option: str, name: str, source: str | Path) -> Path:
     """Check the file (or folder) at `source` as the game reads it, then keep a copy as the named set."""
     kind, source = _kind(game, option), Path(source)
-    if not NAME.match(name):
+    if not NAME.fullmatch(name):
         raise SetupError(f"{name!r}: a data set's name is 1 to 40 lower-case letters, digits, - and _")
     if (kind == "folder") != source.is_dir() or not source.exists():
         raise SetupError(f"{source}: {game}'s {option} takes {KINDS[kind]}")
@@ -135,7 +135,7 @@ def _save_checked(sets: DataSets, todo: list[tuple[str, str, str, Any]], source:
         staged = []
         for i, (game, option, name, data) in enumerate(todo):
             label = f"{source + ': ' if source else ''}{game} {option} {name!r}"
-            if not NAME.match(name):
+            if not NAME.fullmatch(name):
                 raise SetupError(f"{label}: a data set's name is 1 to 40 lower-case letters, digits, - and _")
             path = Path(staging) / f"{i}-{name}"
             _write(path, data, _kind(game, option), label)
@@ -161,7 +161,7 @@ def _write(path: Path, data: Any, kind: str, label: str) -> None:
     path.mkdir()
     for file_name, content in data.items():
         stem = file_name.removesuffix(".json") if isinstance(file_name, str) else ""
-        if not (NAME.match(stem) and file_name.endswith(".json")):
+        if not (NAME.fullmatch(stem) and file_name.endswith(".json")):
             raise SetupError(f"{label}: files: {str(file_name)[:40]!r} is not a data file's name (like orbit.json)")
         write_file(path / file_name, content)
 

@@ -28,6 +28,7 @@ from companion.listeners import Listeners
 from companion.rules import Event
 from companion.table.beside import Beside, beside_boards, site_namer
 from companion.table.config import TableConfig, save_grid_ports
+from companion.table.datasets import set_path
 from companion.table.devices import Devices, hardware
 from companion.table.game_board import BOARD_OPTIONS, board_of, board_set, board_words, grid_profile_of
 from companion.table.grid_walk import TableGrid
@@ -35,7 +36,7 @@ from companion.table.loop import TableLoop
 from companion.table.observe import Observer, camera_view
 from companion.table.probe_walk import TableProbe, port_of
 from companion.table.senses import Senses
-from companion.table.session import Session
+from companion.table.session import CannotResume, Session
 from companion.table.store import CannotSave, Store, set_aside_if_damaged
 
 if TYPE_CHECKING:
@@ -70,7 +71,12 @@ class LiveTable:
         # A damaged database is kept aside and a new log begins: a table nobody is at must come back by itself.
         damaged = set_aside_if_damaged(config.db)
         self.store = Store(config.db)
-        session = Session.resume(self.store)
+        self.notes: list[str] = [damaged] if damaged else []  # for the terminal: a damaged log, a sense left out
+        try:
+            session = Session.resume(self.store)
+        except CannotResume as error:  # kept in the log as it is; the table starts a new game rather than failing
+            self.notes.append(f"{error}; it is kept in the log, and a new game begins")
+            session = None
         self.resumed = session is not None
         if session is None:
             session = Session.start(self.store, config.game, list(config.players), config.options, config.seed)
@@ -80,7 +86,6 @@ class LiveTable:
         # with that board's own grid profile, kept beside the configured one, and the camera over that board.
         self.game = game = config.game
         self.board = load_board(Path(config.board)) if config.board else default_board(game)
-        self.notes: list[str] = [damaged] if damaged else []  # for the terminal: a damaged log, a sense left out
         # A grid with a place for its profile is opened even before its first calibration, so that the phones can
         # calibrate it (the profile is then written there); it referees once it is calibrated.
         self.grid_profile = Path(config.grid_profile) if config.serial != "none" and config.grid_profile else None
@@ -541,7 +546,7 @@ def _same_file(options: Mapping[str, Any], configured: str | None) -> bool:
     spec = next((options.get(option) for option in BOARD_OPTIONS.values() if isinstance(options.get(option), str)),
                 None)  # fmt: skip
     try:
-        return spec is not None and Path(spec).resolve() == Path(configured).resolve()
+        return spec is not None and set_path(spec).resolve() == Path(configured).resolve()
     except OSError:
         return False
 

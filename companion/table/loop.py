@@ -265,10 +265,10 @@ class TableLoop:
         _, events = self.session.game.apply(self.session.state, action)
         return " ".join(e.text for e in events) or str(action)
 
-    def _submit(self, action: Action, source: str, actor: str | None = None) -> Entry:
+    def _submit(self, action: Action, source: str, actor: str | None = None, phone: str | None = None) -> Entry:
         self._booking = True
         try:
-            entry = self.session.submit(action, source, actor)
+            entry = self.session.submit(action, source, actor, phone)
         finally:
             self._booking = False
         self._judged = self.session.state  # the board just judged shows this state
@@ -320,7 +320,7 @@ class TableLoop:
             self.warning = warning
             self.warnings.tell(warning)
 
-    def choose(self, question_id: int, index: int, actor: str | None) -> Entry:
+    def choose(self, question_id: int, index: int, actor: str | None, phone: str | None = None) -> Entry:
         """A phone answers a question: the chosen action is submitted, logged as the phone's decision."""
         with self._lock:
             question = self.question
@@ -328,14 +328,14 @@ class TableLoop:
                 raise IllegalAction("that question has already been settled")
             if not 0 <= index < len(question.choices):
                 raise IllegalAction(f"choose one of 1 to {len(question.choices)}")
-            entry = self._submit(question.choices[index], "phone", actor)
+            entry = self._submit(question.choices[index], "phone", actor, phone)
             self._withdraw()
             return entry
 
-    def override(self, action: Action, actor: str | None) -> Entry:
-        """A player with the table's token accepts an action the board does not show; logged as an override."""
+    def override(self, action: Action, actor: str | None, phone: str | None = None) -> Entry:
+        """A player's phone accepts an action the board does not show; logged as an override."""
         with self._lock:
-            entry = self.session.submit(action, "override", actor)
+            entry = self.session.submit(action, "override", actor, phone)
             self._warn(None)
             return entry
 

@@ -6,6 +6,8 @@ phones). A crash at any moment leaves a log from which `Session.resume` rebuilds
 
 from __future__ import annotations
 
+import re
+import secrets
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -15,10 +17,16 @@ from companion.errors import UserError
 from companion.listeners import Listeners
 from companion.rules import Action, Event, Game, IllegalAction, SetupError, load
 from companion.rules.engine import read_seed
-from companion.table.store import Entry, GameRecord, Snapshot, Store
+from companion.rules.rng import KEYED_BELOW, KEYED_FROM
+from companion.table.store import Entry, GameRecord, Snapshot, Store, StoreError
 
+SEAT = re.compile(r"[a-z][a-z0-9_-]{0,15}")  # a seat's id: a colour or a short name (no spaces, controls or marks)
 SNAPSHOT_EVERY = 25  # actions between state snapshots: bounds the replay work of a resume
 SOURCES = ("board", "phone", "override", "companion")
+
+
+class CannotResume(StoreError):
+    """A logged game that cannot be rebuilt (its data gone or changed under it); the message says which and why."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +35,7 @@ class Stack:
 
     actions: tuple[Action, ...]
     texts: tuple[str, ...]
+    actors: tuple[str | None, ...]  # the seat that made each (None: the board, the companion, the table as a whole)
 
 
 class Session:
@@ -43,10 +52,15 @@ class Session:
         self.entries: Listeners[Entry] = Listeners()  # each entry once committed, in the thread that made it
 
     @classmethod
-    def start(cls, store: Store, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int) -> Session:
+    def start(
+        cls, store: Store, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int | None = None
+    ) -> Session:
+        """A new game; its chance from the system's entropy unless a seed is given (tests and the demo only)."""
         try:
             engine = load(game)
-            state = engine.setup(players, options, read_seed(seed))
+            check_seats(players)
+            seed = entropy_seed() if seed is None else read_seed(seed)
+            state = engine.setup(players, options, seed)
         except (KeyError, SetupError) as error:
             raise UserError(f"cannot start {game}: {error.args[0] if isinstance(error, KeyError) else error}") from None
         opening = [
@@ -57,7 +71,7 @@ class Session:
         # The first snapshot holds the whole material (the board and data as read now): the game's one copy of it.
         record = store.create_game(game, list(players), dict(options), seed, opening,
                                    engine.state_to_json(state, whole=True))
-        return cls(store, record, state, Stack((), ()), state)
+        return cls(store, record, state, Stack((), (), ()), state)
 
     @classmethod
     def resume(cls, store: Store, game_id: int | None = None) -> Session | None:
@@ -68,7 +82,13 @@ class Session:
                 return None
             game_id = unfinished[-1].id
         record = store.game(game_id)
-        state, stack, opening = _rebuild(store, record)
+        try:
+            state, stack, opening = _rebuild(store, record)
+            game = load(record.game)  # what the table asks of it at once: a game that cannot answer is not resumed
+            game.layout(state), game.phase(state), next(iter(game.legal_actions(state)), None)
+        except (SetupError, IllegalAction, KeyError, ValueError, OSError) as error:
+            reason = error.args[0] if error.args else type(error).__name__
+            raise CannotResume(f"game {record.id} ({record.game}) cannot be replayed: {reason}") from None
         return cls(store, record, state, stack, opening)
 
     # What the table and the phones read.
@@ -79,6 +99,11 @@ class Session:
     @property
     def actions(self) -> tuple[Action, ...]:
         return self._stack.actions
+
+    @property
+    def last_actor(self) -> str | None:
+        """The seat that made the last action in force (None: nobody's, or no action)."""
+        return self._stack.actors[-1] if self._stack.actors else None
 
     def snapshot(self) -> dict[str, Any]:
         """Everything a phone shows, in JSON form."""
@@ -96,15 +121,17 @@ class Session:
             }
 
     # What changes the game.
-    def submit(self, action: Action, source: str, actor: str | None = None) -> Entry:
-        """Apply an action: IllegalAction (state unchanged) or the committed, then announced, entry."""
+    def submit(self, action: Action, source: str, actor: str | None = None, phone: str | None = None) -> Entry:
+        """Apply an action: IllegalAction (state unchanged) or the committed, then announced, entry (naming the seat
+        and the phone that sent it)."""
         if source not in SOURCES:
             raise ValueError(f"unknown source {source!r}")
         with self._lock:
             if self.record.status == "paused":
                 raise IllegalAction("the game is paused; resume it first")
             state, events = self.game.apply(self._state, action)
-            stack = Stack((*self._stack.actions, action), (*self._stack.texts, _summary(events)))
+            stack = Stack((*self._stack.actions, action), (*self._stack.texts, _summary(events)),
+                          (*self._stack.actors, actor))
             over = self.game.outcome(state) is not None
             snapshot = None
             if len(stack.actions) % SNAPSHOT_EVERY == 0 or over:
@@ -118,6 +145,7 @@ class Session:
                 [e.to_json() for e in events],
                 snapshot=snapshot,
                 status="over" if over else None,
+                phone=phone,
             )
             self._state, self._stack = state, stack
             if over:
@@ -125,21 +153,23 @@ class Session:
             self._announce(entry)
             return entry
 
-    def submit_all(self, actions: Sequence[Action], source: str, actor: str | None = None) -> list[Entry]:
+    def submit_all(
+        self, actions: Sequence[Action], source: str, actor: str | None = None, phone: str | None = None
+    ) -> list[Entry]:
         """Apply several actions in order (a force bought by numbers), all or none: every one is checked against the
         state the ones before it leave before the first is committed; then each is committed and announced."""
         with self._lock:
             state = self._state
             for action in actions:
                 state, _ = self.game.apply(state, action)
-            return [self.submit(action, source, actor) for action in actions]
+            return [self.submit(action, source, actor, phone) for action in actions]
 
-    def undo(self, source: str, actor: str | None = None) -> Entry:
+    def undo(self, source: str, actor: str | None = None, phone: str | None = None) -> Entry:
         """Take back the last action; the table must put the pieces back as the announcement says."""
         with self._lock:
             if not self._stack.actions:
                 raise IllegalAction("there is nothing to undo")
-            stack = Stack(self._stack.actions[:-1], self._stack.texts[:-1])
+            stack = Stack(self._stack.actions[:-1], self._stack.texts[:-1], self._stack.actors[:-1])
             state, _ = self.game.replay_from(self._opening, stack.actions)
             text = f"Undone: {self._stack.texts[-1]} Put the pieces back as they were."
             event = Event("undone", text, {"action": self._stack.actions[-1].to_json()})
@@ -151,13 +181,16 @@ class Session:
                 actor,
                 [event.to_json()],
                 status="playing" if self.record.status == "over" else None,
+                phone=phone,
             )
             self.record = self.store.game(self.record.id)
             self._state, self._stack = state, stack
             self._announce(entry)
             return entry
 
-    def correct(self, action: Action, entry: int, source: str, actor: str | None = None) -> Entry:
+    def correct(
+        self, action: Action, entry: int, source: str, actor: str | None = None, phone: str | None = None
+    ) -> Entry:
         """Replace the last action (logged as entry `entry`) with `action`, legal in the state before it: one new
         entry that says what is corrected, so that nothing a phone was told is lost."""
         with self._lock:
@@ -165,10 +198,10 @@ class Session:
                 raise IllegalAction("there is nothing to correct")
             if self.record.status == "paused":
                 raise IllegalAction("the game is paused; resume it first")
-            kept = Stack(self._stack.actions[:-1], self._stack.texts[:-1])
+            kept = Stack(self._stack.actions[:-1], self._stack.texts[:-1], self._stack.actors[:-1])
             before, _ = self.game.replay_from(self._opening, kept.actions)
             state, events = self.game.apply(before, action)
-            stack = Stack((*kept.actions, action), (*kept.texts, _summary(events)))
+            stack = Stack((*kept.actions, action), (*kept.texts, _summary(events)), (*kept.actors, actor))
             text = f"Correction: {_summary(events)} Not: {self._stack.texts[-1]}"
             data = {"corrects": entry, "action": action.to_json(), "instead_of": self._stack.actions[-1].to_json(),
                     "summary": _summary(events)}
@@ -176,21 +209,23 @@ class Session:
             status = "over" if over else "playing" if self.record.status == "over" else None
             snapshot = (len(stack.actions), self.game.state_to_json(state)) if over else None
             logged = self.store.append(self.record.id, "correction", action.to_json(), source, actor,
-                                       [Event("corrected", text, data).to_json()], snapshot=snapshot, status=status)
+                                       [Event("corrected", text, data).to_json()], snapshot=snapshot, status=status,
+                                       phone=phone)
             if status is not None:
                 self.record = self.store.game(self.record.id)
             self._state, self._stack = state, stack
             self._announce(logged)
             return logged
 
-    def set_paused(self, paused: bool, source: str, actor: str | None = None) -> Entry:
+    def set_paused(self, paused: bool, source: str, actor: str | None = None, phone: str | None = None) -> Entry:
         with self._lock:
             if self.record.status == "over":
                 raise IllegalAction("the game is over")
             status = "paused" if paused else "playing"
             text = "The game is paused." if paused else f"The game resumes. {self.game.phase(self._state).prompt}"
             entry = self.store.append(
-                self.record.id, "note", None, source, actor, [Event(status, text).to_json()], status=status
+                self.record.id, "note", None, source, actor, [Event(status, text).to_json()], status=status,
+                phone=phone,
             )
             self.record = self.store.game(self.record.id)
             self._announce(entry)
@@ -231,6 +266,22 @@ class Session:
         self.entries.tell(entry)
 
 
+def check_seats(players: Sequence[str]) -> None:
+    """Seat ids, for every game: each 1 to 16 lower-case letters, digits, - and _ beginning with a letter (the page,
+    the log and the console print them; a newline, an escape code or a right-to-left mark must never be one)."""
+    for index, seat in enumerate(players):
+        if not isinstance(seat, str) or not SEAT.fullmatch(seat):
+            shown = repr(seat)[:30] if isinstance(seat, str) else type(seat).__name__
+            raise SetupError(f"players[{index}]: {shown} is not a seat id (1 to 16 lower-case letters, digits, - and _,"
+                             " beginning with a letter)")  # fmt: skip
+
+
+def entropy_seed() -> int:
+    """A seed from the system's entropy: a key of the keyed generator (rules/rng.py), which no phone can work out
+    from the rolls and draws it sees."""
+    return KEYED_FROM + secrets.randbelow(KEYED_BELOW - KEYED_FROM)
+
+
 def _summary(events: list[Event]) -> str:
     return " ".join(e.text for e in events)
 
@@ -247,20 +298,26 @@ def _rebuild(store: Store, record: GameRecord) -> tuple[Any, Stack, Any]:
     entries = list(store.entries(record.id))
     actions: list[Action] = []
     texts: list[str] = []
+    actors: list[str | None] = []
     lowest_after: dict[int, int] = {}  # entry id -> the fewest actions in force at or after it
     for entry in entries:
         low = None
         if entry.kind == "action" and entry.action is not None:
             actions.append(Action.from_json(entry.action))
             texts.append(" ".join(e["text"] for e in entry.events))
+            actors.append(entry.actor)
         elif entry.kind == "undo":
             actions.pop()
             texts.pop()
+            actors.pop()
         elif entry.kind == "correction" and entry.action is not None:
             actions.pop()
+            texts.pop()
+            actors.pop()
             low = len(actions)  # a snapshot at the corrected action or after it no longer holds
             actions.append(Action.from_json(entry.action))
             texts.append(_corrected(entry.events))
+            actors.append(entry.actor)
         lowest_after[entry.id] = len(actions) if low is None else low
     floor = len(actions)
     for entry in reversed(entries):
@@ -277,7 +334,7 @@ def _rebuild(store: Store, record: GameRecord) -> tuple[Any, Stack, Any]:
         state, done = opening, 0
     for action in actions[done:]:
         state, _ = game.apply(state, action)
-    return state, Stack(tuple(actions), tuple(texts)), opening
+    return state, Stack(tuple(actions), tuple(texts), tuple(actors)), opening
 
 
 def _opening(game: Game, record: GameRecord, first: Snapshot | None) -> Any:

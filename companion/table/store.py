@@ -73,6 +73,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE entries_new RENAME TO entries;
     CREATE INDEX entries_by_game ON entries (game_id, id);
     """,
+    # The phone that made an entry (its public id; the seat is `actor`): every entry names the phone and the seat.
+    """
+    ALTER TABLE entries ADD COLUMN phone TEXT;
+    """,
 )
 
 
@@ -135,6 +139,7 @@ class Entry:
     actor: str | None
     events: list[dict[str, Any]]
     created: float
+    phone: str | None = None  # the phone that sent it (None: the board, the companion, the console)
 
 
 @dataclass(frozen=True)
@@ -229,6 +234,12 @@ class Store:
         with self._transaction():
             self._db.execute("UPDATE games SET status = ? WHERE id = ?", (status, game_id))
 
+    def set_options(self, game_id: int, options: dict[str, Any]) -> None:
+        """A game's options, rewritten (its data sets pinned to the versions it was played on)."""
+        with self._transaction():
+            text = json.dumps(options, sort_keys=True)
+            self._db.execute("UPDATE games SET options = ? WHERE id = ?", (text, game_id))
+
     def game(self, game_id: int) -> GameRecord:
         row = self._db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
@@ -251,22 +262,25 @@ class Store:
         events: list[dict[str, Any]],
         snapshot: tuple[int, Any] | None = None,
         status: str | None = None,
+        phone: str | None = None,
     ) -> Entry:
         """Commit one log entry (and optionally a snapshot and a new status) in one transaction; returns it."""
         created = self._clock()
         with self._transaction():
-            entry_id = self._insert(game_id, kind, action, source, actor, events, created, snapshot)
+            entry_id = self._insert(game_id, kind, action, source, actor, events, created, snapshot, phone)
             if status is not None:
                 self._db.execute("UPDATE games SET status = ? WHERE id = ?", (status, game_id))
-        return Entry(entry_id, game_id, kind, action, source, actor, events, created)
+        return Entry(entry_id, game_id, kind, action, source, actor, events, created, phone)
 
     def _insert(
         self, game_id: int, kind: str, action: dict[str, Any] | None, source: str, actor: str | None,
-        events: list[dict[str, Any]], created: float, snapshot: tuple[int, Any] | None,
+        events: list[dict[str, Any]], created: float, snapshot: tuple[int, Any] | None, phone: str | None = None,
     ) -> int:  # fmt: skip
         cursor = self._db.execute(
-            "INSERT INTO entries (game_id, kind, action, source, actor, events, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (game_id, kind, None if action is None else json.dumps(action), source, actor, json.dumps(events), created),
+            "INSERT INTO entries (game_id, kind, action, source, actor, events, created, phone)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (game_id, kind, None if action is None else json.dumps(action), source, actor, json.dumps(events), created,
+             phone),
         )
         entry_id = int(cursor.lastrowid or 0)
         if snapshot is not None:
@@ -301,7 +315,7 @@ class Store:
 
     def page(self, after: int, limit: int) -> list[tuple]:
         """At most `limit` entries (of every game) with ids above `after`, oldest first, as stored: the id, game,
-        kind, the action's JSON text (or None), source, actor, the events' JSON text and the time. A replay's
+        kind, the action's JSON text (or None), source, actor, the events' JSON text, the time and the phone. A replay's
         memory is one page, whatever the log's length, and it never parses what it only passes on."""
         return self._db.execute("SELECT * FROM entries WHERE id > ? ORDER BY id LIMIT ?", (after, limit)).fetchall()
 
@@ -322,7 +336,7 @@ def _cannot_save(error: sqlite3.Error) -> str:
 
 def _entry(row: tuple) -> Entry:
     action = None if row[3] is None else json.loads(row[3])
-    return Entry(row[0], row[1], row[2], action, row[4], row[5], json.loads(row[6]), row[7])
+    return Entry(row[0], row[1], row[2], action, row[4], row[5], json.loads(row[6]), row[7], row[8])
 
 
 def _game(row: tuple) -> GameRecord:

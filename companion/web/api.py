@@ -1,4 +1,5 @@
-"""The JSON API (docs/openapi.json): reading the game, and the inputs a phone with the table's token may make."""
+"""The JSON API (docs/openapi.json): reading the game, and what a phone may do: a seat's moves, undo and pause
+from the phone that holds the seat; a new game and a new table code from the host's (guard.py)."""
 
 from __future__ import annotations
 
@@ -7,36 +8,32 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from companion.rules import Action, load, names
+from companion.table.session import CannotResume
 from companion.table.store import StoreError
 from companion.web.boardmap import board_json
-from companion.web.body import field, json_body
+from companion.web.body import field, json_body, whole_arg
 from companion.web.calibration import snapshot_jpeg
 from companion.web.context import table
 from companion.web.errors import BadInput
-from companion.web.guard import check_token, requires_token
+from companion.web.guard import check_token, requires_host, requires_phone, requires_seat, the_phone
 from companion.web.inputs import inputs as legal_inputs
 from companion.web.join import join_url, qr_svg
 from companion.web.options import option_fields
+from companion.web.phones import acting_seat, seat_name
 from companion.web.surfaces import surface_json, surfaces
 from companion.web.trust import https_port, plain_base
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
 
-def _actor(data: dict[str, Any]) -> str | None:
-    actor = field(data, "actor", str, None)
-    players = table().session.record.players
-    if actor is not None and actor not in players:
-        raise BadInput(f"actor: {actor!r} has no seat at this table (seats: {', '.join(players)})")
-    return actor
-
-
 def _turn(actor: str | None) -> None:
-    """A phone acts for its own seat: on another seat's turn it may not act (the table's own phases are anyone's)."""
+    """A phone acts for its own seat: on another seat's turn it may not act (the table's own phases are any seated
+    phone's)."""
     session = table().session
     due = session.game.phase(session.state).actor
-    if actor is not None and due is not None and actor != due:
-        raise BadInput(f"it is {due.capitalize()}'s turn: {actor.capitalize()}'s phone cannot act for them", 409)
+    if due is not None and actor != due:
+        mine = f"{seat_name(actor)}'s phone" if actor else "this phone"
+        raise BadInput(f"it is {seat_name(due)}'s turn: {mine} cannot act for them", 409)
 
 
 def _action(data: dict[str, Any]) -> Action:
@@ -55,13 +52,9 @@ def state() -> Response:
 @api.get("/log")
 def log() -> Response:
     """The log of one game (default: the one in play), entries after `after`."""
-    try:
-        after = int(request.args.get("after", 0))
-        game_id = int(request.args.get("game", table().session.record.id))
-    except ValueError:
-        raise BadInput("after and game must be whole numbers") from None
-    entries = table().entries(after, game_id)
-    with table().reader() as store:
+    after, game_id = whole_arg("after", 0), whole_arg("game", table().session.record.id)
+    entries = table().logbook.entries(after, game_id)
+    with table().logbook.reader() as store:
         last = store.last_entry_id()
     return jsonify(game_id=game_id, entries=entries, last=last)
 
@@ -105,24 +98,21 @@ def inputs() -> Response:
 @api.get("/history")
 def history() -> Response:
     """The latest games of this table, newest first, each with its result and every seat's books at its end."""
-    return jsonify(games=table().history())
+    return jsonify(games=table().past.history())
 
 
 @api.get("/export")
 def export() -> Response:
     """A whole game as JSON (its setup, every log entry, the actions and the final state), as a file to keep."""
+    game_id = whole_arg("game", table().session.record.id)
     try:
-        game_id = int(request.args.get("game", table().session.record.id))
-        session = table().past_game(game_id)
-    except ValueError:
-        raise BadInput("game must be a whole number") from None
+        exported = table().past.export(game_id)
+    except CannotResume as error:
+        raise BadInput(str(error), 409) from None
     except StoreError:
         raise BadInput("game: no such game in this table's log", 404) from None
-    try:
-        response = jsonify(session.export())
-    finally:
-        session.store.close()
-    response.headers["Content-Disposition"] = f'attachment; filename="orrery-{session.record.game}-{game_id}.json"'
+    response = jsonify(exported)
+    response.headers["Content-Disposition"] = f'attachment; filename="orrery-{exported["game"]}-{game_id}.json"'
     return response
 
 
@@ -147,7 +137,7 @@ def games() -> Response:
 
 
 @api.post("/games")
-@requires_token
+@requires_host
 def new_game() -> tuple[Response, int]:
     data = json_body()
     game = field(data, "game", str)
@@ -155,27 +145,28 @@ def new_game() -> tuple[Response, int]:
     if not players or not all(isinstance(p, str) and p for p in players) or len(set(players)) != len(players):
         raise BadInput("players: expected a list of different, non-empty seat names")
     options = field(data, "options", dict, {})
-    seed = field(data, "seed", int, None)
-    table().new_game(game, players, options, seed)
+    if "seed" in data:  # a phone that chose the seed would know every draw and roll to come
+        raise BadInput("seed: the companion shuffles and rolls from the system's entropy; a phone cannot choose it")
+    table().new_game(game, players, options, None)
     return jsonify(table().state()), 201
 
 
 @api.post("/act")
-@requires_token
+@requires_seat
 def act() -> Response:
-    data = json_body()
-    action, actor = _action(data), _actor(data)
+    data, phone = json_body(), the_phone()
+    action, actor = _action(data), acting_seat(phone, data)
     _turn(actor)
-    return _done(table().declare(action, actor))
+    return _done(table().declare(action, actor, phone.id))
 
 
 @api.post("/muster")
-@requires_token
+@requires_seat
 def muster() -> Response:
     """Units bought by numbers (`counts`: kind -> how many, of the inputs' `muster`), placed by the game's rule and
     booked as its purchases one by one, all or none."""
-    data = json_body()
-    actor = _actor(data)
+    data, phone = json_body(), the_phone()
+    actor = acting_seat(phone, data)
     _turn(actor)
     counts = field(data, "counts", dict)
     if len(counts) > 32 or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 99
@@ -185,41 +176,53 @@ def muster() -> Response:
     actions = session.game.muster_actions(session.state, {k: n for k, n in counts.items() if n})
     if not actions:
         raise BadInput("counts: choose at least one unit to buy")
-    entries = session.submit_all(actions, "phone", actor)
+    entries = session.submit_all(actions, "phone", actor, phone.id)
     return _done(entries[-1])
 
 
 @api.post("/choose")
-@requires_token
+@requires_seat
 def choose() -> Response:
-    data = json_body()
-    question, index, actor = field(data, "question", int), field(data, "index", int), _actor(data)
+    data, phone = json_body(), the_phone()
+    question, index, actor = field(data, "question", int), field(data, "index", int), acting_seat(phone, data)
     try:
-        return _done(table().choose(question, index, actor))
+        return _done(table().choose(question, index, actor, phone.id))
     except LookupError as error:
         raise BadInput(str(error.args[0])) from None
 
 
 @api.post("/override")
-@requires_token
+@requires_seat
 def override() -> Response:
-    data = json_body()
-    action, actor = _action(data), _actor(data)
+    data, phone = json_body(), the_phone()
+    action, actor = _action(data), acting_seat(phone, data)
     _turn(actor)
-    return _done(table().override(action, actor))
+    return _done(table().override(action, actor, phone.id))
 
 
 @api.post("/undo")
-@requires_token
-def undo() -> Response:
-    return _done(table().session.undo("phone", _actor(json_body())))
+@requires_seat
+def undo() -> tuple[Response, int]:
+    """Take back the last move: at once when it was this phone's seat's (or nobody's, or this is the host's
+    phone); another seat's move is asked of that seat's phone (or the host's) first (202, `asked`)."""
+    data, phone = json_body(), the_phone()
+    actor, session = acting_seat(phone, data), table().session
+    owner = session.last_actor
+    if owner is None or owner in phone.seats or phone.host or not session.actions:
+        entry = session.undo("phone", actor, phone.id)
+        return jsonify(entry=table().entry_json(entry), state=table().state(), asked=None), 200
+    text = f"{seat_name(actor) if actor else 'A player'} asks to take back {seat_name(owner)}'s move."
+    asked = table().asks.ask("undo", owner, phone.id, text, host_may=True, moves=len(session.actions))
+    table().publish_state()
+    return jsonify(entry=None, state=table().state(), asked=asked.to_json()), 202
 
 
 @api.post("/pause")
-@requires_token
+@requires_seat
 def pause() -> Response:
-    data = json_body()
-    return _done(table().session.set_paused(field(data, "paused", bool), "phone", _actor(data)))
+    data, phone = json_body(), the_phone()
+    return _done(table().session.set_paused(field(data, "paused", bool), "phone", acting_seat(phone, data),
+                                            phone.id))  # fmt: skip
 
 
 @api.get("/qr")
@@ -228,29 +231,31 @@ def qr() -> Response:
     watch = request.args.get("watch", "false") == "true"
     if not watch:
         check_token()
-    url = join_url(plain_base(request), None if watch else table().token)
+    url = join_url(plain_base(request), None if watch else table().seats.token)
     return jsonify(url=url, svg=qr_svg(url), watch=watch)
 
 
 @api.post("/seat")
-@requires_token
+@requires_phone
 def seat() -> Response:
-    """A player's name beside a seat's colour (an empty name takes it away)."""
-    data = json_body()
-    seat_name, name = field(data, "seat", str), field(data, "name", str).strip()
-    if seat_name not in table().session.record.players:
-        raise BadInput(f"seat: {seat_name!r} is not a seat at this table")
+    """A player's name beside a seat's colour (an empty name takes it away): the seat's own phone, or the host's."""
+    data, phone = json_body(), the_phone()
+    seat, name = field(data, "seat", str), field(data, "name", str).strip()
+    if seat not in table().session.record.players:
+        raise BadInput(f"seat: {seat[:40]!r} is not a seat at this table")
+    if seat not in phone.seats and not phone.host:
+        raise BadInput(f"seat: this phone does not play {seat_name(seat)}", 403)
     if len(name) > 24 or any(not ch.isprintable() for ch in name):
         raise BadInput("name: at most 24 printable characters")
-    table().name_seat(seat_name, name)
+    table().name_seat(seat, name)
     return jsonify(table().state())
 
 
 @api.post("/token")
-@requires_token
+@requires_host
 def rotate_token() -> Response:
     """A new table token (the host's button): every other phone must scan the new QR code to act again."""
-    token = table().rotate_token()
+    token = table().seats.rotate_token()
     url = join_url(plain_base(request), token)
     return jsonify(token=token, url=url, svg=qr_svg(url))
 

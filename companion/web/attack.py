@@ -18,13 +18,19 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-# What each kind sends on connecting, and then a little at a time (b"": nothing more).
+# What each kind sends on connecting, and then a little at a time (b"": nothing more). A body flood declares a large
+# body (a camera still of 24 MB, a board of 4 MB) and sends it as fast as the table reads it.
+FLOOD = b"\0" * 65536
 OPENINGS = {
     "slow-headers": (b"GET / HTTP/1.1\r\nHost: table\r\n", b"X-Slow: 1\r\n"),
     "slow-body": (b"POST /api/act HTTP/1.1\r\nHost: table\r\nContent-Type: application/json\r\n"
                   b"Content-Length: 4000\r\n\r\n", b" "),
     "idle-streams": (b"GET /events HTTP/1.1\r\nHost: table\r\n\r\n", b""),
     "silent": (b"", b""),
+    "frames": (b"POST /api/camera/frame?still=1 HTTP/1.1\r\nHost: table\r\nContent-Type: image/jpeg\r\n"
+               b"Content-Length: 25165824\r\n\r\n", FLOOD),
+    "board-checks": (b"POST /api/editor/check HTTP/1.1\r\nHost: table\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 4194304\r\n\r\n", FLOOD),
 }  # fmt: skip
 
 
@@ -39,6 +45,7 @@ class Guests:
     subnet: int
     per_address: int = 1
     every: float = 2.0
+    head: bytes = b""  # header lines sent with the opening (a guest who holds the token and a phone's key)
     connects: int = 0  # connections made (the first ones and every return after being cut off)
     cut: int = 0  # times the table closed or refused one
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -58,7 +65,7 @@ class Guests:
         of its own: here the crowd shares the table's, so it runs at a lower priority than the table and the phones
         (it still gets every idle moment, and its connections cost the server the same)."""
         argv = [sys.executable, "-m", "companion.web.attack", str(self.port), self.kind, str(self.count),
-                str(self.subnet), str(self.per_address), str(self.every)]  # fmt: skip
+                str(self.subnet), str(self.per_address), str(self.every), self.head.decode()]  # fmt: skip
         return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
     def stop(self) -> None:
@@ -74,6 +81,9 @@ class Guests:
 
     def _run(self) -> None:
         opening, trickle = OPENINGS[self.kind]
+        if self.head:
+            line, _, rest = opening.partition(b"\r\n")
+            opening = line + b"\r\n" + self.head + rest
         selector = selectors.DefaultSelector()
         socks: list[socket.socket | None] = [None] * self.count
         due = [0.0] * self.count  # when each next connects or trickles
@@ -144,9 +154,9 @@ def phone_check(port: int, paths: tuple[str, ...] = ("/", "/healthz"), source: s
 
 
 def main() -> None:
-    port, kind, count, subnet, per_address, every = sys.argv[1:7]
+    port, kind, count, subnet, per_address, every, head = sys.argv[1:8]
     os.nice(10)  # below the table and the phones: see spawn
-    guests = Guests(int(port), kind, int(count), int(subnet), int(per_address), float(every))
+    guests = Guests(int(port), kind, int(count), int(subnet), int(per_address), float(every), head=head.encode())
     guests._run()  # until the process is ended
 
 

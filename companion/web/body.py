@@ -1,15 +1,16 @@
 """Reading a JSON request body field by field, with a one-line 400 naming the field that is wrong.
 
-The server has already refused a body over its size limit (server.Limits.body_bytes) or one that did not arrive in
-time. Here the JSON itself is bounded: nested at most DEPTH deep, and every number a plain one a phone's JavaScript
-holds exactly (|n| <= 2**53, no NaN or Infinity), so nothing a phone sends can take the parser or a game's
-arithmetic anywhere strange.
+The server has already refused a body over the limit its view declares (`takes`: BODY_BYTES unless said otherwise)
+or one that did not arrive in time. Here the JSON itself is bounded: nested at most DEPTH deep, and every number a
+plain one a phone's JavaScript holds exactly (|n| <= 2**53, no NaN or Infinity), so nothing a phone sends can take
+the parser or a game's arithmetic anywhere strange.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from flask import request
 
@@ -21,6 +22,26 @@ BODY_BYTES = 8 * 1024  # every body the API takes is a small JSON object (a new 
 UPLOAD_BYTES = 4 * 1024 * 1024  # a board's photo (scaled down on the page), a board file or a library file
 DEPTH = 8  # objects and lists inside one another: the richest body (a new game's options) needs four
 LARGEST = 2**53  # the largest whole number JavaScript holds exactly
+TAKES = "orrery_takes"  # the attribute a view's body limit is kept in
+View = TypeVar("View", bound=Callable[..., Any])
+
+
+def takes(limit: int | Callable[[Any], int], lane: str | None = None) -> Callable[[View], View]:
+    """A view's body limit in bytes (or a function of the table giving it: 0 for none), and the lane of bounded
+    workers it runs in when its work is heavy (a game set up to check a board, a picture decoded): the server reads
+    no more of a body than this, and runs a heavy view away from the pool that serves the page (server.py)."""
+
+    def mark(view: View) -> View:
+        setattr(view, TAKES, (limit, lane))
+        return view
+
+    return mark
+
+
+def taken(view: Callable[..., Any], table: Any) -> tuple[int, str | None]:
+    """What a view's body may hold at this table, and its lane."""
+    limit, lane = getattr(view, TAKES, (BODY_BYTES, None))
+    return (limit(table) if callable(limit) else limit), lane
 
 
 class _Refused(ValueError):
@@ -55,19 +76,30 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-def parse_json(data: bytes) -> Any:
-    """JSON text within the limits above, or BadInput saying what is wrong (one line)."""
+def parse_json(data: bytes, depth: int = DEPTH, what: str = "the request body") -> Any:
+    """JSON text within the limits above (nested at most `depth` deep), or BadInput saying what is wrong (one
+    line, naming `what`)."""
     try:
         value = json.loads(data, parse_int=_whole, parse_float=_real, parse_constant=_constant)
     except _Refused as error:
-        raise BadInput(f"the request body: {error}") from None
+        raise BadInput(f"{what}: {error}") from None
     except RecursionError:
-        raise BadInput(f"the request body nests too deep (at most {DEPTH} levels)") from None
+        raise BadInput(f"{what} nests too deep (at most {depth} levels)") from None
     except (ValueError, UnicodeDecodeError):
-        raise BadInput("the request body must be a JSON object (Content-Type: application/json)") from None
-    if _depth(value) > DEPTH:
-        raise BadInput(f"the request body nests too deep (at most {DEPTH} levels)")
+        raise BadInput(f"{what} must be a JSON object (Content-Type: application/json)") from None
+    if _depth(value) > depth:
+        raise BadInput(f"{what} nests too deep (at most {depth} levels)")
     return value
+
+
+def whole_arg(name: str, default: int) -> int:
+    """A whole number from the query string (a game's number, an entry id): 0 to 2**53, or a one-line 400."""
+    text = request.args.get(name)
+    if text is None:
+        return default
+    if not (text.isascii() and text.isdigit()) or len(text) > 16 or int(text) > LARGEST:
+        raise BadInput(f"{name}: expected a whole number from 0 to {LARGEST}, got {text[:20]!r}")
+    return int(text)
 
 
 def json_body() -> dict[str, Any]:

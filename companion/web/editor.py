@@ -18,22 +18,18 @@ from companion.boards.markers import with_corner_markers
 from companion.rules import SetupError, load
 from companion.table import library
 from companion.table.game_board import BOARD_OPTIONS
-from companion.web.body import UPLOAD_BYTES, field, json_body
+from companion.web.body import UPLOAD_BYTES, field, json_body, takes
 from companion.web.context import table
-from companion.web.editor_image import PhotoError, flatten, parse_corners
+from companion.web.editor_image import flatten, parse_corners
 from companion.web.errors import BadInput
-from companion.web.guard import requires_token
+from companion.web.guard import requires_host, requires_phone
 from companion.web.pages import _file
+from companion.web.pictures import PictureError
 
 editor = Blueprint("editor", __name__)
 OWN = "own"  # the board a game brings when it brings one only (ORBIT's sides are "front" and "back")
 EMPTY = "empty"  # a board of the game's size with no sites yet, to lay a board out from scratch
 MOVED_MM = 1.0  # a site further than this from where the game's own board has it has moved
-
-
-@editor.before_request
-def _uploads() -> None:
-    request.max_content_length = UPLOAD_BYTES  # a board or a photo is larger than the API's other bodies
 
 
 @editor.get("/editor")
@@ -149,6 +145,8 @@ def board_diff(board: Board, reference: Board) -> dict[str, list[str]]:
 
 
 @editor.post("/api/editor/check")
+@requires_phone
+@takes(UPLOAD_BYTES, lane="check")
 def check() -> Response:
     """The board's problems as the game sees them (none: it can be played) and its changes from the default."""
     data = json_body()
@@ -162,7 +160,8 @@ def check() -> Response:
 
 
 @editor.post("/api/editor/save")
-@requires_token
+@requires_host
+@takes(UPLOAD_BYTES, lane="check")
 def save() -> tuple[Response, int]:
     data = json_body()
     game = _game(field(data, "game", str))
@@ -188,11 +187,7 @@ def save_checked(game: str, option: str, key: str, problems: Callable[[Any], lis
 
 
 def keep(game: str, option: str, name: str, data: Any) -> tuple[Response, int]:
-    """Save checked data as a named set; never the set the game in play reads (its log must replay the same)."""
-    in_play = table().session.record
-    if in_play.game == game and name in table().datasets.names(game, option) \
-            and str(in_play.options.get(option, "")).endswith(f"/{option}/{name}"):
-        raise BadInput(f"name: {name!r} is the {option} of the game in play; save it under another name", 409)
+    """Save checked data as a named set: a new version of it (the games played on an earlier one keep theirs)."""
     try:
         library.save(table().datasets, game, option, name, data)
     except SetupError as error:
@@ -201,7 +196,8 @@ def keep(game: str, option: str, name: str, data: Any) -> tuple[Response, int]:
 
 
 @editor.post("/api/editor/flatten")
-@requires_token
+@requires_phone
+@takes(UPLOAD_BYTES, lane="picture")
 def flattened() -> Response:
     """The board's part of a photo (the body: a JPEG or PNG), seen from above, given its four corners."""
     try:
@@ -209,7 +205,7 @@ def flattened() -> Response:
         width, height = float(request.args.get("width", "")), float(request.args.get("height", ""))
         picture = flatten(request.get_data(), corners, width, height)
     except ValueError as error:
-        message = str(error) if isinstance(error, PhotoError) else "width and height: numbers of millimetres"
+        message = str(error) if isinstance(error, PictureError) else "width and height: numbers of millimetres"
         raise BadInput(message) from None
     response = Response(picture, mimetype="image/jpeg")
     response.headers["Cache-Control"] = "no-store"

@@ -10,21 +10,16 @@ from flask import Blueprint, Response, jsonify, request
 
 from companion.rules.orbit.data import DEFAULT_DECK, MARKER_FEATURES, STATION_KINDS, DeckFile, describe, load_deck
 from companion.table import library
-from companion.web.body import UPLOAD_BYTES, field, json_body
+from companion.web.body import UPLOAD_BYTES, field, json_body, takes
 from companion.web.context import table
 from companion.web.editor import save_checked, trial
 from companion.web.errors import BadInput
-from companion.web.guard import requires_token
+from companion.web.guard import requires_host, requires_phone
 from companion.web.pages import _file
 
 decks = Blueprint("decks", __name__)
 OWN = ""  # the game's own deck, as the deck option names it
 CARD = re.compile(r"deck\.cards\[(\d+)\]")
-
-
-@decks.before_request
-def _uploads() -> None:
-    request.max_content_length = UPLOAD_BYTES  # a deck is larger than the API's other bodies
 
 
 @decks.get("/editor/deck")
@@ -69,6 +64,8 @@ def _named(text: str, data: Any) -> str:
 
 
 @decks.post("/api/editor/deck/check")
+@requires_phone
+@takes(UPLOAD_BYTES, lane="check")
 def check() -> Response:
     data = field(json_body(), "deck", dict)
     found, words = problems(data)
@@ -78,6 +75,7 @@ def check() -> Response:
 
 
 @decks.post("/api/editor/deck/save")
-@requires_token
+@requires_host
+@takes(UPLOAD_BYTES, lane="check")
 def save() -> tuple[Response, int]:
     return save_checked("orbit", "deck", "deck", lambda deck: problems(deck)[0])

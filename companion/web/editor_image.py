@@ -6,11 +6,13 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from companion.web.pictures import PictureError, decode
+
 LONG_SIDE_PX = 1000  # the flattened picture's longer side: enough to place sites, small for a phone
 PHOTO_PX = 4000  # the largest photo side the table takes (the page scales photos down before sending)
 
 
-class PhotoError(ValueError):
+class PhotoError(PictureError):
     """A photo or corners that cannot be flattened; the message says which and why."""
 
 
@@ -27,14 +29,10 @@ def parse_corners(text: str) -> list[tuple[float, float]]:
 
 def flatten(photo: bytes, corners: list[tuple[float, float]], width_mm: float, height_mm: float) -> bytes:
     """The board's rectangle of the photo as a JPEG, its corners where the board's are (top-left first)."""
-    image = cv2.imdecode(np.frombuffer(photo, np.uint8), cv2.IMREAD_COLOR) if photo else None
-    if image is None:
-        raise PhotoError("photo: not a picture the table can read (send a JPEG or PNG)")
-    rows, cols = image.shape[:2]
-    if max(rows, cols) > PHOTO_PX:
-        raise PhotoError(f"photo: {cols} x {rows} pixels is larger than the table takes ({PHOTO_PX} a side)")
     if not (0 < width_mm <= 5000 and 0 < height_mm <= 5000):
         raise PhotoError("width and height: the board's size in millimetres, above 0 and at most 5000")
+    image = decode(photo, PHOTO_PX, "photo")
+    rows, cols = image.shape[:2]
     source = np.array(corners, np.float32)
     if abs(cv2.contourArea(source)) < 0.01 * rows * cols:
         raise PhotoError("corners: they enclose almost nothing; drag each to a corner of the board")

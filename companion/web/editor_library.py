@@ -3,23 +3,17 @@ action: it needs the table token)."""
 
 from __future__ import annotations
 
-import json
-
 from flask import Blueprint, Response, jsonify, request
 
 from companion.rules import SetupError
 from companion.table import library
-from companion.web.body import UPLOAD_BYTES
+from companion.web.body import UPLOAD_BYTES, parse_json, takes
 from companion.web.context import table
 from companion.web.errors import BadInput
-from companion.web.guard import requires_token
+from companion.web.guard import requires_host
 
+LIBRARY_DEPTH = 24  # a library file nests its sets' own files: deeper than a request, never without bound
 shelf = Blueprint("library", __name__, url_prefix="/api/library")
-
-
-@shelf.before_request
-def _uploads() -> None:
-    request.max_content_length = UPLOAD_BYTES  # a library file is larger than the API's other bodies
 
 
 @shelf.get("")
@@ -47,20 +41,18 @@ def export() -> Response:
 
 
 @shelf.post("/import")
-@requires_token
+@requires_host
+@takes(UPLOAD_BYTES, lane="check")
 def imported() -> tuple[Response, int]:
     """Every set of the library file in the body, each checked by its game first; one wrong set adds none. A file of
     one set may be added under another name (`name`); a set the table holds already is replaced only when the
     request says `replace=yes` (else 409, nothing added)."""
-    source = request.args.get("file", "library file")[:80]
+    source = "".join(ch for ch in request.args.get("file", "library file")[:80] if ch.isprintable()) or "library file"
     name = request.args.get("name")
     replace = request.args.get("replace", "no")
     if replace not in ("yes", "no"):
         raise BadInput(f"replace: {replace[:20]!r} is neither yes nor no")
-    try:
-        bundle = json.loads(request.get_data())
-    except (ValueError, UnicodeDecodeError):
-        raise BadInput(f"{source}: not a library file (not JSON)") from None
+    bundle = parse_json(request.get_data(), LIBRARY_DEPTH, source)
     try:
         added = library.import_library(table().datasets, bundle, source, name, replace == "yes")
     except library.SetExists as error:

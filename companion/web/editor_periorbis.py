@@ -14,11 +14,11 @@ from flask import Blueprint, Response, jsonify, request
 from companion.rules import SetupError
 from companion.rules.periorbis.datafiles import FILES, ORES, Card, ShipCard, default_path, load
 from companion.table import library
-from companion.web.body import UPLOAD_BYTES, field, json_body
+from companion.web.body import UPLOAD_BYTES, field, json_body, takes
 from companion.web.context import table
 from companion.web.editor import save_checked
 from companion.web.errors import BadInput
-from companion.web.guard import requires_token
+from companion.web.guard import requires_host, requires_phone
 from companion.web.pages import _file
 
 periorbis = Blueprint("periorbis", __name__)
@@ -29,11 +29,6 @@ SKILLS = {"build": "{} credits off building", "upgrade": "{} research data off a
           "research": "researches {}", "black": "mines {} from black ore", "grey": "mines {} from grey ore",
           "white": "mines {} from white ore"}
 BASIC = Card(0, "basic", 1).skills  # what a card does that is no more than a basic employee's goes unsaid
-
-
-@periorbis.before_request
-def _uploads() -> None:
-    request.max_content_length = UPLOAD_BYTES  # the five files are larger than the API's other bodies
 
 
 @periorbis.get("/editor/periorbis")
@@ -143,12 +138,15 @@ def _place(kind: str, groups: tuple[str | None, ...], files: dict[str, Any]) -> 
 
 
 @periorbis.post("/api/editor/periorbis/check")
+@requires_phone
+@takes(UPLOAD_BYTES, lane="check")
 def check() -> Response:
     found, words = problems(field(json_body(), "files", dict))
     return jsonify(problems=found, cards=words)
 
 
 @periorbis.post("/api/editor/periorbis/save")
-@requires_token
+@requires_host
+@takes(UPLOAD_BYTES, lane="check")
 def save() -> tuple[Response, int]:
     return save_checked(GAME, OPTION, "files", lambda files: problems(files)[0])

@@ -13,21 +13,16 @@ from companion.boards.orbital_battle import COLUMNS, ROWS
 from companion.boards.orbital_battle_maps import LEGEND, load_map
 from companion.rules import load
 from companion.table import library
-from companion.web.body import UPLOAD_BYTES, field, json_body
+from companion.web.body import UPLOAD_BYTES, field, json_body, takes
 from companion.web.context import table
 from companion.web.editor import save_checked, trial
 from companion.web.errors import BadInput
-from companion.web.guard import requires_token
+from companion.web.guard import requires_host, requires_phone
 from companion.web.pages import _file
 
 planets = Blueprint("planets", __name__)
 GAME, OPTION = "orbital_battle", "planet_files"
 OWN = tuple(load(GAME).data_options[OPTION].keys)  # the game's own planets, by number
-
-
-@planets.before_request
-def _uploads() -> None:
-    request.max_content_length = UPLOAD_BYTES
 
 
 @planets.get("/editor/planet")
@@ -56,11 +51,14 @@ def problems(data: Any) -> list[str]:
 
 
 @planets.post("/api/editor/planet/check")
+@requires_phone
+@takes(UPLOAD_BYTES, lane="check")
 def check() -> Response:
     return jsonify(problems=problems(field(json_body(), "planet", dict)))
 
 
 @planets.post("/api/editor/planet/save")
-@requires_token
+@requires_host
+@takes(UPLOAD_BYTES, lane="check")
 def save() -> tuple[Response, int]:
     return save_checked(GAME, OPTION, "planet", problems)

@@ -32,9 +32,9 @@ def start_after(table: Table, position: sse.Position | None) -> tuple[int | None
     """The entry id to replay after (None: from now on), and whether the phone's position is from another log."""
     if position is None:
         return None, False
-    log, last = table.log_position()
+    log, last = table.logbook.position()
     if (position.log is not None and position.log != log) or position.entry_id > last:
-        return table.first_entry() - 1, True
+        return table.logbook.first_entry() - 1, True
     return position.entry_id, False
 
 
@@ -56,9 +56,9 @@ async def stream(request: web.BaseRequest, table: Table, settings: WebSettings, 
         await response.write(sse.retry(settings.retry_ms))
         last = after or 0  # without a position the stream starts from now: whatever waits since join() is new
         if fresh:
-            await response.write(sse.message("reset", {"log": table.log_position()[0]}))
+            await response.write(sse.message("reset", {"log": table.logbook.position()[0]}))
         while after is not None:
-            count, last, messages = await loop.run_in_executor(pages, table.replay_page, after, PAGE)
+            count, last, messages = await loop.run_in_executor(pages, table.logbook.replay_page, after, PAGE)
             await response.write(messages)  # waits while the phone's socket is full: one page in memory at a time
             after = last if count == PAGE else None
         for message in table.hub.latest():

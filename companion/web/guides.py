@@ -11,7 +11,7 @@ from flask import Blueprint, Response, jsonify, request
 from companion.web.body import field, json_body
 from companion.web.context import table
 from companion.web.errors import BadInput
-from companion.web.guard import requires_token
+from companion.web.guard import requires_seat
 
 guides = Blueprint("guides", __name__, url_prefix="/api")
 
@@ -38,11 +38,11 @@ def _carry_out(command: Callable[[], dict[str, Any]]) -> Response:
 @guides.get("/calibration/grid")
 def grid() -> Response:
     board = request.args.get("board")
-    return _carry_out(lambda: table().grid_status(board))
+    return _carry_out(lambda: table().guides.grid_status(board))
 
 
 @guides.post("/calibration/grid")
-@requires_token
+@requires_seat
 def walk() -> Response:
     data = json_body()
     do = _do(data, WALK)
@@ -51,22 +51,22 @@ def walk() -> Response:
         if sites is not None and (not sites or not all(isinstance(s, str) for s in sites)):
             raise BadInput("sites: expected a non-empty list of site ids")
         board = field(data, "board", str, None)
-        return _carry_out(lambda: table().start_walk(sites, board))
+        return _carry_out(lambda: table().guides.start_walk(sites, board))
     if do == "probe":
-        return _carry_out(table().start_probe)
+        return _carry_out(table().guides.start_probe)
     site = field(data, "site", str, None)
-    return _carry_out(lambda: table().walk_command(do, site))
+    return _carry_out(lambda: table().guides.walk_command(do, site))
 
 
 @guides.get("/setup")
 def setup() -> Response:
-    return jsonify(table().setup_status())
+    return jsonify(table().guides.status())
 
 
 @guides.post("/setup")
-@requires_token
+@requires_seat
 def guide() -> Response:
     do = _do(json_body(), SETUP)
     if do == "start":
-        return _carry_out(table().start_guide)
-    return _carry_out(lambda: table().guide_command(do))
+        return _carry_out(table().guides.start_guide)
+    return _carry_out(lambda: table().guides.guide_command(do))

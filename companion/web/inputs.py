@@ -1,13 +1,20 @@
 """What a phone can do now: every legal action, labelled with the sentence applying it would announce, with what it
 does to the board (the sites a piece leaves and the sites a piece arrives on, so that the map can offer a piece's
-moves) and its arguments in words (so that the page can pick one step at a time: a unit, then a hex)."""
+moves) and its arguments in words (so that the page can pick one step at a time: a unit, then a hex).
+
+An action that takes a chance (a roll, a draw: it changes what the game keeps hidden, `Game.hidden`) is never
+labelled by applying it, or its label would tell the result: it is named by its arguments, and what it does to the
+board is only what it does whatever the chance (the same under two generators no phone knows)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from companion.rules import Action, Game
+from companion.rules.rng import Rng
 from companion.web.words import Words
+
+BLIND = (Rng.seeded(0x0DDBA11), Rng.seeded(0xC0FFEE))  # generators for what a chance does whatever its result
 
 
 def _changes(before: dict[str, Any], after: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
@@ -45,14 +52,11 @@ def _steps(game: Game, state: Any, action: Action, words: Words) -> list[list[An
     return steps
 
 
-def _left_to_chance(actions: list[Action]) -> set[Action]:
-    """The actions that leave out an argument others of their type give (the dice, the card drawn): applying one
-    draws it from the state's generator, so the companion rolls, draws or spins for the table."""
-    fuller = set()
-    for action in actions:
-        for i in range(len(action.args)):
-            fuller.add((action.type, action.args[:i] + action.args[i + 1:]))
-    return {action for action in actions if (action.type, action.args) in fuller}
+def _whatever_the_chance(game: Game, state: Any, action: Action, before: dict) -> tuple[list, list, list]:
+    """The sites and pieces an action changes under every blind generator: what it does whatever its result."""
+    seen = [_changes(before, game.layout(game.apply(game.conceal(state, rng), action)[0])) for rng in BLIND]
+    return tuple([item for item in part if all(item in other[n] for other in seen)]  # type: ignore[return-value]
+                 for n, part in enumerate(seen[0]))  # fmt: skip
 
 
 def inputs(game: Game, state: Any, words: Words) -> list[dict[str, Any]]:
@@ -60,21 +64,18 @@ def inputs(game: Game, state: Any, words: Words) -> list[dict[str, Any]]:
     sites of the pieces it acts on where they stand: an attack's target), steps, group (the heading the game gives it
     in a long list)."""
     actions = list(game.legal_actions(state))
-    drawn = _left_to_chance(actions)
     before = game.layout(state)
+    hidden = game.hidden(state)
     listed = []
     for action in actions:
-        chance = action in drawn
-        left: list[str] = []
-        arrived: list[str] = []
-        pieces: list[str] = []
+        after, events = game.apply(state, action)
+        chance = game.hidden(after) != hidden
         steps = _steps(game, state, action, words)
-        if chance:
-            # Applying it would draw from the state's generator: its sentence would give the result away.
+        if chance:  # its sentence would give the result away: named by what is chosen
             said = ", ".join(step[2] for step in steps)
             label = f"{words.key(action.type)}{' ' + said if said else ''}: the companion {_draws(action.type)}."
+            left, arrived, pieces = _whatever_the_chance(game, state, action, before)
         else:
-            after, events = game.apply(state, action)
             label = words.text(" ".join(event.text for event in events)) or words.key(action.type)
             left, arrived, pieces = _changes(before, game.layout(after))
         listed.append(
@@ -97,8 +98,9 @@ def inputs(game: Game, state: Any, words: Words) -> list[dict[str, Any]]:
 
 
 def _draws(kind: str) -> str:
-    """What the companion does for the table: rolls the dice, draws a card, spins the spinner."""
-    if "draw" in kind:
+    """What the companion does for the table: rolls the dice, draws a card, spins the spinner (a chance taken at the
+    end of a turn: the cards that arrive are drawn)."""
+    if "draw" in kind or "end" in kind or "pass" in kind:
         return "draws for the table"
     if "spin" in kind or "search" in kind:
         return "spins for the table"

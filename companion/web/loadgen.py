@@ -56,6 +56,8 @@ class LoadResult:
     rss_kb: list[int]  # the server's resident memory, once a second
     cpu_seconds: float = 0.0  # the server's processor time while it announced
     commits: list[float] = field(default_factory=list)  # seconds from a move's submission to its commit (the disk)
+    start_kb: int = 0  # the server's resident memory once it served, before any guest or phone came
+    peak_kb: int = 0  # its peak resident memory over the whole run
 
     @property
     def delays(self) -> list[float]:
@@ -90,24 +92,30 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def rss_kb(pid: int) -> int:
+def rss_kb(pid: int, field: str = "VmRSS") -> int:
+    """A process's resident memory now (VmRSS) or at its peak so far (VmHWM), in kB."""
     with open(f"/proc/{pid}/status") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1])
     return 0
 
 
 @dataclass(frozen=True)
 class Attack:
-    """Hostile guests running while the phones listen: slow requests (a header line every 2 s) and idle streams."""
+    """Hostile guests running while the phones listen: slow requests (a header line every 2 s), idle streams, and
+    guests without the token sending camera stills of 24 MB and boards of 4 MB to check, again and again."""
 
     slow: int = 50
     idle_streams: int = 100
+    frames: int = 32
+    checks: int = 12
 
     def crowds(self, port: int) -> list[Guests]:
         return [Guests(port, "slow-headers", self.slow, subnet=2),
-                Guests(port, "idle-streams", self.idle_streams, subnet=3, per_address=4)]  # fmt: skip
+                Guests(port, "idle-streams", self.idle_streams, subnet=3, per_address=4),
+                Guests(port, "frames", self.frames, subnet=4, per_address=8, every=0.1),
+                Guests(port, "board-checks", self.checks, subnet=5, per_address=3, every=0.1)]  # fmt: skip
 
 
 def run_load(mode: str, clients: int, seconds: float, rate: float, attack: Attack | None = None) -> LoadResult:
@@ -119,6 +127,7 @@ def run_load(mode: str, clients: int, seconds: float, rate: float, attack: Attac
     parties: list[subprocess.Popen] = []
     try:
         port = int(_wait_for(ready, child, 120.0))
+        start = rss_kb(child.pid)
         parties = [crowd.spawn() for crowd in (attack.crowds(port) if attack else [])]
         time.sleep(3.0 if attack else 0.0)  # the guests settle in first
         phones = _child("phones", str(clients), "0", str(port), str(work))
@@ -133,6 +142,7 @@ def run_load(mode: str, clients: int, seconds: float, rate: float, attack: Attac
             time.sleep(1.0)
         report = json.loads(_wait_for(done, child, 10.0))
         cpu = cpu_seconds(child.pid) - cpu
+        peak = rss_kb(child.pid, "VmHWM")
         time.sleep(1.0)  # the last messages in flight
         (work / "stop").write_text("stop\n")
         heard = json.loads(_wait_for(work / "phones.json", phones, 30.0))
@@ -140,7 +150,8 @@ def run_load(mode: str, clients: int, seconds: float, rate: float, attack: Attac
         began = {int(k): v for k, v in report["began"].items()}
         result = [Phone(p["ids"], _since(committed, p["ids"], p["at"]), p["error"], _since(began, p["ids"], p["at"]),
                         _since(committed, p["states"], p["states_at"])) for p in heard]  # fmt: skip
-        return LoadResult(mode, clients, report["ids"], report["seconds"], result, memory, cpu, report["commits"])
+        return LoadResult(mode, clients, report["ids"], report["seconds"], result, memory, cpu, report["commits"],
+                          start, peak)
     finally:
         for party in [*parties, child]:
             _end(party)

@@ -8,15 +8,17 @@ otherwise. Sending frames changes what the referee sees, so it takes the table t
 
 from __future__ import annotations
 
-import cv2
-import numpy as np
+from typing import Any
+
 from flask import Blueprint, Response, jsonify, request
 
 from companion.sensing.pushed import PushedFrames
+from companion.web.body import takes
 from companion.web.context import table
 from companion.web.errors import BadInput
 from companion.web.guard import requires_token
 from companion.web.pages import _file
+from companion.web.pictures import PictureError, decode
 
 FRAME_PATH = "/api/camera/frame"
 FRAME_BYTES = 24 * 1024 * 1024  # a 12 MP still as a JPEG of good quality, with room to spare
@@ -24,6 +26,11 @@ PREVIEW_EVERY_MS = 3000
 LONGEST_SIDE = 8192  # a frame wider or taller than this is no camera's
 
 phone_camera = Blueprint("phone_camera", __name__)
+
+
+def frame_bytes(served: Any) -> int:
+    """A frame's body limit at this table: none unless its camera is a phone (no frame path otherwise)."""
+    return FRAME_BYTES if getattr(served, "phone", None) is not None else 0
 
 
 def _phone() -> PushedFrames:
@@ -46,17 +53,15 @@ def wanted() -> Response:
 
 @phone_camera.post(FRAME_PATH)
 @requires_token
+@takes(frame_bytes, lane="picture")
 def frame() -> Response:
     phone = _phone()
     still = request.args.get("still", "0") == "1"
-    request.max_content_length = FRAME_BYTES
-    data = np.frombuffer(request.get_data(cache=False), np.uint8)
     if request.mimetype not in ("image/jpeg", "image/png"):
         raise BadInput(f"the frame must be image/jpeg or image/png, not {request.mimetype or 'untyped'}", 415)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if image is None:
-        raise BadInput("the frame is not an image the table can read", 400)
-    if max(image.shape[:2]) > LONGEST_SIDE:
-        raise BadInput(f"the frame is {image.shape[1]}x{image.shape[0]}: no camera's", 400)
+    try:
+        image = decode(request.get_data(cache=False), LONGEST_SIDE, "the frame")
+    except PictureError as error:
+        raise BadInput(str(error)) from None
     phone.push(image, still)
     return jsonify({"width": int(image.shape[1]), "height": int(image.shape[0]), "still": still})

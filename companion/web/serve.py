@@ -164,7 +164,7 @@ def announce(server: WebServer, table: Table, out: TextIO = sys.stdout, qr: bool
     """Print the page's address with the token, and its QR code; returns the address. The QR code is plain http,
     which any phone opens at once; phones that trust the table's CA are offered the https page by the page."""
     host = page_host(server.host)
-    url = join_url(f"http://{host}:{server.port}/", table.token)
+    url = join_url(f"http://{host}:{server.port}/", table.seats.token)
     print(f"Phones: open {url}" + (" or scan:" if qr else ""), file=out, flush=True)
     if qr:
         print(qr_terminal(url), file=out, flush=True)

@@ -30,11 +30,13 @@ from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 from flask import Flask
 
-from companion.web.body import BODY_BYTES, UPLOAD_BYTES
 from companion.web.context import KEY
+from companion.web.door import Door
 from companion.web.events import EVENTS_PATH, stream
 from companion.web.hub import Hub
-from companion.web.wsgi import call_app
+from companion.web.wsgi import Lane, call_app
+
+LANES = ("check", "picture")  # heavy work, each kind in a lane of one worker: a game set up; a picture decoded
 
 
 @dataclass(frozen=True)
@@ -44,9 +46,6 @@ class Limits:
     head_seconds: float = 10.0  # a request's line and headers, from the connection or the previous answer
     body_seconds: float = 10.0  # its body
     handshake_seconds: float = 5.0  # a TLS handshake
-    body_bytes: int = BODY_BYTES  # a request body
-    frame_bytes: int = 24 * 1024 * 1024  # a camera page's full-resolution still (phone_camera.FRAME_PATH)
-    upload_bytes: int = UPLOAD_BYTES  # the body of an upload (wsgi.UPLOAD_PATHS): a photo, a board, a library
     per_address: int = 32  # open connections from one client address
     connections: int = 768  # open connections in all (a Pi's default open-file limit is 1024)
     streams_per_address: int = 6  # live streams from one client address (a phone has one per open page)
@@ -172,6 +171,7 @@ class WebServer:
         self._threads = max(1, threads)
         self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="web-app")
         self._replay = ThreadPoolExecutor(2, thread_name_prefix="web-replay")  # store pages for the streams
+        self._lanes = {name: Lane(name) for name in LANES}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._servers: list[asyncio.base_events.Server] = []
@@ -244,7 +244,8 @@ class WebServer:
     async def _open(self) -> None:
         extension = self.app.extensions[KEY]
         table, settings = extension.table, extension.settings
-        pool, replay, limits, app = self._pool, self._replay, self.limits, self.app
+        pool, replay, limits, app, lanes = self._pool, self._replay, self.limits, self.app, self._lanes
+        door = Door(app, table)
 
         async def handle(request: web.BaseRequest) -> web.StreamResponse:
             connection = request.protocol
@@ -253,7 +254,7 @@ class WebServer:
             try:
                 if request.path == EVENTS_PATH and request.method == "GET":
                     return await stream(request, table, settings, replay)
-                return await call_app(request, app, pool, limits)
+                return await call_app(request, app, pool, limits, door, lanes)
             finally:
                 connection.finished()
 
@@ -289,8 +290,11 @@ class WebServer:
         self._servers, self._sockets = [], []
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._replay.shutdown(wait=False, cancel_futures=True)
+        for lane in self._lanes.values():
+            lane.shutdown()
         self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="web-app")  # for a start after a stop
         self._replay = ThreadPoolExecutor(2, thread_name_prefix="web-replay")
+        self._lanes = {name: Lane(name) for name in LANES}
 
     async def _close(self) -> None:
         for server in self._servers:

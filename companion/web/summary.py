@@ -10,7 +10,9 @@ from typing import Any
 
 from flask import Blueprint, Response
 
+from companion.table.session import CannotResume
 from companion.table.store import StoreError
+from companion.web.body import LARGEST
 from companion.web.context import table
 from companion.web.errors import BadInput
 
@@ -134,20 +136,22 @@ def _file_name(summary: dict[str, Any]) -> str:
 
 def _summary(game_id: int) -> tuple[dict[str, Any], dict[str, str]]:
     try:
-        summary = table().game_summary(game_id)
+        summary = table().past.summary(game_id)
+    except CannotResume as error:
+        raise BadInput(str(error), 409) from None
     except StoreError:
         raise BadInput("game: no such game in this table's log", 404) from None
-    return summary, table().seat_names
+    return summary, table().seats.names
 
 
-@summaries.get("/games/<int:game_id>")
+@summaries.get(f"/games/<int(max={LARGEST}):game_id>")
 def page(game_id: int) -> Response:
     response = Response(summary_html(*_summary(game_id)), mimetype="text/html")
     response.headers["Cache-Control"] = "no-cache"
     return response
 
 
-@summaries.get("/games/<int:game_id>/summary.svg")
+@summaries.get(f"/games/<int(max={LARGEST}):game_id>/summary.svg")
 def picture(game_id: int) -> Response:
     summary, names = _summary(game_id)
     response = Response(summary_svg(summary, names), mimetype="image/svg+xml")

@@ -1,15 +1,19 @@
-"""The Flask app behind the event loop: a complete request (its body read, within its limit and deadline) is handed
-to a thread of a small pool, and the app's whole answer comes back to the loop to be written. Every answer the app
-gives is small (the page's files, JSON, a QR code, a camera snapshot), so it is read whole; the one long answer,
-the stream, never reaches the app (events.py)."""
+"""The Flask app behind the event loop: a request admitted at the door (door.py: who may, how large a body) has its
+body read within that limit and its deadline, and is handed to a thread of a small pool, or, when its view's work is
+heavy (a board's game set up, a picture decoded), to a lane of its own: one worker and a short queue, so that
+heavy work never takes the threads that serve the page, and a full lane refuses at once, before reading the body.
+The app's whole answer comes back to the loop to be written. Every answer the app gives is small (the page's
+files, JSON, a QR code, a camera snapshot), so it is read whole; the one long answer, the stream, never reaches the
+app (events.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import io
 import sys
+import threading
 from collections.abc import Iterable
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote_to_bytes
 
@@ -17,12 +21,12 @@ from aiohttp import web
 from flask import Flask
 from multidict import CIMultiDict
 
-from companion.web.phone_camera import FRAME_PATH
+from companion.web.door import Door, Refused
 
 if TYPE_CHECKING:
     from companion.web.server import Limits
 
-UPLOAD_PATHS = ("/api/editor/", "/api/library/")  # a photo, a board or a library file: larger than any other body
+LANE_QUEUE = 1  # requests that may wait for a lane's worker beside the one it runs
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "upgrade"}
 
 
@@ -35,15 +39,34 @@ def refuse(message: str, status: int = 400, close: bool = False) -> web.Response
     return response
 
 
-async def read_body(request: web.BaseRequest, limits: Limits) -> bytes | web.Response:
+class Lane:
+    """One worker for one kind of heavy work, and room for LANE_QUEUE more to wait; `enter` says whether there is
+    room now (the loop asks before reading the body, and `leave` when the answer is back)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix=f"web-{name}")
+        self._lock = threading.Lock()
+        self._inside = 0
+
+    def enter(self) -> bool:
+        with self._lock:
+            if self._inside > LANE_QUEUE:
+                return False
+            self._inside += 1
+            return True
+
+    def leave(self) -> None:
+        with self._lock:
+            self._inside -= 1
+
+    def shutdown(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+async def read_body(request: web.BaseRequest, limit: int, limits: Limits) -> bytes | web.Response:
     """The whole body, or a refusal: larger than the limit (said before a byte of it is read when the request
     declares its length), or not all there within the deadline."""
-    if request.path == FRAME_PATH:
-        limit = limits.frame_bytes
-    elif request.path.startswith(UPLOAD_PATHS):
-        limit = limits.upload_bytes
-    else:
-        limit = limits.body_bytes
     if request.content_length is not None and request.content_length > limit:
         return refuse(f"the request body is {request.content_length} bytes; the table takes {limit} at most", 400, True)
     chunks: list[bytes] = []
@@ -110,11 +133,31 @@ def run_app(app: Flask, values: dict[str, Any]) -> tuple[int, list[tuple[str, st
     return int(status.split()[0]), [(k, v) for k, v in headers if k.lower() not in HOP_BY_HOP], body
 
 
-async def call_app(request: web.BaseRequest, app: Flask, pool: Executor, limits: Limits) -> web.Response:
-    body = await read_body(request, limits)
-    if isinstance(body, web.Response):
-        return body
-    status, headers, content = await asyncio.get_running_loop().run_in_executor(
-        pool, run_app, app, environ(request, body)
-    )
-    return web.Response(status=status, body=content, headers=CIMultiDict(headers))
+async def call_app(
+    request: web.BaseRequest, app: Flask, pool: Executor, limits: Limits, door: Door, lanes: dict[str, Lane]
+) -> web.Response:
+    admitted = door.admit(request.method, request.path, request.headers)
+    if isinstance(admitted, Refused):
+        return refuse(admitted.message, admitted.status, close=request.body_exists)
+    lane = lanes[admitted.lane] if admitted.lane is not None else None
+    if lane is not None and not lane.enter():
+        return refuse(f"the table is busy with another {lane.name} request; try again in a moment", 503,
+                      close=request.body_exists)  # fmt: skip
+    try:
+        if admitted.limit == 0:
+            body, unread = b"", request.body_exists  # a view that takes no body here answers without one
+        else:
+            read = await read_body(request, admitted.limit, limits)
+            if isinstance(read, web.Response):
+                return read
+            body, unread = read, False
+        status, headers, content = await asyncio.get_running_loop().run_in_executor(
+            lane.pool if lane is not None else pool, run_app, app, environ(request, body)
+        )
+    finally:
+        if lane is not None:
+            lane.leave()
+    response = web.Response(status=status, body=content, headers=CIMultiDict(headers))
+    if unread:
+        response.force_close()  # the body was never read: the connection cannot carry another request
+    return response

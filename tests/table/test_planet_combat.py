@@ -96,13 +96,13 @@ def test_the_demo_players_walk_a_planet_maps_grid_and_find_each_maps_grid(tmp_pa
                      settle=0.05)  # fmt: skip
     with twin:
         table = twin.web  # `companion serve`'s web table, as the demo serves it
-        table.start_walk(["p4:0000", "p4:0403"], board="orbital_battle:planet4")
-        play_until_done(twin, table.walk)
-        assert table.walk.state == "saved" and not twin.loop.paused
+        table.guides.start_walk(["p4:0000", "p4:0403"], board="orbital_battle:planet4")
+        play_until_done(twin, table.guides.walk)
+        assert table.guides.walk.state == "saved" and not twin.loop.paused
         before = twin.link, list(twin.beside_links)
-        table.start_probe()
-        play_until_done(twin, table.walk)
-        status = table.walk.status()
+        table.guides.start_probe()
+        play_until_done(twin, table.guides.walk)
+        status = table.guides.walk.status()
         assert status["state"] == "saved" and status["mapped"] == 9 and "config had it" not in status["message"]
         assert (twin.link, twin.beside_links) == before  # each map was already read from its own grid
         stats = twin.play(40)

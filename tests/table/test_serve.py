@@ -182,10 +182,10 @@ def test_a_game_on_another_board_is_read_with_that_boards_own_grid_profile(tmp_p
     live.store.close()
 
 
-def _call(page: str, path: str, token: str, body: dict | None = None) -> dict:
+def _call(page: str, path: str, token: str, body: dict | None = None, key: str = "") -> dict:
     request = urllib.request.Request(
         page + path, data=None if body is None else json.dumps(body).encode(),
-        headers={"Content-Type": "application/json", "X-Orrery-Token": token},
+        headers={"Content-Type": "application/json", "X-Orrery-Token": token, "X-Orrery-Phone": key},
     )  # fmt: skip
     with urllib.request.urlopen(request, timeout=10) as answer:
         return json.load(answer)
@@ -199,9 +199,10 @@ def test_a_new_game_of_another_game_brings_its_own_board_map_and_layout(tmp_path
         joined = served.wait_for("Phones: open")
         page, token = re.search(r"(http://127\.0\.0\.1:\d+/)\?t=(\S+)", joined).groups()
         assert _call(page, "api/board", token)["name"] == default_board("trajectory").name
+        key = _call(page, "api/phones", token, {})["key"]  # the first phone to join: the host
         for game, players in (("dakalio", ["red", "green"]), ("orbital_battle", ["red", "green"]),
                               ("trajectory", ["red", "green"])):  # fmt: skip
-            state = _call(page, "api/games", token, {"game": game, "players": players, "seed": 3})
+            state = _call(page, "api/games", token, {"game": game, "players": players}, key)
             board = default_board(game)
             sites = {site.id for site in board.sites}
             drawn = _call(page, "api/board", token)

@@ -88,15 +88,15 @@ def test_the_demo_players_follow_the_pages_guides_and_then_play_on(tmp_path):
 
     with make_twin("trajectory", 2, 3, "virtual", str(tmp_path / "t.db"), mess=0, illegal=0, camera=True) as twin:
         table = twin.web
-        table.start_walk(["o1s0", "o2s0", "o3s5"])  # o2s0 holds the home planet: lifted and set down again
-        play_until_done(twin, table.walk)
-        assert table.walk.state == "saved" and not twin.loop.paused
-        assert load_profile(table.grid.profile, default_board("trajectory")).sites == twin.sites
+        table.guides.start_walk(["o1s0", "o2s0", "o3s5"])  # o2s0 holds the home planet: lifted and set down again
+        play_until_done(twin, table.guides.walk)
+        assert table.guides.walk.state == "saved" and not twin.loop.paused
+        assert load_profile(table.guides.grid.profile, default_board("trajectory")).sites == twin.sites
 
         twin.phones.new_game("trajectory", ["red", "blue"], {}, 5)
-        assert table.guide.running and table.loop.paused
-        play_until_done(twin, table.guide)
-        assert table.guide.state == "placed" and table.guide.done == 6 and not table.loop.paused
+        assert table.guides.guide.running and table.loop.paused
+        play_until_done(twin, table.guides.guide)
+        assert table.guides.guide.state == "placed" and table.guides.guide.done == 6 and not table.loop.paused
         stats = twin.play(25)
     assert stats.wrong_accepted == 0 and stats.board_moves >= 3
 
@@ -194,7 +194,7 @@ def test_the_demo_twin_lays_a_game_on_another_board_on_its_grid_and_it_is_refere
         table.new_game("orbit", ["red", "blue"], {"board": "back"}, 5, guide=False)
         back = orbit.build("back")
         assert set(twin.observer.switch_sites.values()) == {site.id for site in back.sites}
-        assert table.grid_status()["mapped"].keys() == {site.id for site in back.sites}
-        assert table.grid.profile.name == "grid.orbit.back.json"
+        assert table.guides.grid_status()["mapped"].keys() == {site.id for site in back.sites}
+        assert table.guides.grid.profile.name == "grid.orbit.back.json"
         stats = twin.play(30)
     assert stats.wrong_accepted == 0 and stats.board_moves >= 3

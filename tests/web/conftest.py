@@ -39,12 +39,23 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "-
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"  # screenshots of the page
 
 
+def host_phone(table: Table) -> str:
+    """The key of a phone that joins now (the host when it is the first), playing every free seat of the game by
+    pass and play."""
+    phone, key = table.seats.join()
+    for seat in table.session.record.players:
+        if table.seats.holder(seat) is None:
+            phone = table.seats.take(phone, seat, together=True)
+    return key
+
+
 @dataclass
 class Served:
     table: Table
     server: WebServer
     observer: Observer
     store: Store
+    key: str = ""  # the key of the tests' own phone (joined at its first request: the host when no page came first)
 
     @property
     def port(self) -> int:
@@ -64,12 +75,16 @@ class Served:
         return self.table.loop
 
     def request(
-        self, method: str, path: str, body: Any = None, token: str | None = TOKEN, raw: bytes | None = None
-    ) -> tuple[int, Any]:
+        self, method: str, path: str, body: Any = None, token: str | None = TOKEN, raw: bytes | None = None,
+        key: str | None = None,
+    ) -> tuple[int, Any]:  # fmt: skip
+        """A request from the host's phone (`token` None: from a browser that only watches; `key`: another
+        phone's)."""
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
         headers = {"Content-Type": "application/json"}
         if token is not None:
             headers["X-Orrery-Token"] = token
+            headers["X-Orrery-Phone"] = key if key is not None else self.own_key()
         payload = raw if raw is not None else (None if body is None else json.dumps(body).encode())
         connection.request(method, path, payload, headers)
         response = connection.getresponse()
@@ -83,8 +98,26 @@ class Served:
         assert status == 200, data
         return data
 
-    def post(self, path: str, body: Any = None, token: str | None = TOKEN) -> tuple[int, Any]:
-        return self.request("POST", path, {} if body is None else body, token)
+    def post(self, path: str, body: Any = None, token: str | None = TOKEN, key: str | None = None) -> tuple[int, Any]:
+        return self.request("POST", path, {} if body is None else body, token, key=key)
+
+    def own_key(self) -> str:
+        """The tests' own phone's key, joining it first (it plays every seat no page took)."""
+        if not self.key:
+            self.key = host_phone(self.table)
+        return self.key
+
+    def host_now(self) -> None:
+        """The tests' own phone becomes the host (the console's word, `companion phones host`)."""
+        phone = self.table.seats.phone(self.own_key())
+        assert phone is not None
+        self.table.seats.hand_host(phone.id)
+
+    def join(self) -> str:
+        """Another phone joins (with the token): its key."""
+        status, joined = self.request("POST", "/api/phones", {}, key="")
+        assert status == 201, joined
+        return joined["key"]
 
     def restart(self) -> None:
         """Stop the server and start the companion again on the same log and port, as after a power cut."""
@@ -94,7 +127,7 @@ class Served:
         session = Session.resume(self.store)
         assert session is not None
         fresh = serve(self.store, session, port)
-        self.table, self.server, self.observer = fresh.table, fresh.server, fresh.observer
+        self.table, self.server, self.observer, self.key = fresh.table, fresh.server, fresh.observer, ""
 
     # The board, as the sensors report it to the table loop.
     def board(self, layout: dict[str, tuple[str, ...]], at: float) -> Any:
@@ -332,7 +365,7 @@ def grid_served(tmp_path):
         live = LiveTable(config).start(wait=10)
         assert live.link is not None and live.link.wait_synced(10)
         table = web_table(live)
-        table.token = TOKEN
+        table.seats.token = TOKEN
         server = start_server(table, "127.0.0.1", free_port(), WebSettings(heartbeat=0.3, retry_ms=300), threads=24)
         served = GridServed(table, server, live.observer, live.store, live=live, grid=grid, profile=profile,
                             wiring=wiring)  # fmt: skip

@@ -52,6 +52,7 @@ def test_a_declared_input_is_committed_and_logged_as_the_phones(served):
 
 
 def test_without_the_token_a_browser_may_watch_but_not_act(served):
+    served.own_key()  # the tests' phone has joined and plays every seat
     before = served.get("/api/state")
     for token, message in ((None, "may only watch"), ("guess", "token is wrong")):
         for path, body in (("/api/act", {"action": {"type": "end_turn"}}), ("/api/undo", {}),
@@ -69,6 +70,7 @@ def test_without_the_token_a_browser_may_watch_but_not_act(served):
 
 
 def test_bad_requests_get_a_400_with_one_clear_line_and_change_nothing(served):
+    served.own_key()  # the tests' phone has joined and plays every seat
     before = served.get("/api/state")
     cases = [
         ("/api/act", None, b"not json", "must be a JSON object"),
@@ -76,7 +78,7 @@ def test_bad_requests_get_a_400_with_one_clear_line_and_change_nothing(served):
         ("/api/act", {}, None, "action: missing"),
         ("/api/act", {"action": {"to": "o3s1"}}, None, "missing its 'type'"),
         ("/api/act", {"action": {"type": "fly_to_the_moon"}}, None, "fly_to_the_moon"),
-        ("/api/act", {"action": {"type": "end_turn"}, "actor": "mauve"}, None, "'mauve' has no seat"),
+        ("/api/act", {"action": {"type": "end_turn"}, "actor": "mauve"}, None, "'mauve' is not a seat"),
         ("/api/act", {"action": {"type": "draw"}}, None, ""),  # Red has drawn already: the rules say why not
         ("/api/act", {"action": {"type": "move", "to": "o3s1", "colour": "x" * 5000}}, None,
          "move: unknown argument 'colour' (arguments: to)"),

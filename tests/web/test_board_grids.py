@@ -63,14 +63,16 @@ def walk_by_hand(gs, asked) -> None:
     """A person follows the walk-through: a piece set down on each site asked (its own switch closes), then lifted
     once the next site is asked; until the walk-through saves."""
     for _ in range(100):
-        status = gs.table.walk.status()
+        status = gs.table.guides.walk.status()
         if status["state"] != "walking":
             return
         site = asked()
         assert site == status["site"]
         gs.put(site)
-        gs.until(lambda step=status["step"]: gs.table.walk.status()["step"] != step
-                 or gs.table.walk.status()["state"] != "walking", what=f"the walk-through to take {site}")  # fmt: skip
+        walk = gs.table.guides.walk
+        gs.until(lambda step=status["step"], walk=walk: walk.status()["step"] != step
+                 or walk.status()["state"] != "walking",
+                 what=f"the walk-through to take {site}")
         gs.lift(site)
     raise AssertionError("the walk-through did not end")
 
@@ -106,7 +108,7 @@ def book_moves_by_hand(gs, wiring) -> None:
         count = len(gs.session.actions)
         gs.show(after)
         gs.until(lambda count=count: len(gs.session.actions) > count, what=f"{action} to be booked")
-        assert gs.session.actions[-1] == action and gs.table.entries()[-1]["source"] == "board"
+        assert gs.session.actions[-1] == action and gs.table.logbook.entries()[-1]["source"] == "board"
     assert len(gs.session.actions) > 1 and any(a.type in gs.session.game.board_moves for a in gs.session.actions)
 
 
@@ -143,16 +145,17 @@ def test_a_game_on_a_library_board_is_refereed_by_that_boards_grid_profile(grid_
 
     status, _ = gs.post("/api/games", {"game": "orbit", "players": ["red", "blue"], "options": {"board": "my-copy"}})
     assert status == 201
-    notes = [e["events"][0]["text"] for e in gs.table.entries(game_id=gs.session.record.id) if e["kind"] == "note"]
+    entries = gs.table.logbook.entries(game_id=gs.session.record.id)
+    notes = [e["events"][0]["text"] for e in entries if e["kind"] == "note"]
     assert "The grid has not learnt the board “my-copy” yet: walk it from Calibrate" in " ".join(notes), notes
-    assert gs.table.grid_status()["mapped"] == {} and gs.live.senses.status()["grid"] == "absent"
+    assert gs.table.guides.grid_status()["mapped"] == {} and gs.live.senses.status()["grid"] == "absent"
     assert gs.get("/api/setup")["state"] == "waiting"  # the walk-through first (test below); here from Calibrate
 
     status, walk = gs.post("/api/calibration/grid", {"do": "start"})
     assert status == 200, walk
     assert walk["total"] == 24 and walk["site"] in wiring and walk["name"].startswith("site ")
-    walk_by_hand(gs, lambda: gs.table.walk.status()["site"])
-    assert gs.table.walk.status()["state"] == "saved"
+    walk_by_hand(gs, lambda: gs.table.guides.walk.status()["site"])
+    assert gs.table.guides.walk.status()["state"] == "saved"
     profile = tmp_path / "grid.orbit.my-copy.json"
     assert profile.exists() and not (tmp_path / "grid.json").exists()  # its own profile; the table's own untouched
     assert gs.live.observer.switch_sites == {switch: site for site, switch in wiring.items()}
@@ -174,7 +177,7 @@ def test_a_walk_of_the_old_board_ends_when_a_game_on_another_board_starts(grid_s
     status, walk = gs.post("/api/calibration/grid", {"do": "start", "sites": ["r1s0", "r1s1"]})
     assert status == 200 and walk["site"] == "r1s0", walk  # a few sites of ORBIT's back side
     gs.post("/api/games", {"game": "orbit", "players": ["red", "blue"], "options": {"board": "my-copy"}})
-    assert gs.table.walk.status()["state"] == "stopped"
+    assert gs.table.guides.walk.status()["state"] == "stopped"
     assert gs.live.grid.profile == tmp_path / "grid.orbit.my-copy.json"
     assert not (tmp_path / "grid.orbit.back.json").exists()
     assert gs.get("/api/setup")["state"] == "waiting"
@@ -192,12 +195,12 @@ def test_a_new_game_on_a_board_the_grid_has_not_learnt_leads_with_the_walk_and_t
     assert gs.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board})[0] == 201
     phone = Stream(gs.port)
     try:
-        start = {"game": "orbit", "players": ["red", "blue"], "seed": 4, "options": {"board": "my-copy"}}
+        start = {"game": "orbit", "players": ["red", "blue"], "options": {"board": "my-copy"}}
         assert gs.post("/api/games", start)[0] == 201
         first = phone.until("setup", lambda data: data is not None and data["state"] == "waiting")["data"]
         assert first["text"] == "First, teach the grid your board: 24 sites, a piece on each in turn."
         assert first["count"] == "24 sites" and first["message"] is None and gs.get("/api/setup") == first
-        assert gs.table.loop.paused and gs.table.guide is None
+        assert gs.table.loop.paused and gs.table.guides.guide is None
         setup = {**SPEC["components"]["schemas"]["Setup"], "components": SPEC["components"]}
         jsonschema.validate(first, setup, cls=jsonschema.Draft202012Validator)  # as docs/openapi.json says
         status, answer = gs.post("/api/setup", {"do": "placed"})
@@ -218,7 +221,7 @@ def test_a_new_game_on_a_board_the_grid_has_not_learnt_leads_with_the_walk_and_t
 
         # Walked to the end: the guided setup follows at once, the first piece on a site the grid now feels.
         assert gs.post("/api/calibration/grid", {"do": "start"})[0] == 200
-        walk_by_hand(gs, lambda: gs.table.walk.status()["site"])
+        walk_by_hand(gs, lambda: gs.table.guides.walk.status()["site"])
         guide = phone.until("setup", lambda data: data["state"] == "placing")["data"]
         assert guide["count"].startswith("0 of ") and guide["how"] == "sensors" and guide["text"].startswith("Put ")
         assert gs.table.loop.paused and gs.get("/api/setup")["state"] == "placing"
@@ -230,7 +233,7 @@ def test_a_new_game_on_a_board_the_grid_has_not_learnt_leads_with_the_walk_and_t
         # A game on the learnt board now: guided straight away, no walk-through offered.
         assert gs.post("/api/games", start)[0] == 201
         assert phone.until("setup", lambda data: data["state"] == "placing" and data["placed"] == 0)["data"]
-        assert gs.table.first is None
+        assert gs.table.guides.first is None
     finally:
         phone.close()
 
@@ -245,8 +248,8 @@ def test_a_game_started_while_its_board_is_being_walked_is_guided_once_the_walk_
     assert gs.post("/api/setup", {"do": "stop"})[0] == 200  # the group walks it from Calibrate later
     assert gs.post("/api/calibration/grid", {"do": "start"})[0] == 200
     assert gs.post("/api/games", start)[0] == 201  # the same board: its walk goes on, and the new game waits for it
-    assert gs.table.walk.running and gs.get("/api/setup")["state"] == "waiting"
-    walk_by_hand(gs, lambda: gs.table.walk.status()["site"])
+    assert gs.table.guides.walk.running and gs.get("/api/setup")["state"] == "waiting"
+    walk_by_hand(gs, lambda: gs.table.guides.walk.status()["site"])
     assert gs.get("/api/setup")["state"] == "placing" and gs.table.loop.paused
 
 
@@ -262,7 +265,7 @@ def test_the_group_may_set_out_by_taps_or_stop_guiding_instead_of_walking(grid_s
     assert gs.post("/api/games", start)[0] == 201
     status, stopped = gs.post("/api/setup", {"do": "stop"})
     assert status == 200 and stopped["state"] == "stopped" and stopped["text"].startswith("The guide has stopped.")
-    assert gs.get("/api/setup") == stopped and gs.table.guide is not None and not gs.table.guide.running
+    assert gs.get("/api/setup") == stopped and gs.table.guides.guide is not None and not gs.table.guides.guide.running
     gs.until(lambda: not gs.table.loop.paused, what="the referee")
 
 
@@ -284,7 +287,8 @@ def test_from_the_page_a_copy_is_laid_over_its_photo_its_grid_walked_and_its_mov
     keep_as(page, "club", "ORBIT: deck “club”")
     assert errors == []
 
-    phone = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+    phone = page.context.new_page()  # the host's own phone, at phone size: it kept the board and starts the game
+    phone.set_viewport_size({"width": 360, "height": 740})
 
     def ours(options) -> None:
         options.locator("[data-option=board]").select_option("my-copy")
@@ -349,8 +353,11 @@ def test_from_the_page_a_copy_is_laid_over_its_photo_its_grid_walked_and_its_mov
                  or phone.evaluate(f"{setup}.state") != "placing", what="the tap to count")  # fmt: skip
     gs.until(lambda: not gs.table.loop.paused, what="the referee after the setup")
 
+    phone.evaluate("window.orrery.app.send('/api/seats/leave', {seat: 'red'})")  # Red plays on from another phone
+    gs.until(lambda: gs.table.seats.holder("red") is None, what="the seat free")
+    assert gs.post("/api/seats/take", {"seat": "red", "together": True})[0] == 200
     book_moves_by_hand(gs, wiring)
-    booked = gs.table.entries()[-1]["events"][0]["text"]
+    booked = gs.table.logbook.entries()[-1]["events"][0]["text"]
     expect(phone.locator("#log li").first).to_contain_text(booked[:30])
     said = refused_by_hand(gs, wiring)
     assert not ID.search(said)

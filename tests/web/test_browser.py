@@ -34,6 +34,7 @@ def join(page: Page, served, seat: str = "blue") -> None:
     page.locator(f'#seats input[value="{seat}"]').check()
     page.click("#join-ok")
     live(page)
+    expect(page.locator("body.seated")).to_have_count(1)  # the table knows this phone plays the seat
 
 
 def test_a_player_joins_by_the_qr_address_and_chooses_a_seat(page, served):
@@ -150,7 +151,7 @@ def test_a_page_names_its_log_and_a_replaced_log_gives_it_a_fresh_start_not_sile
     served.table, served.server, served.observer, served.store = fresh.table, fresh.server, fresh.observer, store
     live(page)
     expect(page.locator("#prompt")).to_have_text("Green: fly, trade, build, then end your turn.")
-    texts = [e["text"] for entry in reversed(served.table.entries()) for e in entry["events"]]
+    texts = [e["text"] for entry in reversed(served.table.logbook.entries()) for e in entry["events"]]
     assert texts[-2] == "This table keeps a new log."
     expect(page.locator("#log li")).to_have_text(texts)
     later = session.submit(Action.make("end_turn"), "phone", "green")  # and it hears the new log's moves
@@ -192,6 +193,7 @@ def test_screenshots_at_phone_and_tablet_sizes(browser, served, name, width, hei
         page.locator('#seats input[value="red"]').check()
         page.click("#join-ok")
         live(page)
+        expect(page.locator("body.seated")).to_have_count(1)  # the table knows this phone plays red
         served.session.submit(Action.make("move", to="o3s1"), "board", None)
         served.mismatch()
         expect(page.locator("#warning")).to_be_visible()

@@ -7,7 +7,7 @@ import numpy as np
 
 from companion.boards import orbit
 from companion.boards.files import board_to_json
-from companion.table.datasets import DataSets
+from companion.table.datasets import DataSets, set_path
 
 
 def _board():
@@ -49,8 +49,15 @@ def test_a_saved_board_is_a_data_set_a_new_game_is_played_and_mapped_on(served, 
     assert status == 201
     mapped = served.get("/api/board")
     assert any(site.get("label") == "the sun" or site.get("name") == "the sun" for site in mapped["sites"])
+    # Saving over the set makes a new version of it: the game in play stays on the version it was set up on.
+    board["sites"][0]["label"] = "the moon"
     status, answer = served.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board})
-    assert status == 409 and "in play" in answer["error"]
+    assert status == 201, answer
+    served.restart()
+    served.table.datasets = DataSets(tmp_path / "datasets")
+    mapped = served.get("/api/board")
+    assert any("the sun" in (site.get("label"), site.get("name")) for site in mapped["sites"])
+    assert not any("the moon" in (site.get("label"), site.get("name")) for site in mapped["sites"])
     listed = served.get("/api/library")["sets"]
     assert [(s["game"], s["option"], s["name"]) for s in listed] == [("orbit", "board", "my-copy")]
 
@@ -162,7 +169,7 @@ def test_a_planet_map_is_checked_by_its_hexes_and_kept_for_a_planet(served, tmp_
     status, _ = served.post("/api/games", {"game": "orbital_battle", "players": ["red", "blue"],
                                            "options": {"planet_files": {"3": "ours"}}})  # fmt: skip
     assert status == 201
-    assert served.session.state.options.planet_files["3"].endswith("orbital_battle/planet_files/ours")
+    assert str(set_path(served.session.state.options.planet_files["3"])).endswith("orbital_battle/planet_files/ours")
 
 
 def test_periorbis_data_is_checked_card_by_card_and_a_game_starts_on_it(served, tmp_path):
@@ -195,7 +202,7 @@ def test_periorbis_data_is_checked_card_by_card_and_a_game_starts_on_it(served, 
                                            "options": {"data": "club"}})  # fmt: skip
     assert status == 201
     folder = served.session.state.options.data
-    assert folder.endswith("periorbis/data/club") and load(folder).cards[3].wage == 3
+    assert str(set_path(folder)).endswith("periorbis/data/club") and load(folder).cards[3].wage == 3
     assert load(folder).setup.start_team == (-2, 0)
 
 

@@ -98,7 +98,8 @@ def refused_in_words(page, served, ids: re.Pattern) -> str:
                 before = len(session.actions)
                 status, error = page.evaluate("""async ([action, actor]) => {
                     const r = await fetch("/api/act", {method: "POST", headers: {"Content-Type": "application/json",
-                        "X-Orrery-Token": localStorage.getItem("orrery.token")},
+                        "X-Orrery-Token": localStorage.getItem("orrery.token"),
+                        "X-Orrery-Phone": localStorage.getItem("orrery.phone")},
                         body: JSON.stringify({action, actor})});
                     return [r.status, (await r.json()).error]; }""", [wrong, due(served)])
                 assert status == 400 and error and "\n" not in error, (status, error)
@@ -118,6 +119,9 @@ def play_on_the_map(page, served, moves: int) -> None:
             expect(page.locator("#guide")).to_contain_text(f"Every piece is placed ({total} of {total})")
             break
         expect(count).to_have_text(f"{done + 1} of {total} placed")
+    for seat in served.session.record.players:  # the group plays by passing this phone round (pass and play)
+        page.evaluate(f"window.orrery.app.send('/api/seats/take', {{seat: '{seat}', together: true}})")
+        page.wait_for_function(f"window.orrery.app.mySeats().includes('{seat}')")
     booked = []
     while len(booked) < moves or not any(item["from"] or item["to"] for item in booked):
         assert len(booked) < moves + 6, booked
@@ -126,7 +130,7 @@ def play_on_the_map(page, served, moves: int) -> None:
             page.evaluate(f"window.orrery.app.setSeat({{name: '{seat}', colour: ''}})")
         expect(page.locator("#moves")).to_be_visible()
         booked.append(tap_a_move(page, served))
-        assert served.table.entries()[-1]["source"] == "phone"
+        assert served.table.logbook.entries()[-1]["source"] == "phone"
 
 
 def test_a_small_dakalio_mat_is_laid_over_its_photo_kept_and_played_on(browser, served, tmp_path):

@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 from playwright.sync_api import expect
 
-from companion.table.datasets import DataSets
+from companion.table.datasets import DataSets, set_path
 from tests.web.conftest import ARTIFACTS
 from tests.web.test_browser import join
 
@@ -97,7 +97,7 @@ def open_editor(browser, served, tmp_path, path: str, size=(1280, 900)):
     page = browser.new_context(viewport={"width": size[0], "height": size[1]}).new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{served.base}{path}{'&' if '?' in path else '?'}t={served.table.token}")
+    page.goto(f"{served.base}{path}{'&' if '?' in path else '?'}t={served.table.seats.token}")
     return page, errors
 
 
@@ -159,6 +159,7 @@ def test_a_board_is_built_over_a_photo_kept_and_played_on(browser, served, tmp_p
         assert math.hypot(site["x"] - x, site["y"] - y) < 3
 
     # A game on it, from the new-game form's choice, and played through the phones' API.
+    served.host_now()  # the tests' own phone starts the next game: the console made it the host
     status, state = served.post("/api/games", {"game": "orbit", "players": ["red", "blue"],
                                                "options": {"board": "my-copy"}})  # fmt: skip
     assert status == 201, state
@@ -176,7 +177,7 @@ def test_a_board_is_built_over_a_photo_kept_and_played_on(browser, served, tmp_p
     assert errors == []
 
     phone = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
-    phone.goto(f"{served.base}/editor?t={served.table.token}")
+    phone.goto(f"{served.base}/editor?t={served.table.seats.token}")
     expect(phone.locator("#board .hit")).to_have_count(217)
     fits_a_phone(phone)
     phone.click("#zoom-in")
@@ -279,6 +280,7 @@ def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path
     page.screenshot(path=ARTIFACTS / "editor-deck-card-phone.png")
     assert errors == []
 
+    served.host_now()  # the tests' own phone starts the next game: the console made it the host
     status, state = served.post("/api/games", {"game": "orbit", "players": ["red", "blue"],
                                                "options": {"deck": "club"}})  # fmt: skip
     assert status == 201, state
@@ -321,7 +323,7 @@ def test_a_planet_map_is_painted_hex_by_hex_kept_and_played_on(browser, served, 
 
     start_from_the_form(page, served, "orbital_battle", planet_one)
     chosen = served.session.state.options.planet_files
-    assert list(chosen) == ["1"] and chosen["1"].endswith("orbital_battle/planet_files/our-first")
+    assert list(chosen) == ["1"] and str(set_path(chosen["1"])).endswith("orbital_battle/planet_files/our-first")
     from companion.rules.orbital_battle.geo import planet_map
 
     assert planet_map(served.session.state, "1").terrain["0000"] == "water"

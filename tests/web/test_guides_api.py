@@ -22,7 +22,7 @@ def test_bad_guide_requests_are_400s_that_change_nothing(grid_served):
     for path, body, message in cases:
         status, answer = served.post(path, body)
         assert (status, answer) == (400, {"error": message}), (path, body)
-    assert served.table.walk is None and served.table.guide is None and not served.table.loop.paused
+    assert served.table.guides.walk is None and served.table.guides.guide is None and not served.table.loop.paused
     assert served.profile.read_bytes() == before
 
     status, walk = served.post("/api/calibration/grid", {"do": "start"})
@@ -53,7 +53,7 @@ def test_requests_that_do_not_fit_the_moment_are_409s(grid_served):
     assert served.post("/api/setup", {"do": "start"})[0] == 200
     status, answer = served.post("/api/calibration/grid", {"do": "start"})
     assert (status, answer) == (409, {"error": "the setup is being guided: finish or stop it first"})
-    assert served.table.walk.state == "stopped"
+    assert served.table.guides.walk.state == "stopped"
     served.grid.stop()  # the grid's cable comes out
     served.until(lambda: not served.live.link.synced, what="the link noticing")
     served.post("/api/setup", {"do": "stop"})
@@ -65,10 +65,10 @@ def test_every_phone_hears_each_step_and_the_referee_waits_until_the_setup_is_do
     served = grid_served(SWITCHES, calibrated=True)
     phone = Stream(served.port)
     try:
-        assert served.post("/api/games", {"game": "trajectory", "players": ["red", "blue"], "seed": 2})[0] == 201
+        assert served.post("/api/games", {"game": "trajectory", "players": ["red", "blue"]})[0] == 201
         first = phone.until("setup", lambda data: data["state"] == "placing")["data"]
         assert "id" not in first and first["count"] == "0 of 6 placed"
-        assert served.table.loop.paused and served.get("/api/setup") == served.table.guide.status()
+        assert served.table.loop.paused and served.get("/api/setup") == served.table.guides.guide.status()
         layout = served.session.game.layout(served.session.state)
         for piece, site in first["order"][:4]:
             served.put(site)
@@ -99,8 +99,8 @@ def test_the_setup_guide_names_pieces_as_the_box_does(tmp_path):
 
     session = Session.start(Store(tmp_path / "t.db"), "orbit", ["red", "green"], {"mode": "dual"}, 1)
     table = Table(session)
-    table.start_guide()
+    table.guides.start_guide()
     try:
-        assert table.guide is not None and table.guide.physical("ship-blue-red") == "ship-blue"
+        assert table.guides.guide is not None and table.guides.guide.physical("ship-blue-red") == "ship-blue"
     finally:
-        table.guide_command("stop")
+        table.guides.guide_command("stop")

@@ -23,7 +23,7 @@ def guide_text(page: Page):
 
 
 def walk_step(served) -> str | None:
-    return served.table.walk.status()["site"]
+    return served.table.guides.walk.status()["site"]
 
 
 def test_the_grid_is_calibrated_from_the_page_and_the_table_reads_the_board_with_it_at_once(browser, grid_served):
@@ -161,7 +161,6 @@ def test_a_new_game_is_set_out_piece_by_piece_as_the_sensors_see_it(browser, gri
         join(page, served, "red")
         page.click('button[data-open="setup"]')
         page.select_option("#setup-game", "trajectory")
-        page.fill("#setup-seed", "3")
         page.click("#setup-start")
         expect(page.locator("#confirm-title")).to_have_text("Start a new game?")  # the game in play stops
         page.click("#confirm-yes")
@@ -227,7 +226,7 @@ def test_a_spectator_may_watch_a_guide_but_not_run_one(browser, grid_served):
             return [r.status, (await r.json()).error];
         }""")
         assert refused[0] == 403 and "may only watch" in refused[1]
-        assert served.table.walk is None and not served.table.loop.paused
+        assert served.table.guides.walk is None and not served.table.loop.paused
         status, _ = served.post("/api/setup", {"do": "start"}, token=TOKEN)
         assert status == 200
         expect(page.locator("#guide-text")).to_contain_text("Put the")

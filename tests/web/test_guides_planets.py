@@ -39,7 +39,7 @@ def _serving(live: LiveTable, **grid):
     """`companion serve`'s table for a LiveTable, over HTTP on a free port."""
     live.start(wait=10)
     table = web_table(live)
-    table.token = TOKEN
+    table.seats.token = TOKEN
     server = start_server(table, "127.0.0.1", free_port(), WebSettings(heartbeat=0.3, retry_ms=300), threads=8)
     try:
         yield GridServed(table, server, live.observer, live.store, live=live, **grid)
@@ -63,7 +63,7 @@ def test_a_planet_maps_grid_is_walked_from_the_phones_and_read_at_once(planets_s
     assert walk["name"] == "planet 3 hex 0000" and walk["total"] == len(planet.board.sites)
     magnet = None
     deadline = time.monotonic() + 60
-    while (walk := served.table.walk.status())["state"] == "walking":
+    while (walk := served.table.guides.walk.status())["state"] == "walking":
         assert time.monotonic() < deadline, walk
         site = walk["site"].removeprefix("p3:")
         if site != magnet:  # a hand moves the one magnet to the hex asked
@@ -178,7 +178,7 @@ def test_the_phones_find_which_grid_lies_under_which_planet_map(swapped_served):
     assert served.table.loop.paused
     hand = Magnet(grids)
     deadline = time.monotonic() + 30
-    while (walk := served.table.walk.status())["state"] == "walking":
+    while (walk := served.table.guides.walk.status())["state"] == "walking":
         assert time.monotonic() < deadline, walk
         hand.onto(walk["site"])
         time.sleep(0.02)
@@ -209,16 +209,16 @@ def test_the_page_finds_each_maps_grid_and_names_the_swapped_one(browser, swappe
         expect(page.locator("#guide-title")).to_have_text("Finding each map's grid")
         expect(page.locator("#guide-count")).to_have_text("map 1 of 3 · 0 found")
         hand = Magnet(grids)
-        hand.onto(served.table.walk.status()["site"])
+        hand.onto(served.table.guides.walk.status()["site"])
         expect(page.locator("#guide-text")).to_contain_text("Put a piece on the marked hex of planet 2's map")
         expect(page.locator("#svg-title")).to_have_text("Planet 2")
-        site = served.table.walk.status()["site"]
+        site = served.table.guides.walk.status()["site"]
         expect(page.locator(f'#map .site.target[data-site="{site}"]')).to_have_count(1)
         hand.onto(site)
         expect(page.locator("#guide-message")).to_contain_text(
             f"The grid at {planet2.grid.port} answered for planet 2's map, but the config had it under planet 5's map.")
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=ARTIFACTS / "calibration-probe.png", full_page=True)
-        hand.onto(served.table.walk.status()["site"])
+        hand.onto(served.table.guides.walk.status()["site"])
         expect(page.locator("#guide-text")).to_contain_text("Each board is read from the grid that answered for it")
         hand.onto(None)

@@ -45,9 +45,10 @@ def trusting(folder: Folder) -> ssl.SSLContext:
 
 
 def request(port: int, path: str, context: ssl.SSLContext, method: str = "GET", body=None, host: str = "localhost",
-            token: str | None = None) -> tuple[int, dict[str, str], bytes]:  # fmt: skip
+            token: str | None = None, key: str = "") -> tuple[int, dict[str, str], bytes]:  # fmt: skip
     connection = http.client.HTTPSConnection(host, port, timeout=10, context=context)
-    headers = {"Content-Type": "application/json", **({"X-Orrery-Token": token} if token else {})}
+    headers = {"Content-Type": "application/json", **({"X-Orrery-Token": token, "X-Orrery-Phone": key} if token
+                                                      else {})}  # fmt: skip
     connection.request(method, path, None if body is None else json.dumps(body).encode(), headers)
     response = connection.getresponse()
     data = response.read()
@@ -65,7 +66,7 @@ def test_the_same_app_answers_over_https_to_a_client_that_trusts_only_the_table(
     assert secure.get("/healthz")["https_port"] == port  # plain http tells the page where https is
     assert secure.get("/api/state")["https_port"] == port
     status, _, body = request(port, "/api/act", context, "POST", {"action": {"type": "end_turn"}, "actor": "red"},
-                              token=TOKEN)  # fmt: skip
+                              token=TOKEN, key=secure.own_key())  # fmt: skip
     assert status == 200 and json.loads(body)["entry"]["actor"] == "red"
     status, _, body = request(port, "/api/act", context, "POST", {"action": {"type": "end_turn"}})
     assert status == 403  # the token guards https as it guards http

@@ -121,7 +121,7 @@ def test_frames_take_the_token_and_must_be_images(phone_table, bench_frame):
     assert status == 403 and "\n" not in answer["error"]
     status, answer = _post(server.port, path, b"not a picture", {"Content-Type": "image/jpeg",
                                                                  "X-Orrery-Token": TOKEN})
-    assert status == 400 and answer["error"] == "the frame is not an image the table can read"
+    assert status == 400 and answer["error"] == "the frame: not a picture the table can read (send a JPEG or PNG)"
     status, answer = _post(server.port, path, jpeg, {"Content-Type": "text/plain", "X-Orrery-Token": TOKEN})
     assert status == 415
     assert phone.wants_still()

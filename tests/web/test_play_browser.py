@@ -4,6 +4,7 @@ and a restart of the companion after which every phone is still joined (the toke
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -70,11 +71,24 @@ def open_phone(browser: Any, table: PhonesOnly, seat: str, size: str = "phone") 
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.goto(f"{table.base}/?t={table.table.token}")
+    page.goto(f"{table.base}/?t={table.table.seats.token}")
     page.locator(f'#seats input[value="{seat}"]').check()
     page.click("#join-ok")
     expect(page.locator("#link")).to_have_text("live", timeout=5000)
+    expect(page.locator("body.seated")).to_have_count(1)
     return page, errors
+
+
+def pass_and_play(page: Page, seats: list[str]) -> None:
+    """The phone plays these seats too, by pass and play (chosen in the join dialog, one seat at a time)."""
+    for seat in seats:
+        page.click('button[data-open="settings"]')
+        page.click("#change-seat")
+        page.locator(f'#seats input[value="{seat}"]').check()
+        page.locator("#together").check()
+        page.click("#join-ok")
+        expect(page.locator(f'#seats input[value="{seat}"]')).to_have_count(1)
+        page.wait_for_function(f"window.orrery.app.mySeats().includes('{seat}')")
 
 
 def due(table: PhonesOnly) -> str:
@@ -127,7 +141,7 @@ def tap_a_move(page: Page, table: PhonesOnly) -> dict[str, Any]:
     moved = min(on_map, key=lambda i: bool(set(i["to"]) & set(i["from"]))) if on_map else None
     item = moved or (placed[0] if placed else declared)
     Phone(page, table).book(item)
-    entry = table.table.entries()[-1]
+    entry = table.table.logbook.entries()[-1]
     assert entry["kind"] == "action"
     return item
 
@@ -136,6 +150,7 @@ def tap_a_move(page: Page, table: PhonesOnly) -> dict[str, Any]:
 def test_a_turn_is_played_by_taps_alone_and_the_page_fits_a_phone(browser, tables, game):
     table = tables(game)
     page, errors = open_phone(browser, table, due(table))
+    pass_and_play(page, [seat for seat in table.table.session.record.players if seat != due(table)])
     booked: list[dict[str, Any]] = []
     while len(booked) < 3 or not any(item["from"] or item["to"] for item in booked):  # until a move on the map
         assert len(booked) < 8, booked
@@ -143,9 +158,11 @@ def test_a_turn_is_played_by_taps_alone_and_the_page_fits_a_phone(browser, table
         if page.evaluate("window.orrery.app.seat.name") != seat:
             page.evaluate(f"window.orrery.app.setSeat({{name: '{seat}', colour: ''}})")
         expect(page.locator("#moves")).to_be_visible()
+        actor = table.table.session.game.phase(table.table.session.state).actor
+        page.wait_for_function(f"window.orrery.app.state.phase.actor === {json.dumps(actor)}")  # the page is current
         fits(page, 360)
         booked.append(tap_a_move(page, table))
-        entry = table.table.entries()[-1]
+        entry = table.table.logbook.entries()[-1]
         assert (entry["source"], entry["actor"]) == ("phone", seat)
     assert any(item["from"] or item["to"] for item in booked), booked  # at least one move on the map
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -161,12 +178,13 @@ def test_the_desktop_page_fits_and_a_watcher_cannot_act(browser, tables, game):
     fits(page, 1280)
     page.screenshot(path=ARTIFACTS / f"play-{game}-desktop.png", full_page=True)
     other = "green" if due(table) == "red" else "red"
-    page.evaluate(f"window.orrery.app.setSeat({{name: '{other}', colour: ''}})")
+    second, _ = open_phone(browser, table, other, "desktop")  # the other seat's phone, on the other's turn
     if table.table.session.game.phase(table.table.session.state).actor:
-        expect(page.locator("#not-yours")).to_be_visible()
-        expect(page.locator("#moves")).to_be_hidden()
+        expect(second.locator("#not-yours")).to_be_visible()
+        expect(second.locator("#moves")).to_be_hidden()
     assert not errors, errors
     page.context.close()
+    second.context.close()
 
 
 def test_every_phone_stays_joined_across_a_restart(browser, tables):
@@ -209,15 +227,16 @@ def test_names_beside_colours_a_confirmed_undo_and_a_new_table_code(browser, tab
     page.click("#confirm-yes")
     page.wait_for_function("document.querySelector('#log li.undone') !== null")
     assert not table.table.session.actions
-    old = table.table.token
+    old = table.table.seats.token
     page.click('button[data-open="invite"]')
     expect(page.locator("#qr svg")).to_be_visible()  # a phone holding the token shows the join code
     page.click("#rotate")
     page.click("#confirm-yes")
     expect(page.locator("#qr-url")).not_to_contain_text(old)
-    expect(page.locator("#qr-url")).to_contain_text(table.table.token)
-    assert table.table.token != old and token_file(table.store.path).read_text().strip() == table.table.token
-    assert page.evaluate("localStorage.getItem('orrery.token')") == table.table.token  # this phone acts on
+    expect(page.locator("#qr-url")).to_contain_text(table.table.seats.token)
+    token = table.table.seats.token
+    assert token != old and token_file(table.store.path).read_text().strip() == token
+    assert page.evaluate("localStorage.getItem('orrery.token')") == table.table.seats.token  # this phone acts on
     assert not errors, errors
     page.context.close()
 
@@ -229,7 +248,7 @@ def test_the_end_of_a_game_its_summary_the_past_games_and_the_export(browser, ta
     while "resign" not in {a.type for a in session.game.legal_actions(session.state)}:  # the asteroids set out
         session.submit(next(iter(session.game.legal_actions(session.state))), "phone", due(table))
     resigns = due(table)
-    page.evaluate(f"window.orrery.app.setSeat({{name: '{resigns}', colour: ''}})")
+    pass_and_play(page, ["red"])
     page.locator("#declared button", has_text="Resign…").click()  # it asks first: no game ends by a stray tap
     expect(page.locator("#confirm")).to_be_visible()
     page.click("#confirm button[value=no]")
@@ -317,3 +336,33 @@ def test_orbital_battles_planet_surfaces_are_drawn_and_played_by_taps(browser, t
     expect(page.locator(f'#map [data-site="{solar}"]')).to_have_count(1)
     assert not errors, errors
     page.context.close()
+
+
+def test_a_phone_that_watches_sees_no_control_that_acts_and_the_host_s_are_the_host_s(browser, tables):
+    table = tables("trajectory")
+    host, errors = open_phone(browser, table, "red")  # the first phone: the host
+    player, _ = open_phone(browser, table, "green")
+    watcher = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+    watcher.on("pageerror", lambda error: errors.append(str(error)))
+    watcher.goto(f"{table.base}/?t={table.table.seats.token}")  # it holds the link, and chooses to watch
+    expect(watcher.locator("#seats input[value=red]")).to_be_disabled()  # another phone's seat
+    watcher.click("#join button[value=watch]")
+    expect(watcher.locator("#link")).to_have_text("live", timeout=5000)
+    for page in (watcher, player, host):
+        expect(page.locator("#phase-line")).to_contain_text("Round")
+    acting = "#controls, #undo, #pause, #override-open, #guide-buttons, #not-yours, #moves, #declared button"
+    assert watcher.locator(acting).evaluate_all("(els) => els.filter((e) => e.offsetParent).length") == 0
+    for control in ('button[data-open="setup"]', "#rotate"):  # the host's controls: the host's phone only
+        assert watcher.locator(control).evaluate("(e) => e.offsetParent === null")
+        assert player.locator(control).evaluate("(e) => e.offsetParent === null")
+    expect(host.locator('button[data-open="setup"]')).to_be_visible()
+    expect(player.locator("#undo")).to_be_visible()  # a seat's own controls on the seat's phone
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    watcher.screenshot(path=ARTIFACTS / "watch-phone.png", full_page=True)
+    join = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+    join.goto(f"{table.base}/?t={table.table.seats.token}")
+    expect(join.locator("#join")).to_be_visible()
+    join.screenshot(path=ARTIFACTS / "join-phone.png")
+    assert not errors, errors
+    for page in (host, player, watcher, join):
+        page.context.close()

@@ -62,7 +62,7 @@ def test_a_games_summary_picture_and_page_name_every_player_and_score(tmp_path, 
         assert status == 200 and kind.startswith("image/svg+xml")
         lines = ["".join(text.itertext()) for text in ET.fromstring(svg).iter(f"{SVG}text")]
         said = " ".join(lines)
-        summary = table.game_summary(session.record.id)
+        summary = table.past.summary(session.record.id)
         assert summary["title"] in lines[0] and played_on(summary["created"]) in lines[1]
         outcome = session.game.outcome(session.state)
         if outcome is not None:

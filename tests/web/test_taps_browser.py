@@ -19,7 +19,7 @@ from companion.sim.players import GOAL_SEEKING
 from companion.web.inputs import inputs as legal_inputs
 
 from .conftest import ARTIFACTS
-from .test_play_browser import PhonesOnly, fits
+from .test_play_browser import PhonesOnly, fits, pass_and_play
 
 GAMES = ["trajectory", "orbit", "dakalio", "orbital_battle", "periorbis"]
 ACTIONS = {"trajectory": 14, "orbit": 14, "dakalio": 12, "orbital_battle": 26, "periorbis": 14}  # a few turns each
@@ -243,15 +243,17 @@ def test_a_few_turns_are_played_in_few_taps_on_a_phone(browser, one_table, game)
     table = one_table
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     table.table.new_game(game, ["red", "green"], {}, 7, guide=False)
+    table.table.seats.keep_seats(())  # the seats are free for this test's phone (the last test's phone left)
     session, rng, count = table.table.session, random.Random(7), Count()
     page = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.goto(f"{table.base}/?t={table.table.token}")
+    page.goto(f"{table.base}/?t={table.table.seats.token}")
     page.locator('#seats input[value="red"]').check()
     page.click("#join-ok")
     expect(page.locator("#link")).to_have_text("live", timeout=5000)
+    pass_and_play(page, ["green"])  # the two players pass one phone round
     phone, seat, shots = Phone(page, table), "red", set()
     page.wait_for_function("window.orrery.app.moves.loads > 0")
     spaced(page)
@@ -302,8 +304,9 @@ def test_a_landing_is_led_from_the_planets_surface(browser, one_table):
         session.submit(GOAL_SEEKING["orbital_battle"](session.game, session.state, rng), "phone",
                        session.game.phase(session.state).actor)  # fmt: skip
     seat = session.game.phase(session.state).actor
+    table.table.seats.keep_seats(())  # the seats are free for this test's phone (the last test's phone left)
     page = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
-    page.goto(f"{table.base}/?t={table.table.token}")
+    page.goto(f"{table.base}/?t={table.table.seats.token}")
     page.locator(f'#seats input[value="{seat}"]').check()
     page.click("#join-ok")
     page.wait_for_function("window.orrery.app.moves.mine() && !document.querySelector('#moves').hidden")
@@ -345,7 +348,7 @@ def test_an_attack_starts_with_a_tap_on_the_enemy_unit(browser, one_table):
                        game.phase(session.state).actor)  # fmt: skip
     seat = game.phase(session.state).actor
     page = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
-    page.goto(f"{table.base}/?t={table.table.token}")
+    page.goto(f"{table.base}/?t={table.table.seats.token}")
     page.locator(f'#seats input[value="{seat}"]').check()
     page.click("#join-ok")
     page.wait_for_function("window.orrery.app.moves.mine() && !document.querySelector('#moves').hidden")

@@ -159,8 +159,8 @@ def test_the_stream_and_the_log_hand_out_the_sentences_in_words(tmp_path):
     assert "card c" in entry.events[0]["text"]  # the engine's own sentence, kept in the log as it was
     shown = table.entry_json(entry)["events"][0]["text"]
     assert shown.startswith("Red plays a card: ") and not leaks(shown, ids_of("orbit"))
-    assert [e["events"] for e in table.entries()][-1][0]["text"] == shown
-    _, _, replayed = table.replay_page(0, 50)
+    assert [e["events"] for e in table.logbook.entries()][-1][0]["text"] == shown
+    _, _, replayed = table.logbook.replay_page(0, 50)
     assert b"card c" not in replayed and shown.encode() in replayed
 
 

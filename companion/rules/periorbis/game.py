@@ -187,6 +187,19 @@ class Periorbis(Game[State]):
             )
         return state, events
 
+    def hidden(self, state: State) -> Any:
+        return state.rng, state.ship_decks, state.employee_decks  # the decks shuffled at setup: their order is hidden
+
+    def conceal(self, state: State, rng: Rng) -> State:
+        ships, employees = [], []
+        for deck in state.ship_decks:
+            shuffled, rng = rng.shuffled(deck)
+            ships.append(shuffled)
+        for cards in state.employee_decks:
+            dealt, rng = rng.shuffled(cards)
+            employees.append(dealt)
+        return replace(state, rng=rng, ship_decks=tuple(ships), employee_decks=tuple(employees))
+
     def layout(self, state: State) -> Layout:
         stacks: dict[str, list[str]] = {f"turn-{state.turn}": ["turn-marker"]}
         for player in state.players:

@@ -12,29 +12,50 @@ function hex(colour) {
   return /^#[0-9a-f]{6}$/i.test(colour) ? colour : "#7fa7ff";
 }
 
+// Join: a seat for this phone (a seat another phone plays is taken already), pass and play to play several seats on
+// one phone, or just watch (the seats this phone played are free again).
 export function openJoin(app) {
+  if ($("join").open) return;
   const seats = $("seats");
   seats.replaceChildren();
+  const holders = app.state.holders || {};
+  const mine = app.mySeats();
   for (const player of app.state.players) {
+    const theirs = !!holders[player] && !mine.includes(player);
     const label = document.createElement("label");
-    const input = Object.assign(document.createElement("input"), { type: "radio", name: "seat", value: player });
+    const input = Object.assign(document.createElement("input"), { type: "radio", name: "seat", value: player, disabled: theirs });
     input.addEventListener("change", () => { $("colour").value = hex(pieceColour(player)); });
-    label.append(input, ` ${app.nameOf(player)}`);
+    label.append(input, ` ${app.nameOf(player)}${theirs ? " · another phone's" : mine.includes(player) ? " · this phone's" : ""}`);
     seats.appendChild(label);
   }
-  const inputs = [...seats.querySelectorAll("input")];
+  $("together").checked = !!(app.phone && app.phone.together);
+  const inputs = [...seats.querySelectorAll("input")].filter((i) => !i.disabled);
+  $("join-ok").disabled = !inputs.length;
+  $("join-full").hidden = !!inputs.length;
   const current = inputs.find((i) => i.value === app.seat.name) || inputs[0];
   const names = app.state.seat_names || {};
   if (current) { current.checked = true; $("colour").value = app.seat.colour || hex(pieceColour(current.value)); }
   $("player-name").value = current ? names[current.value] || "" : "";
   for (const input of inputs) input.addEventListener("change", () => { $("player-name").value = names[input.value] || ""; });
-  $("join").onclose = () => {
-    if ($("join").returnValue !== "join") return;
+  $("join").onclose = async () => {
+    const choice = $("join").returnValue;
     const chosen = seats.querySelector("input:checked");
-    if (!chosen) return;
-    app.setSeat({ name: chosen.value, colour: $("colour").value });
-    const name = $("player-name").value.trim();
-    if (name !== (names[chosen.value] || "")) app.send("/api/seat", { seat: chosen.value, name });
+    if (choice !== "join" && choice !== "watch") return;
+    try {
+      const together = choice === "join" && $("together").checked;
+      for (const seat of mine) {
+        if (choice === "watch" || (!together && chosen && seat !== chosen.value)) await post("/api/seats/leave", { seat });
+      }
+      if (choice === "watch") { localStorage.setItem("orrery.watch", "yes"); return; }
+      if (!chosen) return;
+      localStorage.removeItem("orrery.watch");
+      app.phone = { ...app.phone, ...(await post("/api/seats/take", { seat: chosen.value, together })) };
+      app.setSeat({ name: chosen.value, colour: $("colour").value });
+      const name = $("player-name").value.trim();
+      if (name !== (names[chosen.value] || "")) await post("/api/seat", { seat: chosen.value, name });
+    } catch (error) {
+      app.complain(error.message);
+    }
   };
   $("join").showModal();
 }
@@ -120,10 +141,7 @@ export async function openSetup(app) {
         const value = readOption(input);
         if (value !== undefined) options[input.dataset.option] = value;
       }
-      const seedText = $("setup-seed").value.trim();
-      const body = { game: select.value, players, options };
-      if (seedText) body.seed = Number(seedText);
-      await post("/api/games", body);
+      await post("/api/games", { game: select.value, players, options });
       $("setup").close();
       app.seat.name && !players.includes(app.seat.name) ? openJoin(app) : null;
     } catch (error) {

@@ -1,7 +1,7 @@
 // The board editor: a photo flattened by its corners, a game's sites and lines laid over it (ORBIT's board, Dakalio's
 // mat, Orbital Battle's solar map: each game's kit in editor_kits.js), checked by the table as one edits, kept in this
 // browser as a draft, and saved to the table's library.
-import { get, post, token, takeTokenFromUrl } from "/static/api.js";
+import { get, headers, joinTable, post, takeTokenFromUrl } from "/static/api.js";
 import { Draft } from "/static/editor_board.js";
 import { $, guarded, keepDraft, say, showProblems } from "/static/editor_common.js";
 import { KITS } from "/static/editor_kits.js";
@@ -169,7 +169,7 @@ async function flatten() {
   const width = Number($("width").value), height = Number($("height").value);
   const query = `corners=${state.corners.flat().map((v) => v.toFixed(1)).join(",")}&width=${width}&height=${height}`;
   const response = await fetch(`/api/editor/flatten?${query}`, {
-    method: "POST", headers: { "Content-Type": "image/jpeg", "X-Orrery-Token": token() }, body: state.photo,
+    method: "POST", headers: headers({ "Content-Type": "image/jpeg" }), body: state.photo,
   });
   if (!response.ok) throw new Error((await response.json().catch(() => ({}))).error || `the table answered ${response.status}`);
   const flat = await response.blob();
@@ -411,6 +411,7 @@ function save() {
 
 async function main() {
   takeTokenFromUrl();
+  await joinTable().catch(() => null);  // the checks and saves are a joined phone's
   $("board").addEventListener("pointerdown", onPointerDown);
   $("undo").addEventListener("click", () => { state.draft.undo(); choose(null); draw(); changed(); });
   $("load").addEventListener("click", () => guarded(() => loadStart($("start").value)));

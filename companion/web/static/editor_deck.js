@@ -1,6 +1,6 @@
 // ORBIT's deck, card by card as what each does, with the mission markers and the station tiles: checked by the
 // table as one edits (each problem naming its card) and kept in the table's library.
-import { post, takeTokenFromUrl } from "/static/api.js";
+import { joinTable, post, takeTokenFromUrl } from "/static/api.js";
 import { PLANETS } from "/static/editor_board.js";
 import { $, button, guarded, keepDraft, labelled, loadAndSave, numberInput, select, showProblems, startEditing, whenChanged } from "/static/editor_common.js";
 
@@ -68,6 +68,7 @@ const { load, save } = loadAndSave({ path: "deck", key: "deck", starts: "deck-st
 
 async function main() {
   takeTokenFromUrl();
+  await joinTable().catch(() => null);  // the checks and saves are a joined phone's
   whenChanged(changed);
   $("deck-load").addEventListener("click", () => guarded(() => load($("deck-start").value)));
   $("add-card").addEventListener("click", () => {

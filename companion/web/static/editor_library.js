@@ -1,5 +1,5 @@
 // The table's library on every editor page: each data set to share, a shared file to add.
-import { get, post, token } from "/static/api.js";
+import { get, headers, post } from "/static/api.js";
 import { $, chosenName, guarded, say } from "/static/editor_common.js";
 
 const OPTION_WORDS = { board: "board", mat: "mat", deck: "deck", planet_files: "planet map", solar_map: "solar map", data: "cards, track and start team" };
@@ -26,7 +26,7 @@ export async function library() {
 // so the page asks: replace it, add it under another name (a file of one set), or leave it.
 async function importFile(file, ask = "") {
   const response = await fetch(`/api/library/import?file=${encodeURIComponent(file.name)}${ask}`, {
-    method: "POST", headers: { "Content-Type": "application/json", "X-Orrery-Token": token() }, body: await file.text(),
+    method: "POST", headers: headers({ "Content-Type": "application/json" }), body: await file.text(),
   });
   const data = await response.json().catch(() => ({ error: `the table answered ${response.status}` }));
   if (response.status === 409) return askImport(file, data.error);

@@ -1,6 +1,6 @@
 // Periorbis's data: the employee and ship cards (each in words), the orbit track, the asteroids and the start team,
 // checked by the table as one edits (each problem naming the card or the turn) and kept in the table's library.
-import { post, takeTokenFromUrl } from "/static/api.js";
+import { joinTable, post, takeTokenFromUrl } from "/static/api.js";
 import { $, button, guarded, keepDraft, labelled, loadAndSave, numberInput, select, showProblems, startEditing, whenChanged } from "/static/editor_common.js";
 
 const DRAFT_KEY = "orrery.editor.periorbis";
@@ -170,6 +170,7 @@ const { load, save } = loadAndSave({ path: "periorbis", key: "files", starts: "p
 
 async function main() {
   takeTokenFromUrl();
+  await joinTable().catch(() => null);  // the checks and saves are a joined phone's
   whenChanged(changed);
   $("periorbis-load").addEventListener("click", () => guarded(() => load($("periorbis-start").value)));
   await startEditing({ key: DRAFT_KEY, save, changed, fresh: (kept) => load(kept ? kept.start : ""),

@@ -1,6 +1,6 @@
 // An Orbital Battle planet's map: a tap paints a hex's terrain or puts a starport, resource cluster or the armory
 // on it; checked by the table as one edits and kept in the table's library.
-import { get, post, takeTokenFromUrl } from "/static/api.js";
+import { get, joinTable, post, takeTokenFromUrl } from "/static/api.js";
 import { $, guarded, keepDraft, showProblems, startEditing } from "/static/editor_common.js";
 import { keep } from "/static/editor_library.js";
 
@@ -99,6 +99,7 @@ function save() {
 
 async function main() {
   takeTokenFromUrl();
+  await joinTable().catch(() => null);  // the checks and saves are a joined phone's
   $("planet-load").addEventListener("click", () => guarded(() => load($("planet-start").value)));
   await startEditing({ key: DRAFT_KEY, save, changed, fresh: (kept) => load(kept ? kept.start : "1"),
     restore: (kept) => { state.data = kept.data; draw(); } });

@@ -106,7 +106,7 @@ export class Guides {
   tapSite(site) {
     const guide = this.active();
     // (A probe asks each map's marked hex in its order: a tap there asks nothing.)
-    if (guide && guide.kind === "calibration" && !guide.data.probe && this.app.isPlayer) {
+    if (guide && guide.kind === "calibration" && !guide.data.probe && this.app.seated) {
       this.send("calibration", { do: "redo", site });
     }
   }

@@ -1,6 +1,6 @@
 // The phone page: the state and the announcements arrive on one Server-Sent Events stream (/events); inputs go to
 // the JSON API with the table token. See docs/web.md.
-import { get, post, takeTokenFromUrl, token } from "./api.js";
+import { get, joinTable, post, takeTokenFromUrl } from "./api.js";
 import { BoardMap, pieceColour } from "./map.js";
 import { speech } from "./speech.js";
 import { openCalibration, openInvite, openJoin, openOverride, openSettings, openSetup } from "./dialogs.js";
@@ -18,7 +18,8 @@ const app = {
   gameId: null,
   lastId: 0,
   log: "",  // the log's identity: with lastId, where this page stands (another log's position gets a fresh start)
-  isPlayer: false,
+  isPlayer: false,  // this phone holds the table token
+  phone: null,  // this phone as the table knows it: {phone, host, seats}
   seat: JSON.parse(localStorage.getItem("orrery.seat") || "{}"),
   vibrateOn: localStorage.getItem("orrery.vibrate") !== "off",
   warning: null,
@@ -39,7 +40,20 @@ const app = {
       return null;
     }
   },
-  actorName() { return this.state && this.state.players.includes(this.seat.name) ? this.seat.name : null; },
+  // The seats this phone plays (the table says which phone holds each); a phone with none only watches.
+  mySeats() {
+    if (!this.phone || !this.state) return [];
+    return this.state.players.filter((seat) => (this.state.holders || {})[seat] === this.phone.phone);
+  },
+  get seated() { return this.isPlayer && this.mySeats().length > 0; },
+  get host() { return this.isPlayer && !!this.phone && this.phone.host; },
+  // The seat this phone acts for now: the seat due when it plays it, else the one it chose, else its first.
+  actorName() {
+    const seats = this.mySeats();
+    const due = this.state && this.state.phase.actor;
+    if (due && seats.includes(due)) return due;
+    return seats.includes(this.seat.name) ? this.seat.name : seats[0] || null;
+  },
   // A seat as players say it: its colour, and the player's name beside it when one was given.
   nameOf(seat) {
     const colour = seat.charAt(0).toUpperCase() + seat.slice(1);
@@ -106,6 +120,7 @@ function showSeat() {
 function renderState(state) {
   const newGame = state.game_id !== app.gameId;
   app.state = state;
+  showPhone();
   if (newGame) startGame(state);
   $("title").textContent = state.title;
   showSeat();
@@ -122,14 +137,48 @@ function renderState(state) {
   $("pause").textContent = state.status === "paused" ? "Resume" : "Pause";
   renderWarning(state.warning);
   renderQuestion(state.question);
+  renderAsks(state.asks || []);
   app.redrawMap();
   renderLedger(state.books, phase.actor);
   renderSummary(state);
-  if (app.isPlayer) refreshInputs();
+  if (app.seated) refreshInputs();
   else app.moves.render();  // a watching phone: no move offered, no hint to make one
 }
 
+// What this phone may do shows only on a phone that may do it: a seat's controls on a phone that plays a seat, the
+// host's on the host's phone; a phone that watches sees none.
+function showPhone() {
+  document.body.classList.toggle("seated", app.seated);
+  document.body.classList.toggle("host", app.host);
+  $("watching").textContent = app.isPlayer ? "Watching. To play, take a seat: Settings, then Change seat."
+    : "Watching. Scan the table's QR code to play.";
+}
+
+// What one phone asks of another's seat (taking back its move, giving the seat away): every phone sees it; the
+// phones that may agree get the buttons.
+function renderAsks(asks) {
+  const mine = app.mySeats();
+  $("asks").hidden = !asks.length;
+  $("asks").replaceChildren(...asks.map((ask) => {
+    const item = Object.assign(document.createElement("div"), { className: "ask" });
+    item.append(Object.assign(document.createElement("p"), { textContent: ask.text }));
+    if (mine.includes(ask.seat) || (app.host && ask.host_may)) {
+      const row = Object.assign(document.createElement("div"), { className: "row" });
+      for (const [label, yes] of [["Agree", true], ["Refuse", false]]) {
+        const button = Object.assign(document.createElement("button"), { textContent: label, className: yes ? "accent" : "" });
+        button.onclick = () => app.send("/api/asks/answer", { ask: ask.id, yes });
+        row.appendChild(button);
+      }
+      item.appendChild(row);
+    } else {
+      item.append(Object.assign(document.createElement("p"), { className: "muted", textContent: `Waiting for ${app.nameOf(ask.seat)}'s phone to agree.` }));
+    }
+    return item;
+  }));
+}
+
 async function startGame(state) {
+  const earlier = app.gameId;  // null: the page's first game (start() offers the seats then)
   app.gameId = state.game_id;
   app.moves.close();
   const board = await get(`/api/board?game=${state.game_id}`);
@@ -145,7 +194,12 @@ async function startGame(state) {
   if (last) app.map.setMoved(Object.values(last.action).flat().filter((value) => app.map.sites.has(value)));
   app.opening = log.entries.length <= 1;  // no move yet: the page lists where every piece goes
   renderPlaceList();
-  if (app.isPlayer && app.seat.name && !state.players.includes(app.seat.name)) openJoin(app);
+  if (earlier !== null && wantsSeat()) openJoin(app);  // a new game: its seats may be other seats
+}
+
+// A phone with the token that plays no seat and did not choose to watch is offered the seats.
+function wantsSeat() {
+  return app.isPlayer && app.mySeats().length === 0 && localStorage.getItem("orrery.watch") !== "yes";
 }
 
 // Where every piece goes, before the first move; while the setup is guided, in the guide's order with the pieces
@@ -262,7 +316,7 @@ function renderQuestion(question) {
   question.choices.forEach((text, index) => {
     const button = document.createElement("button");
     button.textContent = text;
-    button.disabled = !app.isPlayer;
+    button.disabled = !app.seated;
     button.onclick = () => app.send("/api/choose", { question: question.id, index });
     choices.appendChild(button);
   });
@@ -358,7 +412,9 @@ async function start() {
   $("undo").onclick = async () => {
     const last = $("log").querySelector("li:not(.undone)");
     const text = last ? `Take back: “${last.textContent}”` : "Take back the last move.";
-    if (await app.confirm("Undo the last move?", `${text} Every phone sees it undone.`)) app.send("/api/undo");
+    if (!(await app.confirm("Undo the last move?", `${text} Every phone sees it undone.`))) return;
+    const done = await app.send("/api/undo");
+    if (done && done.asked) complain(`${done.asked.text} Their phone, or the host's, must agree.`);
   };
   $("pause").onclick = () => app.send("/api/pause", { paused: app.state.status !== "paused" });
   $("pick-close").onclick = () => app.moves.close();
@@ -378,11 +434,14 @@ async function start() {
   };
   startSecure();  // the screen kept awake, the service worker, and over plain http the step to trust the table
   const state = await get("/api/state");
+  if (app.isPlayer) app.phone = await joinTable().catch((error) => { complain(error.message); return null; });
+  app.isPlayer = app.isPlayer && !!app.phone;  // a phone the table does not know watches
+  document.body.classList.toggle("player", app.isPlayer);
   app.lastId = state.last_entry;
   app.log = state.log;
   renderState(state);
   connect();
-  if (app.isPlayer && !app.seat.name) openJoin(app);
+  if (wantsSeat()) openJoin(app);
 }
 
 start().catch((error) => complain(`Cannot reach the companion: ${error.message}`));

@@ -35,7 +35,7 @@ export class Moves {
   // May this phone act now? A player acts on its own seat's turn and in the table's own phases.
   mine() {
     const app = this.app;
-    return app.isPlayer && !!app.state && !app.state.outcome && (this.actor === null || this.actor === app.actorName());
+    return app.seated && !!app.state && !app.state.outcome && (this.actor === null || this.actor === app.actorName());
   }
 
   load(inputs) {
@@ -52,8 +52,8 @@ export class Moves {
   // other kind of action as one button below the map that opens its picker (or, for three or fewer, the actions).
   render() {
     const mine = this.mine(), state = this.app.state;
-    $("controls").hidden = !this.app.isPlayer;
-    $("not-yours").hidden = !this.app.isPlayer || mine || !state || !!state.outcome;
+    $("controls").hidden = !this.app.seated;
+    $("not-yours").hidden = !this.app.seated || mine || !state || !!state.outcome;
     if (state && this.actor) $("not-yours").textContent = `${this.app.nameOf(this.actor)}'s turn: your phone acts on yours.`;
     $("moves").hidden = !mine;
     $("map-hint").hidden = !mine || !this.items.some((item) => item.from.length || item.to.length);

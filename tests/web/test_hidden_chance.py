@@ -1,0 +1,127 @@
+"""Hidden chance stays hidden: a table's chance comes from the system's entropy through a keyed generator, and while
+a game is on nothing a phone can read (the state, the log, the export, the inputs and their labels) depends on what
+the game keeps hidden (its generator, the order of its decks), so nothing read tells a draw or a roll to come."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+
+from companion.boards import default_board
+from companion.rules import Action, IllegalAction, load
+from companion.rules.rng import KEYED_FROM, Rng
+from companion.table.session import Session, entropy_seed
+from companion.table.store import Store
+from companion.web.inputs import inputs
+from companion.web.words import Words
+
+GAMES = {"trajectory": ["red", "blue"], "dakalio": ["red", "blue"], "orbital_battle": ["red", "green"],
+         "periorbis": ["red", "blue", "green"], "orbit": ["red", "blue"]}  # fmt: skip
+
+
+def readable(game, state, words) -> str:
+    """Everything a phone reads of one state: its books, layout, phase and outcome, and every input, labelled."""
+    outcome = game.outcome(state)
+    return json.dumps([game.ledger(state), game.layout(state), game.phase(state).to_json(),
+                       outcome.to_json() if outcome else None, inputs(game, state, words)], sort_keys=True,
+                      default=str)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_what_a_phone_reads_is_the_same_whatever_the_game_keeps_hidden(name):
+    """The state as the game has it and the same state with its generator (and its decks' order) drawn afresh: a
+    phone reads exactly the same of both, at every step of a game played at random."""
+    game, players = load(name), GAMES[name]
+    state = game.setup(players, {}, entropy_seed())
+    words = Words(default_board(name), players)
+    chooser = random.Random(7)
+    for step in range(24):
+        if step % 6 == 0:
+            other = game.conceal(state, Rng.seeded(KEYED_FROM + chooser.randrange(1 << 40)))
+            assert readable(game, state, words) == readable(game, other, words), f"{name}, step {step}"
+        legal = list(game.legal_actions(state))
+        if not legal or game.outcome(state):
+            break
+        state, _ = game.apply(state, chooser.choice(legal))
+
+
+def play_draws(served, draws: int) -> list[str]:
+    """Turns of Trajectory from the phones: the companion draws for the seat due, then the seat ends its turn (the
+    table's own steps between turns taken as offered). The cards drawn, as the log told them."""
+    drawn: list[str] = []
+    while len(drawn) < draws:
+        offered = served.get("/api/inputs")
+        listed = offered["phone"] + offered["board"]
+        chance = next((item for item in listed if item["type"] == "draw" and item["chance"]), None)
+        chosen = chance or next((i for i in listed if i["type"] == "end_turn"), None) or listed[0]
+        if chance is not None:
+            assert chance["label"] == "Draw: the companion draws for the table."  # never the card it draws
+        status, done = served.post("/api/act", {"action": chosen["action"]})
+        assert status == 200, done
+        if chance is not None:
+            drawn.append(done["entry"]["events"][0]["text"])
+    return drawn
+
+
+def test_a_phone_that_replays_what_it_read_cannot_predict_the_next_draw(served):
+    assert served.post("/api/games", {"game": "trajectory", "players": ["red", "blue"]})[0] == 201
+    record = served.session.record
+    assert record.seed >= KEYED_FROM  # the system's entropy, through the keyed generator
+    drawn = play_draws(served, 6)
+    # Everything a phone can read while the game is on.
+    texts = [served.request("GET", path)[1] for path in ("/api/state", f"/api/log?game={record.id}", "/api/export",
+                                                         "/api/inputs", "/api/history", "/api/ledger")]  # fmt: skip
+    read = json.dumps(texts)
+    exported = texts[2]
+    assert "seed" not in exported and "state" not in exported
+    state = served.session.state
+    for secret in (record.seed, state.rng.key, state.rng.state + 1000):  # the key, and no counter's neighbourhood
+        assert str(secret) not in read
+    # The phone knows the rules and the generator's algorithm: it replays the actions it read with every seed it can
+    # think of (small ones, and every number it read) and keeps those that lay the board out as it is (the planets
+    # start where the seed put them) and draw what the table drew.
+    layout = texts[0]["layout"]
+    actions = [Action.from_json(a) for a in exported["actions"]]
+    numbers = {int(n) for n in re.findall(r"\d{1,19}", read)} | set(range(2048))
+    game = load("trajectory")
+    consistent = []
+    for seed in sorted(numbers):
+        try:
+            replayed, events = game.replay(record.players, exported["options"], seed, actions)
+        except (IllegalAction, ValueError):
+            continue
+        laid = {site: list(pieces) for site, pieces in game.layout(replayed).items()}
+        if laid == layout and [e.text for e in events if e.type == "drew"] == drawn:
+            consistent.append(seed)
+    assert consistent == []  # no seed it can try explains the draws it saw: it has nothing to predict from
+
+
+def test_a_finished_game_s_export_holds_its_seed_and_state_and_replays_exactly(served):
+    assert served.post("/api/games", {"game": "dakalio", "players": ["red", "blue"]})[0] == 201
+    session = served.session
+    while "resign" not in {a.type for a in session.game.legal_actions(session.state)}:
+        session.submit(next(iter(session.game.legal_actions(session.state))), "phone", None)
+    on = served.get("/api/export")
+    assert "seed" not in on and "state" not in on
+    due = session.game.phase(session.state).actor
+    session.submit(Action.make("resign"), "phone", due)
+    over = served.get("/api/export")
+    assert over["status"] == "over" and over["seed"] == session.record.seed
+    replayed, _ = session.game.replay(over["players"], over["options"], over["seed"],
+                                      [Action.from_json(a) for a in over["actions"]])  # fmt: skip
+    assert session.game.state_to_json(replayed, whole=True) == over["state"]
+
+
+def test_an_entropy_seed_drives_the_keyed_generator_and_a_typed_seed_the_replayable_one():
+    typed, table = Rng.seeded(7), Rng.seeded(entropy_seed())
+    assert typed.key == 0 and table.key >= KEYED_FROM
+    rolls = []
+    for _ in range(600):
+        roll, table = table.below(6)
+        rolls.append(roll)
+    assert all(80 < rolls.count(face) < 120 for face in range(6))  # fair
+    store = Store(":memory:")
+    assert Session.start(store, "trajectory", ["red", "blue"], {}).record.seed >= KEYED_FROM
