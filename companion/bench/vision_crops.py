@@ -58,13 +58,15 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     import cv2
 
     from companion.bench.stats import summary
+    from companion.bench.vision_mounted import Extremes
 
     cv2.setNumThreads(1)
     fill = tuple(float(v) for v in args.fill.split("-"))
     print(f"settled changes read in crops against the whole frame: {args.changes} changes per mounting, "
           f"{args.scenes} mountings per row, board filling {args.fill} of the frame, one thread")
     for size in sizes:
-        row = _row(args.game, size, args.scenes, args.changes, args.seed, fill, args.tilt, args.colours, args.optics)
+        row = _row(args.game, size, args.scenes, args.changes, args.seed, fill, args.tilt, args.colours, args.optics,
+                   Extremes.of(args))
         for name in ("crops", "whole"):
             records = row.outcomes[name]
             stickers = [o for results, _ in records for side, o in results if side > 0]
@@ -88,8 +90,8 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
 
 
 def _row(game: str, size: tuple[int, int], mountings: int, changes: int, seed: int, fill: tuple[float, ...],
-         tilt: float, colours: bool = False, optics: str = "world") -> Row:
-    from companion.bench.vision_mounted import PIECES, Camera, calibrated
+         tilt: float, colours: bool = False, optics: str = "world", extremes=None) -> Row:
+    from companion.bench.vision_mounted import PIECES, Camera, Extremes, calibrated
     from companion.boards import default_board
     from companion.sensing.pieces import default_registry
     from companion.sensing.vision import Vision
@@ -103,12 +105,13 @@ def _row(game: str, size: tuple[int, int], mountings: int, changes: int, seed: i
     row = Row()
     for m in range(mountings):
         rng = np.random.default_rng([seed, m, size[1], 7])
-        mounting = random_mounting(board, size, rng, fill, tilt)
+        extremes = extremes or Extremes()
+        mounting = random_mounting(board, size, rng, fill, tilt, extremes.tilt_from)
         renderer = MountedRenderer(board, registry.dictionary, mounting)
         profile = calibrated(mounting, rng, CameraProfile)
         crops, whole = Vision(board, registry, profile), Vision(board, registry, profile)
         table = random_table(board, registry, rng, PIECES.get(game, 20), False)
-        camera = Camera(mounting, optics, "normal", rng)
+        camera = Camera(mounting, optics, "normal", rng, extremes)
         shot = camera.shot(rng)
         delivered = Delivered(camera, colours)
         first = delivered.frame(renderer.render(table, shot, rng).image)

@@ -52,17 +52,18 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     import cv2
 
     from companion.bench.stats import summary
-    from companion.bench.vision_mounted import report
+    from companion.bench.vision_mounted import Extremes, report
 
     cv2.setNumThreads(1)
     fill = tuple(float(v) for v in args.fill.split("-"))
+    ranges = Extremes.of(args).words() or "the whole of WORLD.md's ranges"
     print(f"mounted camera ({args.optics} optics) over the solar map and planet maps beside it: {args.scenes} frames "
           f"per row, {args.per_mounting} per mounting, the maps filling {args.fill} of the frame, tilt up to "
-          f"{args.tilt:g} degrees, {args.fuse} frame(s) fused, one thread")
+          f"{args.tilt:g} degrees, {args.fuse} frame(s) fused, one thread; {ranges}")
     for size in sizes:
         for condition in args.conditions.split(","):
             cells, tallies, seconds, baseline = _row(size, condition, args.scenes, args.per_mounting, args.seed, fill,
-                                                     args.tilt, args.optics, args.fuse)
+                                                     args.tilt, args.optics, args.fuse, Extremes.of(args))
             print(f"orbital_battle {size[0]}x{size[1]} {condition}:")
             for name, cell in cells.items():
                 t = tallies[name]
@@ -78,12 +79,12 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
 
 
 def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, seed: int,
-         fill: tuple[float, ...], tilt: float, optics: str = "world", fuse: int = 1):
+         fill: tuple[float, ...], tilt: float, optics: str = "world", fuse: int = 1, extremes=None):
     """Per board: its frames as the mounted bench records them (a Cell), and its moved and taken-off tallies; the
     pipeline's and the baseline's seconds per frame."""
     import cv2
 
-    from companion.bench.vision_mounted import Camera, Cell, Record, calibrated, mounting_approved, score
+    from companion.bench.vision_mounted import Camera, Cell, Extremes, Record, calibrated, mounting_approved, score
     from companion.boards import default_board
     from companion.sensing.vision_profile import CameraProfile
     from companion.sensing.vision_table import BoardInView, TableVision
@@ -105,8 +106,9 @@ def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, 
         maps = PLANET_MAPS[: 1 + m % 2]
         boards = [default_board("orbital_battle")] + [default_board(f"orbital_battle:planet{p}") for p in maps]
         spread = random_spread(boards, rng)
-        mounting = random_mounting(spread, size, rng, fill, tilt)
-        camera = Camera(mounting, optics, condition, rng)
+        extremes = extremes or Extremes()
+        mounting = random_mounting(spread, size, rng, fill, tilt, extremes.tilt_from)
+        camera = Camera(mounting, optics, condition, rng, extremes)
         renderer = MountedRenderer(spread, registry.dictionary, mounting)
         profile = calibrated(mounting, rng, CameraProfile)
         vision = TableVision([BoardInView(boards[0])] + [BoardInView(b, f"p{p}:") for b, p in zip(boards[1:], maps,

@@ -56,7 +56,7 @@ MATCH_SCORE = 0.75  # a code read from a square the detector could not decode mu
 MATCH_QUALITY = 0.35  # ... and lead the next code by this share of a perfect picture's lead
 AGREED_QUALITY = 0.2  # a code the detector decoded needs at least this lead from the match as well
 MIN_CONFIDENCE = 0.4  # a sighting less sure than this (size, place, decode margin) is a sticker not read
-DEFAULT_BLUR_PX = 1.0  # the lens's blur (sigma) until the corner markers have been measured
+DEFAULT_BLUR_PX = 1.0  # the lens's blur (sigma) until measured, where calibration did not measure it either
 UNREAD = "unread"  # a region's reason: a sticker seen there whose code could not be read
 
 
@@ -180,7 +180,8 @@ class Vision:
         self._sticker_detector = _detector(registry.dictionary, True)
         self._book = CodeBook(self._sticker_detector.getDictionary())
         self._codes = frozenset(self._stickers)
-        self.blur_px = DEFAULT_BLUR_PX  # the lens's sigma, measured on the corner markers each time they are found
+        # The lens's sigma: as calibration measured it, then on the corner markers each time they are found.
+        self.blur_px = profile.blur_px or DEFAULT_BLUR_PX
         self._legible: tuple[tuple, set[str]] | None = None  # (pose and blur, the sites where stickers are not legible)
         self._more: tuple[np.ndarray, ...] = ()  # the frames fused with the one being read
         self._looks: dict[str, np.ndarray] = {}  # each site's look when last read (big frames without a grid)
