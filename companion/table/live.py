@@ -87,7 +87,7 @@ class LiveTable:
         if self.camera_sites is not None and config.camera == "phone":
             from companion.sensing.pushed import PushedFrames
 
-            self.phone = PushedFrames(self._still_wanted)
+            self.phone = PushedFrames(self._still_wanted, size=self.camera_profile.image_size)
         self.playing = self.board  # the board of the game in play, which the senses read
         self.switch_sites = own_switches
         self.site_name = site_namer(self.board, self.beside)

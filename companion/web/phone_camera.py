@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 from flask import Blueprint, Response, jsonify, request
 
-from companion.sensing.pushed import PushedFrames
+from companion.sensing.pushed import OtherSize, PushedFrames
 from companion.web.context import table
 from companion.web.errors import BadInput
 from companion.web.guard import requires_token
@@ -58,5 +58,8 @@ def frame() -> Response:
         raise BadInput("the frame is not an image the table can read", 400)
     if max(image.shape[:2]) > LONGEST_SIDE:
         raise BadInput(f"the frame is {image.shape[1]}x{image.shape[0]}: no camera's", 400)
-    phone.push(image, still)
+    try:
+        phone.push(image, still)
+    except OtherSize as error:  # a picture of another shape than the camera was calibrated for: the phone is told
+        raise BadInput(str(error), 409) from None
     return jsonify({"width": int(image.shape[1]), "height": int(image.shape[0]), "still": still})
