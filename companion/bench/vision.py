@@ -66,6 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--changes", type=int, default=0,
                         help="mounted: settled changes per mounting read in crops around the changed sites, timed "
                              "against the whole frame (--scenes mountings; e.g. --sizes 4056x3040); 0: frames")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="with --changes: read each change this many times, by copies of the pipeline, and give "
+                             "the least CPU time too (what the machine's other load adds left out; default 3)")
     parser.add_argument("--colours", action="store_true",
                         help="with --changes: calibrate the colours of pieces without stickers (ORBIT's nebula "
                              "chips) from each mounting's first frame, as `calibrate colours` does, and read them too")
@@ -149,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
             raise UserError("bench vision: --per-mounting must be 1 or more")
         if args.changes < 0:
             raise UserError("bench vision: --changes must be 0 or more")
+        if args.repeats < 1:
+            raise UserError("bench vision: --repeats must be 1 or more")
         if args.changes:
             from companion.bench.vision_crops import run as run_crops
 
