@@ -70,9 +70,13 @@ class PieceEntry:
         return centre + np.array([(-h, h), (h, h), (h, -h), (-h, -h)])
 
     def sticker_fits(self) -> bool:
-        """Whether the sticker (or its label) lies wholly on the piece's top face (within 0.1 mm)."""
+        """Whether the sticker (or its label) lies wholly on the piece's top face (within 0.1 mm), and on a label,
+        whether the label's white reaches a cell past the marker's corners (its margin, round as it is)."""
         if self.sticker is None:
             return True
+        cell = self.sticker_mm / 6
+        if self.label_mm and self.sticker_mm * math.sqrt(2) / 2 + MARGIN_CELLS * cell > self.label_mm / 2 + 0.1:
+            return False
         outline = self.outline()
         edges = np.roll(outline, -1, axis=0) - outline
         normals = np.column_stack([edges[:, 1], -edges[:, 0]]) / np.linalg.norm(edges, axis=1)[:, None]
