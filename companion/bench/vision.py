@@ -47,14 +47,56 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fill", default="0.6-0.95", help="mounted: share of the frame the board fills (default "
                                                            "0.6-0.95)")
     parser.add_argument("--tilt", type=float, default=35.0, help="mounted: most tilt off vertical, degrees (35)")
+    parser.add_argument("--tilt-from", type=float, default=0.0,
+                        help="mounted: least tilt off vertical, degrees (default 0; 30 with --tilt 35 sweeps the "
+                             "steepest mountings)")
+    parser.add_argument("--lux", type=_range, default=None,
+                        help="mounted: the room's light, LOW-HIGH or one figure (default WORLD.md's 100-500)")
+    parser.add_argument("--exposure", type=_seconds, default=None,
+                        help="mounted: the auto exposure's longest exposure, e.g. 1/15 (default 1/30 or 1/15)")
+    parser.add_argument("--lens-blur", type=_range, default=None,
+                        help="mounted: the lens's blur, a Gaussian's sigma in px at the frame's size, LOW-HIGH or "
+                             "one figure (default the camera's range in WORLD.md)")
+    parser.add_argument("--approved", action="store_true",
+                        help="mounted: only mountings `calibrate board` approves (the others are dropped after "
+                             "their first frame): --scenes approved frames")
+    parser.add_argument("--all-codes", action="store_true",
+                        help="mounted: each mounting gives the registry's kinds codes drawn afresh from the whole "
+                             "dictionary, to sweep misses by code")
     parser.add_argument("--changes", type=int, default=0,
                         help="mounted: settled changes per mounting read in crops around the changed sites, timed "
                              "against the whole frame (--scenes mountings; e.g. --sizes 4056x3040); 0: frames")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="with --changes: read each change this many times, by copies of the pipeline, and give "
+                             "the least CPU time too (what the machine's other load adds left out; default 3)")
     parser.add_argument("--colours", action="store_true",
                         help="with --changes: calibrate the colours of pieces without stickers (ORBIT's nebula "
                              "chips) from each mounting's first frame, as `calibrate colours` does, and read them too")
     parser.add_argument("--hands", type=float, default=0.0,
                         help="share of scenes with a hand over the board (default 0)")
+
+
+def _range(text: str) -> tuple[float, float]:
+    """'100-150' or '100' (a range of one figure)."""
+    try:
+        parts = [float(v) for v in text.split("-")]
+    except ValueError:
+        parts = []
+    if len(parts) not in (1, 2) or min(parts) <= 0 or parts[0] > parts[-1]:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a figure or LOW-HIGH above 0")
+    return parts[0], parts[-1]
+
+
+def _seconds(text: str) -> float:
+    """'1/15' or '0.066'."""
+    try:
+        top, _, bottom = text.partition("/")
+        value = float(top) / (float(bottom) if bottom else 1.0)
+    except (ValueError, ZeroDivisionError):
+        value = 0.0
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an exposure of a second or less (1/15, 0.05)")
+    return value
 
 
 @dataclass
@@ -110,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
             raise UserError("bench vision: --per-mounting must be 1 or more")
         if args.changes < 0:
             raise UserError("bench vision: --changes must be 0 or more")
+        if args.repeats < 1:
+            raise UserError("bench vision: --repeats must be 1 or more")
         if args.changes:
             from companion.bench.vision_crops import run as run_crops
 

@@ -121,7 +121,12 @@ def score(report, truth, sites: set[str]) -> tuple[list[tuple[float, str]], int]
 
 
 def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_mounting: int, seed: int,
-             fill: tuple[float, float], tilt: float, optics: str = "world", fuse: int = 1) -> Cell:
+             fill: tuple[float, float], tilt: float, optics: str = "world", fuse: int = 1,
+             extremes: Extremes | None = None, approved_only: bool = False, all_codes: bool = False) -> Cell:
+    """`frames` frames of mountings drawn one after another; `approved_only`: of those `calibrate board` approves
+    only (a mounting it does not is dropped after its first frame); `all_codes`: each mounting's kinds given codes
+    drawn afresh from the whole dictionary, so that every code is read on every kind of piece (the per-code
+    sweep)."""
     import cv2
 
     from companion.boards import default_board
@@ -132,21 +137,26 @@ def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_
     from companion.sim.mounted_render import MountedRenderer
     from companion.sim.mounted_scene import random_table
 
-    board, registry = default_board(game), default_registry(game)
+    extremes = extremes or Extremes()
+    board, box = default_board(game), default_registry(game)
     sites = {s.id for s in board.sites}
     baseline = cv2.aruco.ArucoDetector(
-        cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, registry.dictionary)), cv2.aruco.DetectorParameters())
+        cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, box.dictionary)), cv2.aruco.DetectorParameters())
     cell = Cell()
-    for m in range(math.ceil(frames / per_mounting)):
+    m = 0
+    while len(cell.records) < frames and m < MOST_MOUNTINGS * math.ceil(frames / per_mounting):
         rng = np.random.default_rng([seed, m, size[1]])  # the same mountings under every condition
-        mounting = random_mounting(board, size, rng, fill, tilt)
-        camera = Camera(mounting, optics, condition, rng)
+        registry = recoded(box, np.random.default_rng([seed, m, 5])) if all_codes else box
+        mounting = random_mounting(board, size, rng, fill, tilt, extremes.tilt_from)
+        camera = Camera(mounting, optics, condition, rng, extremes)
         renderer = MountedRenderer(board, registry.dictionary, mounting)
         profile = calibrated(mounting, rng, CameraProfile)
         vision = Vision(board, registry, profile)
         shots = np.random.default_rng([seed, m, size[1], CONDITIONS.index(condition)])
+        m += 1
         approved = None
-        for _ in range(min(per_mounting, frames - m * per_mounting)):
+        kept = len(cell.records)
+        for _ in range(min(per_mounting, frames - len(cell.records))):
             t0 = time.perf_counter()
             shot = camera.shot(shots)
             table = random_table(board, registry, shots, PIECES.get(game, 20), shot.arm)
@@ -158,25 +168,73 @@ def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_
             t3 = time.perf_counter()
             if approved is None and vision.pose is not None:  # what `calibrate board` says of this mounting
                 approved = mounting_approved(board, registry, profile, vision.pose, frame.image)
+            if approved_only and not approved:
+                break
             results, false = score(report, frame.truth, sites)
             traits = camera.traits(shot, size) | {"measured": vision.blur_px}
             cell.records.append(Record(bool(approved), tuple(results), false, not report.reliable, t2 - t1, t1 - t0,
                                        t3 - t2, traits,
                                        tuple(t.piece.entry.sticker for t in frame.truth if t.visible)))
+        if approved_only and not approved:
+            del cell.records[kept:]
     return cell
+
+
+MOST_MOUNTINGS = 40  # --approved draws at most this many times the mountings it needs before it stops looking
+
+
+def recoded(registry, rng: np.random.Generator):
+    """The registry with its stickered kinds given codes drawn at random from the whole dictionary (the per-code
+    sweep: which codes read worst, whatever piece carries them)."""
+    from dataclasses import replace
+
+    from companion.sensing.pieces import dictionary_size
+
+    kinds = sorted({e.piece for e in registry.entries if e.sticker is not None})
+    codes = rng.permutation(dictionary_size(registry.dictionary) or len(kinds))[:len(kinds)]
+    given = dict(zip(kinds, (int(c) for c in codes), strict=False))
+    return replace(registry, entries=tuple(replace(e, sticker=given[e.piece]) if e.sticker is not None else e
+                                           for e in registry.entries))
+
+
+@dataclass(frozen=True)
+class Extremes:
+    """Where a run pins WORLD.md's ranges to their hard end, to find what the whole range hides: the room's light
+    (lux), the auto exposure's longest exposure (s), the lens's blur (sigma, px at the frame's size), the least
+    tilt (degrees; the most is --tilt). None: the whole range."""
+
+    lux: tuple[float, float] | None = None
+    exposure: float | None = None
+    blur: tuple[float, float] | None = None
+    tilt_from: float = 0.0
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> Extremes:
+        return cls(getattr(args, "lux", None), getattr(args, "exposure", None), getattr(args, "lens_blur", None),
+                   getattr(args, "tilt_from", 0.0))
+
+    def words(self) -> str:
+        said = [f"light {self.lux[0]:g}-{self.lux[1]:g} lux" if self.lux else "",
+                f"exposures up to {self.exposure:.3g} s" if self.exposure else "",
+                f"lens blur {self.blur[0]:g}-{self.blur[1]:g} px" if self.blur else "",
+                f"tilt from {self.tilt_from:g} degrees" if self.tilt_from else ""]
+        return ", ".join(w for w in said if w)
 
 
 class Camera:
     """The mounting's camera: WORLD.md's optics (`world`: blur, light, noise, compression as cameras of the frame's
-    size give them, mounted_camera.random_optics) or the crisp camera the bench had before (`sharp`)."""
+    size give them, mounted_camera.random_optics, within `extremes`) or the crisp camera the bench had before
+    (`sharp`)."""
 
-    def __init__(self, mounting, optics: str, condition: str, rng: np.random.Generator) -> None:
+    def __init__(self, mounting, optics: str, condition: str, rng: np.random.Generator,
+                 extremes: Extremes = Extremes()) -> None:
         from companion.sim.mounted_camera import camera_for, random_optics
 
         self.condition = condition
         self.mounting = mounting
         self.optics = None if optics == "sharp" else random_optics(
-            camera_for((mounting.width, mounting.height)), (mounting.width, mounting.height), rng)
+            camera_for((mounting.width, mounting.height)), (mounting.width, mounting.height), rng,
+            lux=extremes.lux, blur=extremes.blur, longest_exposure=extremes.exposure)
 
     def shot(self, rng: np.random.Generator):
         from companion.sim.mounted_camera import random_shot, world_shot
@@ -329,11 +387,14 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     fill = tuple(float(v) for v in args.fill.split("-"))
     print(f"mounted camera ({args.optics} optics): {args.scenes} frames per row, {args.per_mounting} per mounting, "
           f"board filling {args.fill} of the frame, tilt up to {args.tilt:g} degrees, {args.fuse} frame(s) fused, "
-          f"one thread")
+          f"one thread{'; ' + Extremes.of(args).words() if Extremes.of(args).words() else ''}"
+          f"{'; mountings calibrate board approves only' if args.approved else ''}"
+          f"{'; each mounting codes its kinds afresh from the whole dictionary' if args.all_codes else ''}")
     for w, h in sizes:
         for condition in args.conditions.split(","):
             cell = run_cell(args.game, (w, h), condition, args.scenes, args.per_mounting, args.seed, fill, args.tilt,
-                            args.optics, args.fuse)
+                            args.optics, args.fuse, Extremes.of(args), args.approved, args.all_codes)
             report(f"{args.game} {w}x{h} {condition}", cell)
-            report("  mountings `calibrate board` approves", cell.approved())
+            if not args.approved:
+                report("  mountings `calibrate board` approves", cell.approved())
     return 0

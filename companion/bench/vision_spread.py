@@ -52,22 +52,25 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     import cv2
 
     from companion.bench.stats import summary
-    from companion.bench.vision_mounted import report
+    from companion.bench.vision_mounted import Extremes, report
 
     cv2.setNumThreads(1)
     fill = tuple(float(v) for v in args.fill.split("-"))
+    ranges = Extremes.of(args).words() or "the whole of WORLD.md's ranges"
     print(f"mounted camera ({args.optics} optics) over the solar map and planet maps beside it: {args.scenes} frames "
           f"per row, {args.per_mounting} per mounting, the maps filling {args.fill} of the frame, tilt up to "
-          f"{args.tilt:g} degrees, {args.fuse} frame(s) fused, one thread")
+          f"{args.tilt:g} degrees, {args.fuse} frame(s) fused, one thread; {ranges}")
     for size in sizes:
         for condition in args.conditions.split(","):
             cells, tallies, seconds, baseline = _row(size, condition, args.scenes, args.per_mounting, args.seed, fill,
-                                                     args.tilt, args.optics, args.fuse)
+                                                     args.tilt, args.optics, args.fuse, Extremes.of(args),
+                                                     args.approved)
             print(f"orbital_battle {size[0]}x{size[1]} {condition}:")
             for name, cell in cells.items():
                 t = tallies[name]
                 report(f"  {name}", cell)
-                report("    mountings `calibrate board` approves", cell.approved(), sweeps=False)
+                if not args.approved:
+                    report("    mountings `calibrate board` approves", cell.approved(), sweeps=False)
                 if t.moved:
                     print(f"    moved on the table in {t.moved} frames: all correct in {t.moved_right}")
                 if t.gone:
@@ -78,12 +81,22 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
 
 
 def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, seed: int,
-         fill: tuple[float, ...], tilt: float, optics: str = "world", fuse: int = 1):
+         fill: tuple[float, ...], tilt: float, optics: str = "world", fuse: int = 1, extremes=None,
+         approved_only: bool = False):
     """Per board: its frames as the mounted bench records them (a Cell), and its moved and taken-off tallies; the
     pipeline's and the baseline's seconds per frame."""
     import cv2
 
-    from companion.bench.vision_mounted import Camera, Cell, Record, calibrated, mounting_approved, score
+    from companion.bench.vision_mounted import (
+        MOST_MOUNTINGS,
+        Camera,
+        Cell,
+        Extremes,
+        Record,
+        calibrated,
+        mounting_approved,
+        score,
+    )
     from companion.boards import default_board
     from companion.sensing.vision_profile import CameraProfile
     from companion.sensing.vision_table import BoardInView, TableVision
@@ -100,13 +113,16 @@ def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, 
     plain = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, registry.dictionary)),
                                     cv2.aruco.DetectorParameters())
     done = 0
-    for m in range(math.ceil(frames / per_mounting)):
+    m = -1
+    while done < frames and m < MOST_MOUNTINGS * math.ceil(frames / per_mounting):
+        m += 1
         rng = np.random.default_rng([seed, m, size[1], 11])
         maps = PLANET_MAPS[: 1 + m % 2]
         boards = [default_board("orbital_battle")] + [default_board(f"orbital_battle:planet{p}") for p in maps]
         spread = random_spread(boards, rng)
-        mounting = random_mounting(spread, size, rng, fill, tilt)
-        camera = Camera(mounting, optics, condition, rng)
+        extremes = extremes or Extremes()
+        mounting = random_mounting(spread, size, rng, fill, tilt, extremes.tilt_from)
+        camera = Camera(mounting, optics, condition, rng, extremes)
         renderer = MountedRenderer(spread, registry.dictionary, mounting)
         profile = calibrated(mounting, rng, CameraProfile)
         vision = TableVision([BoardInView(boards[0])] + [BoardInView(b, f"p{p}:") for b, p in zip(boards[1:], maps,
@@ -115,6 +131,8 @@ def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, 
         shots = np.random.default_rng([seed, m, size[1], CONDITIONS.index(condition)])
         count = min(per_mounting, frames - done)
         approved: dict[str, bool] = {}
+        kept = ({name: len(cell.records) for name, cell in cells.items()}, len(seconds), len(baseline), done,
+                {name: (t.moved, t.moved_right, t.gone, t.gone_said) for name, t in tallies.items()})
         for k in range(count):
             now = spread
             moved = gone = None
@@ -155,7 +173,21 @@ def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, 
                     tally.moved += 1
                     tally.moved_right += record.all_correct
             done += 1
+            if approved_only and not approved.get(boards[0].name):  # the solar map's mounting is not approved
+                _drop(cells, tallies, seconds, baseline, kept)
+                done = kept[3]
+                break
     return cells, tallies, seconds, baseline
+
+
+def _drop(cells, tallies, seconds: list[float], baseline: list[float], kept) -> None:
+    """Forget what a mounting added (the cells' records, the times, the tallies) back to `kept`."""
+    counts, n_seconds, n_baseline, _, tally = kept
+    for name, cell in cells.items():
+        del cell.records[counts.get(name, 0):]
+    for name, t in tallies.items():
+        t.moved, t.moved_right, t.gone, t.gone_said = tally.get(name, (0, 0, 0, 0))
+    del seconds[n_seconds:], baseline[n_baseline:]
 
 
 def _nudged(spread, index: int, rng: np.random.Generator, away: bool = False):

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.calibration.charuco import charuco_board
+from companion.calibration.charuco import MARKER_MM, SQUARE_MM, charuco_board
 from companion.errors import UserError
-from companion.sensing.vision_profile import CameraProfile
+from companion.sensing.vision_decode import edge_blur, fit_edges
+from companion.sensing.vision_profile import CameraProfile, Sharpness
 
 MIN_VIEWS = 6  # fewer views leave focal length and distortion poorly pinned down
 MIN_CORNERS = 8  # chessboard corners a view needs to count (and not be nearly collinear)
@@ -24,13 +25,21 @@ class IntrinsicsResult:
     skipped: tuple[str, ...]  # views with too little of the target in them
 
 
-def find_target(image: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """The target's chessboard corners (pixels) and their ids in one image, or None when too few are seen."""
+def find_target(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, float | None] | None:
+    """The target's chessboard corners and ids, and the lens's blur measured on its markers (None where none is big
+    enough to measure), or None when too few corners are seen."""
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    corners, ids, _, _ = cv2.aruco.CharucoDetector(charuco_board()).detectBoard(gray)
+    board = charuco_board()
+    corners, ids, markers, _ = cv2.aruco.CharucoDetector(board).detectBoard(gray)
     if ids is None or len(ids) < MIN_CORNERS:
         return None
-    return corners.reshape(-1, 2), ids.ravel()
+    # Each marker's black border meets the white of its square all round: the rise across those edges is the blur
+    # (vision_decode.edge_blur, as `calibrate board` measures it on the board's own markers).
+    cells = board.getDictionary().markerSize + 2
+    quiet = (SQUARE_MM - MARKER_MM) / 2 / (MARKER_MM / cells)  # the white of its square round a marker, in cells
+    blurs = [b for c in markers
+             if (b := edge_blur(gray, fit_edges(gray, c.reshape(4, 2)), cells, quiet)) is not None]
+    return corners.reshape(-1, 2), ids.ravel(), float(np.median(blurs)) if blurs else None
 
 
 def calibrate_intrinsics(views: Sequence[tuple[str, np.ndarray]], camera: str = "camera") -> IntrinsicsResult:
@@ -43,13 +52,15 @@ def calibrate_intrinsics(views: Sequence[tuple[str, np.ndarray]], camera: str = 
         raise UserError(f"calibrate camera: the images differ in size ({listed}); one profile is for one frame size")
     width, height = sizes.pop()
     board = charuco_board()
-    all_obj, all_img, used, skipped = [], [], [], []
+    all_obj, all_img, used, skipped, blurs = [], [], [], [], []
     for name, image in views:
         found = find_target(image)
         if found is None:
             skipped.append(name)
             continue
-        corners, ids = found
+        corners, ids, blur = found
+        if blur is not None:
+            blurs.append(blur)
         obj, img = board.matchImagePoints(corners.reshape(-1, 1, 2), ids)
         all_obj.append(obj.astype(np.float32))
         all_img.append(img.astype(np.float32))
@@ -61,8 +72,9 @@ def calibrate_intrinsics(views: Sequence[tuple[str, np.ndarray]], camera: str = 
     # few views reach.
     rms, matrix, dist, _, _ = cv2.calibrateCamera(all_obj, all_img, (width, height), None, None,
                                                   flags=cv2.CALIB_FIX_K3)
+    sharpness = Sharpness(float(np.median(blurs)), float(min(blurs)), len(blurs)) if blurs else None
     profile = CameraProfile(
         camera, (width, height), tuple(tuple(float(v) for v in row) for row in matrix),
-        tuple(float(v) for v in dist.ravel()[:5]), float(rms),
+        tuple(float(v) for v in dist.ravel()[:5]), float(rms), sharpness=sharpness,
     )
     return IntrinsicsResult(profile, float(rms), tuple(used), tuple(skipped))

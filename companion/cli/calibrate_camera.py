@@ -59,11 +59,30 @@ def _camera(args: argparse.Namespace) -> int:
         print(f"  skipped (too little of the target): {name}")
     if result.rms_px > 1.0:
         print("  warning: an RMS above 1 px means blurred photos or a target that is not flat")
+    for line in describe_sharpness(p.sharpness):
+        print(line)
     print(f"written to {args.out}")
     return 0
 
 
+def describe_sharpness(sharpness) -> list[str]:
+    """What `calibrate camera` says of the lens's blur on the target's markers."""
+    from companion.calibration.mounting import BLURRED_PX
+
+    if sharpness is None:
+        return ["  the lens's blur was not measured: the target's markers are under 24 px in every photo (take some "
+                "photos closer); `calibrate board` measures it on the board"]
+    lines = [f"  the lens blurs by {sharpness.blur_px:.2f} px (a Gaussian's sigma, the median of {sharpness.photos} "
+             f"photos; {sharpness.sharpest_px:.2f} px in the sharpest), written to the profile"]
+    if sharpness.sharpest_px > BLURRED_PX:
+        lines.append(f"  warning: even the sharpest photo shows over {BLURRED_PX:g} px of blur: focus the lens (or "
+                     f"hold the target still) and take the photos again; a blurred lens needs larger stickers")
+    return lines
+
+
 def _board(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     import numpy as np
 
     from companion.calibration.board_pose import calibrate_pose
@@ -78,12 +97,13 @@ def _board(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile)
     image = read_image(args.image)
     pose = calibrate_pose(image, board, profile, args.image)
-    save_profile(profile.with_pose(pose), args.out)
+    blur = board_blur(image, board)  # the vision starts from it, and the mounting is judged by it
+    save_profile(profile.with_pose(replace(pose, blur_px=blur)), args.out)
     print(f"board {board.name!r}: pose from the corner markers, reprojection error {pose.reprojection_px:.3f} px; "
           f"written to {args.out}")
     if args.registry or has_registry(board.name):
         check = check_mounting(board, resolve_registry(args.registry, board), profile,
-                               Pose(np.array(pose.rvec), np.array(pose.tvec)), board_blur(image, board))
+                               Pose(np.array(pose.rvec), np.array(pose.tvec)), blur)
         for line in describe(check, profile.image_size):
             print(line)
     return 0

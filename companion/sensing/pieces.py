@@ -29,6 +29,14 @@ MARGIN_CELLS = 1  # the white margin printed round a sticker, in the marker's ce
 # How riders stand on what carries them: docked beside a base's sticker, side by side, all in view (Trajectory's
 # wide planets), or on its middle, one on another, hiding what is under them (ORBIT's ships on planets).
 STACKING = ("beside", "on top")
+# AprilTag 16h5's codes from the one read most reliably to the least, under WORLD.md's optics: the share of stickers
+# not read in `companion bench vision --all-codes` (each mounting gives the registry's kinds codes drawn afresh from
+# the whole dictionary), 720p and 1080p webcams, 640 frames and about 14,000 stickers (calibration/README.md, "Codes
+# by how well they read"); 8 is put among the weakest, as the first renderer's harsh light found it (a planet
+# carrying it was missed 4 times in 9). A registry gives its smallest stickers the strongest codes, and its most
+# numerous kinds the next, and leaves the weakest spare.
+CODES_BY_STRENGTH = {"DICT_APRILTAG_16h5": (14, 23, 22, 12, 19, 11, 13, 27, 15, 7, 6, 28, 2, 16, 1, 3, 21, 25, 10, 4,
+                                            20, 24, 8, 5, 29, 0, 18, 9, 17, 26)}
 
 
 @dataclass(frozen=True)
@@ -70,9 +78,13 @@ class PieceEntry:
         return centre + np.array([(-h, h), (h, h), (h, -h), (-h, -h)])
 
     def sticker_fits(self) -> bool:
-        """Whether the sticker (or its label) lies wholly on the piece's top face (within 0.1 mm)."""
+        """Whether the sticker (or its label) lies wholly on the piece's top face (within 0.1 mm), and on a label,
+        whether the label's white reaches a cell past the marker's corners (its margin, round as it is)."""
         if self.sticker is None:
             return True
+        cell = self.sticker_mm / 6
+        if self.label_mm and self.sticker_mm * math.sqrt(2) / 2 + MARGIN_CELLS * cell > self.label_mm / 2 + 0.1:
+            return False
         outline = self.outline()
         edges = np.roll(outline, -1, axis=0) - outline
         normals = np.column_stack([edges[:, 1], -edges[:, 0]]) / np.linalg.norm(edges, axis=1)[:, None]

@@ -4,6 +4,12 @@ The phone sends a still at its camera's full resolution when the table asks for 
 change the camera has not read yet) and a small preview now and then otherwise, for the calibration view. The
 table's camera thread reads the stills as it reads any camera's frames; a still is asked for again only once the
 last one has been read.
+
+A phone turned the other way up, or switched between its photos and its video, sends pictures of another size
+than the one its camera profile was made at. A still of the profile's shape either way up is turned and scaled
+to the profile's size (the pipeline finds the board again by its markers, and a phone's lens is centred enough that
+either quarter turn keeps the calibration's lens model); one of another shape is refused, and the phone is told to
+calibrate the camera again, before the table's camera thread ever sees it.
 """
 
 from __future__ import annotations
@@ -12,18 +18,48 @@ import threading
 import time
 from collections.abc import Callable
 
+import cv2
 import numpy as np
 
+from companion.errors import UserError
 from companion.sensing.camera import Frame
 
 QUIET_SECONDS = 6.0  # nothing at all from the phone for this long: it is gone (asleep, out of battery, closed)
+SAME_SHAPE = 0.01  # pictures whose sides' ratio differs from the profile's by less than this are the same shape
+
+
+class OtherSize(UserError):
+    """A still of another shape than the camera profile's: the camera must be calibrated again at that size."""
+
+
+def fitted(image: np.ndarray, size: tuple[int, int] | None) -> np.ndarray:
+    """The picture at the profile's size (width, height): as it is, turned a quarter, and scaled; OtherSize when its
+    shape is not the profile's either way up. None: any size (no profile to fit)."""
+    if size is None:
+        return image
+    height, width = image.shape[:2]
+    if (width, height) == tuple(size):
+        return image
+    turned = (width > height) != (size[0] > size[1]) and width != height
+    w, h = (height, width) if turned else (width, height)
+    if abs((w / h) / (size[0] / size[1]) - 1) > SAME_SHAPE:
+        raise OtherSize(f"recalibrate the camera: its pictures are now {width} x {height}, and it was calibrated at "
+                        f"{size[0]} x {size[1]}")
+    if turned:
+        image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+    if (w, h) != tuple(size):
+        shrink = w > size[0]
+        image = cv2.resize(image, tuple(size), interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
+    return image
 
 
 class PushedFrames:
     """A frame source fed by `push` (the web server's threads) and read by the table's camera thread."""
 
-    def __init__(self, still_wanted: Callable[[], bool] = lambda: True, quiet: float = QUIET_SECONDS) -> None:
+    def __init__(self, still_wanted: Callable[[], bool] = lambda: True, quiet: float = QUIET_SECONDS,
+                 size: tuple[int, int] | None = None) -> None:
         self._still_wanted = still_wanted
+        self.size = size  # the camera profile's frame size (width, height): stills are fitted to it
         self._quiet = quiet
         self._lock = threading.Condition()
         self._still: Frame | None = None
@@ -34,6 +70,10 @@ class PushedFrames:
         self.latest: np.ndarray | None = None  # the latest still
 
     def push(self, image: np.ndarray, still: bool) -> None:
+        """A picture from the phone; a still of another shape than the profile's is refused (OtherSize), one of its
+        shape turned and scaled to its size."""
+        if still:
+            image = fitted(image, self.size)
         with self._lock:
             self._heard = time.monotonic()
             if still:

@@ -56,7 +56,7 @@ MATCH_SCORE = 0.75  # a code read from a square the detector could not decode mu
 MATCH_QUALITY = 0.35  # ... and lead the next code by this share of a perfect picture's lead
 AGREED_QUALITY = 0.2  # a code the detector decoded needs at least this lead from the match as well
 MIN_CONFIDENCE = 0.4  # a sighting less sure than this (size, place, decode margin) is a sticker not read
-DEFAULT_BLUR_PX = 1.0  # the lens's blur (sigma) until the corner markers have been measured
+DEFAULT_BLUR_PX = 1.0  # the lens's blur (sigma) until measured, where calibration did not measure it either
 UNREAD = "unread"  # a region's reason: a sticker seen there whose code could not be read
 
 
@@ -180,7 +180,8 @@ class Vision:
         self._sticker_detector = _detector(registry.dictionary, True)
         self._book = CodeBook(self._sticker_detector.getDictionary())
         self._codes = frozenset(self._stickers)
-        self.blur_px = DEFAULT_BLUR_PX  # the lens's sigma, measured on the corner markers each time they are found
+        # The lens's sigma: as calibration measured it, then on the corner markers each time they are found.
+        self.blur_px = profile.blur_px or DEFAULT_BLUR_PX
         self._legible: tuple[tuple, set[str]] | None = None  # (pose and blur, the sites where stickers are not legible)
         self._more: tuple[np.ndarray, ...] = ()  # the frames fused with the one being read
         self._looks: dict[str, np.ndarray] = {}  # each site's look when last read (big frames without a grid)
@@ -366,10 +367,10 @@ class Vision:
             more, seen = self._decode(gray, (x0, y0), pose)
             found.extend(more)
             doubtful.extend(seen)
-        sightings, dropped = self._trace(distinct(found), pose, time)
+        sightings, dropped, doubted = self._trace(distinct(found), pose, time)
         rejected = len(dropped)
         # A site keeps the last reading's doubt until it is read again.
-        fresh_unread = self._doubtful_sites(doubtful + dropped, pose) | (
+        fresh_unread = self._doubtful_sites(doubtful + dropped, pose) | doubted | (
             self._illegible(pose, read) - {s.site for s in sightings})
         unread = (fresh_unread & read) | {site for r in last.unreliable if r.reason == UNREAD
                                           for site in r.sites if site not in read}
@@ -509,8 +510,8 @@ class Vision:
         """The board's pieces, how many stickers were rejected, and the sites where a sticker was seen but not read."""
         x0, y0, x1, y1 = self._board_box(pose, gray.shape)
         found, doubtful = self._decode(self._fused(None, gray, (x0, y0, x1, y1)), (x0, y0), pose)
-        sightings, rejected = self._trace(found, pose, time)
-        return sightings, len(rejected), self._doubtful_sites(doubtful + rejected, pose)
+        sightings, rejected, doubted = self._trace(found, pose, time)
+        return sightings, len(rejected), self._doubtful_sites(doubtful + rejected, pose) | doubted
 
     def _decode(self, roi: np.ndarray, origin: tuple[int, int],
                 pose: Pose) -> tuple[list[tuple[PieceEntry, np.ndarray, float]], list[np.ndarray]]:
@@ -652,12 +653,15 @@ class Vision:
         return out
 
     def _trace(self, found: list[tuple[PieceEntry, np.ndarray, float]], pose: Pose,
-               time: float) -> tuple[tuple[Sighting, ...], list[np.ndarray]]:
-        """Decoded stickers traced to the board: the pieces' sightings, and the stickers rejected (their corners): a
+               time: float) -> tuple[tuple[Sighting, ...], list[np.ndarray], set[str]]:
+        """Decoded stickers traced to the board: the pieces' sightings, the stickers rejected (their corners): a
         sticker whose traced size is not its kind's, or whose reading is not confident enough, is a sticker seen
-        whose piece is not known."""
+        whose piece is not known; and the sites whose reading a sticker leaves in doubt: a rider whose base was not
+        read may stand docked on any site its sticker lies over (it is placed by its own sticker only where that is
+        one site), and a piece off every site at its own height may be a stack's top on a site its trace passes
+        over higher up."""
         if not found:
-            return (), []
+            return (), [], set()
         quality = [q for _, _, q in found]
         found = [(e, c) for e, c, _ in found]
         # First pass: every piece standing on the board.
@@ -679,13 +683,25 @@ class Vision:
                     traced[i] = t
                     centres[i] = self._piece_centre(entry, t)
                     break
+        doubted: set[str] = set()
+        docked: set[int] = set()  # riders that may be docked on a base not read, on more than one site
         if self.registry.stacking == "on top":
             for i, (entry, corners_px) in enumerate(found):
                 if not entry.is_base and i not in carrier:
-                    traced[i], centres[i] = self._on_a_stack(entry, corners_px, pose)
+                    traced[i], centres[i], under = self._on_a_stack(entry, corners_px, pose)
+                    doubted |= under
+        else:
+            for i, (entry, corners_px) in enumerate(found):
+                if not entry.is_base and i not in carrier and (on := self._docked_on(entry, corners_px, pose)):
+                    site, _ = self._nearest_site(*centres[i][0])
+                    if on - {site}:
+                        docked.add(i)
+                        doubted |= on
         sightings, rejected = [], []
         sites: dict[int, tuple[str | None, float]] = {}
         for i, (entry, _) in enumerate(found):
+            if i in docked:
+                continue
             (cx, cy), side = centres[i]
             size_error = abs(side / entry.sticker_mm - 1)
             if size_error > SIZE_TOLERANCE:
@@ -713,7 +729,18 @@ class Vision:
             box = self._kind_count[piece]
             rejected += [found[i][1] for i, _ in group[box:]]
             kept += [_replace_confidence(s, s.confidence * 0.5) if len(group) > box else s for _, s in group[:box]]
-        return tuple(sorted(kept, key=lambda s: (s.site or "~", s.level, s.piece, s.x, s.y))), rejected
+        return tuple(sorted(kept, key=lambda s: (s.site or "~", s.level, s.piece, s.x, s.y))), rejected, doubted
+
+    def _docked_on(self, entry: PieceEntry, corners_px: np.ndarray, pose: Pose) -> set[str]:
+        """The sites a rider (riders stacking beside) whose base was not read may stand docked on: the sites whose
+        base, of any kind, would reach under it, traced at the height of a rider on the tallest base."""
+        bases = [e for e in self.registry.entries if e.is_base]
+        if not bases:
+            return set()
+        height = max(e.height for e in bases) + entry.height
+        (x, y), _ = self._piece_centre(entry, pose.to_board(corners_px, height, self.matrix, self.dist))
+        reach = max(e.radius for e in bases)
+        return {self.board.sites[i].id for i in np.flatnonzero(np.hypot(*(self._site_xy - (x, y)).T) <= reach)}
 
     def _fitted_detector(self, pose: Pose,
                          shape: tuple[int, ...]) -> tuple[cv2.aruco.ArucoDetector, tuple[float, float]]:
@@ -800,11 +827,17 @@ class Vision:
         return tuple(out)
 
     def _on_a_stack(self, entry: PieceEntry, corners_px: np.ndarray,
-                    pose: Pose) -> tuple[np.ndarray, tuple[tuple[float, float], float]]:
+                    pose: Pose) -> tuple[np.ndarray, tuple[tuple[float, float], float], set[str]]:
         """A piece that may top a stack whose lower pieces are hidden under it: of the heights it may stand at (on
         the board, up to the top of the tallest stack), the lowest that puts it on a site; on the board when none
         does. Its traced position slides towards the camera's nadir as the height grows, by about 17 mm at ORBIT's
-        board edge for a planet and three ships, while sites lie 31 mm or more apart: one site fits best."""
+        board edge for a planet and three ships, while sites lie 31 mm or more apart: one site fits best.
+
+        A piece off every site at its own height is a lone piece off the board's sites or a tall stack's top at the
+        board's edge: it is put on a site only where the top of a stack the box can make (`_stack_tops`) lands
+        squarely on it (within a third of the site tolerance), never where its trace merely passes near a site
+        higher up; otherwise it stands off every site, placed by its own sticker at its own height, and the sites
+        its trace passes higher up are returned, left in doubt."""
         low, high = entry.height, max(entry.height, self._tallest)
         at_low = self._piece_centre(entry, pose.to_board(corners_px, low, self.matrix, self.dist))[0]
         at_high = self._piece_centre(entry, pose.to_board(corners_px, high, self.matrix, self.dist))[0]
@@ -815,9 +848,34 @@ class Vision:
         # up, with a site nearer the middle (its slide passes over it), but a stack's top traced at board level lands
         # 17 mm at most off its own site, short of the next site out.
         fits = np.flatnonzero(gaps <= self._tolerance)
-        height = low + float(along[fits].min()) * (high - low) if fits.size else low
-        traced = pose.to_board(corners_px, height, self.matrix, self.dist)
-        return traced, self._piece_centre(entry, traced)
+        if float(np.hypot(*(self._site_xy - start).T).min()) <= self._tolerance:
+            height = low + float(along[fits].min()) * (high - low) if fits.size else low
+            traced = pose.to_board(corners_px, height, self.matrix, self.dist)
+            return traced, self._piece_centre(entry, traced), set()
+        for height in self._stack_tops(entry):
+            traced = pose.to_board(corners_px, height, self.matrix, self.dist)
+            centre = self._piece_centre(entry, traced)
+            if float(np.hypot(*(self._site_xy - centre[0]).T).min()) <= self._tolerance / 3:
+                return traced, centre, set()
+        traced = pose.to_board(corners_px, low, self.matrix, self.dist)
+        return traced, self._piece_centre(entry, traced), {self.board.sites[i].id for i in fits}
+
+    def _stack_tops(self, entry: PieceEntry) -> list[float]:
+        """The heights a piece's top may stand at on stacks the box can make (pieces stacking on top): at most one
+        piece of each lower layer under it, bottom to top, and any number of pieces of its own layer, up to the
+        tallest stack; lowest first, its own height left out."""
+        supports = {0.0}
+        for layer in sorted({e.layer for e in self.registry.entries if e.layer < entry.layer}):
+            heights = {e.height for e in self.registry.entries if e.layer == layer}
+            supports |= {s + h for s in supports for h in heights}
+        riders = {e.height for e in self.registry.entries if e.layer == entry.layer}
+        top = max(self._tallest, entry.height) + 0.5
+        while True:
+            more = {s + h for s in supports for h in riders if s + h + entry.height <= top} - supports
+            if not more:
+                break
+            supports |= more
+        return sorted(s + entry.height for s in supports if s > 0 and s + entry.height <= top)
 
     @staticmethod
     def _piece_centre(entry: PieceEntry, traced: np.ndarray) -> tuple[tuple[float, float], float]:

@@ -11,6 +11,8 @@ confidence, and a square that matches no code clearly is a sticker the camera sa
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -196,18 +198,22 @@ def _sample(gray: np.ndarray, corners: np.ndarray, dx: float, dy: float) -> np.n
         np.float32)
 
 
-def edge_blur(gray: np.ndarray, corners: np.ndarray) -> float | None:
-    """The lens's blur (a Gaussian's sigma, px) at a marker, from the profile across its four outer edges (black
-    border inside, white quiet zone outside): the distance over which the edge rises from 25 % to 75 % of its step is
-    1.349 sigma for a Gaussian blur. None when the marker is too small or its edges are not clean steps."""
+def edge_blur(gray: np.ndarray, corners: np.ndarray, cells: int = CELLS - 2, quiet: float = 1.0) -> float | None:
+    """The lens's blur (a Gaussian's sigma, px) at a marker `cells` cells wide (border included: 6 for 4x4 and 16h5
+    codes, 7 for 5x5) in a white quiet zone `quiet` cells wide, from the profile across its four outer edges: inside
+    the black border cell the code's cells (whose mean along the edge is some level between black and white),
+    outside the quiet zone whatever it lies on. The three blurred steps are fitted to each profile
+    (`_step_fits`); the median of the edges' sigmas. None when the marker is too small or its edges show no clean
+    step."""
     corners = np.asarray(corners, np.float64).reshape(4, 2)
     side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
     if side < 24:
         return None
     centre = corners.mean(axis=0)
-    reach = min(side / 8, 8.0)  # a quarter of the border cell inside, into the quiet zone outside
-    steps = np.linspace(-reach, reach, int(reach * 8) + 1)
-    widths = []
+    cell = side / cells
+    fits = _step_fits(round(quiet, 3))
+    steps = fits.steps * cell
+    profiles = []
     for k in range(4):
         a, b = corners[k], corners[(k + 1) % 4]
         along = (b - a) / np.linalg.norm(b - a)
@@ -220,17 +226,77 @@ def edge_blur(gray: np.ndarray, corners: np.ndarray) -> float | None:
         xs, ys = grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32)
         if xs.min() < 0 or ys.min() < 0 or xs.max() > gray.shape[1] - 1 or ys.max() > gray.shape[0] - 1:
             continue
-        profile = cv2.remap(gray, xs, ys, cv2.INTER_LINEAR).astype(np.float32).mean(axis=0)
-        lo, hi = float(profile[: len(profile) // 5].mean()), float(profile[-len(profile) // 5:].mean())
-        if hi - lo < 20:
-            continue
-        rise = (profile - lo) / (hi - lo)
-        t25, t75 = _crossing(steps, rise, 0.25), _crossing(steps, rise, 0.75)
-        if t25 is not None and t75 is not None and t75 > t25:
-            widths.append((t75 - t25) / 1.349)
+        profiles.append(cv2.remap(gray, xs, ys, cv2.INTER_LINEAR).astype(np.float64).mean(axis=0))
+    widths = [w * cell for w in fits.sigmas_of(np.array(profiles).reshape(-1, len(steps))) if w is not None]
     if len(widths) < 2:
         return None
     return float(np.median(widths))
+
+
+def _phi(x: np.ndarray) -> np.ndarray:
+    """The standard normal distribution function (Abramowitz and Stegun 7.1.26 for erf: within 1.5e-7)."""
+    z = np.abs(x) / math.sqrt(2.0)
+    t = 1.0 / (1.0 + 0.3275911 * z)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    erf = 1.0 - poly * np.exp(-z * z)
+    return 0.5 * (1.0 + np.copysign(erf, x))
+
+
+MIN_STEP = 20.0  # gray levels from the black border to the white margin below which an edge says nothing
+
+
+class _StepFits:
+    """Least-squares fits of a marker's edge profile, in units of its cells: the white margin rising from the black
+    border at some place near 0, the code's mean level a cell further in and whatever lies beyond the margin
+    `quiet` cells out, every step blurred by one Gaussian, the four levels free. Where the blur is wide against a
+    cell the border never reaches its black nor the margin its white, so reading the rise between the profile's ends
+    would take the blur for less. Every (sigma, place) of a fine grid is solved once here; a profile then costs one
+    product."""
+
+    def __init__(self, quiet: float) -> None:
+        self.steps = np.linspace(-1.5, quiet + 0.5, 41)  # one and a half cells in (short of the code's second row)
+        self.sigmas = np.geomspace(0.03, 1.5, 60)
+        places = np.linspace(-0.35, 0.35, 15)
+        x = (self.steps[None, None, :] - places[None, :, None]) / self.sigmas[:, None, None]
+        s = self.sigmas[:, None, None]
+        basis = np.stack([np.ones_like(x), _phi(x), _phi(x + 1 / s), _phi(x - quiet / s)], axis=-1)
+        basis = basis.reshape(-1, len(self.steps), 4)  # (sigma x place, samples, levels)
+        normal = np.swapaxes(basis, 1, 2) @ basis + np.eye(4) * 1e-9
+        # Per grid point, the levels that fit a profile best are `solve @ profile`, and the fit's residual is the
+        # profile's square less `across @ profile` dotted with them.
+        self.across = np.ascontiguousarray(np.swapaxes(basis, 1, 2)).reshape(-1, len(self.steps))
+        self.solve = np.linalg.solve(normal, np.swapaxes(basis, 1, 2)).reshape(-1, len(self.steps))
+        self.places = len(places)
+
+    def sigmas_of(self, profiles: np.ndarray) -> list[float | None]:
+        """Each profile's best fit's sigma (cells), refined between grid steps; None where the step is under
+        MIN_STEP."""
+        grid = len(self.sigmas) * self.places
+        # (einsum, not a BLAS product: BLAS's own threads cost far more than these small products on a busy core)
+        levels = np.einsum("gs,ps->gp", self.solve, profiles).reshape(grid, 4, -1)
+        projected = np.einsum("gs,ps->gp", self.across, profiles).reshape(grid, 4, -1)
+        residuals = np.sum(profiles**2, axis=1) - np.sum(levels * projected, axis=1)  # (grid, profiles)
+        residuals[levels[:, 1, :] < MIN_STEP] = np.inf  # the margin must be lighter than the border by a step
+        out: list[float | None] = []
+        for residual in residuals.T:
+            best = int(np.argmin(residual))
+            if not np.isfinite(residual[best]):
+                out.append(None)
+                continue
+            i, j = divmod(best, self.places)
+            sigma = float(self.sigmas[i])
+            if 0 < i < len(self.sigmas) - 1:  # a parabola through the best place's three nearest sigmas (log scale)
+                r = residual.reshape(len(self.sigmas), self.places)[i - 1:i + 2, j]
+                if np.all(np.isfinite(r)) and (curve := r[0] - 2 * r[1] + r[2]) > 0:
+                    shift = float(np.clip(0.5 * (r[0] - r[2]) / curve, -0.5, 0.5))
+                    sigma *= float((self.sigmas[1] / self.sigmas[0]) ** shift)
+            out.append(sigma)
+        return out
+
+
+@functools.lru_cache(maxsize=4)
+def _step_fits(quiet: float) -> _StepFits:
+    return _StepFits(quiet)
 
 
 def _crossing(steps: np.ndarray, rise: np.ndarray, level: float) -> float | None:

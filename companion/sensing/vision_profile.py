@@ -25,6 +25,17 @@ class BoardPose:
     rvec: tuple[float, float, float]
     tvec: tuple[float, float, float]
     reprojection_px: float
+    blur_px: float | None = None  # the lens's blur (sigma, px) on the board's markers in the same photo
+
+
+@dataclass(frozen=True)
+class Sharpness:
+    """The lens's blur (a Gaussian's sigma, px) measured on the ChArUco target's markers by `calibrate camera`: the
+    median over the photos, and the sharpest photo's (the lens at its best, where the photos were taken)."""
+
+    blur_px: float
+    sharpest_px: float
+    photos: int
 
 
 @dataclass(frozen=True)
@@ -44,6 +55,14 @@ class CameraProfile:
     intrinsics_rms_px: float = 0.0
     pose: BoardPose | None = None
     colours: dict[str, ColourRange] = field(default_factory=dict)
+    sharpness: Sharpness | None = None
+
+    @property
+    def blur_px(self) -> float | None:
+        """The lens's blur as best measured: on the board's markers where the pose was taken, else on the target."""
+        if self.pose is not None and self.pose.blur_px is not None:
+            return self.pose.blur_px
+        return self.sharpness.blur_px if self.sharpness is not None else None
 
     @property
     def camera_matrix(self) -> np.ndarray:
@@ -71,11 +90,15 @@ def save_profile(profile: CameraProfile, path: str | Path) -> None:
         "intrinsics_rms_px": profile.intrinsics_rms_px,
         "board_pose": None,
         "colours": {name: {"low": list(c.low), "high": list(c.high)} for name, c in profile.colours.items()},
+        "sharpness": None,
     }
+    if profile.sharpness is not None:
+        k = profile.sharpness
+        data["sharpness"] = {"blur_px": k.blur_px, "sharpest_px": k.sharpest_px, "photos": k.photos}
     if profile.pose is not None:
         p = profile.pose
         data["board_pose"] = {"board": p.board, "rvec": list(p.rvec), "tvec": list(p.tvec),
-                              "reprojection_px": p.reprojection_px}
+                              "reprojection_px": p.reprojection_px, "blur_px": p.blur_px}
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps(data, indent=1) + "\n")
 
@@ -112,7 +135,14 @@ def load_profile(path: str | Path) -> CameraProfile:
             tvec = tuple(float(v) for v in raw["tvec"])
             if len(rvec) != 3 or len(tvec) != 3:
                 raise ValueError("rvec and tvec must have 3 numbers each")
-            pose = BoardPose(str(raw["board"]), rvec, tvec, float(raw.get("reprojection_px", 0.0)))
+            blur = raw.get("blur_px")
+            pose = BoardPose(str(raw["board"]), rvec, tvec, float(raw.get("reprojection_px", 0.0)),
+                             None if blur is None else _positive(blur))
+        sharpness = None
+        if data.get("sharpness"):
+            key = "sharpness"
+            raw = data["sharpness"]
+            sharpness = Sharpness(_positive(raw["blur_px"]), _positive(raw["sharpest_px"]), int(raw["photos"]))
         key = "colours"
         colours = {
             str(name): ColourRange(tuple(int(v) for v in c["low"]), tuple(int(v) for v in c["high"]))
@@ -125,5 +155,13 @@ def load_profile(path: str | Path) -> CameraProfile:
         raise UserError(f"{path}: {key}: bad or missing ({error})") from None
     return CameraProfile(
         str(data.get("camera", path.stem)), (width, height), matrix, distortion,
-        float(data.get("intrinsics_rms_px", 0.0)), pose, colours,
+        float(data.get("intrinsics_rms_px", 0.0)), pose, colours, sharpness,
     )
+
+
+def _positive(value: float) -> float:
+    """A blur in px: a number above 0 (a TypeError or ValueError names the field)."""
+    number = float(value)
+    if not 0 < number < 1000:
+        raise ValueError(f"a blur must be a number of px above 0, not {value!r}")
+    return number

@@ -116,10 +116,13 @@ def _camera(size: tuple[int, int], f: float, k1: float, k2: float, rows: np.ndar
 
 
 def random_mounting(board: Board | Spread, size: tuple[int, int], rng: np.random.Generator,
-                    fill: tuple[float, float] = (0.6, 0.95), tilt_deg: float = 35.0) -> Mounting:
-    """A camera as someone might mount it: any turn, fill and tilt in range, a webcam-to-wide lens."""
+                    fill: tuple[float, float] = (0.6, 0.95), tilt_deg: float = 35.0,
+                    tilt_from: float = 0.0) -> Mounting:
+    """A camera as someone might mount it: any turn, fill and tilt in range (`tilt_from` to `tilt_deg`), a
+    webcam-to-wide lens."""
     fill_, yaw = float(rng.uniform(*fill)), float(rng.uniform(0, 2 * math.pi))
-    tilt, towards = math.radians(float(rng.uniform(0, tilt_deg))), float(rng.uniform(0, 2 * math.pi))
+    tilt = math.radians(float(rng.uniform(min(tilt_from, tilt_deg), tilt_deg)))
+    towards = float(rng.uniform(0, 2 * math.pi))
     hfov = float(rng.uniform(55, 80))
     # A real lens bends the picture monotonically out to its corners: draw its distortion until it does (the
     # radial model turns back on itself beyond some radius when k1 is strong and k2 weak).
@@ -175,23 +178,29 @@ def camera_for(size: tuple[int, int]) -> str:
     return "webcam" if size[0] >= size[1] and h <= 1080 else "phone"
 
 
-def random_optics(kind: str, size: tuple[int, int], rng: np.random.Generator, dim: bool = False) -> Optics:
-    """A camera of `kind` as someone set it up, in a room lit 100-500 lux (100-150 when `dim`)."""
+def random_optics(kind: str, size: tuple[int, int], rng: np.random.Generator, dim: bool = False,
+                  lux: tuple[float, float] | None = None, blur: tuple[float, float] | None = None,
+                  longest_exposure: float | None = None) -> Optics:
+    """A camera of `kind` as someone set it up, in a room lit 100-500 lux (100-150 when `dim`). A sweep may pin a
+    range to its hard end: `lux` (the room's light), `blur` (the lens's sigma, px at the frame's size),
+    `longest_exposure` (the auto exposure's limit, s); the draws are made all the same, so the other traits of
+    each camera stay as they were."""
     if kind not in CAMERAS:
         raise ValueError(f"unknown camera {kind!r} (known: {', '.join(CAMERAS)})")
     scale = min(size) / 1080
-    if kind == "webcam":  # fixed focus: 0.5-1.5 px at 1080p
-        sigma = float(rng.uniform(0.5, 1.5)) * scale
-    elif kind == "pi-module-3":  # autofocus, not always on the board's plane
-        sigma = float(rng.uniform(0.8, 1.8))
-    elif kind == "pi-hq":  # a lens focused by hand, never perfectly
-        sigma = float(rng.uniform(1.0, 2.0))
-    else:  # a phone's autofocus hunting: as a webcam at its frame's scale, a little worse at its worst
-        sigma = float(rng.uniform(0.5, 1.7)) * max(scale, 1.0)
-    lux = float(math.exp(rng.uniform(math.log(100), math.log(150 if dim else 500))))
+    ranges = {"webcam": (0.5 * scale, 1.5 * scale),  # fixed focus: 0.5-1.5 px at 1080p
+              "pi-module-3": (0.8, 1.8),  # autofocus, not always on the board's plane
+              "pi-hq": (1.0, 2.0),  # a lens focused by hand, never perfectly
+              # a phone's autofocus hunting: as a webcam at its frame's scale, a little worse at its worst
+              "phone": (0.5 * max(scale, 1.0), 1.7 * max(scale, 1.0))}
+    low, high = blur or ranges[kind]
+    sigma = low + (high - low) * float(rng.random())
+    low, high = lux or (100.0, 150.0 if dim else 500.0)
+    light = float(math.exp(math.log(low) + (math.log(high) - math.log(low)) * float(rng.random())))
+    longest = float(rng.choice([1 / 30, 1 / 15]))
     return Optics(
-        kind, sigma, lux,
-        longest_exposure=float(rng.choice([1 / 30, 1 / 15])),
+        kind, sigma, light,
+        longest_exposure=longest if longest_exposure is None else longest_exposure,
         sharpen=float(rng.uniform(0.0, 0.6)) if kind in ("webcam", "phone") else 0.0,
         jpeg=int(rng.integers(70, 91)) if kind == "webcam" else (int(rng.integers(85, 96)) if kind == "phone" else 0),
         cast=float(rng.uniform(-0.28, 0.28)), tint=float(rng.uniform(-0.06, 0.06)),

@@ -117,6 +117,8 @@ class LiveTable:
             source = self.devices.camera("phone", self._still_wanted)
             self._camera_source = source
             self.phone = source if isinstance(source, PushedFrames) else None
+            if self.phone is not None:
+                self.phone.size = self.camera_profile.image_size  # stills turned or scaled are fitted to it
         self.signals = self.devices.signals()  # the GPIO's LED, buzzer and button (None: none wired)
         self.playing = self.board  # the board of the game in play, which the senses read
         self.switch_sites = own_switches

@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from companion.sensing.pushed import PushedFrames
+from companion.sensing.pushed import OtherSize, PushedFrames
 from companion.web.body import takes
 from companion.web.context import table
 from companion.web.errors import BadInput
@@ -63,5 +63,8 @@ def frame() -> Response:
         image = decode(request.get_data(cache=False), LONGEST_SIDE, "the frame")
     except PictureError as error:
         raise BadInput(str(error)) from None
-    phone.push(image, still)
+    try:
+        phone.push(image, still)
+    except OtherSize as error:  # a picture of another shape than the camera was calibrated for: the phone is told
+        raise BadInput(str(error), 409) from None
     return jsonify({"width": int(image.shape[1]), "height": int(image.shape[0]), "still": still})

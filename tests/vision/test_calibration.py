@@ -73,6 +73,23 @@ def test_calibrate_camera_recovers_focal_length_and_distortion(intrinsics, camer
     assert float(np.max(np.linalg.norm(truth - found, axis=1))) * camera.fx < 8
 
 
+def test_calibrate_camera_measures_the_lens_blur_on_the_target(intrinsics, target_photos, tmp_path, capsys):
+    """The target's markers give the lens's blur, kept in the profile; the same photos through a softer lens (1.5 px
+    more) give about the two blurs together, and a warning to focus."""
+    sharp = load_profile(intrinsics).sharpness
+    assert sharp is not None and sharp.photos >= 6 and 0.5 < sharp.sharpest_px <= sharp.blur_px < 1.2
+    soft_photos = tmp_path / "soft"
+    soft_photos.mkdir()
+    for photo in sorted(target_photos.iterdir())[:6]:
+        cv2.imwrite(str(soft_photos / photo.name), cv2.GaussianBlur(cv2.imread(str(photo)), (0, 0), 1.5))
+    capsys.readouterr()
+    assert calibrate(["camera", "--images", str(soft_photos), "--out", str(tmp_path / "soft.json")]) == 0
+    soft = load_profile(tmp_path / "soft.json").sharpness
+    assert soft is not None and soft.blur_px == pytest.approx(math.hypot(1.5, sharp.blur_px), abs=0.2)
+    out = capsys.readouterr().out
+    assert f"the lens blurs by {soft.blur_px:.2f} px" in out and "focus the lens" in out
+
+
 def test_calibrate_camera_refuses_too_few_views(target_photos, tmp_path, capsys):
     few = sorted(target_photos.iterdir())[:3]
     blank = tmp_path / "blank.png"
@@ -151,6 +168,9 @@ def test_calibrate_board_says_whether_the_stickers_are_big_and_sharp_enough(pose
                       str(tmp_path / "p.json")]) == 0
     out = capsys.readouterr().out
     assert "this mounting reaches the goal" in out and "the lens blurs by" in out
+    written = load_profile(tmp_path / "p.json")
+    assert written.pose is not None and written.blur_px == written.pose.blur_px and 0.5 < written.blur_px < 1.5
+    assert written.sharpness == load_profile(profile).sharpness  # the target's measure is kept beside it
     registry = json.loads((Path(__file__).parents[2] / "companion/sensing/pieces_trajectory.json").read_text())
     for piece in registry["pieces"]:
         piece["sticker_mm"] /= 2

@@ -131,7 +131,7 @@ def test_print_orbit_stickers_with_round_labels_for_the_planets(tmp_path, capsys
     assert len(marked) == 16 and all(f"{e.piece} #{e.sticker}" in text for e in marked)
     assert "station-hand-1" not in text and "nebula-1" not in text  # no stickers for tiles and chips
     assert text.count('r="13.000" fill="none"') == 8  # a 26 mm round label's cut line for each planet
-    assert "DICT_APRILTAG_16h5, 14 mm" in text
+    assert "DICT_APRILTAG_16h5, 14.3 and 14.8 mm" in text
     assert main(["print", "stickers", "--game", "chess"]) == 2
     assert "no default piece registry for game 'chess'" in capsys.readouterr().err
 

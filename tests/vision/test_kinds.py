@@ -14,7 +14,7 @@ import pytest
 
 from companion.errors import UserError
 from companion.rules.trajectory.state import FUEL_REFIT_TOKENS, HABITAT_TOKENS, RINGS, StationKind
-from companion.sensing.pieces import default_registry, dictionary_size, load_registry
+from companion.sensing.pieces import CODES_BY_STRENGTH, default_registry, dictionary_size, load_registry
 from companion.sensing.vision import Vision
 from companion.sim.render_camera import sim_profile
 from companion.sim.render_scene import Placed, Scene
@@ -62,6 +62,21 @@ def test_a_game_needs_a_code_per_kind_not_per_piece(game):
         assert registry.by_sticker()[registry.kind(kind).sticker].piece == kind
 
 
+@pytest.mark.parametrize("game", [*GAMES, "orbital_battle"])
+def test_a_game_uses_the_codes_that_read_best_and_the_strongest_on_its_smallest_stickers(game):
+    """The per-code sweep's ranking: the codes a game leaves spare all read worse than those it uses, and a kind with
+    a smaller sticker never carries a weaker code than one with a larger."""
+    registry = default_registry(game)
+    rank = {code: i for i, code in enumerate(CODES_BY_STRENGTH[registry.dictionary])}
+    kinds = {e.piece: e for e in registry.entries if e.sticker is not None}
+    used = {e.sticker for e in kinds.values()}
+    assert max(rank[c] for c in used) < min((rank[c] for c in set(rank) - used), default=len(rank))
+    for a in kinds.values():
+        for b in kinds.values():
+            if a.sticker_mm < b.sticker_mm:
+                assert rank[a.sticker] < rank[b.sticker], (a.piece, b.piece)
+
+
 def test_trajectorys_box_has_every_ring_and_upgrade_the_rules_allow():
     """A hard game's third habitat and all eight rings are in the box, each kind of station its own sticker."""
     registry = default_registry("trajectory")
@@ -76,8 +91,8 @@ def test_trajectorys_box_has_every_ring_and_upgrade_the_rules_allow():
 
 
 @pytest.mark.parametrize(("change", "message"), [
-    ({1: {"sticker": 0}}, "pieces[1].sticker: sticker 0 is given to 'ship-red' and 'ship-green'"),
-    ({1: {"piece": "ship-red", "id": "ship-red-2", "colour": "red", "sticker": 0, "height": 20.0}},
+    ({1: {"sticker": 6}}, "pieces[1].sticker: sticker 6 is given to 'ship-red' and 'ship-green'"),
+    ({1: {"piece": "ship-red", "id": "ship-red-2", "colour": "red", "sticker": 6, "height": 20.0}},
      "a 'ship-red' unlike pieces[0] in height ("),
     ({0: {"sticker_mm": 22.0}}, "pieces[0]: its 22 mm sticker does not fit on its square of radius 17 mm"),
     ({0: {"sticker_mm": -1}}, "pieces[0].sticker_mm: must be above 0"),

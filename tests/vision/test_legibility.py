@@ -79,6 +79,13 @@ def test_cameras_follow_the_world_ranges():
                 assert 0.5 <= optics.lens_sigma <= 1.5 and 70 <= shot.jpeg <= 90
             if kind == "pi-hq":
                 assert 1.0 <= optics.lens_sigma <= 2.0 and shot.jpeg == 0  # raw frames
+    # A sweep pins a range to its hard end (a dim room at 1/15 s, a lens at 2 px); the camera is otherwise the same.
+    whole = random_optics("phone", (3024, 4032), np.random.default_rng(5))
+    pinned = random_optics("phone", (3024, 4032), np.random.default_rng(5), lux=(100.0, 100.0), blur=(2.0, 2.0),
+                           longest_exposure=1 / 15)
+    assert pinned.lux == pytest.approx(100.0) and pinned.lens_sigma == 2.0
+    assert world_shot("normal", pinned, np.random.default_rng(6)).exposure_time == pytest.approx(1 / 15)
+    assert replace(pinned, lux=whole.lux, lens_sigma=whole.lens_sigma, longest_exposure=whole.longest_exposure) == whole
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ check says when stickers are too small."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from types import SimpleNamespace
 
 import cv2
@@ -14,7 +15,7 @@ import pytest
 from companion.bench.vision_mounted import calibrated, score
 from companion.calibration.mounting import BLURRED_PX, check_mounting, describe
 from companion.sensing.vision_pose import Pose
-from companion.sensing.vision_profile import CameraProfile
+from companion.sensing.vision_profile import CameraProfile, Sharpness
 from companion.sim.mounted_camera import mount, random_mounting, random_shot
 from companion.sim.mounted_render import MountedRenderer
 from companion.sim.mounted_scene import Piece, Table, random_table
@@ -96,6 +97,21 @@ def test_the_bench_tells_misses_withheld_wrong_and_false_apart(registry):
     refused = SimpleNamespace(reliable=False, unreliable_sites=set, sightings=[])
     results, false = score(refused, frame, {"o1s1", "o1s2", "o1s3", "o1s4", "o1s5"})
     assert {o for _, o in results} == {"withheld"} and false == 0
+
+
+def test_the_mounting_check_tells_a_lens_focused_elsewhere_from_a_soft_one(board, registry):
+    """The calibration target's sharpest photo is what the lens can give: a board blurred far beyond it wants the
+    lens focused on the board; where the board's markers are too small to measure, the target's blur is taken."""
+    cam = overhead_camera(board.width, board.height, 1920, 1080)
+    pose = Pose(np.array(cam.rvec), np.array(cam.tvec))
+    profile = replace(sim_profile(cam, board.name), sharpness=Sharpness(0.7, 0.6, 8))
+    check = check_mounting(board, registry, profile, pose, 3.0)
+    assert check.defocused and not check.approved
+    assert "calibration target showed 0.6 px" in check.advice((1920, 1080))[0]
+    soft = check_mounting(board, registry, replace(profile, sharpness=Sharpness(2.9, 2.8, 8)), pose, 3.0)
+    assert not soft.defocused and "the lens itself is soft" in soft.advice((1920, 1080))[0]
+    unmeasured = check_mounting(board, registry, profile, pose, None)
+    assert unmeasured.blur_px == 0.7 and "calibration target" in unmeasured.blur_from and unmeasured.approved
 
 
 def test_the_mounting_check_approves_big_sharp_stickers_and_says_what_to_change(board, registry):

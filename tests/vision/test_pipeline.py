@@ -60,3 +60,24 @@ def test_height_correction_matters(board, registry, renderer, camera):
     flat = pose.to_board(pixel, 0.0, camera.matrix, camera.distortion)[0]
     assert math.hypot(*(at_top - (far.x, far.y))) < 0.1
     assert math.hypot(*(flat - (far.x, far.y))) > 4.0
+
+
+def test_a_rider_whose_base_was_not_read_is_placed_by_its_own_sticker(board, registry, renderer, camera):
+    """A ship docked on a planet whose sticker is torn off: the ship's own sticker puts it on the planet's site. Set
+    on the planet's rim where a base on the next site would reach under it too, it could be docked on either: it
+    is put on neither, and both are left unread."""
+    from dataclasses import replace
+
+    from companion.sim.render_scene import Placed, Scene
+
+    vision = Vision(board, registry, sim_profile(camera, board.name))
+    a, b = board.site("o1s1"), board.site("o2s2")  # the closest two sites, 54 mm apart
+    bare = replace(registry.kind("planet-metal"), sticker=None)
+    ship = registry.kind("ship-red")
+    towards = np.array([b.x - a.x, b.y - a.y]) / math.dist((a.x, a.y), (b.x, b.y))
+    for offset, site, unread in ((8.0, "o1s1", set()), (27.0, None, {"o1s1", "o2s2"})):
+        x, y = np.array([a.x, a.y]) + offset * towards
+        pieces = (Placed(bare, a.x, a.y, 0.0, 0.0, "o1s1"), Placed(ship, float(x), float(y), 0.3, bare.height))
+        report = vision.process(renderer.render(Scene(board, camera, pieces)).image)
+        assert [(s.piece, s.site) for s in report.sightings] == ([("ship-red", site)] if site else [])
+        assert unread <= report.unreliable_sites()

@@ -1,5 +1,6 @@
 """A spare phone as the table's camera: the camera page in Chromium, its camera a fake capture device fed with a
-frame from the mounted-camera bench, sends a full-resolution still the table's pipeline reads, and previews."""
+frame from the mounted-camera bench, sends a full-size photo the table's pipeline reads (held either way up), and
+previews; a picture of another shape than the camera profile's is refused with what to do."""
 
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ def phone_table(tmp_path):
     store = Store(tmp_path / "table.db")
     session = Session.start(store, "trajectory", ["red", "blue"], OPTIONS, 1)
     session.submit(Action.make("draw", card="action"), "phone", "red")
-    phone = PushedFrames(lambda: True, quiet=30.0)
+    phone = PushedFrames(lambda: True, quiet=30.0, size=SIZE)
     table = Table(session, token=TOKEN, phone=phone)
     server = start_server(table, "127.0.0.1", free_port(), WebSettings(heartbeat=0.3, retry_ms=300), threads=8)
     try:
@@ -69,38 +70,64 @@ def phone_table(tmp_path):
         store.close()
 
 
-def test_the_camera_page_sends_a_full_resolution_still_the_pipeline_reads(tmp_path, bench_frame, phone_table):
+def _camera_page(video, port: int):
+    """Chromium with its camera a fake device playing `video`, on the camera page."""
     from playwright.sync_api import sync_playwright
 
+    flags = [*FLAGS, "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+             f"--use-file-for-fake-video-capture={video}"]
+    playwright = sync_playwright().start()
+    browser = WatchedBrowser(playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=flags))
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    page.goto(f"http://127.0.0.1:{port}/camera?t={TOKEN}")
+    return playwright, browser, page
+
+
+def test_the_camera_page_sends_a_full_size_photo_the_pipeline_reads(tmp_path, bench_frame, phone_table):
+    """The phone held upright (its pictures portrait, the profile's landscape): the table turns its photo back."""
     frame, profile, board, registry = bench_frame
     server, phone = phone_table
     video = tmp_path / "board.y4m"
-    _y4m(frame.image, video)
-    flags = [*FLAGS, "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
-             f"--use-file-for-fake-video-capture={video}"]
-    with sync_playwright() as playwright:
-        browser = WatchedBrowser(playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=flags))
-        try:
-            page = browser.new_page(viewport={"width": 360, "height": 740})
-            page.goto(f"http://127.0.0.1:{server.port}/camera?t={TOKEN}")
-            still = phone.read()
-            assert still is not None, page.locator("#state").inner_text()
-            assert still.image.shape[:2] == (SIZE[1], SIZE[0])  # the camera's own size
-            page.wait_for_function("document.getElementById('sent').textContent.includes('1280 × 720')")
-            deadline = time.monotonic() + 10
-            while phone.preview is None and time.monotonic() < deadline:
-                time.sleep(0.2)
-            assert phone.preview is not None and phone.preview.shape[1] == 640
-            assert "watching the board" in page.locator("#state").inner_text()
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / "camera-page.png"))
-        finally:
-            browser.close()
+    _y4m(cv2.rotate(frame.image, cv2.ROTATE_90_COUNTERCLOCKWISE), video)
+    playwright, browser, page = _camera_page(video, server.port)
+    try:
+        still = phone.read()
+        assert still is not None, page.locator("#state").inner_text()
+        assert still.image.shape[:2] == (SIZE[1], SIZE[0])  # the profile's size, turned back
+        # The camera's own photo (ImageCapture), not a frame of its video drawn on a canvas.
+        page.wait_for_function("document.getElementById('sent').textContent.includes('a photo of 720 × 1280')")
+        deadline = time.monotonic() + 10
+        while phone.preview is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert phone.preview is not None and phone.preview.shape[1] == 640
+        assert "watching the board" in page.locator("#state").inner_text()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "camera-page.png"))
+    finally:
+        browser.close()
+        playwright.stop()
     # The table's pipeline reads what the phone sent as it reads any camera's frames.
     report = Vision(board, registry, profile).process(still.image)
     results, false = score(report, frame.truth, {s.id for s in board.sites})
     assert report.reliable and false == 0
     assert len(results) >= 12 and all(outcome == "read" for _, outcome in results), results
+
+
+def test_a_phone_whose_pictures_changed_shape_is_told_to_recalibrate(tmp_path, phone_table):
+    server, phone = phone_table
+    video = tmp_path / "four-by-three.y4m"
+    _y4m(np.full((480, 640, 3), 160, np.uint8), video)
+    playwright, browser, page = _camera_page(video, server.port)
+    try:
+        page.wait_for_function("document.getElementById('state').textContent.includes('recalibrate')")
+        assert page.locator("#state").inner_text() == ("The table says: recalibrate the camera: its pictures are now "
+                                                       "640 x 480, and it was calibrated at 1280 x 720.")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "camera-page-recalibrate.png"))
+    finally:
+        browser.close()
+        playwright.stop()
+    assert phone.latest is None and phone.wants_still()  # nothing reached the table; it still wants a picture
 
 
 def _post(port: int, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict]:
@@ -129,3 +156,11 @@ def test_frames_take_the_token_and_must_be_images(phone_table, bench_frame):
     assert status == 200 and answer == {"width": 1280, "height": 720, "still": True}
     assert not phone.wants_still()  # not again until the table has read this one
     assert phone.read().image.shape == (720, 1280, 3)
+    # A bigger photo of the profile's shape is scaled to its size; one of another shape refused, and not taken.
+    big = cv2.imencode(".jpg", cv2.resize(bench_frame[0].image, (2560, 1440)))[1].tobytes()
+    status, answer = _post(server.port, path, big, {"Content-Type": "image/jpeg", "X-Orrery-Token": TOKEN})
+    assert status == 200 and answer["width"] == 2560 and phone.read().image.shape == (720, 1280, 3)
+    square = cv2.imencode(".jpg", bench_frame[0].image[:, :720])[1].tobytes()
+    status, answer = _post(server.port, path, square, {"Content-Type": "image/jpeg", "X-Orrery-Token": TOKEN})
+    assert status == 409 and answer["error"] == ("recalibrate the camera: its pictures are now 720 x 720, and it was "
+                                                 "calibrated at 1280 x 720")

@@ -1,5 +1,7 @@
 // The camera page: this phone as the table's camera. A full-resolution still when the table asks for one (the board
-// settled on a change), a small preview every few seconds otherwise.
+// settled on a change), a small preview every few seconds otherwise. The still is the camera's full-size photo where
+// the browser offers one (ImageCapture), else the video's largest frame; the table turns or refuses a picture of
+// another size than the one the camera was calibrated at, and the page shows what it said.
 import { takeTokenFromUrl, token } from "/static/api.js";
 
 const POLL_MS = 500;
@@ -11,21 +13,40 @@ const start = document.getElementById("start");
 let stills = 0;
 let lastPreview = 0;
 let previewEvery = 3000;
+let photos = null; // the camera's full-size photos, where the browser offers them
+let photoSize = {};
 
 function say(text, problem = false) {
   state.textContent = text;
   state.classList.toggle("problem", problem);
 }
 
+class Refused extends Error {} // the table read the picture and said what is wrong with it
+
 async function post(blob, still) {
+  const type = blob.type === "image/png" ? "image/png" : "image/jpeg";
   const response = await fetch(`/api/camera/frame?still=${still ? 1 : 0}`, {
-    method: "POST", body: blob, headers: { "Content-Type": "image/jpeg", "X-Orrery-Token": token() },
+    method: "POST", body: blob, headers: { "Content-Type": type, "X-Orrery-Token": token() },
   });
   if (!response.ok) {
     const answer = await response.json().catch(() => ({}));
-    throw new Error(answer.error || `the table answered ${response.status}`);
+    const Problem = response.status === 409 ? Refused : Error;
+    throw new Problem(answer.error || `the table answered ${response.status}`);
   }
   return response.json();
+}
+
+async function still() {
+  // A full-size photo where the camera takes them; the video's frame if taking one fails (a camera busy focusing).
+  if (photos) {
+    try {
+      const blob = await photos.takePhoto(photoSize);
+      if (blob.type === "image/jpeg" || blob.type === "image/png") return [blob, "photo"];
+    } catch (error) {
+      /* the video's frame below */
+    }
+  }
+  return [await grab(0), "video frame"];
 }
 
 function grab(width) {
@@ -44,9 +65,11 @@ async function tick() {
     if (!response.ok) throw new Error(wanted.error || `the table answered ${response.status}`);
     previewEvery = wanted.preview_every_ms || previewEvery;
     if (wanted.still) {
-      const answer = await post(await grab(0), true);
+      const [picture, kind] = await still();
+      const answer = await post(picture, true);
       stills += 1;
-      sent.textContent = `${stills} ${stills === 1 ? "picture" : "pictures"} sent, ${answer.width} × ${answer.height}.`;
+      sent.textContent = `${stills} ${stills === 1 ? "picture" : "pictures"} sent, the last a ${kind} of `
+        + `${answer.width} × ${answer.height}.`;
       say("watching the board");
     } else if (Date.now() - lastPreview > previewEvery) {
       lastPreview = Date.now();
@@ -54,9 +77,29 @@ async function tick() {
       say("watching the board");
     }
   } catch (error) {
-    say(`Cannot reach the table: ${error.message}`, true);
+    say(error instanceof Refused ? `The table says: ${error.message}.` : `Cannot reach the table: ${error.message}`,
+      true);
   }
   setTimeout(tick, POLL_MS);
+}
+
+async function largest(track) {
+  // The video at the biggest size the camera gives, either way up; and its full-size photos where offered.
+  const caps = track.getCapabilities ? track.getCapabilities() : {};
+  if (caps.width && caps.height) {
+    await track.applyConstraints({ width: { ideal: caps.width.max }, height: { ideal: caps.height.max } })
+      .catch(() => {});
+  }
+  if (typeof ImageCapture === "undefined") return;
+  try {
+    const capture = new ImageCapture(track);
+    const range = await capture.getPhotoCapabilities();
+    photoSize = range.imageWidth && range.imageWidth.max
+      ? { imageWidth: range.imageWidth.max, imageHeight: range.imageHeight.max } : {};
+    photos = capture;
+  } catch (error) {
+    photos = null; // no photos from this camera: the video's frames
+  }
 }
 
 async function open() {
@@ -65,11 +108,13 @@ async function open() {
     return;
   }
   try {
-    view.srcObject = await navigator.mediaDevices.getUserMedia({
+    const stream = await navigator.mediaDevices.getUserMedia({
       audio: false,
       video: { facingMode: "environment", width: { ideal: 4056 }, height: { ideal: 3040 } },
     });
+    view.srcObject = stream;
     start.hidden = true;
+    await largest(stream.getVideoTracks()[0]);
     await view.play();
     say("watching the board");
     tick();
