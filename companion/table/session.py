@@ -53,9 +53,11 @@ class Session:
 
     @classmethod
     def start(
-        cls, store: Store, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int | None = None
+        cls, store: Store, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int | None = None,
+        phone: str | None = None,
     ) -> Session:
-        """A new game; its chance from the system's entropy unless a seed is given (tests and the demo only)."""
+        """A new game (begun by `phone`, whose id its opening entry names; None: the console or the config); its
+        chance from the system's entropy unless a seed is given (tests and the demo only)."""
         try:
             engine = load(game)
             check_seats(players)
@@ -70,7 +72,7 @@ class Session:
         ]
         # The first snapshot holds the whole material (the board and data as read now): the game's one copy of it.
         record = store.create_game(game, list(players), dict(options), seed, opening,
-                                   engine.state_to_json(state, whole=True))
+                                   engine.state_to_json(state, whole=True), phone)
         return cls(store, record, state, Stack((), (), ()), state)
 
     @classmethod

@@ -215,10 +215,11 @@ class Store:
 
     def create_game(
         self, game: str, players: list[str], options: dict[str, Any], seed: int,
-        opening: list[dict[str, Any]] | None = None, state: Any = None,
+        opening: list[dict[str, Any]] | None = None, state: Any = None, phone: str | None = None,
     ) -> GameRecord:  # fmt: skip
-        """A new game, with its opening note (`opening`: the events) and first snapshot (`state`) in the same
-        transaction: a disk that fills up in between leaves no game without its opening."""
+        """A new game, with its opening note (`opening`: the events, naming `phone`, the phone that began it) and
+        first snapshot (`state`) in the same transaction: a disk that fills up in between leaves no game without its
+        opening."""
         created = self._clock()
         with self._transaction():
             cursor = self._db.execute(
@@ -227,7 +228,7 @@ class Store:
             )
             game_id = int(cursor.lastrowid or 0)
             if opening is not None:
-                self._insert(game_id, "note", None, "companion", None, opening, created, (0, state))
+                self._insert(game_id, "note", None, "companion", None, opening, created, (0, state), phone)
         return GameRecord(game_id, game, tuple(players), options, seed, "playing", created)
 
     def set_status(self, game_id: int, status: str) -> None:

@@ -147,7 +147,7 @@ def new_game() -> tuple[Response, int]:
     options = field(data, "options", dict, {})
     if "seed" in data:  # a phone that chose the seed would know every draw and roll to come
         raise BadInput("seed: the companion shuffles and rolls from the system's entropy; a phone cannot choose it")
-    table().new_game(game, players, options, None)
+    table().new_game(game, players, options, None, phone=the_phone().id)
     return jsonify(table().state()), 201
 
 

@@ -24,6 +24,7 @@ class Ask:
     to: str | None = None  # give: the phone the seat goes to
     host_may: bool = False  # the host's phone may agree too
     moves: int = 0  # undo: the moves in force when asked (a move since makes the question void)
+    keep: bool = True  # give: the phone `to` keeps its other seats (False: it asked to swap its seat for this one)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind, "seat": self.seat, "text": self.text, "host_may": self.host_may}
@@ -36,12 +37,12 @@ class Asks:
         self._ids = itertools.count(1)
 
     def ask(self, kind: str, seat: str, by: str, text: str, to: str | None = None, host_may: bool = False,
-            moves: int = 0) -> Ask:  # fmt: skip
+            moves: int = 0, keep: bool = True) -> Ask:  # fmt: skip
         """A new question; one of a kind per seat at a time (a new one replaces the old)."""
         with self._lock:
             for old in [a for a in self._open.values() if a.kind == kind and a.seat == seat]:
                 del self._open[old.id]
-            asked = Ask(next(self._ids), kind, seat, by, text, to, host_may, moves)
+            asked = Ask(next(self._ids), kind, seat, by, text, to, host_may, moves, keep)
             self._open[asked.id] = asked
             return asked
 

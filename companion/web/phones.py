@@ -1,5 +1,5 @@
 """Phones and seats (docs/openapi.json): a phone joins with the table token and gets a key of its own; it takes a
-seat, leaves it or gives it to another phone; the host gives a seat once the seat's phone agrees; a phone answers
+seat, leaves it or gives it to another phone, or asks the phone that plays a seat for it; the host gives a seat once the seat's phone agrees; a phone answers
 what another asks of its seat. And the check every move makes: the seat a request acts for is the phone's own."""
 
 from __future__ import annotations
@@ -122,6 +122,32 @@ def give() -> tuple[Response, int]:
     return jsonify(entry=None, asked=asked.to_json(), state=table().state()), 202
 
 
+def _who(phone: Phone) -> str:
+    """A phone as the players know it: the host's, a seat's, or a watching one (never its id)."""
+    if phone.host:
+        return "The host's phone"
+    return f"{seat_name(phone.seats[0])}'s phone" if phone.seats else "A watching phone"
+
+
+@phones.post("/seats/ask")
+@requires_phone
+def ask_for() -> tuple[Response, int]:
+    """This phone asks for a seat another phone plays: the seat is this phone's once that phone agrees (202); a free
+    seat is taken instead. With `together` (pass and play) this phone keeps its other seats; else it swaps them."""
+    data = json_body()
+    seat, together = _seat(data), field(data, "together", bool, False)
+    phone, seats = the_phone(), table().seats
+    holder = seats.holder(seat)
+    if holder is None:
+        raise BadInput(f"seat: {seat_name(seat)}'s seat is free: take it", 409)
+    if holder == phone.id:
+        return jsonify(entry=None, asked=None, state=table().state()), 200
+    asked = table().asks.ask("give", seat, phone.id, f"{_who(phone)} asks to play {seat_name(seat)}.", to=phone.id,
+                               keep=together)  # fmt: skip
+    table().publish_state()
+    return jsonify(entry=None, asked=asked.to_json(), state=table().state()), 202
+
+
 @phones.post("/asks/answer")
 @requires_phone
 def answer() -> Response:
@@ -135,7 +161,7 @@ def answer() -> Response:
         raise _refused(error) from None
     entry = None
     if yes and asked.kind == "give" and asked.to is not None:
-        table().seats.give(asked.seat, asked.to)
+        table().seats.give(asked.seat, asked.to, asked.keep)
     elif yes and asked.kind == "undo":
         session = table().session
         if len(session.actions) != asked.moves:

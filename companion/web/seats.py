@@ -178,11 +178,15 @@ class Seats:
             self._save()
             return self._phone(phone.id)
 
-    def give(self, seat: str, to: str) -> None:
-        """The seat to the phone `to` (the holder's gift, or the host's once the seat's phone agreed)."""
+    def give(self, seat: str, to: str, keep: bool = True) -> None:
+        """The seat to the phone `to` (the holder's gift, or the host's once the seat's phone agreed); without
+        `keep`, `to` leaves its other seats (it asked to swap its seat for this one)."""
         with self._lock:
             if to not in self._phones.values():
                 raise SeatRefused("phone: no phone of this table has that id (it must join first)")
+            if not keep:
+                self._holders = {s: holder for s, holder in self._holders.items() if holder != to}
+                self._together.discard(to)
             self._holders[seat] = to
             if sum(holder == to for holder in self._holders.values()) > 1:
                 self._together.add(to)  # given a second seat: it now plays both

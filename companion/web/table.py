@@ -163,7 +163,8 @@ class Table:
         return loop.override(action, actor, phone) if loop else self.session.submit(action, "override", actor, phone)
 
     def new_game(
-        self, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int | None, guide: bool = True
+        self, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int | None, guide: bool = True,
+        phone: str | None = None,
     ) -> Session:
         """Start a game on the same log (its own connection: the old session may still be writing); with `guide`,
         the table is then guided through setting the pieces out (unless the grid is being calibrated); on a board
@@ -175,7 +176,7 @@ class Table:
                 options = self.datasets.resolve(game, options)
             except SetupError as error:
                 raise UserError(f"cannot start {game}: {error}") from None
-            session = Session.start(store, game, players, options, seed)
+            session = Session.start(store, game, players, options, seed, phone)
             try:
                 loop = self._make_loop(session)
             except Exception as error:

@@ -39,7 +39,7 @@ def join(page: Page, served, seat: str = "blue") -> None:
 
 def test_a_player_joins_by_the_qr_address_and_chooses_a_seat(page, served):
     join(page, served, "red")
-    expect(page.locator("#seat")).to_have_text("red")
+    expect(page.locator("#seat")).to_have_text("Red")
     assert "t=" not in page.url  # the token left the address bar (and any screenshot of it)
     assert page.evaluate("localStorage.getItem('orrery.token')") == TOKEN
     expect(page.locator("#controls")).to_be_visible()

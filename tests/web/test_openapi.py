@@ -240,10 +240,17 @@ def phones(call, served) -> None:
     call("/api/asks/answer", "/api/asks/answer", "POST", {"ask": asked["id"], "yes": True}, key=other)
     call("/api/seats/give", "/api/seats/give", "POST", {"seat": players[-1], "phone": other_id})  # the holder gives
     call("/api/seats/give", "/api/seats/give", "POST", {"seat": players[0], "phone": me}, key=other, expect=403)
+    call("/api/seats/ask", "/api/seats/ask", "POST", {"seat": players[-1]}, expect=202)  # asked of the other phone
+    asked = next(a for a in served.get("/api/state")["asks"] if a["kind"] == "give")
+    served.request("POST", "/api/asks/answer", {"ask": asked["id"], "yes": False}, key=other)  # it keeps the seat
+    call("/api/seats/ask", "/api/seats/ask", "POST", {"seat": players[0]})  # this phone's own
+    call("/api/seats/ask", "/api/seats/ask", "POST", {"seat": "mauve"}, expect=400)
+    call("/api/seats/ask", "/api/seats/ask", "POST", {"seat": players[0]}, token=None, expect=403)
     call("/api/seats/give", "/api/seats/give", "POST", {"seat": players[0], "phone": "nobody"}, expect=400)
     call("/api/asks/answer", "/api/asks/answer", "POST", {"ask": "one", "yes": True}, expect=400)
     call("/api/asks/answer", "/api/asks/answer", "POST", {"ask": 1, "yes": True}, token=None, expect=403)
     served.request("POST", "/api/seats/leave", {"seat": players[-1]}, key=other)
+    call("/api/seats/ask", "/api/seats/ask", "POST", {"seat": players[-1]}, expect=409)  # nobody's: take it
     served.post("/api/seats/take", {"seat": players[-1], "together": True})
 
 

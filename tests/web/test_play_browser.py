@@ -345,7 +345,7 @@ def test_a_phone_that_watches_sees_no_control_that_acts_and_the_host_s_are_the_h
     watcher = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
     watcher.on("pageerror", lambda error: errors.append(str(error)))
     watcher.goto(f"{table.base}/?t={table.table.seats.token}")  # it holds the link, and chooses to watch
-    expect(watcher.locator("#seats input[value=red]")).to_be_disabled()  # another phone's seat
+    expect(watcher.locator("#seats label").first).to_have_text("Red · another phone's: ask for it")
     watcher.click("#join button[value=watch]")
     expect(watcher.locator("#link")).to_have_text("live", timeout=5000)
     for page in (watcher, player, host):
@@ -365,4 +365,46 @@ def test_a_phone_that_watches_sees_no_control_that_acts_and_the_host_s_are_the_h
     join.screenshot(path=ARTIFACTS / "join-phone.png")
     assert not errors, errors
     for page in (host, player, watcher, join):
+        page.context.close()
+
+
+def test_a_seat_changes_phones_only_once_its_phone_agrees(browser, tables):
+    """A phone asks for a seat another phone plays in the join dialog; the seat's phone is asked in words, with
+    buttons a thumb can tap; the seat moves only when that phone agrees, and shows on the phone that asked."""
+    table = tables("trajectory")
+    host, errors = open_phone(browser, table, "red")
+    green, _ = open_phone(browser, table, "green")
+    asker = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+    asker.on("pageerror", lambda error: errors.append(str(error)))
+    asker.goto(f"{table.base}/?t={table.table.seats.token}")
+    expect(asker.locator("#join-full")).to_be_visible()  # every seat is another phone's
+    asker.locator("#seats input[value=green]").check()
+    expect(asker.locator("#join-ok")).to_have_text("Ask for it")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    asker.screenshot(path=ARTIFACTS / "join-ask-phone.png")
+    asker.click("#join-ok")
+    ask = green.locator("#asks .ask")
+    expect(ask).to_contain_text("A watching phone asks to play Green.")
+    expect(asker.locator("#asks")).to_contain_text("Waiting for Green's phone to agree.")
+    expect(host.locator("#asks button")).to_have_count(0)  # the seat's phone answers, not the host's
+    fits(green, 360)  # the question's buttons are 44 px at least
+    green.screenshot(path=ARTIFACTS / "handover-phone.png")
+    green_phone = table.table.seats.holder("green")
+    green.locator("#asks button", has_text="Refuse").click()  # not yet: the seat stays where it is
+    expect(asker.locator("#asks")).to_be_hidden()
+    assert table.table.seats.holder("green") == green_phone
+    asker.click('button[data-open="settings"]')
+    asker.click("#change-seat")
+    asker.locator("#seats input[value=green]").check()
+    asker.click("#join-ok")
+    expect(ask).to_contain_text("A watching phone asks to play Green.")
+    green.locator("#asks button", has_text="Agree").click()
+    asker.wait_for_function("window.orrery.app.mySeats().includes('green')")
+    expect(asker.locator("body.seated")).to_have_count(1)
+    expect(asker.locator("#seat")).to_have_text("Green")
+    expect(green.locator("body.seated")).to_have_count(0)  # Green's old phone watches now
+    expect(green.locator("#asks")).to_be_hidden()
+    asker.screenshot(path=ARTIFACTS / "handover-given-phone.png")
+    assert not errors, errors
+    for page in (host, green, asker):
         page.context.close()

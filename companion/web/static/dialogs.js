@@ -12,8 +12,9 @@ function hex(colour) {
   return /^#[0-9a-f]{6}$/i.test(colour) ? colour : "#7fa7ff";
 }
 
-// Join: a seat for this phone (a seat another phone plays is taken already), pass and play to play several seats on
-// one phone, or just watch (the seats this phone played are free again).
+// Join: a seat for this phone (a seat another phone plays is asked of that phone: it is this phone's once that
+// phone agrees), pass and play to play several seats on one phone, or just watch (the seats this phone played are
+// free again).
 export function openJoin(app) {
   if ($("join").open) return;
   const seats = $("seats");
@@ -23,26 +24,42 @@ export function openJoin(app) {
   for (const player of app.state.players) {
     const theirs = !!holders[player] && !mine.includes(player);
     const label = document.createElement("label");
-    const input = Object.assign(document.createElement("input"), { type: "radio", name: "seat", value: player, disabled: theirs });
+    const input = Object.assign(document.createElement("input"), { type: "radio", name: "seat", value: player });
+    input.dataset.theirs = theirs ? "yes" : "";
     input.addEventListener("change", () => { $("colour").value = hex(pieceColour(player)); });
-    label.append(input, ` ${app.nameOf(player)}${theirs ? " · another phone's" : mine.includes(player) ? " · this phone's" : ""}`);
+    label.append(input, ` ${app.nameOf(player)}${theirs ? " · another phone's: ask for it" : mine.includes(player) ? " · this phone's" : ""}`);
     seats.appendChild(label);
   }
   $("together").checked = !!(app.phone && app.phone.together);
-  const inputs = [...seats.querySelectorAll("input")].filter((i) => !i.disabled);
-  $("join-ok").disabled = !inputs.length;
-  $("join-full").hidden = !!inputs.length;
-  const current = inputs.find((i) => i.value === app.seat.name) || inputs[0];
+  const inputs = [...seats.querySelectorAll("input")];
+  const free = inputs.filter((i) => !i.dataset.theirs);
+  $("join-full").hidden = !!free.length;
+  const current = free.find((i) => i.value === app.seat.name) || free[0];
   const names = app.state.seat_names || {};
   if (current) { current.checked = true; $("colour").value = app.seat.colour || hex(pieceColour(current.value)); }
   $("player-name").value = current ? names[current.value] || "" : "";
-  for (const input of inputs) input.addEventListener("change", () => { $("player-name").value = names[input.value] || ""; });
+  const label = () => {
+    const chosen = seats.querySelector("input:checked");
+    $("join-ok").textContent = chosen && chosen.dataset.theirs ? "Ask for it" : "Join";
+    $("join-ok").disabled = !chosen;
+  };
+  for (const input of inputs) {
+    input.addEventListener("change", () => { $("player-name").value = names[input.value] || ""; label(); });
+  }
+  label();
   $("join").onclose = async () => {
     const choice = $("join").returnValue;
     const chosen = seats.querySelector("input:checked");
     if (choice !== "join" && choice !== "watch") return;
     try {
       const together = choice === "join" && $("together").checked;
+      if (choice === "join" && chosen && chosen.dataset.theirs) {
+        // Asked of the seat's phone: this phone plays it once that phone agrees (its other seats go then, unless
+        // pass and play), and the seat shows on this phone from then on.
+        await post("/api/seats/ask", { seat: chosen.value, together });
+        app.wanted = { name: chosen.value, colour: $("colour").value };
+        return;
+      }
       for (const seat of mine) {
         if (choice === "watch" || (!together && chosen && seat !== chosen.value)) await post("/api/seats/leave", { seat });
       }

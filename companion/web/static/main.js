@@ -20,6 +20,7 @@ const app = {
   log: "",  // the log's identity: with lastId, where this page stands (another log's position gets a fresh start)
   isPlayer: false,  // this phone holds the table token
   phone: null,  // this phone as the table knows it: {phone, host, seats}
+  wanted: null,  // the seat this phone asked another phone for: {name, colour} (it shows once given)
   seat: JSON.parse(localStorage.getItem("orrery.seat") || "{}"),
   vibrateOn: localStorage.getItem("orrery.vibrate") !== "off",
   warning: null,
@@ -111,7 +112,7 @@ function showSeat() {
   const badge = $("seat");
   badge.hidden = !app.seat.name;
   const given = app.seat.name && app.state && app.state.seat_names && app.state.seat_names[app.seat.name];
-  badge.textContent = given || app.seat.name || "";
+  badge.textContent = given || (app.seat.name ? app.nameOf(app.seat.name) : "");  // "Green", never "green"
   badge.title = app.seat.name ? app.nameOf(app.seat.name) : "";
   badge.style.color = app.seat.colour || "";
 }
@@ -120,6 +121,11 @@ function showSeat() {
 function renderState(state) {
   const newGame = state.game_id !== app.gameId;
   app.state = state;
+  if (app.wanted && app.mySeats().includes(app.wanted.name)) {  // the seat this phone asked for is its own now
+    app.seat = app.wanted;
+    app.wanted = null;
+    localStorage.setItem("orrery.seat", JSON.stringify(app.seat));
+  }
   showPhone();
   if (newGame) startGame(state);
   $("title").textContent = state.title;
@@ -150,7 +156,7 @@ function renderState(state) {
 function showPhone() {
   document.body.classList.toggle("seated", app.seated);
   document.body.classList.toggle("host", app.host);
-  $("watching").textContent = app.isPlayer ? "Watching. To play, take a seat: Settings, then Change seat."
+  $("watching").textContent = app.isPlayer ? "Watching. To play, tap ⚙ (Settings), then Change seat: take a free seat, or ask for one."
     : "Watching. Scan the table's QR code to play.";
 }
 

@@ -1,0 +1,77 @@
+"""A seat belongs to the phone that took it: it changes phones when its holder gives it, when its phone agrees to
+another phone's ask, or when the host gives it and the seat's phone agrees; never otherwise. Every log entry names
+the phone and the seat that made it."""
+
+from __future__ import annotations
+
+
+def phone_id(served, key: str) -> str:
+    return served.table.seats.phone(key).id
+
+
+def test_a_holder_gives_its_seat_at_once_and_another_phone_s_seat_is_not_its_to_give(served):
+    served.post("/api/seats/leave", {"seat": "blue"})
+    blue = served.join()
+    assert served.post("/api/seats/take", {"seat": "blue"}, key=blue)[0] == 200
+    other = served.join()
+    status, answer = served.post("/api/seats/give", {"seat": "red", "phone": phone_id(served, other)}, key=blue)
+    assert status == 403 and "only its player or the host" in answer["error"]
+    assert served.post("/api/seats/give", {"seat": "blue", "phone": phone_id(served, other)}, key=blue)[0] == 200
+    assert served.table.seats.holder("blue") == phone_id(served, other)
+    assert served.post("/api/act", {"action": {"type": "end_turn"}, "actor": "blue"}, key=blue)[0] == 403
+
+
+def test_the_host_gives_another_phone_s_seat_only_once_that_phone_agrees(served):
+    served.post("/api/seats/leave", {"seat": "blue"})
+    blue, newcomer = served.join(), served.join()
+    served.post("/api/seats/take", {"seat": "blue"}, key=blue)
+    status, asked = served.post("/api/seats/give", {"seat": "blue", "phone": phone_id(served, newcomer)})
+    assert status == 202 and served.table.seats.holder("blue") == phone_id(served, blue)
+    ask = asked["asked"]["id"]
+    status, answer = served.post("/api/asks/answer", {"ask": ask, "yes": True})  # the host cannot agree for Blue
+    assert status == 409 and "only Blue's phone" in answer["error"]
+    assert served.post("/api/asks/answer", {"ask": ask, "yes": True}, key=newcomer)[0] == 409
+    assert served.post("/api/asks/answer", {"ask": ask, "yes": True}, key=blue)[0] == 200
+    assert served.table.seats.holder("blue") == phone_id(served, newcomer)
+    assert served.get("/api/state")["asks"] == []
+
+
+def test_a_phone_asks_for_a_seat_and_has_it_once_the_seat_s_phone_agrees(served):
+    served.post("/api/seats/leave", {"seat": "blue"})
+    blue, asker = served.join(), served.join()
+    served.post("/api/seats/take", {"seat": "blue"}, key=blue)
+    status, asked = served.post("/api/seats/ask", {"seat": "blue"}, key=asker)
+    assert status == 202 and asked["asked"]["text"] == "A watching phone asks to play Blue."
+    listed = served.get("/api/state")["asks"]
+    assert [a["text"] for a in listed] == ["A watching phone asks to play Blue."] and not listed[0]["host_may"]
+    assert served.post("/api/asks/answer", {"ask": listed[0]["id"], "yes": False}, key=blue)[0] == 200  # refused
+    assert served.table.seats.holder("blue") == phone_id(served, blue)
+    # Asked again, by a phone that plays another seat and swaps it: the seat's phone agrees.
+    served.post("/api/seats/leave", {"seat": "red"})
+    served.post("/api/seats/take", {"seat": "red"}, key=asker)
+    status, asked = served.post("/api/seats/ask", {"seat": "blue"}, key=asker)
+    assert asked["asked"]["text"] == "Red's phone asks to play Blue."
+    assert served.post("/api/asks/answer", {"ask": asked["asked"]["id"], "yes": True}, key=blue)[0] == 200
+    me = served.table.seats.phone(asker)
+    assert me.seats == ("blue",) and not me.together and served.table.seats.holder("red") is None
+    status, answer = served.post("/api/seats/ask", {"seat": "red"}, key=asker)
+    assert status == 409 and "free: take it" in answer["error"]
+
+
+def test_every_log_entry_names_the_phone_and_the_seat_that_made_it(served):
+    host = phone_id(served, served.own_key())
+    assert served.post("/api/games", {"game": "trajectory", "players": ["red", "blue"]})[0] == 201
+    served.post("/api/seats/leave", {"seat": "blue"})
+    blue = served.join()
+    served.post("/api/seats/take", {"seat": "blue"}, key=blue)
+    session = served.session
+    while session.game.phase(session.state).actor != "red":
+        served.post("/api/act", {"action": next(iter(session.game.legal_actions(session.state))).to_json()})
+    served.post("/api/pause", {"paused": True})
+    served.post("/api/pause", {"paused": False}, key=blue)
+    entries = served.get(f"/api/log?game={session.record.id}")["entries"]
+    assert entries[0]["phone"] == host and entries[0]["kind"] == "note"  # the game begun by the host's phone
+    by_phone = [e for e in entries if e["source"] == "phone"]
+    assert by_phone and all(e["phone"] and e["actor"] for e in by_phone)
+    assert (by_phone[-2]["phone"], by_phone[-2]["actor"]) == (host, "red")
+    assert (by_phone[-1]["phone"], by_phone[-1]["actor"]) == (phone_id(served, blue), "blue")
