@@ -88,7 +88,8 @@ class Session:
             state, stack, opening = _rebuild(store, record)
             game = load(record.game)  # what the table asks of it at once: a game that cannot answer is not resumed
             game.layout(state), game.phase(state), next(iter(game.legal_actions(state)), None)
-        except (SetupError, IllegalAction, KeyError, ValueError, OSError) as error:
+        except (SetupError, IllegalAction, LookupError, ValueError, TypeError, AttributeError, OSError) as error:
+            # (a log damaged by hand or by a disk gives data of any shape: the game is named, never a traceback)
             reason = error.args[0] if error.args else type(error).__name__
             raise CannotResume(f"game {record.id} ({record.game}) cannot be replayed: {reason}") from None
         return cls(store, record, state, stack, opening)

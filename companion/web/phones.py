@@ -1,6 +1,7 @@
 """Phones and seats (docs/openapi.json): a phone joins with the table token and gets a key of its own; it takes a
-seat, leaves it or gives it to another phone, or asks the phone that plays a seat for it; the host gives a seat once the seat's phone agrees; a phone answers
-what another asks of its seat. And the check every move makes: the seat a request acts for is the phone's own."""
+seat, leaves it or gives it to another phone, or asks the phone that plays a seat for it; the host gives a seat
+once the seat's phone agrees; a phone answers what another asks of its seat. And the check every move makes: the
+seat a request acts for is the phone's own."""
 
 from __future__ import annotations
 

@@ -145,10 +145,11 @@ def test_an_entropy_seed_drives_the_keyed_generator_and_a_typed_seed_the_replaya
 
 @pytest.mark.parametrize("name", GAMES)
 def test_at_every_chance_a_game_takes_what_a_phone_has_read_does_not_tell_how_it_comes_out(name):
-    """A game played at random from a keyed generator's seed, as the system's entropy gives: before each draw, roll or spin, the table as it is and the
-    table with its hidden part drawn afresh (sixteen generators no phone knows) read exactly alike to a phone, the
-    whole log so far included, yet the chance comes out differently between them (where the rules leave it open): nothing a phone has read fixes
-    the next draw or roll. Dakalio and ORBIT take their chances at setup only, in the open."""
+    """A game played at random from a keyed generator's seed, as the system's entropy gives: before each draw,
+    roll or spin, the table as it is and the table with its hidden part drawn afresh (sixteen generators no phone
+    knows) read exactly alike to a phone, the whole log so far included, yet the chance comes out differently
+    between them (where the rules leave it open): nothing a phone has read fixes the next draw or roll. Dakalio and
+    ORBIT take their chances at setup only, in the open."""
     game, players = load(name), GAMES[name]
     words = Words(default_board(name), players)
     state = game.setup(players, {}, KEYED_FROM + 20261127)  # (fixed: the test plays the same game each run)

@@ -7,6 +7,8 @@ import json
 import shutil
 import sqlite3
 
+import pytest
+
 from companion.boards.files import board_to_json
 from companion.boards.orbit import build
 from companion.table.config import TableConfig
@@ -40,7 +42,7 @@ def test_a_save_or_an_import_over_a_set_a_game_used_changes_no_game(served, tmp_
     assert served.post("/api/editor/save", {"game": "orbit", "name": "club", "board": _board("the moon")})[0] == 201
     shared = {"format": "orrery-library", "sets": [{"game": "orbit", "option": "board", "name": "club",
                                                     "data": _board("the comet")}]}  # fmt: skip
-    assert served.request("POST", "/api/library/import", raw=json.dumps(shared).encode())[0] == 201
+    assert served.request("POST", "/api/library/import?replace=yes", raw=json.dumps(shared).encode())[0] == 201
     assert "the sun" in _labels(served) and not {"the moon", "the comet"} & _labels(served)
     assert served.request("GET", "/api/inputs")[0] == 200
     served.restart()  # the table resumes the game on its own version
@@ -105,3 +107,22 @@ def test_a_game_logged_before_states_kept_their_material_whose_data_is_gone_is_k
     finally:
         again.stop()
 
+
+
+@pytest.mark.parametrize("damage", ["[1, 2]", "null", '"text"'])
+def test_a_game_whose_kept_state_is_damaged_is_named_in_one_line_and_the_table_begins_anew(tmp_path, damage):
+    db = tmp_path / "table.db"
+    store = Store(db)
+    session = Session.start(store, "trajectory", ["red", "blue"], {}, 5)
+    session.submit(next(iter(session.game.legal_actions(session.state))), "phone", "red")
+    store.close()
+    with sqlite3.connect(db) as damaged:
+        damaged.execute("UPDATE snapshots SET state = ?", (damage,))
+    with pytest.raises(CannotResume, match=r"^game 1 \(trajectory\) cannot be replayed: [^\n]+$"):
+        Session.resume(Store(db))
+    live = LiveTable(TableConfig(game="trajectory", players=("red", "blue"), db=str(db), serial="none",
+                                 camera="none"))  # fmt: skip
+    try:
+        assert not live.resumed and live.session.record.id == 2 and [g.id for g in live.store.games()] == [1, 2]
+    finally:
+        live.stop()
