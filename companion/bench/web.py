@@ -2,10 +2,10 @@
 with the server's memory, against a baseline in the same run: bare aiohttp streaming the same rate of tiny messages
 (no Flask, no SQLite, no session), which is what the machine and the server alone cost. Then the same under attack
 (50 slow requests, 100 idle streams and floods of large bodies without the token from other addresses meanwhile,
-the server's peak memory against its start), and the server's memory while ten phones
-replay a 100,000-entry log at once. The server, the phones and each crowd of guests run in processes of their own
-(loadgen.py), and the machine's load average is printed beside each row: on a shared machine the spread of the
-delays is its scheduling as much as the server's work."""
+the server's peak memory against its start, and a phone fetching the page and /healthz once a second), and the
+server's memory while ten phones replay a 100,000-entry log at once. The server, the phones and each crowd of
+guests run in processes of their own (loadgen.py), and the machine's load average is printed beside each row: on a
+shared machine the spread of the delays is its scheduling as much as the server's work."""
 
 from __future__ import annotations
 
@@ -59,10 +59,16 @@ def run(args: argparse.Namespace) -> int:
                   f"({(memory[-1] - memory[0]) / 1024:+.1f} MB)")
         print(f"  server peak   {result.peak_kb / 1024:.1f} MB, {(result.peak_kb - result.start_kb) / 1024:+.1f} MB "
               f"over its {result.start_kb / 1024:.1f} MB at the start (the budget: +200 MB)")
+        for path, times in result.looks.items():
+            print(f"  GET {path:<10}{summary(times, 1e3, 'ms')} (a phone on its own address, once a second; the "
+                  "goal: within 1 s)")
+        if result.look_errors:
+            print(f"  look errors   {len(result.look_errors)}: {result.look_errors[0]}")
         errors = [p.error for p in result.phones if p.error]
         if errors:
             print(f"  phone errors  {len(errors)}: {errors[0]}")
-        failed += result.lost + result.duplicated + len(errors)
+        failed += result.lost + result.duplicated + len(errors) + len(result.look_errors)
+        failed += sum(seconds >= 1.0 for times in result.looks.values() for seconds in times)
     replay = run_replay(args.replay_entries, args.replays)
     print(f"replay: {args.replays} phones replaying a {args.replay_entries}-entry log at once (Last-Event-ID 0)")
     print(f"  server RSS    {replay.before_kb / 1024:.1f} MB before, {replay.peak_kb / 1024:.1f} MB at most during "

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from companion.web.attack import Guests
+from companion.web.attack import Guests, phone_check
 
 MODES = ("companion", "bare", "replay", "phones")
 
@@ -58,6 +58,8 @@ class LoadResult:
     commits: list[float] = field(default_factory=list)  # seconds from a move's submission to its commit (the disk)
     start_kb: int = 0  # the server's resident memory once it served, before any guest or phone came
     peak_kb: int = 0  # its peak resident memory over the whole run
+    looks: dict[str, list[float]] = field(default_factory=dict)  # a phone's fetches of the page and /healthz (s)
+    look_errors: list[str] = field(default_factory=list)  # fetches that failed or answered other than 200
 
     @property
     def delays(self) -> list[float]:
@@ -101,6 +103,9 @@ def rss_kb(pid: int, field: str = "VmRSS") -> int:
     return 0
 
 
+LOOKS = ("/", "/healthz")  # what a phone fetches beside the stream while the bench runs
+
+
 @dataclass(frozen=True)
 class Attack:
     """Hostile guests running while the phones listen: slow requests (a header line every 2 s), idle streams, and
@@ -136,9 +141,16 @@ def run_load(mode: str, clients: int, seconds: float, rate: float, attack: Attac
         cpu = cpu_seconds(child.pid)
         (work / "go").write_text("go\n")
         memory: list[int] = []
+        looks: dict[str, list[float]] = {path: [] for path in LOOKS} if mode == "companion" else {}
+        look_errors: list[str] = []
         deadline = time.monotonic() + seconds + 60
         while not done.exists() and time.monotonic() < deadline and child.poll() is None:
             memory.append(rss_kb(child.pid))
+            for path, times in looks.items():  # a real phone on its own address, once a second
+                try:
+                    times.append(phone_check(port, (path,)))
+                except (OSError, AssertionError) as error:
+                    look_errors.append(f"GET {path}: {error}")
             time.sleep(1.0)
         report = json.loads(_wait_for(done, child, 10.0))
         cpu = cpu_seconds(child.pid) - cpu
@@ -151,7 +163,7 @@ def run_load(mode: str, clients: int, seconds: float, rate: float, attack: Attac
         result = [Phone(p["ids"], _since(committed, p["ids"], p["at"]), p["error"], _since(began, p["ids"], p["at"]),
                         _since(committed, p["states"], p["states_at"])) for p in heard]  # fmt: skip
         return LoadResult(mode, clients, report["ids"], report["seconds"], result, memory, cpu, report["commits"],
-                          start, peak)
+                          start, peak, looks, look_errors)
     finally:
         for party in [*parties, child]:
             _end(party)

@@ -230,6 +230,14 @@ def test_seat_ids_are_checked_for_every_game(served, body, says):
     assert served.session.record.game == "trajectory"
 
 
+@pytest.mark.parametrize("game", ["trajectory", "orbit", "dakalio", "orbital_battle", "periorbis"])
+def test_every_game_refuses_a_seat_id_that_is_not_one_in_one_line(served, game):
+    for bad in ("red\n", "\x1b]0;x\x07", "\u202eder", "Red", "", "r" * 17, 7):
+        status, answer = served.post("/api/games", {"game": game, "players": [bad, "blue", "green"][:3]})
+        assert status == 400 and "\n" not in answer["error"] and "\x1b" not in answer["error"], (game, bad, answer)
+    assert served.session.record.game == "trajectory"
+
+
 @pytest.mark.parametrize("path", ["/api/log?game=" + "9" * 23, "/api/export?game=" + "9" * 23, "/api/log?after=-1",
                                   "/api/log?after=1e3"])
 def test_game_numbers_out_of_range_are_a_one_line_400(served, path):
