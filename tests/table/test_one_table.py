@@ -39,14 +39,40 @@ def _joined(served: Served) -> tuple[str, str]:
     return page, token
 
 
-def _call(page: str, path: str, token: str | None = None, body: dict | None = None) -> tuple[int, dict]:
+def _call(page: str, path: str, token: str | None = None, body: dict | None = None, key: str = "") -> tuple[int, dict]:
     request = urllib.request.Request(page + path, data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json", "X-Orrery-Token": token or ""})
+                                     headers={"Content-Type": "application/json", "X-Orrery-Token": token or "",
+                                              "X-Orrery-Phone": key})  # fmt: skip
     try:
         with urllib.request.urlopen(request, timeout=10) as answer:
             return answer.status, json.load(answer)
     except urllib.error.HTTPError as error:
         return error.code, json.load(error)
+
+
+def _host(page: str, token: str) -> str:
+    """The key of the first phone to join (the host), playing every seat of the game in play by pass and play."""
+    status, joined = _call(page, "api/phones", token, {})
+    assert status == 201 and joined["host"], joined
+    _seated(page, token, joined["key"])
+    return joined["key"]
+
+
+def _seated(page: str, token: str, key: str) -> None:
+    """The phone takes every seat of the game in play that it does not hold yet."""
+    held = set(_call(page, "api/phones/me", token, key=key)[1]["seats"])
+    for seat in _call(page, "api/state")[1]["players"]:
+        if seat not in held:
+            status, answer = _call(page, "api/seats/take", token, {"seat": seat, "together": True}, key)
+            assert status == 200, answer
+
+
+def _declared(page: str, token: str, key: str) -> dict:
+    """The first action the game in play offers its phones that is declared on a phone (not made on the board)."""
+    status, inputs = _call(page, "api/inputs", token, key=key)
+    assert status == 200, inputs
+    move = next(item for item in inputs["phone"] if not item.get("chance"))
+    return {"action": move["action"], "actor": inputs["actor"]}
 
 
 def _camera_folder(frames: Path, into: Path, size: tuple[int, int] | None = None, turned: bool = False) -> Path:
@@ -71,8 +97,9 @@ def test_a_new_game_with_a_calibrated_camera_starts_and_is_the_one_a_restart_res
     served = Served(*args)
     try:
         page, token = _joined(served)
+        key = _host(page, token)
         first = _call(page, "api/state")[1]["game_id"]
-        status, state = _call(page, "api/games", token, {"game": "trajectory", "players": ["red", "blue"], "seed": 3})
+        status, state = _call(page, "api/games", token, {"game": "trajectory", "players": ["red", "blue"]}, key)
         assert status == 201 and state["game_id"] != first and state["status"] == "playing"
         assert _call(page, "api/board")[1]["name"] == default_board("trajectory").name
     finally:
@@ -159,7 +186,8 @@ def test_a_guided_setup_left_waiting_answers_every_move_on_the_grid_and_holds_th
     try:
         served.wait_for("Refereeing with: grid alone")
         page, token = _joined(served)
-        assert _call(page, "api/games", token, {"game": "trajectory", "players": ["red", "blue"], "seed": 2})[0] == 201
+        key = _host(page, token)
+        assert _call(page, "api/games", token, {"game": "trajectory", "players": ["red", "blue"]}, key)[0] == 201
         guide = _call(page, "api/setup")[1]
         planets = [site for piece, site in guide["order"] if piece.startswith("planet")]
         grid.set_all({sites[site] for site in planets})
@@ -172,7 +200,7 @@ def test_a_guided_setup_left_waiting_answers_every_move_on_the_grid_and_holds_th
         told = until(lambda: (g := _call(page, "api/setup")[1])["message"] and g, what="the guide's answer")
         assert told["message"].startswith(f"Set out the board first: {left} pieces still to place.")
         assert moved.id in told["wrong"] and planets[0] in told["wrong"]
-        status, refused = _call(page, "api/act", token, {"action": {"type": "end_turn"}, "actor": "red"})
+        status, refused = _call(page, "api/act", token, {"action": {"type": "end_turn"}, "actor": "red"}, key)
         assert status == 409 and f"set out the board first: {left} pieces still to place" in refused["error"]
     finally:
         served.stop()
@@ -214,15 +242,6 @@ SENSES = {  # what a table has, and what `companion serve` says referees the boa
 }
 
 
-def _declared(game: str, players: list[str], seed: int) -> dict:
-    """The first legal action of a new game that is declared on a phone (not made on the board)."""
-    from companion.rules import load
-
-    engine = load(game)
-    state = engine.setup(players, {}, seed)
-    return next(a for a in engine.legal_actions(state) if a.type not in engine.board_moves).to_json()
-
-
 @pytest.mark.parametrize("senses", list(SENSES))
 def test_a_new_game_a_restart_and_a_resume_with_every_set_of_senses(tmp_path, frames, senses):
     """`companion serve` with the phones alone, the grid (on a pty), the camera (a phone on a stand, its stills
@@ -254,11 +273,11 @@ def test_a_new_game_a_restart_and_a_resume_with_every_set_of_senses(tmp_path, fr
             page, token = _joined(served)
             if camera:
                 phone_camera(page, token)
+            key = _host(page, token)
             first = _call(page, "api/state")[1]["game_id"]
-            status, _ = _call(page, "api/act", token, {"action": _declared("trajectory", ["red", "blue"], 1)})
+            status, _ = _call(page, "api/act", token, _declared(page, token, key), key)
             assert status == 200
-            status, state = _call(page, "api/games", token, {"game": "trajectory", "players": ["red", "blue"],
-                                                             "seed": 4})  # fmt: skip
+            status, state = _call(page, "api/games", token, {"game": "trajectory", "players": ["red", "blue"]}, key)
             assert status == 201 and state["game_id"] != first
             assert _call(page, "healthz")[1]["game"]["id"] == state["game_id"]
         finally:
@@ -270,7 +289,8 @@ def test_a_new_game_a_restart_and_a_resume_with_every_set_of_senses(tmp_path, fr
             page, token = _joined(served)
             if camera:
                 phone_camera(page, token)
-            status, done = _call(page, "api/act", token, {"action": _declared("trajectory", ["red", "blue"], 4)})
+            _seated(page, token, key)  # the phone's key, kept on the phone across the restart
+            status, done = _call(page, "api/act", token, _declared(page, token, key), key)
             assert status == 200 and done["entry"]["game_id"] == state["game_id"]
         finally:
             served.stop()
