@@ -41,10 +41,11 @@ def board_from_json(data: Any, source: str = "board") -> Board:
                 raise BoardFileError(f"{source}: board.orbits.{name}: no site {site_id!r}")
     named: dict[str, str] = {}
     for i, site in enumerate(board.sites):  # the phones say a site by its name: two alike would be one place
-        if site.name in named:
+        said = " ".join(site.name.split()).casefold()  # "Far Point" and "far  point" read the same aloud
+        if said in named:
             raise BoardFileError(f"{source}: board.sites[{i}] ({site.id}): the name {site.name!r} is already "
-                                 f"{named[site.name]}'s; give each site a name of its own")
-        named[site.name] = site.id
+                                 f"{named[said]}'s; give each site a name of its own")
+        named[said] = site.id
     for i, site in enumerate(board.sites):
         if not (0 <= site.x <= board.width and 0 <= site.y <= board.height):
             raise BoardFileError(f"{source}: board.sites[{i}] ({site.id}) lies outside the board")

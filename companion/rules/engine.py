@@ -414,6 +414,11 @@ class Game(ABC, Generic[S]):
 
         return default_board(self.name)
 
+    def counted(self, state: S, phase: Phase) -> str:
+        """The banner's count of where the game stands, as the game's rulebook counts it ("Round 3" of the table,
+        Orbital Battle's "Turn 3", Periorbis's "Turn 3 of 12"), or "" where it counts nothing."""
+        return f"Round {phase.round}" if phase.round else ""
+
     def surface(self, state: S, surface: str) -> Board | None:
         """One of `surfaces` as the state has it, its sites named as the layout names them (None: no such map)."""
         return None
@@ -432,6 +437,11 @@ class Game(ABC, Generic[S]):
     def said(self, state: S, key: str, value: Any) -> str | None:
         """An argument's value in players' words where the value is a code the table never sees (ORBIT's card
         "c01": what the card does; Periorbis's ship "1-7": its level and price), or None: the value says itself."""
+        return None
+
+    def parts(self, state: S, action: Action, key: str) -> tuple[str, ...] | None:
+        """The name of each element of a list argument where each is somebody's (Orbital Battle's dice: "Red's die",
+        "Blue's die"), or None: they are numbered."""
         return None
 
     def aimed_at(self, state: S, action: Action) -> tuple[str, ...]:

@@ -25,7 +25,8 @@ KINDS = {"file": "a file", "folder": "a folder", "files": "a file for each plane
 
 
 class SetExists(SetupError):
-    """A set the library file adds is already on the table under its name, and replacing was not asked for."""
+    """A set being kept (from the editor or a library file) is already on the table under its name, and replacing
+    was not asked for."""
 
 
 def listing(sets: DataSets) -> list[dict[str, Any]]:
@@ -53,10 +54,22 @@ def check(game: str, option: str, path: str | Path, label: str | None = None) ->
         raise SetupError(text) from None
 
 
-def save(sets: DataSets, game: str, option: str, name: str, data: Any) -> Path:
+def save(sets: DataSets, game: str, option: str, name: str, data: Any, replace: bool = True) -> Path:
     """Check `data` (a file's JSON, or file name -> JSON for a folder) as the game reads it, then keep it as the
-    named set (replacing one of that name)."""
-    return _save_checked(sets, [(game, option, name, data)], "")[0]
+    named set: replacing one of that name, or only when `replace` says so (else SetExists, nothing kept)."""
+    todo = [(game, option, name, data)]
+    _refuse_taken(sets, todo, "", replace, "keep it under another name, or say to replace it")
+    return _save_checked(sets, todo, "")[0]
+
+
+def _refuse_taken(sets: DataSets, todo: list[tuple[str, str, str, Any]], source: str, replace: bool, how: str) -> None:
+    """SetExists for the sets of `todo` whose names the table holds already, unless `replace` says to replace them;
+    `how`: what the person may do instead."""
+    taken = [f"{load(game).title}'s {option.replace('_', ' ')} {named!r}" for game, option, named, _ in todo
+             if named in sets.names(game, option)]  # fmt: skip
+    if taken and not replace:
+        raise SetExists(f"{source + ': ' if source else ''}{', '.join(taken)} "
+                        f"{'is' if len(taken) == 1 else 'are'} already on this table: {how}")
 
 
 def save_file(sets: DataSets, game: str, option: str, name: str, source: str | Path) -> Path:
@@ -118,11 +131,7 @@ def import_library(
         if len(todo) != 1:
             raise SetupError(f"{source}: holds {len(todo)} data sets; a new name is for a file of one set")
         todo = [(todo[0][0], todo[0][1], name, todo[0][3])]
-    taken = [f"{load(game).title}'s {option.replace('_', ' ')} {named!r}" for game, option, named, _ in todo
-             if named in sets.names(game, option)]  # fmt: skip
-    if taken and not replace:
-        raise SetExists(f"{source}: {', '.join(taken)} {'is' if len(taken) == 1 else 'are'} already on this table: "
-                        "add it under another name, or say to replace it")
+    _refuse_taken(sets, todo, source, replace, "add it under another name, or say to replace it")
     _save_checked(sets, todo, source)
     return [(game, option, name) for game, option, name, _ in todo]
 

@@ -109,14 +109,16 @@ class Session:
         return self._stack.actors[-1] if self._stack.actors else None
 
     def snapshot(self) -> dict[str, Any]:
-        """Everything a phone shows, in JSON form."""
+        """Everything a phone shows, in JSON form (the phase with `count`: where the game stands, as its banner says
+        it)."""
         with self._lock:
             outcome = self.game.outcome(self._state)
+            phase = self.game.phase(self._state)
             return {
                 "game": self.record.game,
                 "game_id": self.record.id,
                 "status": self.record.status,
-                "phase": self.game.phase(self._state).to_json(),
+                "phase": {**phase.to_json(), "count": self.game.counted(self._state, phase)},
                 "ledger": self.game.ledger(self._state),
                 "layout": {site: list(pieces) for site, pieces in self.game.layout(self._state).items()},
                 "outcome": outcome.to_json() if outcome else None,

@@ -173,7 +173,7 @@ def save() -> tuple[Response, int]:
     # The camera finds a board by its corner markers: a copy without them (laid out from an empty board, or over a
     # photo of another size) gets the game's own, placed at its corners as on the game's own board.
     marked = with_corner_markers(board_from_json(board), _built_in(game, _sides(game)[0]))
-    return keep(game, option, name, board_to_json(marked))
+    return keep(game, option, name, board_to_json(marked), field(data, "replace", bool, False))
 
 
 def save_checked(game: str, option: str, key: str, problems: Callable[[Any], list[str]]) -> tuple[Response, int]:
@@ -183,13 +183,17 @@ def save_checked(game: str, option: str, key: str, problems: Callable[[Any], lis
     found = problems(data)
     if found:
         raise BadInput(found[0])
-    return keep(game, option, name, data)
+    return keep(game, option, name, data, field(body, "replace", bool, False))
 
 
-def keep(game: str, option: str, name: str, data: Any) -> tuple[Response, int]:
-    """Save checked data as a named set: a new version of it (the games played on an earlier one keep theirs)."""
+def keep(game: str, option: str, name: str, data: Any, replace: bool) -> tuple[Response, int]:
+    """Save checked data as a named set: a new version of it (the games played on an earlier one keep theirs). A set
+    the table holds already under that name is replaced only when the request says `replace` (else 409, nothing
+    kept: the page asks)."""
     try:
-        library.save(table().datasets, game, option, name, data)
+        library.save(table().datasets, game, option, name, data, replace)
+    except library.SetExists as error:
+        raise BadInput(str(error), 409) from None
     except SetupError as error:
         raise BadInput(str(error)) from None
     return jsonify(game=game, option=option, name=name, sets=table().datasets.names(game, option)), 201

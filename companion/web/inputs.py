@@ -34,8 +34,9 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> tuple[list[str], 
 
 def _steps(game: Game, state: Any, action: Action, words: Words) -> list[list[Any]]:
     """[name, value, words] per argument in the order the game declares them (a unit, then where it goes); a list of
-    numbers (two dice) gives one step per element, any other list (the units attacking together) one step. A value
-    is said as the game names it where it is a code (a card's id), else in the table's words."""
+    numbers (two dice) gives one step per element, [name, value, words, the list's name], each named as the game
+    names it (whose die) or by its number; any other list (the units attacking together) one step. A value is said
+    as the game names it where it is a code (a card's id), else in the table's words."""
     steps: list[list[Any]] = []
     rank = {key: i for i, key in enumerate(game.actions.get(action.type, {}))}
 
@@ -44,7 +45,9 @@ def _steps(game: Game, state: Any, action: Action, words: Words) -> list[list[An
 
     for key, value in sorted(action.args, key=lambda arg: rank.get(arg[0], len(rank))):
         if isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
-            steps += [[f"{words.key(key)} {i + 1}", v, words.value(v)] for i, v in enumerate(value)]
+            listed, parts = words.key(key), game.parts(state, action, key)
+            steps += [[parts[i] if parts and i < len(parts) else f"{listed} {i + 1}", v, words.value(v), listed]
+                      for i, v in enumerate(value)]  # fmt: skip
         elif isinstance(value, (list, tuple)):
             steps.append([words.key(key), list(value), " and ".join(said(key, v) for v in value)])
         else:

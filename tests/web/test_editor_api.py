@@ -49,9 +49,16 @@ def test_a_saved_board_is_a_data_set_a_new_game_is_played_and_mapped_on(served, 
     assert status == 201
     mapped = served.get("/api/board")
     assert any(site.get("label") == "the sun" or site.get("name") == "the sun" for site in mapped["sites"])
-    # Saving over the set makes a new version of it: the game in play stays on the version it was set up on.
+    # Saving over the set is asked for, never done unasked; it makes a new version of it: the game in play stays on
+    # the version it was set up on.
     board["sites"][0]["label"] = "the moon"
+    kept = (tmp_path / "datasets/orbit/board/my-copy").read_bytes()
     status, answer = served.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board})
+    assert status == 409 and answer["error"] == ("ORBIT's board 'my-copy' is already on this table: keep it under "
+                                                 "another name, or say to replace it")
+    assert (tmp_path / "datasets/orbit/board/my-copy").read_bytes() == kept
+    status, answer = served.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board,
+                                                      "replace": True})  # fmt: skip
     assert status == 201, answer
     served.restart()
     served.table.datasets = DataSets(tmp_path / "datasets")

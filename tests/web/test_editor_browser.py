@@ -164,6 +164,7 @@ def test_a_board_is_built_over_a_photo_kept_and_played_on(browser, served, tmp_p
                                                "options": {"board": "my-copy"}})  # fmt: skip
     assert status == 201, state
     assert {s["id"] for s in served.get("/api/board")["sites"]} == {s["id"] for s in kept["sites"]}
+    set_out(served)
     play(served, 3)
 
     # The draft survives a reload (this browser's storage).
@@ -221,12 +222,27 @@ def open_phone_editor(browser, served, tmp_path, path: str):
     return open_editor(browser, served, tmp_path, path, (360, 780))
 
 
+def first_move(served) -> tuple[int, dict]:
+    """The first move the game lists, declared through the phones' API: the answer."""
+    inputs = served.get("/api/inputs")
+    move = next(item for item in inputs["phone"] + inputs["board"] if not item.get("chance"))
+    return served.post("/api/act", {"action": move["action"], "actor": inputs["actor"]})
+
+
+def set_out(served) -> None:
+    """A new game begins with its guided setup, and a move declared meanwhile waits for the board; the group has
+    set the pieces out on its own copy, which the table's grid does not know, and stops the guide as its Stop
+    guiding button does."""
+    status, answer = first_move(served)
+    assert status == 409 and answer["error"].startswith("set out the board first"), answer
+    status, answer = served.post("/api/setup", {"do": "stop"})
+    assert status == 200 and answer["state"] == "stopped", answer
+
+
 def play(served, moves: int) -> None:
     """Make `moves` moves of the game in play through the phones' API, each the first the game lists."""
     for _ in range(moves):
-        inputs = served.get("/api/inputs")
-        move = next(item for item in inputs["phone"] + inputs["board"] if not item.get("chance"))
-        status, answer = served.post("/api/act", {"action": move["action"], "actor": inputs["actor"]})
+        status, answer = first_move(served)
         assert status == 200, answer
     assert len(served.session.actions) == moves
 
@@ -238,7 +254,8 @@ def enter(box, label: str, value: str) -> None:
 
 
 def start_from_the_form(page, served, game: str, choose) -> None:
-    """The host starts a new game of `game` from the phone page's new-game form, `choose` setting its options."""
+    """The host starts a new game of `game` from the phone page's new-game form, `choose` setting its options; the
+    guided setup it begins with is stopped on the page (the group has set the pieces out on its own copy)."""
     join(page, served, "red")
     page.click('button[data-open="setup"]')
     page.select_option("#setup-game", game)
@@ -248,6 +265,9 @@ def start_from_the_form(page, served, game: str, choose) -> None:
     page.click("#confirm-yes")
     expect(page.locator("#setup")).to_be_hidden()
     assert served.session.game.name == game
+    expect(page.locator("#guide-title")).to_have_text("Setting out the pieces")
+    page.locator("#guide-buttons button", has_text="Stop guiding").click()
+    expect(page.locator("#guide-text")).to_contain_text("The guide has stopped")
 
 
 def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path):
@@ -278,6 +298,24 @@ def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path
     page.screenshot(path=ARTIFACTS / "editor-deck-phone.png")
     first.scroll_into_view_if_needed()
     page.screenshot(path=ARTIFACTS / "editor-deck-card-phone.png")
+    # Kept again under a name the table holds: the page asks first, as for a library file.
+    page.click("#save")
+    expect(page.locator("#import-ask-text")).to_have_text(
+        "ORBIT's deck 'club' is already on this table: keep it under another name, or say to replace it.")
+    expect(page.locator("#import-as")).to_have_text("Keep under this name")
+    expect(page.locator("#import-name")).to_have_value("club-2")
+    page.screenshot(path=ARTIFACTS / "editor-save-ask-phone.png")
+    page.click("#import-ask button[value=cancel]")
+    expect(page.locator("#message")).to_have_text("Nothing kept: the table's sets are as they were.")
+    page.click("#save")
+    page.click("#import-as")
+    expect(page.locator("#message")).to_contain_text("Kept on the table as “club-2”")
+    expect(page.locator("#name")).to_have_value("club-2")
+    page.fill("#name", "club")
+    page.click("#save")
+    page.click("#import-replace")
+    expect(page.locator("#message")).to_contain_text("Kept on the table as “club”")
+    expect(page.locator("#library li")).to_have_count(2)
     assert errors == []
 
     served.host_now()  # the tests' own phone starts the next game: the console made it the host
@@ -285,6 +323,7 @@ def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path
                                                "options": {"deck": "club"}})  # fmt: skip
     assert status == 201, state
     assert served.session.state.deck == 58 - 6
+    set_out(served)
     play(served, 2)
 
 

@@ -262,7 +262,8 @@ def data_editor(call, kind: str, start: str, key: str, good, bad) -> None:
     call(f"{base}/check", f"{base}/check", "POST", {key: good})
     call(f"{base}/check", f"{base}/check", "POST", {}, expect=400)
     call(f"{base}/check", f"{base}/check", "POST", {key: good}, token=None, expect=403)
-    for body, token, status in (({key: good}, TOKEN, 201), ({key: bad}, TOKEN, 400), ({key: good}, None, 403)):
+    for body, token, status in (({key: good}, TOKEN, 201), ({key: good}, TOKEN, 409), ({key: bad}, TOKEN, 400),
+                                ({key: good}, None, 403)):  # fmt: skip
         call(f"{base}/save", f"{base}/save", "POST", {"name": f"my-{kind}", **body}, token=token, expect=status)
 
 
@@ -292,7 +293,9 @@ def editors(call, served, tmp_path) -> None:
     call(save, save, "POST", {"game": "orbit", "name": "Mine!", "board": board}, expect=400)
     call(save, save, "POST", {"game": "orbit", "name": "mine", "board": board}, token=None, expect=403)
     served.post("/api/games", {"game": "orbit", "players": ["red", "blue"], "options": {"board": "mine"}})
-    call(save, save, "POST", {"game": "orbit", "name": "mine", "board": board}, expect=201)  # a new version
+    call(save, save, "POST", {"game": "orbit", "name": "mine", "board": board}, expect=409)  # asked first
+    call(save, save, "POST", {"game": "orbit", "name": "mine", "board": board, "replace": True},
+         expect=201)  # a new version
     photo = cv2.imencode(".png", np.full((300, 400, 3), 200, np.uint8))[1].tobytes()
     flatten = "/api/editor/flatten?corners=10,10,390,10,390,290,10,290&width=700&height=700"
     call("/api/editor/flatten", flatten, "POST", raw=photo)

@@ -139,8 +139,11 @@ class Phone:
                 self.tap(rows.nth(texts.index("The companion rolls")))
                 continue
             if page.locator("#pick-list .dice").count():
-                dice = [step[1] for step in item["steps"] if step[0].startswith("Dice")]
+                dice = [step[1] for step in item["steps"] if step[3:] == ["Dice"]]
                 assert dice, (item, texts)
+                # each die by whose it is ("Red's die"), as the table rolled them
+                assert page.locator("#pick-list .dice span").all_inner_texts() == [
+                    step[0] for step in item["steps"] if step[3:] == ["Dice"]], item["steps"]
                 for row, face in zip(page.locator("#pick-list .dice").all(), dice, strict=True):
                     self.tap(row.locator("button.face", has_text=str(face)))
                 self.tap(page.locator("#pick-list button.accent"))
@@ -364,9 +367,16 @@ def test_an_attack_starts_with_a_tap_on_the_enemy_unit(browser, one_table):
     expect(page.locator("#pick-title")).to_contain_text(f"Attack {table.table.words().site(item['at'][0])}: ")
     fits(page, 360)
     before = len(session.actions)
+    dice_seen = False
     while len(session.actions) == before and phone.taps < 4:  # which unit there, which of ours, then the dice
+        if page.locator("#pick-list .dice").count():  # the dice the table rolled, each by whose it is
+            dice_seen = True
+            rollers = [f"{session.game.phase(session.state).actor.capitalize()}'s die",
+                       f"{item['action']['target'].split('-')[0].capitalize()}'s die"]  # fmt: skip
+            assert page.locator("#pick-list .dice span").all_inner_texts() == rollers
+            page.screenshot(path=ARTIFACTS / "taps-orbital_battle-dice.png")
         ways = [page.locator("#pick-list button", has_text=text) for text in
                 ("The companion rolls", item["steps"][0][2], item["steps"][1][2])]  # fmt: skip
         phone.tap(next(way.first for way in ways if way.count()))
-    assert len(session.actions) == before + 1 and session.actions[-1].type == "attack"
+    assert dice_seen and len(session.actions) == before + 1 and session.actions[-1].type == "attack"
     assert session.actions[-1].get("target") == item["action"]["target"] and phone.taps <= 3

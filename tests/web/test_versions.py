@@ -37,9 +37,11 @@ def test_a_save_or_an_import_over_a_set_a_game_used_changes_no_game(served, tmp_
     first = served.session.record
     assert set_path(first.options["board"]) == tmp_path / "datasets/orbit/board/club"
     assert VERSIONS in first.options["board"]  # the game names the version it was set up on
-    served.post("/api/act", {"action": next(iter(served.get("/api/inputs")["phone"]))["action"]})
+    assert served.post("/api/setup", {"do": "stop"})[0] == 200  # the group set the pieces out, and plays
+    assert served.post("/api/act", {"action": next(iter(served.get("/api/inputs")["phone"]))["action"]})[0] == 200
     # The set changes twice: saved from the editor, then imported from a library file.
-    assert served.post("/api/editor/save", {"game": "orbit", "name": "club", "board": _board("the moon")})[0] == 201
+    assert served.post("/api/editor/save", {"game": "orbit", "name": "club", "board": _board("the moon"),
+                                            "replace": True})[0] == 201  # fmt: skip
     shared = {"format": "orrery-library", "sets": [{"game": "orbit", "option": "board", "name": "club",
                                                     "data": _board("the comet")}]}  # fmt: skip
     assert served.request("POST", "/api/library/import?replace=yes", raw=json.dumps(shared).encode())[0] == 201

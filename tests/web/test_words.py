@@ -235,3 +235,20 @@ def test_a_prompt_names_the_player_as_the_header_does(tmp_path):
     resign = next(a for a in game.legal_actions(session.state) if a.type == "resign")
     session.submit(resign, "phone", game.phase(session.state).actor)
     assert "Ann (Green)" in table.state()["outcome"]["sentence"], table.state()["outcome"]
+
+
+def test_orbital_battles_books_say_the_home_world_is_a_planet():
+    from companion.rules import Action
+
+    engine, seats = load("orbital_battle"), ["red", "green"]
+    words = Words(default_board("orbital_battle"), seats)
+    state = engine.setup(seats, {}, 3)
+
+    def home_rows() -> list[list[str]]:
+        return [row for player in books("orbital_battle", engine.ledger(state), words)["players"]
+                for row in player["rows"] if row[0] == "Home world"]  # fmt: skip
+
+    assert home_rows() == [["Home world", "not picked yet"]] * 2
+    state = engine.apply(state, Action.make("roll", dice=(6, 1)))[0]
+    state = engine.apply(state, Action.make("home", planet="6"))[0]
+    assert home_rows() == [["Home world", "planet 6"], ["Home world", "not picked yet"]]

@@ -113,6 +113,10 @@ class Dakalio(Game[State]):
         blank = State(opts, material, (a, b), rng, 1, first, "portals", first, {}, (), (), None, (), {}, {}, {})
         return fresh_game(blank, first)
 
+    def counted(self, state: State, phase: Phase) -> str:
+        """Supremacy is a match of games (the rulebook's modes): which game this is; a Simple game counts nothing."""
+        return f"Game {phase.round}" if state.options.mode == "supremacy" and phase.round else ""
+
     def phase(self, state: State) -> Phase:
         actor = state.actor
         name = who(actor) if actor else ""

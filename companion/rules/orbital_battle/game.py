@@ -107,6 +107,8 @@ BESIDE = tuple(Beside(f"orbital_battle:planet{p}", planet_site(p, ""), f"planet 
 SURFACES = tuple(Surface(p, f"Planet {p}") for p in PLANETS)
 LABELS = {"build_points": "Build points", "home": "Home world", "player_1": "First player", "phase": None,
           "planets": "Planets"}
+# The home world by the planet's number as its map prints it, never a bare number.
+SHOWN = {"home": lambda planet, words: "not picked yet" if planet is None else f"planet {planet}"}
 
 
 class OrbitalBattle(Game[State]):
@@ -131,6 +133,7 @@ class OrbitalBattle(Game[State]):
     beside = BESIDE
     surfaces = SURFACES
     ledger_labels = LABELS
+    ledger_shown = SHOWN
 
     def own_board(self, side: str = "") -> Board:
         return solar_board()
@@ -162,6 +165,10 @@ class OrbitalBattle(Game[State]):
             points={p: opts.start_points for p in players},
             rng=Rng.seeded(seed),
         )
+
+    def counted(self, state: State, phase: Phase) -> str:
+        """Section V: the game counts game turns (both players' phases); none while setting up."""
+        return f"Turn {phase.round}" if phase.round else ""
 
     def phase(self, state: State) -> Phase:
         player = actor(state)
@@ -216,6 +223,18 @@ class OrbitalBattle(Game[State]):
                 return moved, None
         result = conquests(handler_for(HANDLERS, self.title, action)(state, action)[0])[0]
         return _relaid(state, result, before), None
+
+    def parts(self, state: State, action: Action, key: str) -> tuple[str, ...] | None:
+        """The dice by whose they are: the setup's roll in player order, an attack's the attacker's then the
+        defender's."""
+        if key != "dice":
+            return None
+        if action.type == "attack":
+            target = unit(state, action.get("target") or "")
+            rollers = (actor(state) or "", target.owner if target is not None else "")
+        else:
+            rollers = state.players
+        return tuple(f"{who(p)}'s die" if p else "a die" for p in rollers)
 
     def aimed_at(self, state: State, action: Action) -> tuple[str, ...]:
         target = unit(state, action.get("target") or "") if action.type == "attack" else None

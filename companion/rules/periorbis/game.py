@@ -138,6 +138,10 @@ class Periorbis(Game[State]):
         found = read_material(opts.data)  # the data, read now and never again: a bad file is a one-line error
         return turns.new_game(players, opts, found, Rng.seeded(seed))
 
+    def counted(self, state: State, phase: Phase) -> str:
+        """The turn marker on the orbit track: turn 3 of 12 (of 6 in the shorter game)."""
+        return f"Turn {phase.round} of {turns.turns(state)}" if phase.round else ""
+
     def phase(self, state: State) -> Phase:
         if state.stage == "over":
             return Phase("over", None, f"The game is over: {state.reason}.", round=state.turn)

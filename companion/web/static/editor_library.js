@@ -1,5 +1,5 @@
 // The table's library on every editor page: each data set to share, a shared file to add.
-import { get, headers, post } from "/static/api.js";
+import { get, headers } from "/static/api.js";
 import { $, chosenName, guarded, say } from "/static/editor_common.js";
 
 const OPTION_WORDS = { board: "board", mat: "mat", deck: "deck", planet_files: "planet map", solar_map: "solar map", data: "cards, track and start team" };
@@ -37,20 +37,30 @@ async function importFile(file, ask = "") {
 
 async function askImport(file, why) {
   const sets = (JSON.parse(await file.text()).sets || []);
-  const one = sets.length === 1, dialog = $("import-ask");
-  $("import-ask-text").textContent = `${why.replace(/^[^:]*: /, "")}.`;  // the file's name is the page's own choice
+  const one = sets.length === 1;
+  // (the file's name is the page's own choice: the question leaves it out)
+  const answer = await askTaken(why.replace(/^[^:]*: /, ""), one ? sets[0].name : "", sets.length, "Add");
+  if (answer === "replace") return importFile(file, "&replace=yes");
+  if (answer === "rename") return importFile(file, `&name=${encodeURIComponent($("import-name").value.trim())}`);
+  say("Nothing added: the table's sets are as they were.");
+}
+
+// A set (or `count` sets) already on the table under its name: the dialog asks whether to replace it, to `verb` it
+// under another name (offered for one set, `name`-2 to start from), or neither. The answer: replace, rename, cancel.
+function askTaken(why, name, count, verb) {
+  const one = count === 1, dialog = $("import-ask");
+  $("import-ask-text").textContent = `${why}.`;
+  $("import-rename-label").textContent = `${verb} it under the name`;
   $("import-rename").hidden = !one;
   $("import-as").hidden = !one;
-  $("import-name").value = one ? `${sets[0].name}-2`.slice(0, 40) : "";
+  $("import-as").textContent = `${verb} under this name`;
+  $("import-name").value = one ? `${name}-2`.slice(0, 40) : "";
   $("import-replace").textContent = one ? "Replace it" : "Replace them";
-  const answer = await new Promise((resolve) => {
+  return new Promise((resolve) => {
     dialog.onclose = () => resolve(dialog.returnValue);
     dialog.returnValue = "cancel";
     dialog.showModal();
   });
-  if (answer === "replace") return importFile(file, "&replace=yes");
-  if (answer === "rename") return importFile(file, `&name=${encodeURIComponent($("import-name").value.trim())}`);
-  say("Nothing added: the table's sets are as they were.");
 }
 
 export function setUpLibrary() {
@@ -63,10 +73,23 @@ export function setUpLibrary() {
   return guarded(library);
 }
 
-// Keep what is being edited under the name typed (the table checks it again), then show it kept.
+// Keep what is being edited under the name typed (the table checks it again), then show it kept. A set of that name
+// on the table already is never replaced unasked (the table answers 409): the page asks, as for a library file.
 export async function keep(path, example, body, reload, use) {
-  const name = chosenName(example);
-  await post(path, { name, ...body });
+  let name = chosenName(example), replace = false;
+  for (;;) {
+    const response = await fetch(path, {
+      method: "POST", headers: headers({ "Content-Type": "application/json" }),
+      body: JSON.stringify({ name, replace, ...body }),
+    });
+    const data = await response.json().catch(() => ({ error: `the table answered ${response.status}` }));
+    if (response.ok) break;
+    if (response.status !== 409) throw new Error(data.error);
+    const answer = await askTaken(data.error, name, 1, "Keep");
+    if (answer === "cancel") return say("Nothing kept: the table's sets are as they were.");
+    if (answer === "replace") replace = true;
+    else { name = $("import-name").value.trim(); $("name").value = name; }
+  }
   say(`Kept on the table as “${name}”: ${use}`);
   await reload(name);
   await library();

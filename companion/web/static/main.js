@@ -134,7 +134,7 @@ function renderState(state) {
   const phase = state.phase;
   const yours = !!phase.actor && phase.actor === app.actorName() && !state.outcome;
   const who = yours ? "your turn" : phase.actor ? `${app.nameOf(phase.actor)}'s turn` : "the whole table";
-  $("phase-line").textContent = [phase.round ? `Round ${phase.round}` : "", phase.name.replaceAll("_", " "), who,
+  $("phase-line").textContent = [phase.count, phase.name.replaceAll("_", " "), who,
     state.status === "paused" ? "paused" : ""].filter(Boolean).join(" · ");
   $("your-turn").hidden = !yours;
   $("prompt").textContent = state.outcome ? state.outcome.sentence : phase.prompt;

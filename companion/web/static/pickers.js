@@ -58,8 +58,8 @@ export function stepper(value, low, high, change, label = "") {
   return row;
 }
 
-// The steps at which declared actions differ only by dice: the elements of one list argument ("Dice 1", "Dice 2"),
-// each a whole number 1 to 6; or null.
+// The steps at which declared actions differ only by dice: the elements of one list argument (a step's fourth item
+// names the list: "Red's die" and "Blue's die" of "Dice"), each a whole number 1 to 6; or null.
 export function diceSteps(items) {
   if (items.length < 2) return null;
   const varying = [];
@@ -67,20 +67,21 @@ export function diceSteps(items) {
     if (items.some((item) => !sameValue(item.steps[i], items[0].steps[i]))) varying.push(i);
   }
   const die = (v) => Number.isInteger(v) && v >= 1 && v <= 6;
-  const list = (i) => (/^(.*) \d+$/.exec((items[0].steps[i] || [""])[0]) || [])[1];
+  const list = (i) => (items[0].steps[i] || [])[3];
   const name = list(varying[0]);
   return name && varying.length > 1 && varying.every((i) => list(i) === name && items.every((item) => item.steps[i] && die(item.steps[i][1])))
     ? varying : null;
 }
 
-// The dice the table rolled: a row of six per die, and the sentence of the action they make, to book.
+// The dice the table rolled: a row of six per die, named by whose it is, and the sentence of the action they make,
+// to book.
 export function diceForm(items, at, book) {
   const chosen = at.map(() => null);
   const rows = at.map((stepIndex, d) => {
     const row = document.createElement("div");
     row.className = "dice";
     const name = document.createElement("span");
-    name.textContent = at.length === 2 ? ["First die", "Second die"][d] : `Die ${d + 1}`;
+    name.textContent = items[0].steps[stepIndex][0];
     const faces = [1, 2, 3, 4, 5, 6].map((face) => button(String(face), () => {
       chosen[d] = face;
       for (const f of faces) f.classList.toggle("chosen", f === faces[face - 1]);
