@@ -113,6 +113,13 @@ class Served:
         assert phone is not None
         self.table.seats.hand_host(phone.id)
 
+    def stop_guide(self) -> None:
+        """The group has set a new game's pieces out and stops the guided setup the game began with, as the guide's
+        Stop guiding button does (the phones' moves wait for the board until then)."""
+        assert self.get("/api/setup")["state"] == "placing"
+        status, answer = self.post("/api/setup", {"do": "stop"})
+        assert status == 200 and answer["state"] == "stopped", answer
+
     def join(self) -> str:
         """Another phone joins (with the token): its key."""
         status, joined = self.request("POST", "/api/phones", {}, key="")

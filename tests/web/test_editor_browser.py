@@ -231,12 +231,10 @@ def first_move(served) -> tuple[int, dict]:
 
 def set_out(served) -> None:
     """A new game begins with its guided setup, and a move declared meanwhile waits for the board; the group has
-    set the pieces out on its own copy, which the table's grid does not know, and stops the guide as its Stop
-    guiding button does."""
+    set the pieces out on its own copy, which the table's grid does not know, and stops the guide."""
     status, answer = first_move(served)
     assert status == 409 and answer["error"].startswith("set out the board first"), answer
-    status, answer = served.post("/api/setup", {"do": "stop"})
-    assert status == 200 and answer["state"] == "stopped", answer
+    served.stop_guide()
 
 
 def play(served, moves: int) -> None:
@@ -304,6 +302,7 @@ def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path
         "ORBIT's deck 'club' is already on this table: keep it under another name, or say to replace it.")
     expect(page.locator("#import-as")).to_have_text("Keep under this name")
     expect(page.locator("#import-name")).to_have_value("club-2")
+    page.set_viewport_size({"width": 360, "height": 740})
     page.screenshot(path=ARTIFACTS / "editor-save-ask-phone.png")
     page.click("#import-ask button[value=cancel]")
     expect(page.locator("#message")).to_have_text("Nothing kept: the table's sets are as they were.")

@@ -343,6 +343,7 @@ def test_an_attack_starts_with_a_tap_on_the_enemy_unit(browser, one_table):
     rolled. Three taps or fewer book it."""
     table = one_table
     table.table.new_game("orbital_battle", ["red", "blue"], {}, 3, guide=False)
+    table.table.seats.keep_seats(())  # the seats are free for this test's phone (the last test's phone left)
     session, rng = table.table.session, random.Random(3)
     game = session.game
     while not any(a.type == "attack" and game.aimed_at(session.state, a)[0][:1] == "r"  # one in space
@@ -360,6 +361,9 @@ def test_an_attack_starts_with_a_tap_on_the_enemy_unit(browser, one_table):
     ringed = set(page.evaluate("[...document.querySelectorAll('#map .site.aim')].map((e) => e.dataset.site)"))
     assert aimed <= ringed, (aimed, ringed)
     item = next(i for i in attacks if i["chance"] and i["at"][0] in aimed)
+    # The banner counts game turns, as the rulebook does (section V), not rounds.
+    expect(page.locator("#phase-line")).to_contain_text(f"Turn {session.state.turn} · ")
+    page.screenshot(path=ARTIFACTS / "taps-orbital_battle-banner.png")
     phone = Phone(page, table)
     page.screenshot(path=ARTIFACTS / "taps-orbital_battle-targets.png")
     phone.shot = "taps-orbital_battle-attack"
@@ -367,12 +371,15 @@ def test_an_attack_starts_with_a_tap_on_the_enemy_unit(browser, one_table):
     expect(page.locator("#pick-title")).to_contain_text(f"Attack {table.table.words().site(item['at'][0])}: ")
     fits(page, 360)
     before = len(session.actions)
+    # The dice the table rolled are named by whose they are: the attacker's, then the defender's.
+    owner = next(u.owner for u in session.state.units if u.uid == item["action"]["target"])
+    told = next(i for i in attacks if not i["chance"] and i["action"]["target"] == item["action"]["target"])
+    rollers = [step[0] for step in told["steps"] if step[3:] == ["Dice"]]
+    assert rollers == [f"{seat.capitalize()}'s die", f"{owner.capitalize()}'s die"], told["steps"]
     dice_seen = False
     while len(session.actions) == before and phone.taps < 4:  # which unit there, which of ours, then the dice
-        if page.locator("#pick-list .dice").count():  # the dice the table rolled, each by whose it is
+        if page.locator("#pick-list .dice").count():
             dice_seen = True
-            rollers = [f"{session.game.phase(session.state).actor.capitalize()}'s die",
-                       f"{item['action']['target'].split('-')[0].capitalize()}'s die"]  # fmt: skip
             assert page.locator("#pick-list .dice span").all_inner_texts() == rollers
             page.screenshot(path=ARTIFACTS / "taps-orbital_battle-dice.png")
         ways = [page.locator("#pick-list button", has_text=text) for text in
