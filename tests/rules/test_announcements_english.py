@@ -118,7 +118,7 @@ class Reading:
         self.texts += [f"{label}: {text}" for label, text in rows]
         offered = inputs(self.game, state, self.words)
         for item in offered[:40]:
-            self.texts += [item["label"], *(f"{name}: {said}" for name, _, said in item["steps"])]
+            self.texts += [item["label"], *(f"{name}: {said}" for name, _, said, *_ in item["steps"])]
         for item in offered:
             for key, value in item["action"].items():
                 known = self.offered.setdefault(key, [])

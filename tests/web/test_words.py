@@ -86,7 +86,7 @@ def texts_of_a_game(game: str, players: int, seed: int) -> Iterator[tuple[str, s
             for item in inputs(engine, state, words)[:40]:
                 yield "move", item["label"]
                 yield "move", item["title"]
-                yield from (("move step", f"{name}: {said}") for name, _, said in item["steps"])
+                yield from (("move step", f"{name}: {said}") for name, _, said, *_ in item["steps"])
                 yield from (("move piece", piece) for piece in item["pieces"])
         if engine.outcome(state) is not None:
             outcome = engine.outcome(state)
