@@ -116,7 +116,8 @@ class Served:
     def stop_guide(self) -> None:
         """The group has set a new game's pieces out and stops the guided setup the game began with, as the guide's
         Stop guiding button does (the phones' moves wait for the board until then)."""
-        assert self.get("/api/setup")["state"] == "placing"
+        setup = self.get("/api/setup")
+        assert setup["state"] == "placing", setup
         status, answer = self.post("/api/setup", {"do": "stop"})
         assert status == 200 and answer["state"] == "stopped", answer
 

@@ -75,7 +75,6 @@ def test_a_phone_that_replays_what_it_read_cannot_predict_the_next_draw(served):
     assert served.post("/api/setup", {"do": "stop"})[0] == 200  # the pieces set out without the guide
     record = served.session.record
     assert record.seed >= KEYED_FROM  # the system's entropy, through the keyed generator
-    served.stop_guide()
     drawn = play_draws(served, 6)
     # Everything a phone can read while the game is on.
     texts = [served.request("GET", path)[1] for path in ("/api/state", f"/api/log?game={record.id}", "/api/export",
