@@ -45,6 +45,9 @@ LOOK_CELLS = 24  # a marker's look: its bounding box sampled on this many cells 
 EDGE_PX = 3  # a sticker this close to the frame's edge cannot be read (its white margin is cut off)
 SIZE_TOLERANCE = 0.3  # a sticker whose traced size is off by more than this is not the piece it claims to be
 SWEEP_ROUNDS = 30  # frames read in crops go over every site in this many settled changes, besides the changed ones
+FUSE_BLOCK = 4  # px: frames to fuse are compared with the one read in blocks of this side
+FUSE_CHANGE = 30.0  # gray levels: a block whose mean differs by more shows something else (a piece set down, taken
+# away or turned), where the sensor's noise in dim light moves a block's mean by under 8
 LOOK_SHRINK = 4  # a big frame without a grid: sites are compared with their last look at this fraction of a side
 LOOK_CHANGE = 0.05  # a site whose look correlates with its last under 1 - this has changed (light and exposure that
 # drift scale and shift a look, which a correlation does not see; a piece set down or taken away reshapes it)
@@ -606,10 +609,16 @@ class Vision:
         first = gray[y0:y1, x0:x1] if gray is not None else gray_of(colour)
         if not self._more:
             return first
-        total = first.astype(np.float32)
+        base = first.astype(np.float32)
+        total, count = base.copy(), np.ones_like(base)
         for other in self._more:
-            total += gray_of(other)
-        return cv2.convertScaleAbs(total, alpha=1.0 / (1 + len(self._more)))
+            crop = gray_of(other).astype(np.float32)
+            # Only where the frame shows what this one does: a piece set down between them where no switch felt it
+            # (a map on no grid, a counter onto another) or a grid's change between two frames read is not averaged in.
+            alike = _alike(base, crop)
+            total += crop * alike
+            count += alike
+        return cv2.convertScaleAbs(total / count)
 
     def _fiducial_outlines(self, pose: Pose, origin: tuple[int, int]) -> list[np.ndarray]:
         """The board's corner markers' outlines in a region's pixels: their cells make squares of a sticker's size
@@ -1009,6 +1018,24 @@ class _Clock:
         now = perf_counter()
         self.laps[name] = now - self._last
         self._last = now
+
+
+def _alike(base: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """1 where `other` (a gray crop of another frame) shows what `base` does, 0 where it differs: compared in blocks
+    of FUSE_BLOCK pixels (the sensor's noise averaged down) once the frames' drift in exposure and white balance (a
+    scale and a shift) is fitted away, and a block round each that differs left out as well (a piece's edge half in
+    a block)."""
+    centred = base - float(base.mean())
+    gain = float((centred * other).sum()) / max(float((centred * centred).sum()), 1e-6)
+    diff = other - float(other.mean()) - gain * centred
+    h, w = diff.shape
+    bh, bw = -(-h // FUSE_BLOCK), -(-w // FUSE_BLOCK)
+    padded = np.zeros((bh * FUSE_BLOCK, bw * FUSE_BLOCK), np.float32)
+    padded[:h, :w] = diff
+    blocks = padded.reshape(bh, FUSE_BLOCK, bw, FUSE_BLOCK).mean(axis=(1, 3))
+    changed = cv2.dilate((np.abs(blocks) > FUSE_CHANGE).astype(np.uint8), np.ones((3, 3), np.uint8))
+    same = np.repeat(np.repeat(1 - changed, FUSE_BLOCK, axis=0), FUSE_BLOCK, axis=1)[:h, :w]
+    return same.astype(np.float32)
 
 
 def _correlation(a: np.ndarray, b: np.ndarray) -> float:

@@ -150,8 +150,6 @@ def test_a_board_with_no_grid_takes_no_profile(tmp_path):
         load_config(path)
 
 
-@pytest.mark.xfail(reason="through serve's own camera path (crops round the sites read, frames fused) most buys on "
-                   "a planet map are tapped, not booked from the camera; the twin used to read each board whole")
 def test_the_twin_books_purchases_on_the_planet_maps_from_the_cameras_reading(tmp_path):
     """An Orbital Battle game's first purchases at the twin's table with the planet grids and the camera: the grid
     feels a counter set down on a planet hex, the camera tells which unit it is, and the table books it with no
@@ -192,8 +190,6 @@ def test_a_map_out_of_view_is_not_asked_of_the_camera_again_and_again(spread):
     assert changed is not None and not changed & {f"p3:{s.id}" for s in default_board(f"{GAME}:planet3").sites}
 
 
-@pytest.mark.xfail(reason="through serve's own camera path (crops round the sites read, frames fused) most buys on "
-                   "a planet map are tapped, not booked from the camera; the twin used to read each board whole")
 def test_with_no_grid_under_the_planet_maps_the_camera_alone_books_what_is_bought_there(tmp_path):
     """The planet maps on no grid: the grid under the solar map feels nothing of a counter bought onto a planet hex,
     the camera sees it and names it, and the table books it."""

@@ -92,14 +92,24 @@ def test_cameras_follow_the_world_ranges():
 def seen(board, registry):
     """A 1080p webcam over Trajectory's board, a little blurred and tilted: one frame (and the next, to fuse), its
     truth, its profile."""
-    cam = mount(board, (1920, 1080), 0.9, 0.7, math.radians(15), 1.0, 60.0, -0.1, 0.01)
+    cam = _webcam(board)
     rng = np.random.default_rng(21)
-    # A sharp webcam in good light: every site legible, so what the test spoils is all that goes unread.
+    frame = _still_table(board, registry, cam, rng, fuse=2)
+    return frame, calibrated(cam, rng, CameraProfile)
+
+
+def _webcam(board):
+    return mount(board, (1920, 1080), 0.9, 0.7, math.radians(15), 1.0, 60.0, -0.1, 0.01)
+
+
+def _still_table(board, registry, cam, rng: np.random.Generator, fuse: int = 1):
+    """A table of 18 pieces under a sharp webcam in good light (every site legible, so what a test spoils is all
+    that goes unread), and `fuse` - 1 frames more of it."""
     optics = replace(random_optics("webcam", (1920, 1080), rng), lens_sigma=0.6, lux=400.0)
     shot = world_shot("normal", optics, rng)
-    frame = MountedRenderer(board, registry.dictionary, cam).render(
-        random_table(board, registry, rng, 18, arm=False), shot, rng, (world_shot("normal", optics, rng),))
-    return frame, calibrated(cam, rng, CameraProfile)
+    return MountedRenderer(board, registry.dictionary, cam).render(
+        random_table(board, registry, rng, 18, arm=False), shot, rng,
+        tuple(world_shot("normal", optics, rng) for _ in range(fuse - 1)))
 
 
 def test_a_sticker_the_camera_cannot_read_leaves_its_site_unread_not_empty(board, registry, seen):
@@ -140,6 +150,21 @@ def test_gray_frames_and_fused_frames_read_as_the_colour_frame(board, registry, 
     assert gray.stacks() == colour.stacks() == fused.stacks()
     with pytest.raises(Exception, match="differ in size"):
         Vision(board, registry, profile).process(frame.image, more=(frame.image[:10],))
+
+
+def test_a_frame_to_fuse_is_averaged_in_only_where_it_shows_what_the_frame_read_does(board, registry, seen):
+    """Frames of the table before pieces were set down, moved or turned (a change no switch felt, or one between two
+    frames read) leave the stickers of the frame read as they are; frames of the same still table are fused almost
+    everywhere (their noise alone differs)."""
+    from companion.sensing.vision import _alike
+
+    frame, profile = seen
+    alone = Vision(board, registry, profile).process(frame.image).stacks()
+    earlier = _still_table(board, registry, _webcam(board), np.random.default_rng(22)).image
+    fused = Vision(board, registry, profile).process(frame.image, more=(earlier, earlier)).stacks()
+    assert fused == alone and len(alone) >= 10
+    gray = [cv2.cvtColor(f, cv2.COLOR_BGR2GRAY).astype(np.float32) for f in (frame.image, *frame.more, earlier)]
+    assert _alike(gray[0], gray[1]).mean() > 0.98 and _alike(gray[0], gray[2]).mean() < 0.98
 
 
 def _sticker_pixels(vision: Vision, piece) -> np.ndarray:
