@@ -269,7 +269,8 @@ class Twin:
             self._before(deadline)
             time.sleep(0.005)
         read = self._frames_read or (lambda: 0)
-        rulings, quiet_from = -1, read()
+        ruled: object = object()  # (no ruling seen yet: the first look starts the count of frames)
+        quiet_from = read()
         while True:
             seen = read()
             with self._looked:
@@ -277,15 +278,18 @@ class Twin:
                 while not any(look.settled and look.at >= since for look in self._looks):
                     self._before(deadline)
                     self._looked.wait(0.05)
-                judged = sum(look.ruling is not None for look in self._looks)
+                # The newest ruling that says the board changed ("unchanged" follows every frame read of a board
+                # the camera alone watches, a planet map on no grid: it is no change).
+                judged = next((look.ruling for look in reversed(self._looks) if look.ruling is not None
+                               and look.ruling.verdict != "unchanged"), None)
             if read() != seen:
                 continue  # a frame came in meanwhile: the table looks again after it
             # The camera goes on reading a settled change until it has read every site of it (a crop it could not
-            # vouch for is read again): done once the table wants no more frames, or two more changed nothing.
+            # vouch for is read again): done once the table wants no more frames, or two more brought no new ruling.
             if self._frames_read is None or not self.live.wants_frame():
                 break
-            if judged != rulings:
-                rulings, quiet_from = judged, read()
+            if judged != ruled:
+                ruled, quiet_from = judged, read()
             elif read() >= quiet_from + 2:
                 break
             self._before(deadline)
