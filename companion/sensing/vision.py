@@ -47,7 +47,8 @@ SIZE_TOLERANCE = 0.3  # a sticker whose traced size is off by more than this is 
 SWEEP_ROUNDS = 30  # frames read in crops go over every site in this many settled changes, besides the changed ones
 FUSE_BLOCK = 4  # px: frames to fuse are compared with the one read in blocks of this side
 FUSE_CHANGE = 30.0  # gray levels: a block whose mean differs by more shows something else (a piece set down, taken
-# away or turned), where the sensor's noise in dim light moves a block's mean by under 8
+# away or turned); two frames of a still table under WORLD.md's webcam at 100-400 lux (noise, sway, drifting white
+# balance) differ by under 25 in 999 blocks of 1000
 LOOK_SHRINK = 4  # a big frame without a grid: sites are compared with their last look at this fraction of a side
 LOOK_CHANGE = 0.05  # a site whose look correlates with its last under 1 - this has changed (light and exposure that
 # drift scale and shift a look, which a correlation does not see; a piece set down or taken away reshapes it)
@@ -1025,17 +1026,15 @@ def _alike(base: np.ndarray, other: np.ndarray) -> np.ndarray:
     of FUSE_BLOCK pixels (the sensor's noise averaged down) once the frames' drift in exposure and white balance (a
     scale and a shift) is fitted away, and a block round each that differs left out as well (a piece's edge half in
     a block)."""
-    centred = base - float(base.mean())
-    gain = float((centred * other).sum()) / max(float((centred * centred).sum()), 1e-6)
-    diff = other - float(other.mean()) - gain * centred
-    h, w = diff.shape
-    bh, bw = -(-h // FUSE_BLOCK), -(-w // FUSE_BLOCK)
-    padded = np.zeros((bh * FUSE_BLOCK, bw * FUSE_BLOCK), np.float32)
-    padded[:h, :w] = diff
-    blocks = padded.reshape(bh, FUSE_BLOCK, bw, FUSE_BLOCK).mean(axis=(1, 3))
-    changed = cv2.dilate((np.abs(blocks) > FUSE_CHANGE).astype(np.uint8), np.ones((3, 3), np.uint8))
-    same = np.repeat(np.repeat(1 - changed, FUSE_BLOCK, axis=0), FUSE_BLOCK, axis=1)[:h, :w]
-    return same.astype(np.float32)
+    h, w = base.shape
+    size = (-(-w // FUSE_BLOCK), -(-h // FUSE_BLOCK))
+    a = cv2.resize(base, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    b = cv2.resize(other, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    a -= float(a.mean())
+    gain = float((a * b).sum()) / max(float((a * a).sum()), 1e-6)
+    changed = (np.abs(b - float(b.mean()) - gain * a) > FUSE_CHANGE).astype(np.uint8)
+    same = 1 - cv2.dilate(changed, np.ones((3, 3), np.uint8))
+    return cv2.resize(same, (w, h), interpolation=cv2.INTER_NEAREST).astype(np.float32)
 
 
 def _correlation(a: np.ndarray, b: np.ndarray) -> float:
