@@ -123,7 +123,8 @@ class SetupGuide:
             self.wrong, self.message = (), None
             if do == "stop":
                 self.state = "stopped"
-                self.message = "The guide has stopped. The companion checks the board now."
+                self.message = ("The guide has stopped. The companion checks the board now." if self.observer
+                                else "The guide has stopped. Play on: moves are declared on the phones.")
             elif self.done == len(self.order):
                 self._finish()
             status, ended = self._status(), not self.running

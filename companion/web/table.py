@@ -148,10 +148,14 @@ class Table:
         return entry
 
     def declare(self, action: Action, actor: str | None, phone: str | None = None) -> Entry:
-        """An action a phone declares. Not while the setup is being guided: the referee is held back then, so a game
-        played on would go unrefereed; the board is set out first (or the guide stopped)."""
+        """An action a phone declares. Not while the setup is being guided on a table whose senses watch the board:
+        the referee is held back then, so a game played on would go unrefereed; the board is set out first (or the
+        guide stopped). Where no sense watches the board the guide is only help in setting out: a move declared
+        means the group has set out and is playing, so it ends the guide."""
         guide = self.guides.guide
-        if guide is not None and guide.running:
+        if guide is not None and guide.running and self.loop is None:
+            self.guides.guide_command("stop")
+        elif guide is not None and guide.running:
             status = guide.status()
             left = status["total"] - status["placed"]
             raise NotNow(f"set out the board first: {left} {'piece' if left == 1 else 'pieces'} still to place "

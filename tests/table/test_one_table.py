@@ -242,6 +242,25 @@ SENSES = {  # what a table has, and what `companion serve` says referees the boa
 }
 
 
+def test_with_no_sense_watching_the_board_a_move_declared_on_a_phone_ends_the_guide(tmp_path):
+    """Phones alone: the guide is help in setting out, not a referee held back, so the group's first declared move
+    is booked and ends it (a table whose senses watch the board refuses it until the board is set out)."""
+    served = Served("--db", str(tmp_path / "t.db"), "--serial", "none")
+    try:
+        served.wait_for("Refereeing with: phones alone.")
+        page, token = _joined(served)
+        key = _host(page, token)
+        assert _call(page, "api/games", token, {"game": "trajectory", "players": ["red", "blue"]}, key)[0] == 201
+        assert _call(page, "api/setup")[1]["state"] == "placing"
+        status, done = _call(page, "api/act", token, _declared(page, token, key), key)
+        assert status == 200 and done["entry"]["kind"] == "action"
+        guide = _call(page, "api/setup")[1]
+        assert guide["state"] == "stopped" and guide["message"] == (
+            "The guide has stopped. Play on: moves are declared on the phones.")
+    finally:
+        served.stop()
+
+
 @pytest.mark.parametrize("senses", list(SENSES))
 def test_a_new_game_a_restart_and_a_resume_with_every_set_of_senses(tmp_path, frames, senses):
     """`companion serve` with the phones alone, the grid (on a pty), the camera (a phone on a stand, its stills
