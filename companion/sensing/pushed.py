@@ -57,9 +57,10 @@ class PushedFrames:
     """A frame source fed by `push` (the web server's threads) and read by the table's camera thread."""
 
     def __init__(self, still_wanted: Callable[[], bool] = lambda: True, quiet: float = QUIET_SECONDS,
-                 size: tuple[int, int] | None = None) -> None:
+                 size: tuple[int, int] | None = None, colour: bool = True) -> None:
         self._still_wanted = still_wanted
         self.size = size  # the camera profile's frame size (width, height): stills are fitted to it
+        self.colour = colour  # stills in colour (pieces found by colour); gray otherwise, decoded in half the time
         self._quiet = quiet
         self._lock = threading.Condition()
         self._still: Frame | None = None

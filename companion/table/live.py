@@ -119,6 +119,7 @@ class LiveTable:
             self.phone = source if isinstance(source, PushedFrames) else None
             if self.phone is not None:
                 self.phone.size = self.camera_profile.image_size  # stills turned or scaled are fitted to it
+                self.phone.colour = bool(self.camera_profile.colours)  # gray stills unless pieces are found by colour
         self.signals = self.devices.signals()  # the GPIO's LED, buzzer and button (None: none wired)
         self.playing = self.board  # the board of the game in play, which the senses read
         self.switch_sites = own_switches

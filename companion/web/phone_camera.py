@@ -60,7 +60,9 @@ def frame() -> Response:
     if request.mimetype not in ("image/jpeg", "image/png"):
         raise BadInput(f"the frame must be image/jpeg or image/png, not {request.mimetype or 'untyped'}", 415)
     try:
-        image = decode(request.get_data(cache=False), LONGEST_SIDE, "the frame")
+        # A still is read in gray unless the table finds pieces by colour (the stickers and the arm's check read
+        # gray); a preview, small, is for a person to look at.
+        image = decode(request.get_data(cache=False), LONGEST_SIDE, "the frame", colour=phone.colour or not still)
     except PictureError as error:
         raise BadInput(str(error)) from None
     try:

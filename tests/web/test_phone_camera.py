@@ -164,3 +164,21 @@ def test_frames_take_the_token_and_must_be_images(phone_table, bench_frame):
     status, answer = _post(server.port, path, square, {"Content-Type": "image/jpeg", "X-Orrery-Token": TOKEN})
     assert status == 409 and answer["error"] == ("recalibrate the camera: its pictures are now 720 x 720, and it was "
                                                  "calibrated at 1280 x 720")
+
+
+def test_a_still_is_read_in_gray_unless_pieces_are_found_by_colour(phone_table, bench_frame):
+    """A table that finds no piece by colour takes a still's gray alone (its luma, as a Pi camera gives it, decoded
+    in half the time) and reads it as the colour still; previews stay in colour for a person to look at."""
+    server, phone = phone_table
+    frame, profile, board, registry = bench_frame
+    jpeg = cv2.imencode(".jpg", frame.image)[1].tobytes()
+    headers = {"Content-Type": "image/jpeg", "X-Orrery-Token": TOKEN}
+    phone.colour = False
+    status, _ = _post(server.port, "/api/camera/frame?still=1", jpeg, headers)
+    gray = phone.read().image
+    assert status == 200 and gray.shape == (720, 1280)
+    status, _ = _post(server.port, "/api/camera/frame?still=0", jpeg, headers)
+    assert status == 200 and phone.preview.shape == (720, 1280, 3)
+    report = Vision(board, registry, profile).process(gray)
+    results, false = score(report, frame.truth, {s.id for s in board.sites})
+    assert report.reliable and false == 0 and all(outcome == "read" for _, outcome in results), results
