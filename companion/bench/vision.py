@@ -72,6 +72,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--colours", action="store_true",
                         help="with --changes: calibrate the colours of pieces without stickers (ORBIT's nebula "
                              "chips) from each mounting's first frame, as `calibrate colours` does, and read them too")
+    parser.add_argument("--records", default=None,
+                        help="mounted: append each frame's record to this file (JSON lines), for --merge")
+    parser.add_argument("--merge", default=None,
+                        help="mounted: report the rows of these files of records (FILE,FILE...) as one, running "
+                             "nothing: a sweep split into short runs, e.g. one per seed")
     parser.add_argument("--hands", type=float, default=0.0,
                         help="share of scenes with a hand over the board (default 0)")
 
@@ -154,6 +159,8 @@ def run(args: argparse.Namespace) -> int:
             raise UserError("bench vision: --changes must be 0 or more")
         if args.repeats < 1:
             raise UserError("bench vision: --repeats must be 1 or more")
+        if args.merge:  # the records of earlier runs, whatever their game
+            return run_mounted(args, sizes)
         if args.changes:
             from companion.bench.vision_crops import run as run_crops
 

@@ -81,6 +81,43 @@ class Cell:
         return out
 
 
+def save_records(path: str, row: str, records: list[Record]) -> None:
+    """Append each frame's record to `path`, one JSON line naming its row: a long sweep split into runs of a few
+    frames each (the machine is shared) is reported whole by `--merge`."""
+    import dataclasses
+    import json
+
+    with open(path, "a", encoding="utf-8") as out:
+        for r in records:
+            out.write(json.dumps({"row": row} | dataclasses.asdict(r)) + "\n")
+
+
+def load_records(paths: list[str]) -> dict[str, Cell]:
+    """The rows `save_records` wrote to these files, each row's frames from every file together, in file order."""
+    import json
+
+    from companion.errors import UserError
+
+    cells: dict[str, Cell] = {}
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as records:
+                lines = records.read().splitlines()
+        except OSError as error:
+            raise UserError(f"bench vision --merge: {path}: {error.strerror}") from None
+        for number, line in enumerate(lines, 1):
+            try:
+                data = json.loads(line)
+                row = data.pop("row")
+                data["results"] = tuple((float(side), str(o)) for side, o in data["results"])
+                data["stickers"] = tuple(int(i) for i in data["stickers"])
+                record = Record(**data)
+            except (ValueError, KeyError, TypeError):
+                raise UserError(f"bench vision --merge: {path} line {number}: not a frame's record") from None
+            cells.setdefault(row, Cell()).records.append(record)
+    return cells
+
+
 def _bin(side: float) -> int:
     for index in range(len(SIZE_EDGES) - 1):
         if side < SIZE_EDGES[index + 1]:
@@ -383,6 +420,10 @@ def report(label: str, cell: Cell, sweeps: bool = True) -> None:
 def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     import cv2
 
+    if args.merge:
+        for row, cell in load_records(args.merge.split(",")).items():
+            report(f"{row} (merged)", cell)
+        return 0
     cv2.setNumThreads(1)
     fill = tuple(float(v) for v in args.fill.split("-"))
     print(f"mounted camera ({args.optics} optics): {args.scenes} frames per row, {args.per_mounting} per mounting, "
@@ -394,7 +435,10 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
         for condition in args.conditions.split(","):
             cell = run_cell(args.game, (w, h), condition, args.scenes, args.per_mounting, args.seed, fill, args.tilt,
                             args.optics, args.fuse, Extremes.of(args), args.approved, args.all_codes)
-            report(f"{args.game} {w}x{h} {condition}", cell)
+            label = f"{args.game} {w}x{h} {condition}{' approved' if args.approved else ''}"
+            if args.records:
+                save_records(args.records, label, cell.records)
+            report(label, cell)
             if not args.approved:
                 report("  mountings `calibrate board` approves", cell.approved())
     return 0

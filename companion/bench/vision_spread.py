@@ -52,7 +52,7 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     import cv2
 
     from companion.bench.stats import summary
-    from companion.bench.vision_mounted import Extremes, report
+    from companion.bench.vision_mounted import Extremes, report, save_records
 
     cv2.setNumThreads(1)
     fill = tuple(float(v) for v in args.fill.split("-"))
@@ -68,6 +68,9 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
             print(f"orbital_battle {size[0]}x{size[1]} {condition}:")
             for name, cell in cells.items():
                 t = tallies[name]
+                if args.records:
+                    save_records(args.records, f"{name} {size[0]}x{size[1]} {condition}"
+                                 f"{' approved' if args.approved else ''}", cell.records)
                 report(f"  {name}", cell)
                 if not args.approved:
                     report("    mountings `calibrate board` approves", cell.approved(), sweeps=False)

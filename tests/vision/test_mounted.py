@@ -191,3 +191,23 @@ def test_counters_ringing_a_planet_are_set_down_clear_of_it_and_of_each_other():
         for k, a in enumerate(table.pieces):
             for b in table.pieces[k + 1:]:
                 assert not _overlap(a.outline(), b.outline()), (seed, a.site, b.site)
+
+
+def test_records_saved_by_short_runs_are_reported_as_one_row(tmp_path, capsys):
+    """A sweep split into runs (one per seed) keeps each frame's record; --merge reports the rows whole, and a line
+    that is no record is one line naming the file and line."""
+    from companion.bench.vision_mounted import Record, load_records, save_records
+    from companion.errors import UserError
+
+    right = Record(True, ((20.0, "read"), (14.0, "read")), 0, False, 0.1, 0.2, 0.05, {"blur": 0.8}, (3, 4))
+    missed = Record(True, ((12.0, "withheld"),), 0, False, 0.1, 0.2, 0.05, {"blur": 1.3}, (14,))
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    save_records(str(first), "trajectory 1920x1080 normal", [right, missed])
+    save_records(str(second), "trajectory 1920x1080 normal", [right])
+    save_records(str(second), "orbit 1920x1080 normal", [missed])
+    cells = load_records([str(first), str(second)])
+    assert cells["trajectory 1920x1080 normal"].records == [right, missed, right]
+    assert cells["orbit 1920x1080 normal"].records == [missed]
+    second.write_text(second.read_text() + "{}\n")
+    with pytest.raises(UserError, match=r"b.jsonl line 3: not a frame's record"):
+        load_records([str(first), str(second)])
