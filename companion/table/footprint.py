@@ -180,36 +180,64 @@ def progress(
     fp: Footprint, observation: Observation, physical: Physical = same_piece
 ) -> tuple[bool, tuple[Change, ...]]:
     """(fits, still to do): whether every known site of the footprint reads at some point of the move, and the
-    changes whose site does not yet read as after. Sites the sensors do not cover count as done."""
-    todo = []
-    known = observation.sites
-    untouched, arrived = set(), set()  # sites that read as before the move only; as after it only
+    changes whose site does not yet read as after. Sites the sensors do not cover count as done. A hand lifts a
+    piece before it sets it down: a board where the move has set down a piece that none of its lifts accounts for
+    (a moved piece at its target while its origin still holds it: another piece, a ship entering from the reserve)
+    is not this move part way done."""
+    reached, untouched, arrived = _read(fp, observation, physical)
+    if any(r is None for r in reached.values()):
+        return False, ()
+    todo = tuple(change for change in fp.changes if reached.get(change.site, "done") != "done")
+    if todo and unaccounted(fp, untouched, arrived, physical):
+        return False, ()
+    return True, todo
+
+
+def reached_sites(fp: Footprint, observation: Observation, physical: Physical = same_piece) -> frozenset[str]:
+    """The sites of the footprint that read as some point of the move, less those where it has set down a piece
+    that none of its lifts accounts for: what a move the board contradicts elsewhere may still have done."""
+    reached, untouched, arrived = _read(fp, observation, physical)
+    return frozenset(s for s, r in reached.items() if r is not None) - unaccounted(fp, untouched, arrived, physical)
+
+
+def _read(fp: Footprint, observation: Observation,
+          physical: Physical) -> tuple[dict[str, str | None], set[str], set[str]]:
+    """Where each known site of the footprint stands (site_reached), and the sites that read as before the move
+    only (untouched) and as after it only (arrived)."""
+    reached: dict[str, str | None] = {}
+    untouched, arrived = set(), set()
     for change in fp.changes:
-        reading = known.get(change.site)
+        reading = observation.sites.get(change.site)
         if reading is None:
             continue
-        reached = site_reached(change, reading, observation, physical)
-        if reached is None:
-            return False, ()
+        reached[change.site] = now = site_reached(change, reading, observation, physical)
+        if now is None:
+            return reached, untouched, arrived
         as_before = reading.agrees_with(change.before, observation.shown(change.before, physical))
-        if reached != "done":
-            todo.append(change)
+        if now != "done":
             # Read as before by a sensor that would tell a piece gone from it: the grid feels a site taken, not how
             # many stand on it, so a stack with its top lifted off reads as before to it.
-            untouched.update([change.site] if as_before and (reading.pieces is not None or len(change.before) < 2)
-                             else [])
+            if as_before and (reading.pieces is not None or len(change.before) < 2):
+                untouched.add(change.site)
         elif not as_before:
             arrived.add(change.site)
-    if todo and untouched and arrived:
-        # A hand lifts a piece before it sets it down: a moved piece that stands at its target while its origin
-        # still holds it is another piece (a ship entering from the reserve), not this move part way done. Told
-        # only of a piece the only one of its kind to leave a site in the move (of several, any may have gone).
-        kinds = Counter(physical(p) for change in fp.changes for p in change.leaving)
-        moved = fp.pairs(physical)[0]
-        if any(kinds[physical(piece)] == 1 and origin in untouched and target in arrived
-               for piece, origin, target in moved):
-            return False, ()
-    return True, tuple(todo)
+    return reached, untouched, arrived
+
+
+def unaccounted(fp: Footprint, untouched: set[str], arrived: set[str], physical: Physical = same_piece) -> set[str]:
+    """The `arrived` sites where the move sets down a piece that none of its lifts accounts for (pieces are
+    conserved): of each kind, more pieces stand at their targets than have left their sites or come new to the
+    board (a move's pieces of one kind may be set down on each other's targets, so they are counted, not
+    paired). Those are the targets whose own origin still holds its piece."""
+    moved, removed, added, _ = fp.pairs(physical)
+    box = lambda piece: unpointed(physical(piece))  # noqa: E731 - the piece itself, whichever way it points
+    supply: Counter[str] = Counter(box(p) for p, _ in added)
+    supply.update(box(p) for p, origin in removed if origin not in untouched)
+    supply.update(box(p) for p, origin, _ in moved if origin not in untouched)
+    demand: Counter[str] = Counter(box(p) for p, site in added if site in arrived)
+    demand.update(box(p) for p, _, target in moved if target in arrived)
+    short = {kind for kind, count in demand.items() if count > supply[kind]}
+    return {target for p, origin, target in moved if box(p) in short and origin in untouched and target in arrived}
 
 
 def still_to_do(fp: Footprint, todo: Iterable[Change], name: Callable[[str], str],

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from companion.rules import Action, Game
 from companion.rules.engine import Layout, points_to, unpointed
-from companion.table.footprint import Change, Footprint, footprint, progress, sentence, site_reached, still_to_do
+from companion.table.footprint import Change, Footprint, footprint, progress, reached_sites, sentence, still_to_do
 from companion.table.observation import Observation, aligned, same_piece
 from companion.table.words import listing, piece_words
 
@@ -178,17 +178,27 @@ class Referee:
         # Never advise putting back what a legal move under way has done: the sites that a move's footprint
         # explains part way (a ship already moved while a neighbour was knocked off) are left out of the advice.
         # Where moves tie, only what none of them explains is certain; the rest is named, not put back.
-        explained, unsure = _under_way(prepared, observation, changed, physical)
-        # What is left may be a second move under way (two hands, or a piece dropped where a new one may be set).
+        explained, unsure, lifted = _under_way(prepared, observation, changed, physical)
+        # What is left may be a second move under way (two hands at once). Pieces are conserved: a second move must
+        # show a lift of its own, and so must the first; else the piece one of them sets down (a piece come new to
+        # the board, as far as it knows) may be the very one the other lifted (dropped, or set where no move takes
+        # it). Then only the first move, which explains most pieces set down, is under way, and what the other
+        # would explain is out of place: the piece lifted is named, to be put back.
+        moves = 1
         for _ in range(2):
             rest = [site for site in changed if site not in explained and site not in unsure]
-            more, doubt = _under_way(prepared, observation, rest, physical) if rest and explained else ((), ())
+            if not rest or not explained:
+                break
+            more, doubt, also_lifted = _under_way(prepared, observation, rest, physical)
             if not more and not doubt:
                 break
-            explained, unsure = explained | more, unsure | doubt
+            if not (lifted and also_lifted):
+                break
+            explained, unsure, moves = explained | more, unsure | doubt, moves + 1
         wrong = [site for site in changed if site not in explained and site not in unsure]
-        if not wrong and not unsure and explained:
-            # Every change is a part of some legal move, but no one move: several are under way at once.
+        if not wrong and not unsure and moves > 1:
+            # Every change is a part of some legal move, each with its own lift, but no one move: several are under
+            # way at once.
             return Ruling("in_progress", todo=("Finish one move at a time: the board shows more than one begun.",),
                           sites=tuple(sorted(changed)))
         if not wrong and not unsure:
@@ -318,16 +328,18 @@ def _starts_with(fp: Footprint, left: int, starts: set[frozenset[str]]) -> bool:
 
 
 def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
-               physical: Callable[[str], str]) -> tuple[frozenset[str], frozenset[str]]:
-    """The changed sites that a legal move, read part way, explains, and those that are not certain: of the moves
-    that fit, those that explain most pieces set down (a hand sets pieces down on purpose; a piece gone may have
-    been knocked off), then most sites. When several such moves tie, a site all of them explain is explained, and a
-    site some of them explain is unsure: advice to put it back could undo the move being made. A move with a piece
-    still to set down counts even when a piece has turned up elsewhere (set down beside its site, dropped: to the
-    grid any piece), so the advice is to take that piece off, never to put back what the move has lifted; unless
-    the camera names the piece still to set down there: that is where the piece went. A move that the board
-    contradicts at some of its sites (a piece dropped on one) explains the others."""
-    best: list[frozenset[str]] = []
+               physical: Callable[[str], str]) -> tuple[frozenset[str], frozenset[str], bool]:
+    """The changed sites that a legal move, read part way, explains, those that are not certain, and whether every
+    such move shows a lift of its own (a site it takes a piece off that reads it gone): of the moves that fit,
+    those that explain most pieces set down (a hand sets pieces down on purpose; a piece gone may have been knocked
+    off), then most sites. When several such moves tie, a site all of them explain is explained, and a site some of
+    them explain is unsure: advice to put it back could undo the move being made. A move with a piece still to set
+    down counts even when a piece has turned up elsewhere (set down beside its site, dropped: to the grid any
+    piece), so the advice is to take that piece off, never to put back what the move has lifted; unless the camera
+    names the piece still to set down there: that is where the piece went. A move that the board contradicts at
+    some of its sites (a piece dropped on one) explains the others, but never a piece at its target while the
+    piece it moves there has not left its site: pieces are conserved, that is another piece."""
+    best: list[tuple[frozenset[str], bool]] = []
     best_key = (0, 0)
     gained = frozenset(site for site in changed if _gained(prepared.layout, observation, site))
     indices = {i for site in changed for i in prepared.by_site.get(site, ())}
@@ -335,30 +347,25 @@ def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
         fp = prepared.candidates[index].footprint
         covered = frozenset(changed) & fp.sites
         key = (len(covered & gained), len(covered))
-        if key < best_key or (key == best_key and covered in best):
+        if key < best_key or (key == best_key and any(covered == c for c, _ in best)):
             continue
         fits, todo = progress(fp, observation, physical)
         if not fits:
             # Part way but for a few sites (a piece dropped on one, another knocked onto one): the sites it reads
             # well at are its doing, the others are what is wrong.
-            covered = frozenset(site for site in covered if _reached(fp, site, observation, physical))
+            covered &= reached_sites(fp, observation, physical)
             key = (len(covered & gained), len(covered))
-            if not covered or key < best_key or (key == best_key and covered in best):
+            if not covered or key < best_key or (key == best_key and any(covered == c for c, _ in best)):
                 continue
         elif _landed_elsewhere(todo, gained - covered, observation, physical):
             continue
-        best = [*best, covered] if key == best_key else [covered]
+        lifts = any(change.leaving and change.site in covered - gained for change in fp.changes)
+        best = [*best, (covered, lifts)] if key == best_key else [(covered, lifts)]
         best_key = key
     if not best:
-        return frozenset(), frozenset()
-    explained = frozenset.intersection(*best)
-    return explained, frozenset.union(*best) - explained
-
-
-def _reached(fp: Footprint, site: str, observation: Observation, physical: Callable[[str], str]) -> bool:
-    """Does the site read as some point of the move?"""
-    change = next(c for c in fp.changes if c.site == site)
-    return site_reached(change, observation.reading(site), observation, physical) is not None
+        return frozenset(), frozenset(), False
+    explained = frozenset.intersection(*(c for c, _ in best))
+    return explained, frozenset.union(*(c for c, _ in best)) - explained, all(lifts for _, lifts in best)
 
 
 def _landed_elsewhere(todo: Iterable[Change], elsewhere: Iterable[str], observation: Observation,

@@ -214,6 +214,33 @@ def test_a_neighbour_knocked_off_mid_move_is_all_the_advice_not_the_move_itself(
     assert [fix.site for fix in ruling.fixes] == [neighbour]  # never "take the piece off" the ship's new site
 
 
+def test_a_ship_set_down_where_no_move_of_it_goes_is_put_back_not_a_second_move_begun():
+    # A ship carried from its site to one only a ship from the reserve could enter: to the grid, a ship lifted (a
+    # move of its own begun) and a ship entering. Pieces are conserved: the entering ship shows no lift of its own,
+    # so the piece it sets down may be the lifted ship, and only one move is under way; the lifted ship is named.
+    import random
+
+    from companion.table.referee import Referee
+
+    game = load("dakalio")
+    state, rng, referee = game.setup(["red", "green"], {}, 1), random.Random(1), Referee(game)
+    for _ in range(200):
+        layout, candidates = game.layout(state), referee.prepare(state).candidates
+        entries = {c.footprint.changes[0].site for c in candidates if c.action.type == "enter"}
+        for move in (c for c in candidates if c.action.type == "move" and len(c.footprint.changes) == 2):
+            (piece, origin, _), = move.footprint.moved()
+            reach = {t for c in candidates for _, o, t in c.footprint.moved() if o == origin}
+            target = next(iter(sorted(entries - reach)), None)
+            if target is not None:
+                ruling = judge(game, state, dakalio_reed({**layout, origin: (), target: (piece,)}))
+                assert ruling.verdict == "mismatch"
+                assert [fix.site for fix in ruling.fixes] == [origin]
+                assert ruling.fixes[0].advice.startswith("Put the ") and "back on" in ruling.fixes[0].advice
+                return
+        state = game.apply(state, rng.choice(list(game.legal_actions(state))))[0]
+    raise AssertionError("no such position in 200 random actions")
+
+
 def _two_moves_to_one_site():
     """A Dakalio state where two ships can each move to the same empty site (plain moves: one piece leaves, the
     same piece arrives), and those two moves."""
