@@ -89,8 +89,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"the table's settle window in seconds (default {table.settle:g}, the table's own)")
     parser.add_argument("--hold-window", type=float, default=table.hold,
                         help=f"the table's hold window in seconds (default {table.hold:g}, the table's own)")
-    parser.add_argument("--frame-every", type=float, default=0.25,
-                        help="seconds between the camera's frames while the table asks for them (default 0.25)")
     parser.add_argument("--findings", type=int, default=3, help="lines of findings to print per row (default 3)")
     parser.add_argument(
         "--option", action="append", default=[], metavar="NAME=VALUE",
@@ -103,10 +101,9 @@ def choose(args: argparse.Namespace) -> list[Bench]:
     from companion.errors import UserError
     from companion.rules import names
 
-    if args.games < 1 or args.moves < 1 or args.skip < 0 or args.settle <= 0 or args.hold_window <= 0 or \
-            args.frame_every <= 0:  # fmt: skip
-        raise UserError("bench messy: --games and --moves must be 1 or more, --skip 0 or more, --settle, "
-                        "--hold-window and --frame-every above 0")
+    if args.games < 1 or args.moves < 1 or args.skip < 0 or args.settle <= 0 or args.hold_window <= 0:
+        raise UserError("bench messy: --games and --moves must be 1 or more, --skip 0 or more, --settle and "
+                        "--hold-window above 0")
     benches = default_benches()
     if args.game is None:
         if args.players is not None or args.option:
@@ -146,11 +143,17 @@ def senses(text: str) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from companion.bench.stats import percentile
     from companion.sensing.pieces import has_registry
+    from companion.sim.hand_clock import Webcam
 
     benches, points, kinds = choose(args), holds(args.holds), senses(args.senses)
     print(f"hands in time: {args.moves} moves by hand per game and point, {args.games} game(s) a point, settle "
           f"{args.settle:g} s, hold window {args.hold_window:g} s, grid {args.grid}"
           f"{'' if args.beside else ', planet maps on no grid'}")
+    if "camera" in kinds:
+        cam = Webcam()
+        print(f"the camera: a USB webcam at {cam.fps[0]:g}-{cam.fps[1]:g} frames a second, each reaching the table "
+              f"{cam.transfer[0]:g}-{cam.transfer[1]:g} frame intervals after its exposure of 1/"
+              f"{1 / cam.exposure[0]:.0f}-1/{1 / cam.exposure[1]:.0f} s, drawn per game")
     failed = 0
     for sense in kinds:
         for bench in benches:
@@ -208,8 +211,7 @@ def point(bench: Bench, camera: bool, hold: float, index: int, args: argparse.Na
             raise UserError(f"bench messy: {bench.label}: {error}") from None
         twin.loop.hold = args.hold_window
         with twin:
-            table = TimedTable(twin, seed, hold, twin_geometry(twin, game_board(bench.game, bench.options)),
-                               frame_every=args.frame_every)
+            table = TimedTable(twin, seed, hold, twin_geometry(twin, game_board(bench.game, bench.options)))
             rng = random.Random(seed)
             opening = tuple(Action.make(kind, **dict(arguments)) for kind, arguments in bench.opening)
             table.skip(bench.joined + rng.randint(0, args.skip), rng, opening)

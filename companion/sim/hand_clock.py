@@ -5,10 +5,11 @@ The clock is the table's only sense of time: the observer is told when each swit
 look at the board every few hundredths of a second of it, as `companion serve` does every few milliseconds, so a
 hand held ten seconds in the air costs no ten seconds here. The grids themselves are real processes on
 pseudo-terminals: every board the hands make is set on them and read back through the host link before the observer
-hears of it. The camera, where there is one, takes a frame when the table asks for one (the grid quiet on a change it
-has not read, as a phone camera sends its stills) and sees the arm while a hand is over the board; a frame of a scene
-it photographed less than four seconds before (the same pieces, an arm over the board or not) is that photograph
-again (a render costs a second or more).
+hears of it. The camera, where there is one, is a USB webcam (shared/WORLD.md, `Webcam`): it streams frames at its
+own rate whether the table wants them or not, each reaching the table a while after it was exposed (the exposure,
+then the MJPEG transfer and decoding) and stamped when it arrives, as the table stamps every frame; it sees the arm
+while a hand is over the board during its exposure. A frame of a scene it photographed less than four seconds before
+(the same pieces, an arm over the board or not) is that photograph again (a render costs a second or more).
 
 Counted per action, from what a phone sees only (rulings, the log, the loop's question): wrong bookings (at the moment
 the player looks at a phone the table's books hold another action than the hand's, and the table did not put it
@@ -18,9 +19,11 @@ the time from the hand's last movement to the table's own booking of its move.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import random
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from companion.rules import Action, Game
@@ -36,6 +39,23 @@ QUICK = 0.02  # seconds between the loop's looks at the board while it has just 
 SLOW = 0.1  # ... and once it has been still a while (a hand held in the air, a phone not yet looked at)
 STILL = 1.5
 AGAIN = 4.0  # seconds after which a scene photographed already is rendered afresh (new noise, a new chance to read)
+KEPT = 2.0  # seconds of the hands' past kept for frames still on their way to the table
+
+
+@dataclass(frozen=True)
+class Webcam:
+    """A USB webcam's timing (shared/WORLD.md): indoor light's exposures of 1/60-1/15 s hold it to 15-30 frames a
+    second, and an MJPEG frame reaches the host one to two frame intervals after its exposure ends (sent over USB,
+    then decoded)."""
+
+    fps: tuple[float, float] = (15.0, 30.0)
+    exposure: tuple[float, float] = (1 / 60, 1 / 15)
+    transfer: tuple[float, float] = (1.0, 2.0)  # frame intervals from the exposure's end to the host
+
+    def draw(self, rng: random.Random) -> tuple[float, float, float]:
+        """One camera's (seconds between frames, exposure, seconds from the exposure's end to the table)."""
+        every = 1.0 / rng.uniform(*self.fps)
+        return every, min(rng.uniform(*self.exposure), every), rng.uniform(*self.transfer) * every
 
 
 def twin_geometry(twin: Twin, board: Any) -> Geometry:
@@ -50,20 +70,20 @@ class TimedTable(HandTable):
     """A twin played by the scripted players with hands in time: every action's first carry held `hold` seconds."""
 
     def __init__(self, twin: Twin, seed: int, hold: float, geometry: Geometry, people: People | None = None,
-                 frame_every: float = 0.25) -> None:
+                 webcam: Webcam | None = None) -> None:
         super().__init__(twin, seed, illegal=0.0)
         self.hold = hold
         self.people = people or People()
         self.geometry = geometry
-        self.frame_every = frame_every
+        # The camera's own timing, drawn apart from the hands' (the same hands with the grid alone and the camera).
+        self.every, self.exposure, self.delay = (webcam or Webcam()).draw(random.Random(f"webcam {seed}"))
         self.now = time.monotonic() + 1.0  # the table's clock: after anything the twin showed it in real time
         self._changed_at = self.now
-        self._next_frame = self.now
+        self._next_frame = self.now  # when the next frame's exposure ends
         self._layout = twin.session.game.layout(twin.session.state)
         self._arm: str | None = None
-        self._scene: tuple | None = None  # the last scene the camera photographed, and what it read
-        self._view: CameraView | None = None
-        self._taken = self.now
+        self._past: list[tuple[float, dict, str | None]] = [(self.now, self._layout, None)]  # (from, layout, arm)
+        self._views: dict[tuple, tuple[CameraView, float]] = {}  # each scene photographed: what it read, and when
         self._booked: float | None = None
         self._line: Timeline | None = None  # the action in hand: its touches and arms, from `_start`
         self._start = self.now
@@ -84,6 +104,19 @@ class TimedTable(HandTable):
         occupancy = self.twin.set_board(layout)
         self.twin.observer.reed(occupancy, self.now)
         self._layout, self._arm = layout, arm
+        self._remember()
+
+    def _remember(self) -> None:
+        """The hands' board and arm from now on, for the frames exposed now that reach the table later."""
+        if self._past[-1][1:] != (self._layout, self._arm):
+            self._past.append((self.now, self._layout, self._arm))
+        while len(self._past) > 1 and self._past[1][0] < self.now - KEPT:
+            self._past.pop(0)
+
+    def _at(self, t: float) -> tuple[dict, str | None]:
+        """The board and the arm the hands left at `t`."""
+        index = max(0, bisect.bisect_right([at for at, _, _ in self._past], t) - 1)
+        return self._past[index][1], self._past[index][2]
 
     def _run(self, until: float, result: Any = None) -> None:
         """Let the clock run to `until`, the loop looking at the board as it goes and the arm following the hands."""
@@ -92,6 +125,7 @@ class TimedTable(HandTable):
             self.now = min(until, self.now + step)
             if self._line is not None:
                 self._arm = self._line.arm_at(self.now - self._start)
+                self._remember()
             self._photograph()
             ruling = self.twin.loop.tick(self.now)
             if ruling is not None and self._frame is not None:
@@ -100,17 +134,23 @@ class TimedTable(HandTable):
                 self._booked = self.now
 
     def _photograph(self) -> None:
-        """The camera's frame, when the table asks for one (the grid quiet on a change the camera has not read)."""
+        """The newest of the camera's frames that have reached the table by now (the table reads the newest frame;
+        any older one still unread is dropped, as a camera's queue of one does), stamped when it arrives."""
         camera, observer = self.twin.camera, self.twin.observer
-        if camera is None or self.now < self._next_frame or not observer.grid_quiet(self.now):
+        if camera is None or self._next_frame + self.delay > self.now:
             return
-        self._next_frame = self.now + self.frame_every
-        scene = (tuple(sorted(sensed(self._layout, camera.sites).items())), self._arm is not None)
-        if scene != self._scene or self._view is None or self.now >= self._taken + AGAIN:
-            self._view, self._taken = camera.look(self._layout, self.now, self._arm), self.now
-            self._scene = scene
+        behind = int((self.now - self.delay - self._next_frame) / self.every)
+        end = self._next_frame + behind * self.every  # the newest exposure that has reached the table
+        self._next_frame = end + self.every
+        layout, arm = self._at(end)
+        arm = arm or self._at(end - self.exposure)[1]  # an arm there during the exposure is in the frame
+        scene = (tuple(sorted(sensed(layout, camera.sites).items())), arm is not None)
+        view, taken = self._views.get(scene, (None, float("-inf")))
+        if view is None or self.now >= taken + AGAIN:
+            view, taken = camera.look(layout, self.now, arm), self.now
+            self._views = {**{k: v for k, v in self._views.items() if self.now < v[1] + AGAIN}, scene: (view, taken)}
             self.renders += 1
-        observer.camera(dataclasses.replace(self._view, time=self.now))
+        observer.camera(dataclasses.replace(view, time=self.now))
 
     # The players.
     def act(self) -> None:

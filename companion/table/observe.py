@@ -1,7 +1,8 @@
 """Sensor fusion: the reed grid's switches and the camera's frames, turned into settled observations of the board.
 
 The reed grid says *when* and *where*: the board counts as settled once no switch has changed for the settle
-window. The camera says *what*: only a frame taken after the board settled is used, and only for the sites it did not
+window. The camera says *what*: the newest frame when the board settles is used if it was taken since the last switch
+changed and shows no arm over the board (else the board waits for one that does), and only for the sites it did not
 report as unreliable (a hand, a glare, a hidden corner). Between two settled boards, sites whose switch opened are
 pieces in the air ("lifted"); a piece put back where it came from leaves no trace. With no reed grid the camera alone
 decides: the board is settled when two frames a settle window apart show the same pieces and nothing is hidden.
@@ -253,9 +254,10 @@ class Observer:
     def camera(self, view: CameraView) -> None:
         with self._lock:
             self._frames = [*self._frames[-1:], view]
-            # A reliable frame taken once the grid was quiet has read the changed sites it could see.
-            # A board out of view is not waited for: it is read whole when it comes back (its pose is found anew).
-            if view.reliable and self._grid_up and self._occupied and view.time >= self._last_change + self.settle:
+            # A reliable frame taken since the last switch changed has read the changed sites it could see (an arm
+            # over some leaves them unreliable: read again). A board out of view is not waited for: it is read whole
+            # when it comes back (its pose is found anew).
+            if view.reliable and self._grid_up and self._occupied and view.time > self._last_change:
                 unread = view.unreliable - view.away
                 self._pending = set(unread) if self._pending is None else self._pending & unread
 
@@ -328,8 +330,9 @@ class Observer:
             if now < quiet_since:
                 return None
             # With the camera, an arm over the board holds every booking: the hand may be about to set a piece
-            # down where the grid cannot feel it.
-            if self._camera_up and not self._fresh_frame(quiet_since, clear=True):
+            # down where the grid cannot feel it. The newest frame is read at the settle, not waited for: one taken
+            # since the last switch changed that shows no arm shows the board as it settled.
+            if self._camera_up and not self._fresh_frame(self._last_change, clear=True):
                 return None
             return quiet_since
         # Camera alone: two clean frames a settle window apart that agree.
@@ -373,7 +376,7 @@ class Observer:
         if settled is None:
             return None
         readings: dict[str, SiteReading] = {site: SiteReading(occupied=o) for site, o in self._occupied.items()}
-        frame = self._fresh_frame(settled if self._grid_up else float("-inf"))
+        frame = self._fresh_frame(self._last_change if self._grid_up else float("-inf"))
         pieces, singles = None, frozenset()
         if frame is not None and self._camera_up and self.camera_sites is not None:
             pieces, singles = frame.pieces, frame.singles

@@ -35,14 +35,18 @@ def test_a_slid_piece_settles_only_where_it_stops():
     assert {s for s, r in final.sites.items() if r.occupied} == {"c"}
 
 
-def test_the_camera_frame_used_is_one_taken_after_the_board_settled():
+def test_the_camera_frame_used_is_the_newest_taken_since_the_last_switch_changed():
+    # Read at the settle, not waited for: a frame taken once the piece landed shows the board as it settled.
     observer = Observer(SWITCHES, SITES, settle=0.3)
     observer.reed(frozenset({(0, 1)}), at=5.0)
-    observer.camera(view(5.1, {"a": ("ship-red",)}))  # taken while the hand was still moving
-    assert observer.observation(5.5) is None  # quiet, but no frame since it settled
-    observer.camera(view(5.4, {"b": ("ship-red",)}))
-    observation = observer.observation(5.5)
-    assert observation.reading("b").pieces == ("ship-red",) and observation.reading("a").pieces == ()
+    observer.camera(view(4.9, {"a": ("ship-red",)}))  # taken while the piece was still on its way
+    assert observer.observation(5.5) is None  # quiet, but no frame since the piece landed
+    observer.camera(view(5.6, {"b": ("ship-red",)}))
+    observer.reed(frozenset({(0, 1), (1, 0)}), at=6.0)
+    observer.camera(view(6.05, {"b": ("ship-red",), "c": ("ship-blue",)}))
+    assert observer.observation(6.2) is None  # not before the grid is quiet for the window
+    observation = observer.observation(6.31)
+    assert observation.reading("c").pieces == ("ship-blue",) and observation.reading("a").pieces == ()
 
 
 def test_an_arm_over_the_board_holds_the_board_unsettled_until_a_frame_shows_it_gone():
