@@ -110,8 +110,20 @@ def build_board(board: str, build_dir: Path) -> Path:
 def avrdude_command(board: str, port: str, hex_file: Path, baud: int) -> list[str]:
     """The Arduino IDE's upload command: -D because the bootloader erases each page as it writes it."""
     loader = BOOTLOADERS[board]
-    return ["avrdude", "-p", BOARDS[board], "-c", loader.programmer, "-P", port, "-b", str(baud), "-D",
-            "-U", f"flash:w:{hex_file}:i"]
+    return [
+        "avrdude",
+        "-p",
+        BOARDS[board],
+        "-c",
+        loader.programmer,
+        "-P",
+        port,
+        "-b",
+        str(baud),
+        "-D",
+        "-U",
+        f"flash:w:{hex_file}:i",
+    ]
 
 
 def may_open(port: str, command: str) -> None:
@@ -121,10 +133,14 @@ def may_open(port: str, command: str) -> None:
     info = os.stat(port)
     if info.st_mode & 0o060 == 0o060:
         group = grp.getgrgid(info.st_gid).gr_name
-        raise UserError(f"{command}: {port}: permission denied: only root and the group {group} may open it (sudo "
-                        f"usermod -aG {group} $USER, then log in again)")
-    raise UserError(f"{command}: {port}: permission denied: only {pwd.getpwuid(info.st_uid).pw_name} may open it "
-                    "(run the command with sudo)")
+        raise UserError(
+            f"{command}: {port}: permission denied: only root and the group {group} may open it (sudo "
+            f"usermod -aG {group} $USER, then log in again)"
+        )
+    raise UserError(
+        f"{command}: {port}: permission denied: only {pwd.getpwuid(info.st_uid).pw_name} may open it "
+        "(run the command with sudo)"
+    )
 
 
 def flash_preflight(board: str, port: str) -> None:

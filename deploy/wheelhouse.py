@@ -40,8 +40,23 @@ def platforms(arch: str, glibc: int) -> list[str]:
 
 def download_command(dest: Path, wanted: list[str], python: str, glibc: int, arch: str) -> list[str]:
     abi = "cp" + python.replace(".", "")
-    command = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--only-binary=:all:",
-               "--dest", str(dest), "--python-version", python, "--implementation", "cp", "--abi", abi]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--only-binary=:all:",
+        "--dest",
+        str(dest),
+        "--python-version",
+        python,
+        "--implementation",
+        "cp",
+        "--abi",
+        abi,
+    ]
     for platform in platforms(arch, glibc):
         command += ["--platform", platform]
     return [*command, *wanted]
@@ -50,8 +65,12 @@ def download_command(dest: Path, wanted: list[str], python: str, glibc: int, arc
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="wheelhouse.py", description=__doc__.split("\n")[0])
     parser.add_argument("dest", type=Path, help="the folder to fill (made when missing)")
-    parser.add_argument("--release", choices=sorted(RELEASES), action="append",
-                        help="the target's Debian release, again for more (default: all of them)")
+    parser.add_argument(
+        "--release",
+        choices=sorted(RELEASES),
+        action="append",
+        help="the target's Debian release, again for more (default: all of them)",
+    )
     parser.add_argument("--arch", choices=ARCHES, default="aarch64", help="the target's machine (default: a Pi)")
     args = parser.parse_args(argv)
     pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
@@ -60,12 +79,18 @@ def main(argv: list[str] | None = None) -> int:
     args.dest.mkdir(parents=True, exist_ok=True)
     for release in releases:
         python, glibc = RELEASES[release]
-        result = subprocess.run(download_command(args.dest, wanted, python, glibc, args.arch), text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        result = subprocess.run(
+            download_command(args.dest, wanted, python, glibc, args.arch),
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
         if result.returncode != 0:
             errors = [line for line in result.stdout.splitlines() if line.startswith("ERROR")] or ["pip failed"]
-            print(f"wheelhouse.py: {release} ({args.arch}, Python {python}): {errors[-1].removeprefix('ERROR: ')}",
-                  file=sys.stderr)
+            print(
+                f"wheelhouse.py: {release} ({args.arch}, Python {python}): {errors[-1].removeprefix('ERROR: ')}",
+                file=sys.stderr,
+            )
             return 1
     wheels = sorted(args.dest.glob("*.whl"))
     size = sum(wheel.stat().st_size for wheel in wheels) / 1e6

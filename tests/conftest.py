@@ -27,7 +27,7 @@ class Lift:
 
     def lifted(self) -> dict[str, tuple[str, ...]]:
         """The board with the piece in the hand."""
-        (_, origin, _), = self.onto_taken.footprint.moved()
+        ((_, origin, _),) = self.onto_taken.footprint.moved()
         return {s: p for s, p in self.game.layout(self.state).items() if s != origin}
 
 
@@ -44,13 +44,19 @@ def find_lift(name: str, players: tuple[str, ...], options: dict[str, Any], open
         rng = random.Random(seed)
         while game.outcome(state) is None and len(played) < 300:
             layout = game.layout(state)
-            moves = [c for c in Referee(game).prepare(state).candidates
-                     if not c.declared and len(c.footprint.changes) == 2 and len(c.footprint.moved()) == 1]
+            moves = [
+                c
+                for c in Referee(game).prepare(state).candidates
+                if not c.declared and len(c.footprint.changes) == 2 and len(c.footprint.moved()) == 1
+            ]
             for onto in moves:
-                (_, origin, target), = onto.footprint.moved()
+                ((_, origin, target),) = onto.footprint.moved()
                 if layout.get(target) and len(layout[origin]) == 1:
-                    free = [c for c in moves if c.footprint.moved()[0][1] == origin
-                            and not layout.get(c.footprint.moved()[0][2])]
+                    free = [
+                        c
+                        for c in moves
+                        if c.footprint.moved()[0][1] == origin and not layout.get(c.footprint.moved()[0][2])
+                    ]
                     if free:
                         return Lift(game, players, options, seed, tuple(played), state, onto, free[0])
             played.append(scripted_action(game, state, rng))
@@ -73,5 +79,6 @@ def dakalio_portal_lift() -> Lift:
 @pytest.fixture(scope="session")
 def trajectory_lift_two() -> Lift:
     """The same for the two players and fixed planets of the web tests' table."""
-    return find_lift("trajectory", ("red", "blue"), {"planets": {"metal": 0, "home": 0, "helium": 0, "ice": 0},
-                                                     "difficulty": "easy"})
+    return find_lift(
+        "trajectory", ("red", "blue"), {"planets": {"metal": 0, "home": 0, "helium": 0, "ice": 0}, "difficulty": "easy"}
+    )

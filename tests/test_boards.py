@@ -77,10 +77,14 @@ def test_board_file_round_trip(tmp_path, board):
         (lambda d: d["sites"][0].update(x="left"), "board.sites[0].x: expected a number, got 'left'"),
         (lambda d: d["sites"][0].update(x=900), "board.sites[0] (o1s0) lies outside the board"),
         (lambda d: d["orbits"]["1"].append("o9s9"), "board.orbits.1: no site 'o9s9'"),
-        (lambda d: [d["sites"][i].update(label="Far Point") for i in (3, 5)],
-         "board.sites[5] (o2s1): the name 'Far Point' is already o1s3's; give each site a name of its own"),
-        (lambda d: [d["sites"][i].update(label=label) for i, label in ((3, "Far Point"), (5, "far  point"))],
-         "board.sites[5] (o2s1): the name 'far  point' is already o1s3's; give each site a name of its own"),
+        (
+            lambda d: [d["sites"][i].update(label="Far Point") for i in (3, 5)],
+            "board.sites[5] (o2s1): the name 'Far Point' is already o1s3's; give each site a name of its own",
+        ),
+        (
+            lambda d: [d["sites"][i].update(label=label) for i, label in ((3, "Far Point"), (5, "far  point"))],
+            "board.sites[5] (o2s1): the name 'far  point' is already o1s3's; give each site a name of its own",
+        ),
     ],
 )
 def test_bad_board_files_name_the_file_and_the_place(tmp_path, board, mutate, message):

@@ -56,9 +56,13 @@ def _geometry(tree: ast.AST) -> set[int]:
     found = set()
     for node in ast.walk(tree):
         kinds = isinstance(node, ast.Compare) and any(
-            isinstance(side, ast.Attribute) and side.attr == "kind" for side in (node.left, *node.comparators))
-        prefix = (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                  and node.func.attr in ("startswith", "endswith"))
+            isinstance(side, ast.Attribute) and side.attr == "kind" for side in (node.left, *node.comparators)
+        )
+        prefix = (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("startswith", "endswith")
+        )
         if kinds or prefix:
             found.update(id(inner) for inner in ast.walk(node))
     return found
@@ -124,6 +128,8 @@ def test_every_game_declares_what_the_table_reads_of_it_soundly():
         for beside in game.beside:  # the layout names the sites beside by the prefix, never the board's own
             assert not any(site.startswith(beside.prefix) for site in sites)
         for surface in game.surfaces:
-            assert all(site.id.startswith(tuple(b.prefix for b in game.beside))
-                       for site in game.surface(state, surface.id).sites)
+            assert all(
+                site.id.startswith(tuple(b.prefix for b in game.beside))
+                for site in game.surface(state, surface.id).sites
+            )
         assert game.surface(state, "no such map") is None

@@ -25,8 +25,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-HELP = ("the five games with hands in time, swept over how long a hand holds a piece: wrong bookings and advice to "
-        "undo (goal 0), corrections, taps, time to booking")
+HELP = (
+    "the five games with hands in time, swept over how long a hand holds a piece: wrong bookings and advice to "
+    "undo (goal 0), corrections, taps, time to booking"
+)
 HOLDS = (0.1, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
 SENSES = ("grid", "camera")
 
@@ -47,8 +49,12 @@ def default_benches() -> list[Bench]:
     from companion.sim.game_layouts import ORBIT_TABLES
 
     orbit = [
-        Bench("orbit", "ORBIT " + (str(dict(t.options).get("mode", "")) or ("modules" if t.options else "4 players")),
-              len(t.players), t.options)
+        Bench(
+            "orbit",
+            "ORBIT " + (str(dict(t.options).get("mode", "")) or ("modules" if t.options else "4 players")),
+            len(t.players),
+            t.options,
+        )
         for t in ORBIT_TABLES
     ]
     return [
@@ -67,28 +73,51 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     table = TableConfig()
     parser.add_argument("--games", type=int, default=1, help="games per point of the sweep and row (default 1)")
-    parser.add_argument("--moves", type=int, default=8,
-                        help="moves made by hand per game and point of the sweep (default 8)")
-    parser.add_argument("--skip", type=int, default=12,
-                        help="up to this many actions made on the phones before the hands play, so that games are "
-                        "joined part way (default 12)")
-    parser.add_argument("--holds", default=",".join(f"{h:g}" for h in HOLDS),
-                        help="seconds the first carry of each action is held in the air, the sweep's points "
-                        "(default 0.1,0.3,0.5,1,2,3,5,10)")
-    parser.add_argument("--senses", default="grid",
-                        help="grid (the grid alone, default), camera (the grid and the rendered camera, where the game "
-                        "has one: slow, seconds a frame) or grid,camera")
+    parser.add_argument(
+        "--moves", type=int, default=8, help="moves made by hand per game and point of the sweep (default 8)"
+    )
+    parser.add_argument(
+        "--skip",
+        type=int,
+        default=12,
+        help="up to this many actions made on the phones before the hands play, so that games are "
+        "joined part way (default 12)",
+    )
+    parser.add_argument(
+        "--holds",
+        default=",".join(f"{h:g}" for h in HOLDS),
+        help="seconds the first carry of each action is held in the air, the sweep's points "
+        "(default 0.1,0.3,0.5,1,2,3,5,10)",
+    )
+    parser.add_argument(
+        "--senses",
+        default="grid",
+        help="grid (the grid alone, default), camera (the grid and the rendered camera, where the game "
+        "has one: slow, seconds a frame) or grid,camera",
+    )
     parser.add_argument("--game", help="only this game's rows (default: all five games)")
     parser.add_argument("--players", type=int, help="one row with this many players (with --game)")
     parser.add_argument("--grid", default="virtual", help="virtual (default) or simavr")
-    parser.add_argument("--no-beside", dest="beside", action="store_false",
-                        help="the boards a game places beside its own (Orbital Battle's planet maps) on no grid: with "
-                        "the camera it alone reads them, else their moves are declared on the phones, as at a "
-                        "table of one grid (default: each on a grid of its own)")
-    parser.add_argument("--settle", type=float, default=table.settle,
-                        help=f"the table's settle window in seconds (default {table.settle:g}, the table's own)")
-    parser.add_argument("--hold-window", type=float, default=table.hold,
-                        help=f"the table's hold window in seconds (default {table.hold:g}, the table's own)")
+    parser.add_argument(
+        "--no-beside",
+        dest="beside",
+        action="store_false",
+        help="the boards a game places beside its own (Orbital Battle's planet maps) on no grid: with "
+        "the camera it alone reads them, else their moves are declared on the phones, as at a "
+        "table of one grid (default: each on a grid of its own)",
+    )
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=table.settle,
+        help=f"the table's settle window in seconds (default {table.settle:g}, the table's own)",
+    )
+    parser.add_argument(
+        "--hold-window",
+        type=float,
+        default=table.hold,
+        help=f"the table's hold window in seconds (default {table.hold:g}, the table's own)",
+    )
     parser.add_argument("--findings", type=int, default=3, help="lines of findings to print per row (default 3)")
     parser.add_argument(
         "--option", action="append", default=[], metavar="NAME=VALUE",
@@ -102,8 +131,9 @@ def choose(args: argparse.Namespace) -> list[Bench]:
     from companion.rules import names
 
     if args.games < 1 or args.moves < 1 or args.skip < 0 or args.settle <= 0 or args.hold_window <= 0:
-        raise UserError("bench messy: --games and --moves must be 1 or more, --skip 0 or more, --settle and "
-                        "--hold-window above 0")
+        raise UserError(
+            "bench messy: --games and --moves must be 1 or more, --skip 0 or more, --settle and --hold-window above 0"
+        )
     benches = default_benches()
     if args.game is None:
         if args.players is not None or args.option:
@@ -146,14 +176,18 @@ def run(args: argparse.Namespace) -> int:
     from companion.sim.hand_clock import Webcam
 
     benches, points, kinds = choose(args), holds(args.holds), senses(args.senses)
-    print(f"hands in time: {args.moves} moves by hand per game and point, {args.games} game(s) a point, settle "
-          f"{args.settle:g} s, hold window {args.hold_window:g} s, grid {args.grid}"
-          f"{'' if args.beside else ', planet maps on no grid'}")
+    print(
+        f"hands in time: {args.moves} moves by hand per game and point, {args.games} game(s) a point, settle "
+        f"{args.settle:g} s, hold window {args.hold_window:g} s, grid {args.grid}"
+        f"{'' if args.beside else ', planet maps on no grid'}"
+    )
     if "camera" in kinds:
         cam = Webcam()
-        print(f"the camera: a USB webcam at {cam.fps[0]:g}-{cam.fps[1]:g} frames a second, each reaching the table "
-              f"{cam.transfer[0]:g}-{cam.transfer[1]:g} frame intervals after its exposure of 1/"
-              f"{1 / cam.exposure[0]:.0f}-1/{1 / cam.exposure[1]:.0f} s, drawn per game")
+        print(
+            f"the camera: a USB webcam at {cam.fps[0]:g}-{cam.fps[1]:g} frames a second, each reaching the table "
+            f"{cam.transfer[0]:g}-{cam.transfer[1]:g} frame intervals after its exposure of 1/"
+            f"{1 / cam.exposure[0]:.0f}-1/{1 / cam.exposure[1]:.0f} s, drawn per game"
+        )
     failed = 0
     for sense in kinds:
         for bench in benches:
@@ -162,8 +196,10 @@ def run(args: argparse.Namespace) -> int:
                 continue
             words = "grid alone" if sense == "grid" else "grid and camera"
             print(f"\n{bench.label}, {words}")
-            print(f"{'hold s':>7}{'moves':>7}{'wrong':>7}{'corrected':>10}{'undo':>6}{'taps/move':>10}"
-                  f"{'booked after s: median, p95':>29}{'s':>6}")  # (the table's own bookings)
+            print(
+                f"{'hold s':>7}{'moves':>7}{'wrong':>7}{'corrected':>10}{'undo':>6}{'taps/move':>10}"
+                f"{'booked after s: median, p95':>29}{'s':>6}"
+            )  # (the table's own bookings)
             findings: list[str] = []
             judged: list[float] = []
             booked: list[float] = []
@@ -176,19 +212,25 @@ def run(args: argparse.Namespace) -> int:
                 booked += stats.booked_after
                 failed += stats.wrong_bookings + stats.undo_advice
             if booked:
-                print(f"  booked after, over the sweep: median {percentile(booked, 0.5):.2f} s, p95 "
-                      f"{percentile(booked, 0.95):.2f} s ({len(booked)} bookings by the table)")
+                print(
+                    f"  booked after, over the sweep: median {percentile(booked, 0.5):.2f} s, p95 "
+                    f"{percentile(booked, 0.95):.2f} s ({len(booked)} bookings by the table)"
+                )
             if judged:
-                print("  the referee over each settled board, ms: median, p95, p99 " + ", ".join(
-                    f"{percentile(judged, q) * 1e3:.2f}" for q in (0.5, 0.95, 0.99)))
+                print(
+                    "  the referee over each settled board, ms: median, p95, p99 "
+                    + ", ".join(f"{percentile(judged, q) * 1e3:.2f}" for q in (0.5, 0.95, 0.99))
+                )
             findings.sort(key=lambda text: ("wrong booking" not in text, "advice to undo" not in text))
             for text in findings[: args.findings]:
                 print(f"    {text[:220]}")
-    print("\nmoves: actions that change what the sensors see, made by hand; wrong: the table's books held another "
-          "action than the hand's when its player looked at a phone (goal 0); corrected: bookings the table put "
-          "right itself in one announced entry; undo: moves during which the table advised undoing them (goal 0); "
-          "taps/move: phone taps per move; booked after: seconds from the hand's last movement to the table's own "
-          "booking of its move, a move settled by a tap counted in taps/move instead (goal: median under 0.5 s)")
+    print(
+        "\nmoves: actions that change what the sensors see, made by hand; wrong: the table's books held another "
+        "action than the hand's when its player looked at a phone (goal 0); corrected: bookings the table put "
+        "right itself in one announced entry; undo: moves during which the table advised undoing them (goal 0); "
+        "taps/move: phone taps per move; booked after: seconds from the hand's last movement to the table's own "
+        "booking of its move, a move settled by a tap counted in taps/move instead (goal: median under 0.5 s)"
+    )
     return 1 if failed else 0
 
 
@@ -227,6 +269,7 @@ def line(hold: float, s: Any, seconds: float) -> str:
     per_move = f"{s.board_taps / s.board_changes:.2f}" if s.board_changes else "-"
     after = s.booked_after
     timing = f"{percentile(after, 0.5):.2f}, {percentile(after, 0.95):.2f}" if after else "-"
-    return (f"{hold:>7g}{s.board_changes:>7}{s.wrong_bookings:>7}{s.corrections:>10}{s.undo_advice:>6}{per_move:>10}"
-            f"{timing:>29}{seconds:>6.0f}")
-
+    return (
+        f"{hold:>7g}{s.board_changes:>7}{s.wrong_bookings:>7}{s.corrections:>10}{s.undo_advice:>6}{per_move:>10}"
+        f"{timing:>29}{seconds:>6.0f}"
+    )

@@ -102,8 +102,12 @@ def run(args: argparse.Namespace) -> int:
 SCAN_GOAL_US = 1000.0
 TICK_US = 1024.0  # the Arduino millis() clock ticks every 1024 us
 # (name, GridProcess method, period in us): "noise" flips every switch at once, "ripple" one column at a time.
-LOADS = (("idle", "noise", 0), ("full chatter", "noise", 1_000), ("flood: all at once", "noise", 25_000),
-         ("ripple by column", "ripple", 1_000))
+LOADS = (
+    ("idle", "noise", 0),
+    ("full chatter", "noise", 1_000),
+    ("flood: all at once", "noise", 25_000),
+    ("ripple by column", "ripple", 1_000),
+)
 
 
 @dataclass(frozen=True)
@@ -161,14 +165,19 @@ def print_scan_times(board: str, loads: list[ScanLoad], debounce: int | None = N
     from companion.bench.stats import summary
 
     rows, cols = (16, 16) if board == "mega" else (8, 8)
-    print(f"reed grid scan, {board} firmware behind its bootloader in simavr, {rows}x{cols}, cycle counts at 16 MHz"
-          + (f", debounce {debounce} ms" if debounce is not None else "") + "; "
-          f"goal every scan <= {SCAN_GOAL_US:.0f} us, no tick missed")
+    print(
+        f"reed grid scan, {board} firmware behind its bootloader in simavr, {rows}x{cols}, cycle counts at 16 MHz"
+        + (f", debounce {debounce} ms" if debounce is not None else "")
+        + "; "
+        f"goal every scan <= {SCAN_GOAL_US:.0f} us, no tick missed"
+    )
     for load in loads:
         worst = max(load.durations_us, default=float("nan"))
         verdict = "meets the goal" if worst <= SCAN_GOAL_US and load.missed_ticks == 0 else "misses the goal"
-        print(f"  {load.name:<19} scan {summary([d / 1e6 for d in load.durations_us])}; "
-              f"{load.missed_ticks} of {load.scans + load.missed_ticks} ticks without a scan; {verdict}")
+        print(
+            f"  {load.name:<19} scan {summary([d / 1e6 for d in load.durations_us])}; "
+            f"{load.missed_ticks} of {load.scans + load.missed_ticks} ticks without a scan; {verdict}"
+        )
 
 
 def _drain(link) -> None:

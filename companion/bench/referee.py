@@ -62,8 +62,7 @@ def run(args: argparse.Namespace) -> int:
             what = LABELS[label]
             if samples:
                 median, p95, p99 = (percentile(samples, q) * 1e3 for q in (0.5, 0.95, 0.99))
-                print(f"  {what:40} median {median:7.2f} ms, p95 {p95:7.2f} ms, p99 {p99:7.2f} ms "
-                      f"(n={len(samples)})")
+                print(f"  {what:40} median {median:7.2f} ms, p95 {p95:7.2f} ms, p99 {p99:7.2f} ms (n={len(samples)})")
     if wrong:
         print(f"WRONG rulings: {wrong}")
     return 1 if wrong else 0
@@ -168,7 +167,8 @@ def _misplaced(game, layout, sites: list[str], candidates, rng: random.Random):
             wrong[target], wrong[source] = layout[source][-1:], layout[source][:-1]
             seen = _observe(game, wrong, sites, False)
             changed = set(_disagree(game, layout, seen))
-            if changed and not any(progress(c.footprint, seen, game.physical_piece)[0] for c in candidates
-                                   if changed <= c.footprint.sites):
+            if changed and not any(
+                progress(c.footprint, seen, game.physical_piece)[0] for c in candidates if changed <= c.footprint.sites
+            ):
                 return wrong
     return None

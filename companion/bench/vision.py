@@ -21,64 +21,123 @@ from dataclasses import dataclass, field, replace
 HELP = "camera pipeline on rendered scenes: identification error, all-correct frames, position error, ms per frame"
 TRAJECTORY_SCENES = "scenes per row, Trajectory board, 20 pieces a scene (3 stacks, 2 off-site)"
 GAMES = ("trajectory", "orbit", "orbital_battle")
-ORBIT_SCENES = ("boards per row from ORBIT games (four players, partners, dual spaceships, every module), ships "
-                "stacked on planets and stations")
+ORBIT_SCENES = (
+    "boards per row from ORBIT games (four players, partners, dual spaceships, every module), ships "
+    "stacked on planets and stations"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", default="trajectory", choices=GAMES,
-                        help="trajectory (random scenes), orbit (boards from games) or orbital_battle (the mounted "
-                             "camera over the solar map and planet maps beside it)")
+    parser.add_argument(
+        "--game",
+        default="trajectory",
+        choices=GAMES,
+        help="trajectory (random scenes), orbit (boards from games) or orbital_battle (the mounted "
+        "camera over the solar map and planet maps beside it)",
+    )
     parser.add_argument("--scenes", type=int, default=200, help="scenes per resolution and conditions (default 200)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sizes", default="1280x720,1920x1080", help="frame sizes (default 1280x720,1920x1080)")
-    parser.add_argument("--model", default="mounted", choices=("mounted", "rendered"),
-                        help="mounted: cameras mounted any way, a model independent of the pipeline (default); "
-                             "rendered: the twin's overhead camera (the first renderer)")
-    parser.add_argument("--conditions", default=None,
-                        help="mounted: normal, arm, harsh (default normal,arm); rendered: normal, harsh (default both)")
-    parser.add_argument("--optics", default="world", choices=("world", "sharp"),
-                        help="mounted: world (WORLD.md's cameras: lens blur, sway, light and noise, compression, by "
-                             "frame size; default) or sharp (the crisp camera the bench had before)")
-    parser.add_argument("--fuse", type=int, default=1,
-                        help="mounted: frames of each still table the pipeline fuses (the frames a camera gives in "
-                             "the moment the board settles; default 1)")
+    parser.add_argument(
+        "--model",
+        default="mounted",
+        choices=("mounted", "rendered"),
+        help="mounted: cameras mounted any way, a model independent of the pipeline (default); "
+        "rendered: the twin's overhead camera (the first renderer)",
+    )
+    parser.add_argument(
+        "--conditions",
+        default=None,
+        help="mounted: normal, arm, harsh (default normal,arm); rendered: normal, harsh (default both)",
+    )
+    parser.add_argument(
+        "--optics",
+        default="world",
+        choices=("world", "sharp"),
+        help="mounted: world (WORLD.md's cameras: lens blur, sway, light and noise, compression, by "
+        "frame size; default) or sharp (the crisp camera the bench had before)",
+    )
+    parser.add_argument(
+        "--fuse",
+        type=int,
+        default=1,
+        help="mounted: frames of each still table the pipeline fuses (the frames a camera gives in "
+        "the moment the board settles; default 1)",
+    )
     parser.add_argument("--per-mounting", type=int, default=4, help="mounted: frames per camera mounting (default 4)")
-    parser.add_argument("--fill", default="0.6-0.95", help="mounted: share of the frame the board fills (default "
-                                                           "0.6-0.95)")
+    parser.add_argument(
+        "--fill", default="0.6-0.95", help="mounted: share of the frame the board fills (default 0.6-0.95)"
+    )
     parser.add_argument("--tilt", type=float, default=35.0, help="mounted: most tilt off vertical, degrees (35)")
-    parser.add_argument("--tilt-from", type=float, default=0.0,
-                        help="mounted: least tilt off vertical, degrees (default 0; 30 with --tilt 35 sweeps the "
-                             "steepest mountings)")
-    parser.add_argument("--lux", type=_range, default=None,
-                        help="mounted: the room's light, LOW-HIGH or one figure (default WORLD.md's 100-500)")
-    parser.add_argument("--exposure", type=_seconds, default=None,
-                        help="mounted: the auto exposure's longest exposure, e.g. 1/15 (default 1/30 or 1/15)")
-    parser.add_argument("--lens-blur", type=_range, default=None,
-                        help="mounted: the lens's blur, a Gaussian's sigma in px at the frame's size, LOW-HIGH or "
-                             "one figure (default the camera's range in WORLD.md)")
-    parser.add_argument("--approved", action="store_true",
-                        help="mounted: only mountings `calibrate board` approves (the others are dropped after "
-                             "their first frame): --scenes approved frames")
-    parser.add_argument("--all-codes", action="store_true",
-                        help="mounted: each mounting gives the registry's kinds codes drawn afresh from the whole "
-                             "dictionary, to sweep misses by code")
-    parser.add_argument("--changes", type=int, default=0,
-                        help="mounted: settled changes per mounting read in crops around the changed sites, timed "
-                             "against the whole frame (--scenes mountings; e.g. --sizes 4056x3040); 0: frames")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="with --changes: read each change this many times, by copies of the pipeline, and give "
-                             "the least CPU time too (what the machine's other load adds left out; default 3)")
-    parser.add_argument("--colours", action="store_true",
-                        help="with --changes: calibrate the colours of pieces without stickers (ORBIT's nebula "
-                             "chips) from each mounting's first frame, as `calibrate colours` does, and read them too")
-    parser.add_argument("--records", default=None,
-                        help="mounted: append each frame's record to this file (JSON lines), for --merge")
-    parser.add_argument("--merge", default=None,
-                        help="mounted: report the rows of these files of records (FILE,FILE...) as one, running "
-                             "nothing: a sweep split into short runs, e.g. one per seed")
-    parser.add_argument("--hands", type=float, default=0.0,
-                        help="share of scenes with a hand over the board (default 0)")
+    parser.add_argument(
+        "--tilt-from",
+        type=float,
+        default=0.0,
+        help="mounted: least tilt off vertical, degrees (default 0; 30 with --tilt 35 sweeps the steepest mountings)",
+    )
+    parser.add_argument(
+        "--lux",
+        type=_range,
+        default=None,
+        help="mounted: the room's light, LOW-HIGH or one figure (default WORLD.md's 100-500)",
+    )
+    parser.add_argument(
+        "--exposure",
+        type=_seconds,
+        default=None,
+        help="mounted: the auto exposure's longest exposure, e.g. 1/15 (default 1/30 or 1/15)",
+    )
+    parser.add_argument(
+        "--lens-blur",
+        type=_range,
+        default=None,
+        help="mounted: the lens's blur, a Gaussian's sigma in px at the frame's size, LOW-HIGH or "
+        "one figure (default the camera's range in WORLD.md)",
+    )
+    parser.add_argument(
+        "--approved",
+        action="store_true",
+        help="mounted: only mountings `calibrate board` approves (the others are dropped after "
+        "their first frame): --scenes approved frames",
+    )
+    parser.add_argument(
+        "--all-codes",
+        action="store_true",
+        help="mounted: each mounting gives the registry's kinds codes drawn afresh from the whole "
+        "dictionary, to sweep misses by code",
+    )
+    parser.add_argument(
+        "--changes",
+        type=int,
+        default=0,
+        help="mounted: settled changes per mounting read in crops around the changed sites, timed "
+        "against the whole frame (--scenes mountings; e.g. --sizes 4056x3040); 0: frames",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="with --changes: read each change this many times, by copies of the pipeline, and give "
+        "the least CPU time too (what the machine's other load adds left out; default 3)",
+    )
+    parser.add_argument(
+        "--colours",
+        action="store_true",
+        help="with --changes: calibrate the colours of pieces without stickers (ORBIT's nebula "
+        "chips) from each mounting's first frame, as `calibrate colours` does, and read them too",
+    )
+    parser.add_argument(
+        "--records", default=None, help="mounted: append each frame's record to this file (JSON lines), for --merge"
+    )
+    parser.add_argument(
+        "--merge",
+        default=None,
+        help="mounted: report the rows of these files of records (FILE,FILE...) as one, running "
+        "nothing: a sweep split into short runs, e.g. one per seed",
+    )
+    parser.add_argument(
+        "--hands", type=float, default=0.0, help="share of scenes with a hand over the board (default 0)"
+    )
 
 
 def _range(text: str) -> tuple[float, float]:
@@ -179,14 +238,14 @@ def run(args: argparse.Namespace) -> int:
     baseline = cv2.aruco.ArucoDetector(
         cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, registry.dictionary)), cv2.aruco.DetectorParameters()
     )
-    print(f"{args.scenes} rendered {what}, stickers {registry.dictionary} "
-          f"{'-'.join(f'{s:g}' for s in sorted(set(registry.sticker_sizes())))} mm, one thread")
+    print(
+        f"{args.scenes} rendered {what}, stickers {registry.dictionary} "
+        f"{'-'.join(f'{s:g}' for s in sorted(set(registry.sticker_sizes())))} mm, one thread"
+    )
     for w, h in sizes:
         for name in args.conditions.split(","):
             tally = Tally()
-            for index, (scene, vision, renderer, layout) in enumerate(
-                scenes(args, registry, (w, h), CONDITIONS[name])
-            ):
+            for index, (scene, vision, renderer, layout) in enumerate(scenes(args, registry, (w, h), CONDITIONS[name])):
                 _measure(index, scene, vision, renderer, layout, baseline, tally)
             _print(f"{w}x{h} {name}", tally, args.scenes, args.game == "orbit")
     return 0
@@ -228,8 +287,11 @@ def _orbit_scenes(args: argparse.Namespace, registry, size, conditions):
         if side not in sides:
             board = game_board("orbit", table.options)
             camera = overhead_camera(board.width, board.height, *size)
-            sides[side] = (camera, Vision(board, registry, sim_profile(camera, board.name)),
-                           Renderer(board, registry.dictionary))
+            sides[side] = (
+                camera,
+                Vision(board, registry, sim_profile(camera, board.name)),
+                Renderer(board, registry.dictionary),
+            )
         camera, vision, renderer = sides[side]
         scene, _ = layout_scene(renderer.board, registry, camera, layout, rng, conditions, physical)
         if args.hands > 0 and index % max(1, round(1 / args.hands)) == 0:
@@ -266,8 +328,12 @@ def _measure(index: int, scene, vision, renderer, layout, baseline, tally: Tally
         if not in_view.get(piece.entry.id, False):
             if sighting is not None and sighting.site != piece.site:
                 frame_errors += 1  # a hidden piece read, and put on the wrong site
-            elif (sighting is None and piece.site is not None and piece.site not in unreliable
-                  and not covered(scene, piece)):
+            elif (
+                sighting is None
+                and piece.site is not None
+                and piece.site not in unreliable
+                and not covered(scene, piece)
+            ):
                 tally.count["unflagged"] += 1  # hidden (not under a piece: partial readings allow for that), unsaid
             continue
         tally.count["pieces"] += 1
@@ -298,13 +364,17 @@ def _print(label: str, tally: Tally, scenes: int, readings: bool) -> None:
 
     position, c = sorted(tally.position), tally.count
     print(f"{label}:")
-    print(f"  per-piece error   {100 * c['errors'] / max(1, c['pieces']):.3f}% ({c['errors']} of {c['pieces']} "
-          f"visible pieces; {c['withheld']} withheld as unreliable, {c['unflagged']} hidden pieces not flagged)")
+    print(
+        f"  per-piece error   {100 * c['errors'] / max(1, c['pieces']):.3f}% ({c['errors']} of {c['pieces']} "
+        f"visible pieces; {c['withheld']} withheld as unreliable, {c['unflagged']} hidden pieces not flagged)"
+    )
     print(f"  all-correct frames {100 * c['frames_right'] / scenes:.1f}% ({c['frames_right']} of {scenes})")
     if readings:
         print(f"  site readings     {c['sites_wrong']} contradict the board (exact, or partial on a stack's top)")
     if position:
-        print(f"  position error    median {percentile(position, 0.5):.2f} mm, "
-              f"p95 {percentile(position, 0.95):.2f} mm, max {position[-1]:.2f} mm")
+        print(
+            f"  position error    median {percentile(position, 0.5):.2f} mm, "
+            f"p95 {percentile(position, 0.95):.2f} mm, max {position[-1]:.2f} mm"
+        )
     print(f"  pipeline          {summary(tally.times, 1e3, 'ms')}")
     print(f"  baseline: plain detectMarkers, defaults, whole frame  {summary(tally.base_times, 1e3, 'ms')}")

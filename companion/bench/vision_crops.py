@@ -65,40 +65,72 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
 
     cv2.setNumThreads(1)
     fill = tuple(float(v) for v in args.fill.split("-"))
-    print(f"settled changes read in crops against the whole frame: {args.changes} changes per mounting, "
-          f"{args.scenes} mountings per row, board filling {args.fill} of the frame, one thread")
+    print(
+        f"settled changes read in crops against the whole frame: {args.changes} changes per mounting, "
+        f"{args.scenes} mountings per row, board filling {args.fill} of the frame, one thread"
+    )
     for size in sizes:
-        row = _row(args.game, size, args.scenes, args.changes, args.seed, fill, args.tilt, args.colours, args.optics,
-                   Extremes.of(args), args.repeats)
+        row = _row(
+            args.game,
+            size,
+            args.scenes,
+            args.changes,
+            args.seed,
+            fill,
+            args.tilt,
+            args.colours,
+            args.optics,
+            Extremes.of(args),
+            args.repeats,
+        )
         for name in ("crops", "whole"):
             records = row.outcomes[name]
             stickers = [o for results, _ in records for side, o in results if side > 0]
             plain = [o for results, _ in records for side, o in results if side == 0]
             right = sum(1 for results, false in records if not false and all(o == "read" for _, o in results))
             n = max(1, len(stickers))
-            print(f"{args.game} {size[0]}x{size[1]} {name}: {len(records)} frames, all correct "
-                  f"{100 * right / max(1, len(records)):.1f}%; stickers {len(stickers)}: missed "
-                  f"{100 * stickers.count('missed') / n:.2f}%, withheld {100 * stickers.count('withheld') / n:.2f}%, "
-                  f"wrong {100 * stickers.count('wrong') / n:.2f}%; false pieces {sum(f for _, f in records)}")
+            print(
+                f"{args.game} {size[0]}x{size[1]} {name}: {len(records)} frames, all correct "
+                f"{100 * right / max(1, len(records)):.1f}%; stickers {len(stickers)}: missed "
+                f"{100 * stickers.count('missed') / n:.2f}%, withheld {100 * stickers.count('withheld') / n:.2f}%, "
+                f"wrong {100 * stickers.count('wrong') / n:.2f}%; false pieces {sum(f for _, f in records)}"
+            )
             if plain:
                 print(f"  found by colour: {plain.count('read')} of {len(plain)} read, {plain.count('missed')} missed")
         if args.colours:
             print(f"  colour ranges calibrated in {row.calibrated} of {args.scenes} mountings")
-        print(f"  per settled change, in crops  {summary(row.crops, 1e3, 'ms')}"
-              f"  ({row.fallbacks} read whole: the board moved)")
-        print(f"    CPU time  {summary(row.crops_cpu, 1e3, 'ms')}  (frames as the camera sends them: "
-              f"{'raw luma, nothing to decode' if row.raw else 'JPEG, decoded in the time'})")
+        print(
+            f"  per settled change, in crops  {summary(row.crops, 1e3, 'ms')}"
+            f"  ({row.fallbacks} read whole: the board moved)"
+        )
+        print(
+            f"    CPU time  {summary(row.crops_cpu, 1e3, 'ms')}  (frames as the camera sends them: "
+            f"{'raw luma, nothing to decode' if row.raw else 'JPEG, decoded in the time'})"
+        )
         if args.repeats > 1:
-            print(f"    CPU time, the least of {args.repeats} readings of each change  "
-                  f"{summary(row.crops_least, 1e3, 'ms')}  (goal 25 ms)")
+            print(
+                f"    CPU time, the least of {args.repeats} readings of each change  "
+                f"{summary(row.crops_least, 1e3, 'ms')}  (goal 25 ms)"
+            )
         for name, seconds in row.decodes.items():
             print(f"    of which the JPEG, {name}, least CPU time  {summary(seconds, 1e3, 'ms')}")
         print(f"  baseline, the whole frame     {summary(row.whole, 1e3, 'ms')}")
     return 0
 
 
-def _row(game: str, size: tuple[int, int], mountings: int, changes: int, seed: int, fill: tuple[float, ...],
-         tilt: float, colours: bool = False, optics: str = "world", extremes=None, repeats: int = 1) -> Row:
+def _row(
+    game: str,
+    size: tuple[int, int],
+    mountings: int,
+    changes: int,
+    seed: int,
+    fill: tuple[float, ...],
+    tilt: float,
+    colours: bool = False,
+    optics: str = "world",
+    extremes=None,
+    repeats: int = 1,
+) -> Row:
     import cv2
 
     from companion.bench.vision_mounted import PIECES, Camera, Extremes, calibrated
@@ -150,8 +182,9 @@ def _row(game: str, size: tuple[int, int], mountings: int, changes: int, seed: i
             if not delivered.raw:  # what the JPEG alone costs, whole and decoded at half the size (still entropy
                 # decoded whole: the least a JPEG can cost)
                 for name, flag in (("decode", cv2.IMREAD_GRAYSCALE), ("decode half", cv2.IMREAD_REDUCED_GRAYSCALE_2)):
-                    row.decodes.setdefault(name, []).append(min(_cpu(lambda f=flag, j=sent: cv2.imdecode(j, f))
-                                                                for _ in range(repeats)))
+                    row.decodes.setdefault(name, []).append(
+                        min(_cpu(lambda f=flag, j=sent: cv2.imdecode(j, f)) for _ in range(repeats))
+                    )
             t1 = time.perf_counter()
             b = whole.process(delivered.frame(sent), k + 1.0)
             t2 = time.perf_counter()
@@ -183,8 +216,11 @@ def _calibrate_colours(board, registry, profile, vision, table, image) -> dict:
     from companion.sensing.vision_profile import BoardPose
 
     kinds = registry.colour_kinds()
-    layout = {p.site: p.entry.id for p in table.pieces
-              if p.entry.sticker is None and p.site is not None and len(kinds[p.entry.colour]) == 1}
+    layout = {
+        p.site: p.entry.id
+        for p in table.pieces
+        if p.entry.sticker is None and p.site is not None and len(kinds[p.entry.colour]) == 1
+    }
     if not layout or vision.pose is None:
         return {}
     pose = BoardPose(board.name, tuple(vision.pose.rvec), tuple(vision.pose.tvec), 0.0)
@@ -204,8 +240,9 @@ def _score(report, truth, sites: set[str], table, colours: dict) -> tuple[list[t
     from companion.bench.vision_mounted import score
 
     by_colour = [s for s in report.sightings if s.sticker is None] if report.reliable else []
-    results, false = score(with_(report, sightings=tuple(s for s in report.sightings if s.sticker is not None)),
-                           truth, sites)
+    results, false = score(
+        with_(report, sightings=tuple(s for s in report.sightings if s.sticker is not None)), truth, sites
+    )
     for piece in table.pieces:
         if piece.entry.sticker is not None or piece.entry.colour not in colours or piece.site is None:
             continue
@@ -228,8 +265,14 @@ def _move_one(board, table, rng: np.random.Generator):
     piece = pieces[index]
     for _ in range(100):
         site = board.sites[int(rng.integers(len(board.sites)))]
-        moved = Piece(piece.entry, site.x + rng.normal(0, 1.0), site.y + rng.normal(0, 1.0),
-                      float(rng.uniform(0, 2 * math.pi)), 0.0, site.id)
+        moved = Piece(
+            piece.entry,
+            site.x + rng.normal(0, 1.0),
+            site.y + rng.normal(0, 1.0),
+            float(rng.uniform(0, 2 * math.pi)),
+            0.0,
+            site.id,
+        )
         others = [p for i, p in enumerate(pieces) if i != index]
         if all(_apart(moved, p) for p in others):
             pieces[index] = moved

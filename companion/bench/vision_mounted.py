@@ -140,8 +140,13 @@ def score(report, truth, sites: set[str]) -> tuple[list[tuple[float, str]], int]
     out: dict[int, str] = {}
     for k, t in enumerate(truth):  # right piece, right site (off-site pieces: near where it stands)
         p = t.piece
-        if take(lambda s, p=p: s.piece == p.entry.piece and s.site == p.site and (
-                p.site is not None or math.hypot(s.x - p.x, s.y - p.y) < 20)):
+        if take(
+            lambda s, p=p: (
+                s.piece == p.entry.piece
+                and s.site == p.site
+                and (p.site is not None or math.hypot(s.x - p.x, s.y - p.y) < 20)
+            )
+        ):
             out[k] = "read"
     for k, t in enumerate(truth):  # a hidden piece reported where it is is no error
         if not t.visible and k not in out:
@@ -157,9 +162,21 @@ def score(report, truth, sites: set[str]) -> tuple[list[tuple[float, str]], int]
     return [(t.side_px, out[k]) for k, t in enumerate(truth) if t.visible], len(left)
 
 
-def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_mounting: int, seed: int,
-             fill: tuple[float, float], tilt: float, optics: str = "world", fuse: int = 1,
-             extremes: Extremes | None = None, approved_only: bool = False, all_codes: bool = False) -> Cell:
+def run_cell(
+    game: str,
+    size: tuple[int, int],
+    condition: str,
+    frames: int,
+    per_mounting: int,
+    seed: int,
+    fill: tuple[float, float],
+    tilt: float,
+    optics: str = "world",
+    fuse: int = 1,
+    extremes: Extremes | None = None,
+    approved_only: bool = False,
+    all_codes: bool = False,
+) -> Cell:
     """`frames` frames of mountings drawn one after another; `approved_only`: of those `calibrate board` approves
     only (a mounting it does not is dropped after its first frame); `all_codes`: each mounting's kinds given codes
     drawn afresh from the whole dictionary, so that every code is read on every kind of piece (the per-code
@@ -178,7 +195,8 @@ def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_
     board, box = default_board(game), default_registry(game)
     sites = {s.id for s in board.sites}
     baseline = cv2.aruco.ArucoDetector(
-        cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, box.dictionary)), cv2.aruco.DetectorParameters())
+        cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, box.dictionary)), cv2.aruco.DetectorParameters()
+    )
     cell = Cell()
     m = 0
     while len(cell.records) < frames and m < MOST_MOUNTINGS * math.ceil(frames / per_mounting):
@@ -209,9 +227,19 @@ def run_cell(game: str, size: tuple[int, int], condition: str, frames: int, per_
                 break
             results, false = score(report, frame.truth, sites)
             traits = camera.traits(shot, size) | {"measured": vision.blur_px}
-            cell.records.append(Record(bool(approved), tuple(results), false, not report.reliable, t2 - t1, t1 - t0,
-                                       t3 - t2, traits,
-                                       tuple(t.piece.entry.sticker for t in frame.truth if t.visible)))
+            cell.records.append(
+                Record(
+                    bool(approved),
+                    tuple(results),
+                    false,
+                    not report.reliable,
+                    t2 - t1,
+                    t1 - t0,
+                    t3 - t2,
+                    traits,
+                    tuple(t.piece.entry.sticker for t in frame.truth if t.visible),
+                )
+            )
         if approved_only and not approved:
             del cell.records[kept:]
     return cell
@@ -228,10 +256,12 @@ def recoded(registry, rng: np.random.Generator):
     from companion.sensing.pieces import dictionary_size
 
     kinds = sorted({e.piece for e in registry.entries if e.sticker is not None})
-    codes = rng.permutation(dictionary_size(registry.dictionary) or len(kinds))[:len(kinds)]
+    codes = rng.permutation(dictionary_size(registry.dictionary) or len(kinds))[: len(kinds)]
     given = dict(zip(kinds, (int(c) for c in codes), strict=False))
-    return replace(registry, entries=tuple(replace(e, sticker=given[e.piece]) if e.sticker is not None else e
-                                           for e in registry.entries))
+    return replace(
+        registry,
+        entries=tuple(replace(e, sticker=given[e.piece]) if e.sticker is not None else e for e in registry.entries),
+    )
 
 
 @dataclass(frozen=True)
@@ -247,14 +277,20 @@ class Extremes:
 
     @classmethod
     def of(cls, args: argparse.Namespace) -> Extremes:
-        return cls(getattr(args, "lux", None), getattr(args, "exposure", None), getattr(args, "lens_blur", None),
-                   getattr(args, "tilt_from", 0.0))
+        return cls(
+            getattr(args, "lux", None),
+            getattr(args, "exposure", None),
+            getattr(args, "lens_blur", None),
+            getattr(args, "tilt_from", 0.0),
+        )
 
     def words(self) -> str:
-        said = [f"light {self.lux[0]:g}-{self.lux[1]:g} lux" if self.lux else "",
-                f"exposures up to {self.exposure:.3g} s" if self.exposure else "",
-                f"lens blur {self.blur[0]:g}-{self.blur[1]:g} px" if self.blur else "",
-                f"tilt from {self.tilt_from:g} degrees" if self.tilt_from else ""]
+        said = [
+            f"light {self.lux[0]:g}-{self.lux[1]:g} lux" if self.lux else "",
+            f"exposures up to {self.exposure:.3g} s" if self.exposure else "",
+            f"lens blur {self.blur[0]:g}-{self.blur[1]:g} px" if self.blur else "",
+            f"tilt from {self.tilt_from:g} degrees" if self.tilt_from else "",
+        ]
         return ", ".join(w for w in said if w)
 
 
@@ -263,21 +299,30 @@ class Camera:
     size give them, mounted_camera.random_optics, within `extremes`) or the crisp camera the bench had before
     (`sharp`)."""
 
-    def __init__(self, mounting, optics: str, condition: str, rng: np.random.Generator,
-                 extremes: Extremes = Extremes()) -> None:
+    def __init__(
+        self, mounting, optics: str, condition: str, rng: np.random.Generator, extremes: Extremes = Extremes()
+    ) -> None:
         from companion.sim.mounted_camera import camera_for, random_optics
 
         self.condition = condition
         self.mounting = mounting
-        self.optics = None if optics == "sharp" else random_optics(
-            camera_for((mounting.width, mounting.height)), (mounting.width, mounting.height), rng,
-            lux=extremes.lux, blur=extremes.blur, longest_exposure=extremes.exposure)
+        self.optics = (
+            None
+            if optics == "sharp"
+            else random_optics(
+                camera_for((mounting.width, mounting.height)),
+                (mounting.width, mounting.height),
+                rng,
+                lux=extremes.lux,
+                blur=extremes.blur,
+                longest_exposure=extremes.exposure,
+            )
+        )
 
     def shot(self, rng: np.random.Generator):
         from companion.sim.mounted_camera import random_shot, world_shot
 
-        return random_shot(self.condition, rng) if self.optics is None else world_shot(self.condition, self.optics,
-                                                                                       rng)
+        return random_shot(self.condition, rng) if self.optics is None else world_shot(self.condition, self.optics, rng)
 
     def traits(self, shot, size: tuple[int, int]) -> dict[str, float]:
         k = min(size) / 1080
@@ -301,8 +346,12 @@ def calibrated(mounting, rng: np.random.Generator, profile_type):
     f = mounting.f * (1 + rng.normal(0, 0.002))
     cx, cy = mounting.cx + rng.normal(0, 1.5 * k), mounting.cy + rng.normal(0, 1.5 * k)
     dist = (mounting.k1 + rng.normal(0, 0.004), mounting.k2 + rng.normal(0, 0.004), 0.0, 0.0, 0.0)
-    return profile_type(f"mounted-{mounting.height}p", (mounting.width, mounting.height),
-                        ((f, 0.0, cx), (0.0, f, cy), (0.0, 0.0, 1.0)), dist)
+    return profile_type(
+        f"mounted-{mounting.height}p",
+        (mounting.width, mounting.height),
+        ((f, 0.0, cx), (0.0, f, cy), (0.0, 0.0, 1.0)),
+        dist,
+    )
 
 
 def size_for(cell: Cell, goal: float = 0.99, least: int = 20) -> float | None:
@@ -348,8 +397,10 @@ def sweep_rows(records: list[Record], key, edges: tuple[float, ...]) -> list[str
         lost = sum(o != "read" for r in chosen for _, o in r.results)
         silent = sum(r.unflagged for r in chosen)
         top = "" if hi == edges[-1] else f"{hi:g}"
-        rows.append(f"{lo:g}-{top}: {len(chosen)} frames {100 * sum(r.all_correct for r in chosen) / len(chosen):.1f}% "
-                    f"all correct, {100 * lost / max(1, stickers):.2f}% not read ({silent} silent)")
+        rows.append(
+            f"{lo:g}-{top}: {len(chosen)} frames {100 * sum(r.all_correct for r in chosen) / len(chosen):.1f}% "
+            f"all correct, {100 * lost / max(1, stickers):.2f}% not read ({silent} silent)"
+        )
     return rows
 
 
@@ -363,47 +414,68 @@ def report(label: str, cell: Cell, sweeps: bool = True) -> None:
     c = cell.outcome()
     n = max(1, sum(c.values()))
     right = sum(r.all_correct for r in cell.records)
-    print(f"{label}: {frames} frames, {sum(r.refused for r in cell.records)} refused whole; all correct "
-          f"{100 * right / frames:.1f}%")
-    print(f"  stickers in view {n}: not read {100 * (c['missed'] + c['withheld']) / n:.2f}% (silent, reported empty: "
-          f"{100 * c['missed'] / n:.2f}%; flagged unread or unreliable: {100 * c['withheld'] / n:.2f}%), "
-          f"wrong {100 * c['wrong'] / n:.2f}%; false pieces {sum(r.false for r in cell.records)}")
+    print(
+        f"{label}: {frames} frames, {sum(r.refused for r in cell.records)} refused whole; all correct "
+        f"{100 * right / frames:.1f}%"
+    )
+    print(
+        f"  stickers in view {n}: not read {100 * (c['missed'] + c['withheld']) / n:.2f}% (silent, reported empty: "
+        f"{100 * c['missed'] / n:.2f}%; flagged unread or unreliable: {100 * c['withheld'] / n:.2f}%), "
+        f"wrong {100 * c['wrong'] / n:.2f}%; false pieces {sum(r.false for r in cell.records)}"
+    )
     rows = []
     by_size = cell.by_size()
     for b in sorted(by_size):
         counts = by_size[b]
         upper = SIZE_EDGES[b + 1] if b + 2 < len(SIZE_EDGES) else ""
-        rows.append(f"{SIZE_EDGES[b]}-{upper}: {sum(counts.values())} read "
-                    f"{100 * counts['read'] / max(1, sum(counts.values())):.1f}%")
+        rows.append(
+            f"{SIZE_EDGES[b]}-{upper}: {sum(counts.values())} read "
+            f"{100 * counts['read'] / max(1, sum(counts.values())):.1f}%"
+        )
     print("  by sticker side (px)  " + "  ".join(rows))
     if sweeps:
-        smallest = sweep_rows(cell.records, lambda r: min((s for s, _ in r.results), default=math.inf),
-                              SIZE_EDGES)
+        smallest = sweep_rows(cell.records, lambda r: min((s for s, _ in r.results), default=math.inf), SIZE_EDGES)
         print("  by the frame's smallest sticker (px)  " + "  ".join(smallest))
         for name, title, edges in SWEEPS:
             if any(name in r.traits for r in cell.records):
-                print(f"  by {title}  " + "  ".join(sweep_rows(cell.records, lambda r, n=name: r.traits.get(n, -1),
-                                                               edges)))
-        print("  by the worst sticker's blur in its cells  " + "  ".join(
-            sweep_rows(cell.records, lambda r: r.worst_cells, CELL_EDGES)))
+                print(
+                    f"  by {title}  "
+                    + "  ".join(sweep_rows(cell.records, lambda r, n=name: r.traits.get(n, -1), edges))
+                )
+        print(
+            "  by the worst sticker's blur in its cells  "
+            + "  ".join(sweep_rows(cell.records, lambda r: r.worst_cells, CELL_EDGES))
+        )
         per_cell: dict[int, Counter[str]] = {}
         for r in cell.records:
             for b, (_, o) in zip(r.cells(), r.results, strict=True):
                 index = next(i for i in range(len(CELL_EDGES) - 1) if b < CELL_EDGES[i + 1])
                 per_cell.setdefault(index, Counter())[o] += 1
-        print("  stickers by their blur in cells  " + "  ".join(
-            f"{CELL_EDGES[i]:g}-{'' if i + 2 == len(CELL_EDGES) else f'{CELL_EDGES[i + 1]:g}'}: {sum(k.values())} read "
-            f"{100 * k['read'] / max(1, sum(k.values())):.2f}%" for i, k in sorted(per_cell.items())))
+        print(
+            "  stickers by their blur in cells  "
+            + "  ".join(
+                f"{CELL_EDGES[i]:g}-{'' if i + 2 == len(CELL_EDGES) else f'{CELL_EDGES[i + 1]:g}'}: "
+                f"{sum(k.values())} read "
+                f"{100 * k['read'] / max(1, sum(k.values())):.2f}%"
+                for i, k in sorted(per_cell.items())
+            )
+        )
         by_id: dict[int, Counter[str]] = {}
         for r in cell.records:
             for sticker, (_, o) in zip(r.stickers, r.results, strict=False):
                 by_id.setdefault(sticker, Counter())[o] += 1
         if by_id:
-            print("  not read by sticker id  " + "  ".join(
-                f"{i}: {100 * (1 - k['read'] / max(1, sum(k.values()))):.1f}%" for i, k in sorted(by_id.items())))
+            print(
+                "  not read by sticker id  "
+                + "  ".join(
+                    f"{i}: {100 * (1 - k['read'] / max(1, sum(k.values()))):.1f}%" for i, k in sorted(by_id.items())
+                )
+            )
     most = cells_for(cell.records)
-    print("  99% all-correct frames: " + (f"up to {most:g} cells of blur on the worst sticker" if most is not None
-                                         else "at no blur measured"))
+    print(
+        "  99% all-correct frames: "
+        + (f"up to {most:g} cells of blur on the worst sticker" if most is not None else "at no blur measured")
+    )
     need = size_for(cell)
     if need is None:
         print("  99% all-correct frames: at no sticker size measured")
@@ -412,8 +484,10 @@ def report(label: str, cell: Cell, sweeps: bool = True) -> None:
     else:
         print(f"  99% all-correct frames from stickers of {need} px")
     print(f"  pipeline {summary([r.seconds for r in cell.records], 1e3, 'ms')}")
-    print(f"  baseline: plain detectMarkers, defaults, whole frame  "
-          f"{summary([r.baseline_seconds for r in cell.records], 1e3, 'ms')}")
+    print(
+        f"  baseline: plain detectMarkers, defaults, whole frame  "
+        f"{summary([r.baseline_seconds for r in cell.records], 1e3, 'ms')}"
+    )
     print(f"  rendering {summary([r.render_seconds for r in cell.records], 1e3, 'ms')}")
 
 
@@ -426,15 +500,30 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
         return 0
     cv2.setNumThreads(1)
     fill = tuple(float(v) for v in args.fill.split("-"))
-    print(f"mounted camera ({args.optics} optics): {args.scenes} frames per row, {args.per_mounting} per mounting, "
-          f"board filling {args.fill} of the frame, tilt up to {args.tilt:g} degrees, {args.fuse} frame(s) fused, "
-          f"one thread{'; ' + Extremes.of(args).words() if Extremes.of(args).words() else ''}"
-          f"{'; mountings calibrate board approves only' if args.approved else ''}"
-          f"{'; each mounting codes its kinds afresh from the whole dictionary' if args.all_codes else ''}")
+    print(
+        f"mounted camera ({args.optics} optics): {args.scenes} frames per row, {args.per_mounting} per mounting, "
+        f"board filling {args.fill} of the frame, tilt up to {args.tilt:g} degrees, {args.fuse} frame(s) fused, "
+        f"one thread{'; ' + Extremes.of(args).words() if Extremes.of(args).words() else ''}"
+        f"{'; mountings calibrate board approves only' if args.approved else ''}"
+        f"{'; each mounting codes its kinds afresh from the whole dictionary' if args.all_codes else ''}"
+    )
     for w, h in sizes:
         for condition in args.conditions.split(","):
-            cell = run_cell(args.game, (w, h), condition, args.scenes, args.per_mounting, args.seed, fill, args.tilt,
-                            args.optics, args.fuse, Extremes.of(args), args.approved, args.all_codes)
+            cell = run_cell(
+                args.game,
+                (w, h),
+                condition,
+                args.scenes,
+                args.per_mounting,
+                args.seed,
+                fill,
+                args.tilt,
+                args.optics,
+                args.fuse,
+                Extremes.of(args),
+                args.approved,
+                args.all_codes,
+            )
             label = f"{args.game} {w}x{h} {condition}{' approved' if args.approved else ''}"
             if args.records:
                 save_records(args.records, label, cell.records)

@@ -57,20 +57,35 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     cv2.setNumThreads(1)
     fill = tuple(float(v) for v in args.fill.split("-"))
     ranges = Extremes.of(args).words() or "the whole of WORLD.md's ranges"
-    print(f"mounted camera ({args.optics} optics) over the solar map and planet maps beside it: {args.scenes} frames "
-          f"per row, {args.per_mounting} per mounting, the maps filling {args.fill} of the frame, tilt up to "
-          f"{args.tilt:g} degrees, {args.fuse} frame(s) fused, one thread; {ranges}")
+    print(
+        f"mounted camera ({args.optics} optics) over the solar map and planet maps beside it: {args.scenes} frames "
+        f"per row, {args.per_mounting} per mounting, the maps filling {args.fill} of the frame, tilt up to "
+        f"{args.tilt:g} degrees, {args.fuse} frame(s) fused, one thread; {ranges}"
+    )
     for size in sizes:
         for condition in args.conditions.split(","):
-            cells, tallies, seconds, baseline = _row(size, condition, args.scenes, args.per_mounting, args.seed, fill,
-                                                     args.tilt, args.optics, args.fuse, Extremes.of(args),
-                                                     args.approved)
+            cells, tallies, seconds, baseline = _row(
+                size,
+                condition,
+                args.scenes,
+                args.per_mounting,
+                args.seed,
+                fill,
+                args.tilt,
+                args.optics,
+                args.fuse,
+                Extremes.of(args),
+                args.approved,
+            )
             print(f"orbital_battle {size[0]}x{size[1]} {condition}:")
             for name, cell in cells.items():
                 t = tallies[name]
                 if args.records:
-                    save_records(args.records, f"{name} {size[0]}x{size[1]} {condition}"
-                                 f"{' approved' if args.approved else ''}", cell.records)
+                    save_records(
+                        args.records,
+                        f"{name} {size[0]}x{size[1]} {condition}{' approved' if args.approved else ''}",
+                        cell.records,
+                    )
                 report(f"  {name}", cell)
                 if not args.approved:
                     report("    mountings `calibrate board` approves", cell.approved(), sweeps=False)
@@ -83,9 +98,19 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     return 0
 
 
-def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, seed: int,
-         fill: tuple[float, ...], tilt: float, optics: str = "world", fuse: int = 1, extremes=None,
-         approved_only: bool = False):
+def _row(
+    size: tuple[int, int],
+    condition: str,
+    frames: int,
+    per_mounting: int,
+    seed: int,
+    fill: tuple[float, ...],
+    tilt: float,
+    optics: str = "world",
+    fuse: int = 1,
+    extremes=None,
+    approved_only: bool = False,
+):
     """Per board: its frames as the mounted bench records them (a Cell), and its moved and taken-off tallies; the
     pipeline's and the baseline's seconds per frame."""
     import cv2
@@ -113,8 +138,9 @@ def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, 
     tallies: dict[str, BoardTally] = {}
     seconds: list[float] = []
     baseline: list[float] = []
-    plain = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, registry.dictionary)),
-                                    cv2.aruco.DetectorParameters())
+    plain = cv2.aruco.ArucoDetector(
+        cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, registry.dictionary)), cv2.aruco.DetectorParameters()
+    )
     done = 0
     m = -1
     while done < frames and m < MOST_MOUNTINGS * math.ceil(frames / per_mounting):
@@ -128,14 +154,21 @@ def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, 
         camera = Camera(mounting, optics, condition, rng, extremes)
         renderer = MountedRenderer(spread, registry.dictionary, mounting)
         profile = calibrated(mounting, rng, CameraProfile)
-        vision = TableVision([BoardInView(boards[0])] + [BoardInView(b, f"p{p}:") for b, p in zip(boards[1:], maps,
-                                                                                                   strict=True)],
-                             registry, profile)
+        vision = TableVision(
+            [BoardInView(boards[0])] + [BoardInView(b, f"p{p}:") for b, p in zip(boards[1:], maps, strict=True)],
+            registry,
+            profile,
+        )
         shots = np.random.default_rng([seed, m, size[1], CONDITIONS.index(condition)])
         count = min(per_mounting, frames - done)
         approved: dict[str, bool] = {}
-        kept = ({name: len(cell.records) for name, cell in cells.items()}, len(seconds), len(baseline), done,
-                {name: (t.moved, t.moved_right, t.gone, t.gone_said) for name, t in tallies.items()})
+        kept = (
+            {name: len(cell.records) for name, cell in cells.items()},
+            len(seconds),
+            len(baseline),
+            done,
+            {name: (t.moved, t.moved_right, t.gone, t.gone_said) for name, t in tallies.items()},
+        )
         for k in range(count):
             now = spread
             moved = gone = None
@@ -146,9 +179,16 @@ def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, 
                 gone = len(boards) - 1
                 now = _nudged(spread, gone, shots, away=True)
             shot = camera.shot(shots)
-            tables = tuple(random_table(b, registry if i == 0 else counters, shots,
-                                        PIECES["orbital_battle" if i == 0 else "orbital_battle:planet"],
-                                        shot.arm and i == 0) for i, b in enumerate(boards))
+            tables = tuple(
+                random_table(
+                    b,
+                    registry if i == 0 else counters,
+                    shots,
+                    PIECES["orbital_battle" if i == 0 else "orbital_battle:planet"],
+                    shot.arm and i == 0,
+                )
+                for i, b in enumerate(boards)
+            )
             frame = renderer.render_spread(tables, shot, shots, now, tuple(camera.shot(shots) for _ in range(fuse - 1)))
             t0 = time.perf_counter()
             table_report = vision.process(frame.image, float(done), more=frame.more)
@@ -169,8 +209,17 @@ def _row(size: tuple[int, int], condition: str, frames: int, per_mounting: int, 
                 truth = [t for t in frame.truth if t.board == name]
                 results, false = score(board_report, truth, {s.id for s in where.board.sites})
                 traits = camera.traits(shot, size) | {"measured": board_vision.blur_px}
-                record = Record(approved.get(name, False), tuple(results), false, not board_report.reliable,
-                                t1 - t0, 0.0, 0.0, traits, tuple(t.piece.entry.sticker for t in truth if t.visible))
+                record = Record(
+                    approved.get(name, False),
+                    tuple(results),
+                    false,
+                    not board_report.reliable,
+                    t1 - t0,
+                    0.0,
+                    0.0,
+                    traits,
+                    tuple(t.piece.entry.sticker for t in truth if t.visible),
+                )
                 cells.setdefault(name, Cell()).records.append(record)
                 if i == moved:
                     tally.moved += 1
@@ -187,7 +236,7 @@ def _drop(cells, tallies, seconds: list[float], baseline: list[float], kept) -> 
     """Forget what a mounting added (the cells' records, the times, the tallies) back to `kept`."""
     counts, n_seconds, n_baseline, _, tally = kept
     for name, cell in cells.items():
-        del cell.records[counts.get(name, 0):]
+        del cell.records[counts.get(name, 0) :]
     for name, t in tallies.items():
         t.moved, t.moved_right, t.gone, t.gone_said = tally.get(name, (0, 0, 0, 0))
     del seconds[n_seconds:], baseline[n_baseline:]
@@ -203,6 +252,10 @@ def _nudged(spread, index: int, rng: np.random.Generator, away: bool = False):
         placements[index] = Placement(p.board, p.x + 5000.0, p.y, p.turn)
     else:
         angle, distance = float(rng.uniform(0, 2 * math.pi)), float(rng.uniform(20, 60))
-        placements[index] = Placement(p.board, p.x + distance * math.cos(angle), p.y + distance * math.sin(angle),
-                                      p.turn + math.radians(float(rng.uniform(-6, 6))))
+        placements[index] = Placement(
+            p.board,
+            p.x + distance * math.cos(angle),
+            p.y + distance * math.sin(angle),
+            p.turn + math.radians(float(rng.uniform(-6, 6))),
+        )
     return Spread(tuple(placements))

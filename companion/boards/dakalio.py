@@ -142,7 +142,13 @@ def build(size_mm: float = DEFAULT_SIZE_MM) -> Board:
     # The camera finds every board by the same four corner markers: Trajectory's, on a board of the same size.
     fiducials = trajectory.build(size_mm).fiducials
     return Board(
-        "dakalio", size_mm, size_mm, tuple(sites), tuple(links), orbits, fiducials,
+        "dakalio",
+        size_mm,
+        size_mm,
+        tuple(sites),
+        tuple(links),
+        orbits,
+        fiducials,
         "The companion's default Orbix mat (see docs/rules/dakalio.md): lines are orbits; '<loop>/1' and '<loop>/2' "
         "continue each other round the planet; 'entry' links mark entry lines, 'serves' links join bases to the "
         "Stations and Ports they serve.",

@@ -43,8 +43,10 @@ def board_from_json(data: Any, source: str = "board") -> Board:
     for i, site in enumerate(board.sites):  # the phones say a site by its name: two alike would be one place
         said = " ".join(site.name.split()).casefold()  # "Far Point" and "far  point" read the same aloud
         if said in named:
-            raise BoardFileError(f"{source}: board.sites[{i}] ({site.id}): the name {site.name!r} is already "
-                                 f"{named[said]}'s; give each site a name of its own")
+            raise BoardFileError(
+                f"{source}: board.sites[{i}] ({site.id}): the name {site.name!r} is already "
+                f"{named[said]}'s; give each site a name of its own"
+            )
         named[said] = site.id
     for i, site in enumerate(board.sites):
         if not (0 <= site.x <= board.width and 0 <= site.y <= board.height):

@@ -197,8 +197,16 @@ def planet_board(planet: int, terrain: dict[str, str], features: dict[str, str])
         sites.append(Site(h, round(x, 2), round(y, 2), "hex", f"planet {planet} hex {h}", tags))
     links = tuple(Link(h, n, "hex") for h in all_hexes() for n in planet_neighbours(h) if h < n)
     notes = f"Orbital Battle planet {planet}: an M8 tile, hexes CCRR, half-hexes tagged edge."
-    return Board(f"orbital_battle:planet{planet}", round(width, 1), round(height, 1), tuple(sites), links, {},
-                 _fiducials(width, height, 4 * planet), notes)
+    return Board(
+        f"orbital_battle:planet{planet}",
+        round(width, 1),
+        round(height, 1),
+        tuple(sites),
+        links,
+        {},
+        _fiducials(width, height, 4 * planet),
+        notes,
+    )
 
 
 def board_for(spec: str) -> Board:

@@ -61,8 +61,11 @@ class PlanetMap:
     def rim(self) -> frozenset[str]:
         """The hexes on the planet's edge (where marines may set down, VII): those a piece can stand on that touch
         the map's border, a half-hex or the edge of the tile."""
-        return frozenset(h for h in self.hexes if len(planet_neighbours(h)) < 6
-                         or any(self.terrain[n] == "edge" for n in planet_neighbours(h)))
+        return frozenset(
+            h
+            for h in self.hexes
+            if len(planet_neighbours(h)) < 6 or any(self.terrain[n] == "edge" for n in planet_neighbours(h))
+        )
 
     @cached_property
     def craters(self) -> dict[str, int]:
@@ -83,14 +86,18 @@ class PlanetMap:
 
 def parse_map(data: object, planet: str, source: str) -> PlanetMap:
     """A PlanetMap from a terrain file's JSON; a BoardFileError names the file and the place that does not fit."""
+
     def fail(why: str) -> BoardFileError:
         return BoardFileError(f"{source}: {why}")
 
     if not isinstance(data, dict):
         raise fail("expected an object with rows, starports, resources and armory")
     rows = data.get("rows")
-    if not isinstance(rows, list) or len(rows) != ROWS or any(not isinstance(r, str) or len(r) != COLUMNS
-                                                                for r in rows):
+    if (
+        not isinstance(rows, list)
+        or len(rows) != ROWS
+        or any(not isinstance(r, str) or len(r) != COLUMNS for r in rows)
+    ):
         raise fail(f"rows: expected {ROWS} strings of {COLUMNS} characters")
     terrain = {}
     for row, text in enumerate(rows):

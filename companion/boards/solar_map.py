@@ -78,8 +78,10 @@ def read_solar(board: Board) -> SolarMap:
         if site.id not in wanted:
             raise SolarMapError(f"site {_where(site)}: ring {site.id[1:].split('s')[0]} has no such hex")
     if sorted(board.orbits) != list(ORBITS):
-        raise SolarMapError(f"orbits: expected orbits {', '.join(ORBITS)} (one ring each), found "
-                            f"{', '.join(sorted(board.orbits)) or 'none'}")
+        raise SolarMapError(
+            f"orbits: expected orbits {', '.join(ORBITS)} (one ring each), found "
+            f"{', '.join(sorted(board.orbits)) or 'none'}"
+        )
     rings = []
     for name in ORBITS:
         cycle = board.orbits[name]
@@ -87,19 +89,21 @@ def read_solar(board: Board) -> SolarMap:
         if not ring or tuple(cycle) != tuple(ring_site(ring, i) for i in range(6 * ring)):
             raise SolarMapError(f"orbit {name}: must be one whole ring of hexes, clockwise from its top corner")
         if rings and ring <= rings[-1]:
-            raise SolarMapError(f"orbit {name}: ring {ring} is not outside orbit {int(name) - 1}'s ring {rings[-1]} "
-                                "(orbits grow outwards from the star)")
+            raise SolarMapError(
+                f"orbit {name}: ring {ring} is not outside orbit {int(name) - 1}'s ring {rings[-1]} "
+                "(orbits grow outwards from the star)"
+            )
         rings.append(ring)
     starts = {}
     for planet in PLANET_NUMBERS:
         tagged = [s for s in board.sites if start_tag(planet) in s.tags]
         if len(tagged) != 1:
-            raise SolarMapError(f"planet {planet}: needs exactly one start hex (tag {start_tag(planet)}), "
-                                f"found {len(tagged)}")
+            raise SolarMapError(
+                f"planet {planet}: needs exactly one start hex (tag {start_tag(planet)}), found {len(tagged)}"
+            )
         ring = rings[min(int(planet), len(rings)) - 1]
         if not tagged[0].id.startswith(f"r{ring}s"):
-            raise SolarMapError(f"planet {planet}: its start hex {_where(tagged[0])} is not on its orbit "
-                                f"(ring {ring})")
+            raise SolarMapError(f"planet {planet}: its start hex {_where(tagged[0])} is not on its orbit (ring {ring})")
         if tagged[0].id in starts.values():
             raise SolarMapError(f"planet {planet}: starts on {_where(tagged[0])}, where another planet starts")
         starts[planet] = tagged[0].id

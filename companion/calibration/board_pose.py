@@ -21,8 +21,9 @@ def find_fiducials(image: np.ndarray, board: Board) -> dict[int, np.ndarray]:
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     found: dict[int, np.ndarray] = {}
     for dictionary in sorted({f.dictionary for f in board.fiducials}):
-        detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)),
-                                           cv2.aruco.DetectorParameters())
+        detector = cv2.aruco.ArucoDetector(
+            cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)), cv2.aruco.DetectorParameters()
+        )
         corners, ids, _ = detector.detectMarkers(gray)
         if ids is None:
             continue
@@ -41,13 +42,17 @@ def calibrate_pose(image: np.ndarray, board: Board, profile: CameraProfile, wher
         raise UserError(f"{where}: the image is {width}x{height} but camera profile {profile.camera!r} is for {w}x{h}")
     found = find_fiducials(image, board)
     if len(found) < MIN_MARKERS:
-        raise UserError(f"{where}: only {len(found)} of board {board.name!r}'s {len(board.fiducials)} corner "
-                        f"markers are visible; {MIN_MARKERS} are needed")
+        raise UserError(
+            f"{where}: only {len(found)} of board {board.name!r}'s {len(board.fiducials)} corner "
+            f"markers are visible; {MIN_MARKERS} are needed"
+        )
     obj = np.concatenate([fiducial_corners(board.fiducials[i]) for i in found])
     img = np.concatenate(list(found.values()))
     pose, error = solve_pose(obj, img, profile.camera_matrix, profile.dist_coeffs)
     limit = MAX_REPROJECTION_PX_720P * height / 720
     if error > limit:
-        raise UserError(f"{where}: the corner markers fit the pose with {error:.2f} px error (limit {limit:.2f} px): "
-                        f"the profile is not of this camera, or the board is not flat")
+        raise UserError(
+            f"{where}: the corner markers fit the pose with {error:.2f} px error (limit {limit:.2f} px): "
+            f"the profile is not of this camera, or the board is not flat"
+        )
     return BoardPose(board.name, tuple(float(v) for v in pose.rvec), tuple(float(v) for v in pose.tvec), error)

@@ -34,9 +34,23 @@ def charuco_drawing() -> Drawing:
     for row in range(rows):
         for col in range(cols):
             if (col, row) not in marked:
-                shapes.append(Rect(MARGIN_MM + col * SQUARE_MM, height - MARGIN_MM - (row + 1) * SQUARE_MM,
-                                   SQUARE_MM, SQUARE_MM, BLACK))
-    shapes.append(Text(MARGIN_MM, 8, 4, f"Orrery camera target: ChArUco {cols}x{rows}, squares {SQUARE_MM:g} mm, "
-                                        f"markers {MARKER_MM:g} mm {DICTIONARY}. Measure a square: it must be "
-                                        f"{SQUARE_MM:g} mm."))
+                shapes.append(
+                    Rect(
+                        MARGIN_MM + col * SQUARE_MM,
+                        height - MARGIN_MM - (row + 1) * SQUARE_MM,
+                        SQUARE_MM,
+                        SQUARE_MM,
+                        BLACK,
+                    )
+                )
+    shapes.append(
+        Text(
+            MARGIN_MM,
+            8,
+            4,
+            f"Orrery camera target: ChArUco {cols}x{rows}, squares {SQUARE_MM:g} mm, "
+            f"markers {MARKER_MM:g} mm {DICTIONARY}. Measure a square: it must be "
+            f"{SQUARE_MM:g} mm.",
+        )
+    )
     return Drawing(width, height, tuple(shapes))

@@ -49,13 +49,16 @@ def load_layout(path: str | Path, board: Board, registry: Registry) -> dict[str,
             raise UserError(f"{path}: {site}: {entry_id!r} carries a sticker; lay out pieces without stickers")
         others = sorted(kinds[entries[entry_id].colour] - {entries[entry_id].piece})
         if others:
-            raise UserError(f"{path}: {site}: {entry_id!r} is {entries[entry_id].colour}, as {', '.join(others)} "
-                            "are: colour cannot tell them apart")
+            raise UserError(
+                f"{path}: {site}: {entry_id!r} is {entries[entry_id].colour}, as {', '.join(others)} "
+                "are: colour cannot tell them apart"
+            )
     return {str(k): str(v) for k, v in data.items()}
 
 
-def sample_colours(image: np.ndarray, board: Board, registry: Registry, profile: CameraProfile,
-                   pose: BoardPose, layout: dict[str, str]) -> dict[str, ColourRange]:
+def sample_colours(
+    image: np.ndarray, board: Board, registry: Registry, profile: CameraProfile, pose: BoardPose, layout: dict[str, str]
+) -> dict[str, ColourRange]:
     """Colour name -> HSV range covering every sampled piece of that colour."""
     import cv2  # heavy: only when sampling
 
@@ -78,8 +81,9 @@ def sample_colours(image: np.ndarray, board: Board, registry: Registry, profile:
     return {colour: colour_range(np.concatenate(chunks)) for colour, chunks in samples.items()}
 
 
-def check_colours(image: np.ndarray, board: Board, registry: Registry, profile: CameraProfile, pose: BoardPose,
-                  layout: dict[str, str]) -> list[str]:
+def check_colours(
+    image: np.ndarray, board: Board, registry: Registry, profile: CameraProfile, pose: BoardPose, layout: dict[str, str]
+) -> list[str]:
     """The calibration photo read back with the ranges just sampled, as the table will read the board: a line for
     each piece found where none was laid out (the board's print, or something else on the table, in that colour:
     the table would see a piece there), and for each laid-out piece the ranges do not find. Empty: all as laid out."""
@@ -96,13 +100,17 @@ def check_colours(image: np.ndarray, board: Board, registry: Registry, profile: 
     for blob in blobs:
         if not any(near(blob, entry, site) for entry, site in laid):
             nearest = min(board.sites, key=lambda s: math.dist((s.x, s.y), (blob.x, blob.y)))
-            lines.append(f"{blob.colour} is also seen where no piece was laid out, near {nearest.label or nearest.id} "
-                         f"({blob.x:.0f}, {blob.y:.0f} mm): the table would read a piece there; give these pieces "
-                         "stickers, or a colour the board does not show")
+            lines.append(
+                f"{blob.colour} is also seen where no piece was laid out, near {nearest.label or nearest.id} "
+                f"({blob.x:.0f}, {blob.y:.0f} mm): the table would read a piece there; give these pieces "
+                "stickers, or a colour the board does not show"
+            )
     for entry, site in laid:
         if entry.colour in finder.ranges and not any(near(blob, entry, site) for blob in blobs):
-            lines.append(f"{entry.id} on {site.label or site.id} is not found with the range sampled: photograph it "
-                         "again in the table's light, with the piece whole in view")
+            lines.append(
+                f"{entry.id} on {site.label or site.id} is not found with the range sampled: photograph it "
+                "again in the table's light, with the piece whole in view"
+            )
     return lines
 
 

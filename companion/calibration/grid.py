@@ -43,8 +43,14 @@ class GridProfile:
         return {switch: site for site, switch in self.sites.items()}
 
     def to_json(self) -> dict:
-        return {"kind": KIND, "version": VERSION, "board": self.board, "rows": self.rows, "cols": self.cols,
-                "sites": {site: list(switch) for site, switch in self.sites.items()}}
+        return {
+            "kind": KIND,
+            "version": VERSION,
+            "board": self.board,
+            "rows": self.rows,
+            "cols": self.cols,
+            "sites": {site: list(switch) for site, switch in self.sites.items()},
+        }
 
 
 def save_profile(profile: GridProfile, path: Path) -> None:
@@ -78,8 +84,12 @@ def load_profile(path: Path, board: Board) -> GridProfile:
         where = f"{path}: sites.{site}"
         if not board.has_site(site):
             raise UserError(f"{where}: board {board.name!r} has no such site")
-        if (not isinstance(switch, list) or len(switch) != 2 or not all(isinstance(v, int) for v in switch)
-                or not (0 <= switch[0] < data["rows"] and 0 <= switch[1] < data["cols"])):
+        if (
+            not isinstance(switch, list)
+            or len(switch) != 2
+            or not all(isinstance(v, int) for v in switch)
+            or not (0 <= switch[0] < data["rows"] and 0 <= switch[1] < data["cols"])
+        ):
             raise UserError(f"{where}: expected [row, column] inside the {data['rows']}x{data['cols']} matrix")
         key = (switch[0], switch[1])
         if key in seen:
@@ -290,8 +300,10 @@ def run(args: argparse.Namespace) -> int:
         profile = record(recording, next_closed, lambda text: print(text, flush=True), args.wait)
         unmapped = recording.unmapped()
     if unmapped and not args.allow_unmapped:
-        raise UserError(f"calibrate grid: {len(unmapped)} site(s) unmapped ({', '.join(unmapped[:8])}); "
-                        "nothing saved (run again, or pass --allow-unmapped)")
+        raise UserError(
+            f"calibrate grid: {len(unmapped)} site(s) unmapped ({', '.join(unmapped[:8])}); "
+            "nothing saved (run again, or pass --allow-unmapped)"
+        )
     save_profile(profile, args.out)
     spare = info.rows * info.cols - len(profile.sites)
     print(f"Saved {args.out}: {len(profile.sites)} sites mapped, {len(unmapped)} unmapped, {spare} switches unused.")

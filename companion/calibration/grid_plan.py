@@ -51,8 +51,10 @@ def arduino_for(board: Board, arduino: str | None = None) -> str:
             raise UserError(f"--arduino: {arduino!r} is not one of {', '.join(MATRICES)}")
         rows, cols = MATRICES[arduino]
         if len(board.sites) > rows * cols:
-            raise UserError(f"--arduino: board {board.name!r} has {len(board.sites)} sites, more than the "
-                            f"{rows} x {cols} switches of an {ARDUINO_NAMES[arduino]}")
+            raise UserError(
+                f"--arduino: board {board.name!r} has {len(board.sites)} sites, more than the "
+                f"{rows} x {cols} switches of an {ARDUINO_NAMES[arduino]}"
+            )
         return arduino
     for name in ("uno", "mega"):
         rows, cols = MATRICES[name]
@@ -107,11 +109,14 @@ def plan_text(plan: WiringPlan, board: Board, row_pins: list[str], col_pins: lis
     """The plan as the builder reads it at the bench: each row line with its sites in the order it runs, the column
     of each, and each column line the same way."""
     used_rows = sorted({r for r, _ in plan.sites.values()})
-    lines = [f"Wiring plan for {board.name}: {len(plan.sites)} sites on an {ARDUINO_NAMES[plan.arduino]}'s "
-             f"{plan.rows} x {plan.cols} grid, rows {used_rows[0]}-{used_rows[-1]} used, {len(used_rows)} row lines "
-             f"and {len({c for _, c in plan.sites.values()})} column lines.",
-             "Each row line runs left to right through its band of sites; each column line runs top to bottom. "
-             "Positions are mm on the printed overlay (x right, y up from its bottom-left corner).", ""]
+    lines = [
+        f"Wiring plan for {board.name}: {len(plan.sites)} sites on an {ARDUINO_NAMES[plan.arduino]}'s "
+        f"{plan.rows} x {plan.cols} grid, rows {used_rows[0]}-{used_rows[-1]} used, {len(used_rows)} row lines "
+        f"and {len({c for _, c in plan.sites.values()})} column lines.",
+        "Each row line runs left to right through its band of sites; each column line runs top to bottom. "
+        "Positions are mm on the printed overlay (x right, y up from its bottom-left corner).",
+        "",
+    ]
     for row in used_rows:
         lines.append(f"Row {row} (pin {row_pins[row]}):")
         for site_id in plan.row_sites(row):
@@ -121,8 +126,10 @@ def plan_text(plan: WiringPlan, board: Board, row_pins: list[str], col_pins: lis
     for col in range(plan.cols):
         members = plan.column_sites(col)
         if members:
-            lines.append(f"Column {col} (pin {col_pins[col]}), top to bottom: " + "; ".join(
-                f"row {plan.sites[s][0]} {board.site(s).name}" for s in members))
+            lines.append(
+                f"Column {col} (pin {col_pins[col]}), top to bottom: "
+                + "; ".join(f"row {plan.sites[s][0]} {board.site(s).name}" for s in members)
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -137,8 +144,10 @@ def check_against_plan(plan: WiringPlan, built: Mapping[str, Switch]) -> list[st
         for (planned, found), count in sorted(moved.items()):
             on_line = sum(1 for s in common if plan.sites[s][axis] == planned)
             if count == on_line and count > 1:
-                findings.append(f"the plan's {word} {planned} reads as {word} {found}: its line goes to "
-                                f"{word} {found}'s pin (all {count} of its sites)")
+                findings.append(
+                    f"the plan's {word} {planned} reads as {word} {found}: its line goes to "
+                    f"{word} {found}'s pin (all {count} of its sites)"
+                )
     whole = set(findings)
     for site in common:
         (pr, pc), (br, bc) = plan.sites[site], built[site]
@@ -162,5 +171,7 @@ def plan_report(board: Board, rows: int, cols: int, built: Mapping[str, Switch])
     findings = check_against_plan(plan_wiring(board, arduino), built)
     if not findings:
         return [f"The grid follows the wiring plan (companion print wiring {board.name}) at all {len(built)} sites."]
-    return [f"Against the wiring plan (companion print wiring {board.name}; the profile records the grid as built "
-            f"either way):"] + [f"  {finding}" for finding in findings]
+    return [
+        f"Against the wiring plan (companion print wiring {board.name}; the profile records the grid as built "
+        f"either way):"
+    ] + [f"  {finding}" for finding in findings]

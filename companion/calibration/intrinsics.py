@@ -37,8 +37,7 @@ def find_target(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, float | None
     # (vision_decode.edge_blur, as `calibrate board` measures it on the board's own markers).
     cells = board.getDictionary().markerSize + 2
     quiet = (SQUARE_MM - MARKER_MM) / 2 / (MARKER_MM / cells)  # the white of its square round a marker, in cells
-    blurs = [b for c in markers
-             if (b := edge_blur(gray, fit_edges(gray, c.reshape(4, 2)), cells, quiet)) is not None]
+    blurs = [b for c in markers if (b := edge_blur(gray, fit_edges(gray, c.reshape(4, 2)), cells, quiet)) is not None]
     return corners.reshape(-1, 2), ids.ravel(), float(np.median(blurs)) if blurs else None
 
 
@@ -66,15 +65,20 @@ def calibrate_intrinsics(views: Sequence[tuple[str, np.ndarray]], camera: str = 
         all_img.append(img.astype(np.float32))
         used.append(name)
     if len(used) < MIN_VIEWS:
-        raise UserError(f"calibrate camera: only {len(used)} of {len(views)} images show enough of the ChArUco "
-                        f"target (at least {MIN_CORNERS} corners); {MIN_VIEWS} are needed")
+        raise UserError(
+            f"calibrate camera: only {len(used)} of {len(views)} images show enough of the ChArUco "
+            f"target (at least {MIN_CORNERS} corners); {MIN_VIEWS} are needed"
+        )
     # k3 stays 0: with a webcam's mild barrel it only trades off against k2 and bends the frame's corners, where
     # few views reach.
-    rms, matrix, dist, _, _ = cv2.calibrateCamera(all_obj, all_img, (width, height), None, None,
-                                                  flags=cv2.CALIB_FIX_K3)
+    rms, matrix, dist, _, _ = cv2.calibrateCamera(all_obj, all_img, (width, height), None, None, flags=cv2.CALIB_FIX_K3)
     sharpness = Sharpness(float(np.median(blurs)), float(min(blurs)), len(blurs)) if blurs else None
     profile = CameraProfile(
-        camera, (width, height), tuple(tuple(float(v) for v in row) for row in matrix),
-        tuple(float(v) for v in dist.ravel()[:5]), float(rms), sharpness=sharpness,
+        camera,
+        (width, height),
+        tuple(tuple(float(v) for v in row) for row in matrix),
+        tuple(float(v) for v in dist.ravel()[:5]),
+        float(rms),
+        sharpness=sharpness,
     )
     return IntrinsicsResult(profile, float(rms), tuple(used), tuple(skipped))

@@ -23,8 +23,21 @@ from companion import __version__
 from companion.errors import UserError
 
 # Modules under companion.cli, each adding its commands; heavy imports stay inside their handlers.
-COMMANDS = ("demo", "serve", "data", "tls", "token", "scenario", "bench", "printables", "vision", "calibrate",
-            "firmware", "grid", "camera")
+COMMANDS = (
+    "demo",
+    "serve",
+    "data",
+    "tls",
+    "token",
+    "scenario",
+    "bench",
+    "printables",
+    "vision",
+    "calibrate",
+    "firmware",
+    "grid",
+    "camera",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -13,9 +13,15 @@ from companion.rules import DEFAULT
 
 def register_calibrate(calibrate_subparsers: argparse._SubParsersAction) -> None:
     camera = calibrate_subparsers.add_parser(
-        "camera", help="intrinsics and lens distortion from photos of the ChArUco target (`companion print charuco`)")
-    camera.add_argument("--images", nargs="+", required=True, metavar="IMAGE",
-                        help="photos of the target (files or folders), tilted and spread over the frame")
+        "camera", help="intrinsics and lens distortion from photos of the ChArUco target (`companion print charuco`)"
+    )
+    camera.add_argument(
+        "--images",
+        nargs="+",
+        required=True,
+        metavar="IMAGE",
+        help="photos of the target (files or folders), tilted and spread over the frame",
+    )
     camera.add_argument("--out", required=True, help="camera profile to write")
     camera.add_argument("--name", help="camera name stored in the profile (default: the profile's file name)")
     camera.set_defaults(run=_camera)
@@ -29,11 +35,13 @@ def register_calibrate(calibrate_subparsers: argparse._SubParsersAction) -> None
     board.set_defaults(run=_board)
 
     colours = calibrate_subparsers.add_parser(
-        "colours", help="colour ranges of pieces without stickers, from a photo of known pieces on known sites")
+        "colours", help="colour ranges of pieces without stickers, from a photo of known pieces on known sites"
+    )
     colours.add_argument("--board", default=DEFAULT, help=f"game name or board file (default {DEFAULT})")
     colours.add_argument("--image", required=True, help="a photo of the board with the laid-out pieces")
-    colours.add_argument("--layout", required=True,
-                         help='JSON file: site id -> piece entry id, e.g. {"o1s0": "scout-red"}')
+    colours.add_argument(
+        "--layout", required=True, help='JSON file: site id -> piece entry id, e.g. {"o1s0": "scout-red"}'
+    )
     colours.add_argument("--registry", help="piece registry file (default: the game's)")
     colours.add_argument("--profile", required=True, help="camera profile with intrinsics")
     colours.add_argument("--out", required=True, help="profile to write (may be the same file)")
@@ -51,10 +59,14 @@ def _camera(args: argparse.Namespace) -> int:
     save_profile(result.profile, args.out)
     p = result.profile
     (fx, _, cx), (_, fy, cy), _ = p.matrix
-    print(f"{len(result.used)} of {len(result.used) + len(result.skipped)} images used; RMS reprojection error "
-          f"{result.rms_px:.3f} px")
-    print(f"  focal {fx:.1f} x {fy:.1f} px, centre ({cx:.1f}, {cy:.1f}), distortion "
-          f"{', '.join(f'{v:.4f}' for v in p.distortion)}")
+    print(
+        f"{len(result.used)} of {len(result.used) + len(result.skipped)} images used; RMS reprojection error "
+        f"{result.rms_px:.3f} px"
+    )
+    print(
+        f"  focal {fx:.1f} x {fy:.1f} px, centre ({cx:.1f}, {cy:.1f}), distortion "
+        f"{', '.join(f'{v:.4f}' for v in p.distortion)}"
+    )
     for name in result.skipped:
         print(f"  skipped (too little of the target): {name}")
     if result.rms_px > 1.0:
@@ -70,13 +82,19 @@ def describe_sharpness(sharpness) -> list[str]:
     from companion.calibration.mounting import BLURRED_PX
 
     if sharpness is None:
-        return ["  the lens's blur was not measured: the target's markers are under 24 px in every photo (take some "
-                "photos closer); `calibrate board` measures it on the board"]
-    lines = [f"  the lens blurs by {sharpness.blur_px:.2f} px (a Gaussian's sigma, the median of {sharpness.photos} "
-             f"photos; {sharpness.sharpest_px:.2f} px in the sharpest), written to the profile"]
+        return [
+            "  the lens's blur was not measured: the target's markers are under 24 px in every photo (take some "
+            "photos closer); `calibrate board` measures it on the board"
+        ]
+    lines = [
+        f"  the lens blurs by {sharpness.blur_px:.2f} px (a Gaussian's sigma, the median of {sharpness.photos} "
+        f"photos; {sharpness.sharpest_px:.2f} px in the sharpest), written to the profile"
+    ]
     if sharpness.sharpest_px > BLURRED_PX:
-        lines.append(f"  warning: even the sharpest photo shows over {BLURRED_PX:g} px of blur: focus the lens (or "
-                     f"hold the target still) and take the photos again; a blurred lens needs larger stickers")
+        lines.append(
+            f"  warning: even the sharpest photo shows over {BLURRED_PX:g} px of blur: focus the lens (or "
+            f"hold the target still) and take the photos again; a blurred lens needs larger stickers"
+        )
     return lines
 
 
@@ -99,11 +117,14 @@ def _board(args: argparse.Namespace) -> int:
     pose = calibrate_pose(image, board, profile, args.image)
     blur = board_blur(image, board)  # the vision starts from it, and the mounting is judged by it
     save_profile(profile.with_pose(replace(pose, blur_px=blur)), args.out)
-    print(f"board {board.name!r}: pose from the corner markers, reprojection error {pose.reprojection_px:.3f} px; "
-          f"written to {args.out}")
+    print(
+        f"board {board.name!r}: pose from the corner markers, reprojection error {pose.reprojection_px:.3f} px; "
+        f"written to {args.out}"
+    )
     if args.registry or has_registry(board.name):
-        check = check_mounting(board, resolve_registry(args.registry, board), profile,
-                               Pose(np.array(pose.rvec), np.array(pose.tvec)), blur)
+        check = check_mounting(
+            board, resolve_registry(args.registry, board), profile, Pose(np.array(pose.rvec), np.array(pose.tvec)), blur
+        )
         for line in describe(check, profile.image_size):
             print(line)
     return 0

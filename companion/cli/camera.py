@@ -9,12 +9,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("camera", help="the camera over the table: check that the companion can read it")
     actions = parser.add_subparsers(dest="camera_command", required=True, metavar="ACTION")
     check = actions.add_parser(
-        "check", help="for the Pi camera, that the system's picamera2 imports and which cameras it sees (without "
-                      "opening one: the service may hold it); for a webcam, that one frame can be read")
-    check.add_argument("camera", nargs="?", default="picamera",
-                       help='"picamera" (the default) or a webcam\'s device number, as ORRERY_CAMERA names it')
-    check.add_argument("--python", help="the Python whose picamera2 to use (default: the system's, the one this "
-                                        "environment was made from)")
+        "check",
+        help="for the Pi camera, that the system's picamera2 imports and which cameras it sees (without "
+        "opening one: the service may hold it); for a webcam, that one frame can be read",
+    )
+    check.add_argument(
+        "camera",
+        nargs="?",
+        default="picamera",
+        help='"picamera" (the default) or a webcam\'s device number, as ORRERY_CAMERA names it',
+    )
+    check.add_argument(
+        "--python",
+        help="the Python whose picamera2 to use (default: the system's, the one this environment was made from)",
+    )
     check.set_defaults(run=_check)
 
 

@@ -15,23 +15,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     commands = parser.add_subparsers(dest="data_command", required=True)
     add = commands.add_parser("add", help="add a file or folder under a name the phones may choose")
     add.add_argument("game", help="the game (orbit, dakalio, orbital_battle, periorbis)")
-    add.add_argument("option", help="the option it is for (orbit: board, deck; dakalio: mat; "
-                     "orbital_battle: planet_files; periorbis: data)")
+    add.add_argument(
+        "option",
+        help="the option it is for (orbit: board, deck; dakalio: mat; orbital_battle: planet_files; periorbis: data)",
+    )
     add.add_argument("name", help="the name the phones see (lower-case letters, digits, - and _)")
     add.add_argument("path", help="the file (or, for periorbis data, the folder) to copy in")
     listing = commands.add_parser("list", help="the data sets the table offers")
     export = commands.add_parser("export", help="write data sets as one library file to share")
     export.add_argument("file", help="the library file to write")
-    export.add_argument("sets", nargs="*", metavar="GAME/OPTION/NAME",
-                        help="the sets to write, as orbit/board/my-copy (default: every set of the table)")
+    export.add_argument(
+        "sets",
+        nargs="*",
+        metavar="GAME/OPTION/NAME",
+        help="the sets to write, as orbit/board/my-copy (default: every set of the table)",
+    )
     imported = commands.add_parser("import", help="add every data set of a library file, each checked by its game")
     imported.add_argument("file", help="the library file to read")
     imported.add_argument("--name", help="add a file of one set under this name instead of its own")
-    imported.add_argument("--replace", action="store_true", help="replace a set the table holds under the same "
-                          "name (without it, such a file adds nothing)")
+    imported.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace a set the table holds under the same name (without it, such a file adds nothing)",
+    )
     for each in (add, listing, export, imported):
-        each.add_argument("--db", default="companion.db", help="the table's database; its data sets are in the "
-                          "folder datasets beside it (default companion.db)")
+        each.add_argument(
+            "--db",
+            default="companion.db",
+            help="the table's database; its data sets are in the folder datasets beside it (default companion.db)",
+        )
     parser.set_defaults(run=_run)
 
 

@@ -51,8 +51,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--tls-port", type=int, default=8443, help="the https port (default 8443)")
     parser.add_argument("--terminal", action="store_true", help="no phone page: print the game and exit at its end")
     parser.add_argument(
-        "--no-camera", dest="camera", action="store_false", help="the grid alone (default: the rendered camera too, "
-        "for games with a piece registry)"
+        "--no-camera",
+        dest="camera",
+        action="store_false",
+        help="the grid alone (default: the rendered camera too, for games with a piece registry)",
     )
     parser.add_argument(
         "--option", action="append", default=[], metavar="NAME=VALUE",

@@ -16,24 +16,42 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("print", help="write a printable SVG at true scale (print at 100%%)")
     what = parser.add_subparsers(dest="printable", required=True, metavar="WHAT")
     board = what.add_parser("board", help="the board overlay with fiducials and site marks")
-    board.add_argument("game", metavar="GAME", help="game name, board file, or the name of a board of the table's "
-                       "(made in the board editor; `companion data list`)")
-    board.add_argument("--db", default="companion.db", help="the table's database; its boards are in the folder "
-                       "datasets beside it (default companion.db)")
-    board.add_argument("--reeds", action="store_true", help="the drilling template: each site's reed and its two "
-                       "lead holes, one end of the glass at the site's centre")
-    board.add_argument("--tiles", choices=("a4", "letter"),
-                       help="cut into overlapping pages of this paper with alignment marks; --out names them "
-                            "OUT-1.svg, OUT-2.svg, ...")
+    board.add_argument(
+        "game",
+        metavar="GAME",
+        help="game name, board file, or the name of a board of the table's "
+        "(made in the board editor; `companion data list`)",
+    )
+    board.add_argument(
+        "--db",
+        default="companion.db",
+        help="the table's database; its boards are in the folder datasets beside it (default companion.db)",
+    )
+    board.add_argument(
+        "--reeds",
+        action="store_true",
+        help="the drilling template: each site's reed and its two "
+        "lead holes, one end of the glass at the site's centre",
+    )
+    board.add_argument(
+        "--tiles",
+        choices=("a4", "letter"),
+        help="cut into overlapping pages of this paper with alignment marks; --out names them "
+        "OUT-1.svg, OUT-2.svg, ...",
+    )
     stickers = what.add_parser("stickers", help="a sheet of piece stickers with the registry's ids")
     stickers.add_argument("--game", default=DEFAULT)
     stickers.add_argument("--registry", help="piece registry file (default: the game's)")
     what.add_parser("charuco", help="the ChArUco target for `companion calibrate camera`")
     wiring = what.add_parser("wiring", help="the reed grid's wiring plan: each site's row and column line (text)")
-    wiring.add_argument("game", metavar="GAME", help="game name (orbital_battle:planet3 for a planet map) or board "
-                        "file")
-    wiring.add_argument("--arduino", choices=("mega", "uno"),
-                        help="the grid's Arduino (default: the Uno or Nano for up to 64 sites, else the Mega)")
+    wiring.add_argument(
+        "game", metavar="GAME", help="game name (orbital_battle:planet3 for a planet map) or board file"
+    )
+    wiring.add_argument(
+        "--arduino",
+        choices=("mega", "uno"),
+        help="the grid's Arduino (default: the Uno or Nano for up to 64 sites, else the Mega)",
+    )
     for p in what.choices.values():
         p.add_argument("--out", "-o", help="output file (default: standard output)")
         p.set_defaults(run=_run)
@@ -65,8 +83,11 @@ def _run(args: argparse.Namespace) -> int:
 
         sheets = sticker_sheets(load_registry(args.registry) if args.registry else default_registry(args.game))
         if len(sheets) > 1:
-            return _write_pages([(f"sticker sheet {n} of {len(sheets)}", sheet) for n, sheet in
-                                 enumerate(sheets, start=1)], args.out, "print stickers")
+            return _write_pages(
+                [(f"sticker sheet {n} of {len(sheets)}", sheet) for n, sheet in enumerate(sheets, start=1)],
+                args.out,
+                "print stickers",
+            )
         drawing = sheets[0]
     else:
         from companion.calibration.charuco import charuco_drawing
@@ -77,8 +98,7 @@ def _run(args: argparse.Namespace) -> int:
     svg = to_svg(drawing)
     if args.out:
         Path(args.out).write_text(svg)
-        print(f"{args.out}: {drawing.width:g} x {drawing.height:g} mm; print at 100% (no fit-to-page)",
-              file=sys.stderr)
+        print(f"{args.out}: {drawing.width:g} x {drawing.height:g} mm; print at 100% (no fit-to-page)", file=sys.stderr)
     else:
         sys.stdout.write(svg)
     return 0
@@ -126,7 +146,10 @@ def _write_tiles(drawing, paper: str, out: str | None) -> int:
 
     pages = tiles(drawing, paper) if out else []  # without --out: _write_pages says what to do
     _write_pages(pages, out, "print board --tiles")
-    print(f"{len(pages)} {paper.upper()} pages for a {drawing.width:g} x {drawing.height:g} mm board; print at 100% "
-          f"(no fit-to-page), lay each over its neighbour with the crosses on top of each other, trim along the "
-          f"dashed line, tape", file=sys.stderr)
+    print(
+        f"{len(pages)} {paper.upper()} pages for a {drawing.width:g} x {drawing.height:g} mm board; print at 100% "
+        f"(no fit-to-page), lay each over its neighbour with the crosses on top of each other, trim along the "
+        f"dashed line, tape",
+        file=sys.stderr,
+    )
     return 0

@@ -14,21 +14,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--config", help="a TOML settings file (see docs/user-guide.md); options below override it")
     parser.add_argument("--game", help=f"the game to start when no unfinished game is waiting (default {DEFAULT})")
     parser.add_argument("--players", help="comma-separated seats for a new game (default red,green,blue)")
-    parser.add_argument("--seed", type=int, help="the new game's seed, for tests only (a table draws its chance "
-                        "from the system's entropy)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="the new game's seed, for tests only (a table draws its chance from the system's entropy)",
+    )
     parser.add_argument("--db", help="the SQLite game log (default companion.db); an unfinished game resumes")
-    parser.add_argument("--board", help="a board file, or the name of a board of the table's (made in the board "
-                        "editor; `companion data list`) (default: the game's own board)")
+    parser.add_argument(
+        "--board",
+        help="a board file, or the name of a board of the table's (made in the board "
+        "editor; `companion data list`) (default: the game's own board)",
+    )
     parser.add_argument("--serial", help='the reed grid: a port, "auto" (by USB id, the default) or "none"')
     parser.add_argument("--grid-profile", help="the grid's switch-to-site profile from `companion calibrate grid`")
-    parser.add_argument("--camera", help='a device number, "picamera", "phone" (a phone on a stand opens the '
-                                         'camera page, /camera), an image folder, or "none" (the default)')
+    parser.add_argument(
+        "--camera",
+        help='a device number, "picamera", "phone" (a phone on a stand opens the '
+        'camera page, /camera), an image folder, or "none" (the default)',
+    )
     parser.add_argument("--camera-profile", help="the camera profile from `companion calibrate camera` and `board`")
     parser.add_argument("--registry", help="a piece registry file (default: the game's own)")
     parser.add_argument("--host", help="the address to serve the phones on (default 0.0.0.0)")
     parser.add_argument("--port", type=int, help="the port to serve the phones on (default 8080)")
-    parser.add_argument("--tls-dir", help='serve https too, with the table\'s CA from `companion tls init --dir DIR` '
-                        '(default "none": http only)')
+    parser.add_argument(
+        "--tls-dir",
+        help='serve https too, with the table\'s CA from `companion tls init --dir DIR` (default "none": http only)',
+    )
     parser.add_argument("--tls-port", type=int, help="the https port (default 8443)")
     parser.set_defaults(run=_run)
 

@@ -31,8 +31,10 @@ def _run(args: argparse.Namespace) -> int:
         from companion.web.seats import read_phones, write_phones
 
         write_phones(path.parent, {**read_phones(path.parent), "host": None})
-        print(f"The next phone to join the table is its host (kept in {path.parent}; a running companion takes it "
-              "up at once).")
+        print(
+            f"The next phone to join the table is its host (kept in {path.parent}; a running companion takes it "
+            "up at once)."
+        )
         return 0
     token = rotate_token(path) if args.token_command == "rotate" else read_token(path)
     note = "; a running companion takes it up at once" if args.token_command == "rotate" else ""

@@ -26,9 +26,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     detect.add_argument("--profile", required=True, help="camera profile (calibration/README.md)")
     detect.add_argument("--registry", help="piece registry file (default: the game's)")
     detect.add_argument("--json", action="store_true", help="one JSON document per image, one a line")
-    detect.add_argument("--beside", action="append", default=[], metavar="BOARD",
-                        help="a board lying beside --board, found by its own corner markers and read too "
-                             "(Orbital Battle's planet maps: orbital_battle:planet3); may be given again")
+    detect.add_argument(
+        "--beside",
+        action="append",
+        default=[],
+        metavar="BOARD",
+        help="a board lying beside --board, found by its own corner markers and read too "
+        "(Orbital Battle's planet maps: orbital_battle:planet3); may be given again",
+    )
     detect.set_defaults(run=_detect)
 
     render = commands.add_parser("render", help="render scenes as the twin's camera sees them, with their profile")
@@ -124,8 +129,17 @@ def _render(args: argparse.Namespace) -> int:
     for seed in range(args.seed, args.seed + args.count):
         scene = random_scene(board, registry, camera, seed, CONDITIONS[args.conditions], hand=args.hand)
         cv2.imwrite(str(out / f"scene-{seed}.png"), renderer.render(scene).image)
-        truth = [{"entry": p.entry.id, "piece": p.entry.piece, "site": p.site, "level": p.level,
-                  "x": round(p.x, 1), "y": round(p.y, 1)} for p in scene.pieces]
+        truth = [
+            {
+                "entry": p.entry.id,
+                "piece": p.entry.piece,
+                "site": p.site,
+                "level": p.level,
+                "x": round(p.x, 1),
+                "y": round(p.y, 1),
+            }
+            for p in scene.pieces
+        ]
         (out / f"scene-{seed}.json").write_text(json.dumps({"seed": seed, "pieces": truth}, indent=1) + "\n")
     print(f"{args.count} scene(s) and profile.json written to {out}")
     return 0

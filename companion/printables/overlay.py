@@ -58,8 +58,12 @@ def reed_marks(x: float, y: float) -> list[Shape]:
     every reed lies) and a drill mark at each lead hole."""
     x0, x1 = x + reed_part.GLASS_START, x + reed_part.GLASS_START + reed_part.GLASS_LENGTH
     r = reed_part.GLASS_DIAMETER / 2
-    shapes: list[Shape] = [Line(x0, y - r, x1, y - r, REED_INK, 0.2), Line(x0, y + r, x1, y + r, REED_INK, 0.2),
-                           Line(x0, y - r, x0, y + r, REED_INK, 0.2), Line(x1, y - r, x1, y + r, REED_INK, 0.2)]
+    shapes: list[Shape] = [
+        Line(x0, y - r, x1, y - r, REED_INK, 0.2),
+        Line(x0, y + r, x1, y + r, REED_INK, 0.2),
+        Line(x0, y - r, x0, y + r, REED_INK, 0.2),
+        Line(x1, y - r, x1, y + r, REED_INK, 0.2),
+    ]
     for hx, hy in reed_holes(x, y):
         shapes.append(Circle(hx, hy, reed_part.HOLE_DRILL / 2, REED_INK, 0.2))
         shapes.append(Line(hx - 1.5, hy, hx + 1.5, hy, REED_INK, 0.15))

@@ -41,9 +41,16 @@ def _sheet(registry: Registry, marked: list, widest: float, number: int, pages: 
     sizes = sorted({e.sticker_mm for e in registry.entries if e.sticker is not None})
     page = f" Sheet {number} of {pages}." if pages > 1 else ""
     shapes: list[Shape] = [Rect(0, 0, width, height, WHITE)]
-    shapes.append(Text(MARGIN_MM, height - 8, 4, f"Orrery piece stickers ({registry.game}): {registry.dictionary}, "
-                                                f"{' and '.join(f'{s:g}' for s in sizes)} mm. Print at 100% scale."
-                                                f"{page}"))
+    shapes.append(
+        Text(
+            MARGIN_MM,
+            height - 8,
+            4,
+            f"Orrery piece stickers ({registry.game}): {registry.dictionary}, "
+            f"{' and '.join(f'{s:g}' for s in sizes)} mm. Print at 100% scale."
+            f"{page}",
+        )
+    )
     for index, entry in enumerate(marked):
         col, row = index % per_row, index // per_row
         cx = MARGIN_MM + col * cell_w + cell_w / 2
@@ -56,8 +63,12 @@ def _sheet(registry: Registry, marked: list, widest: float, number: int, pages: 
             half = entry.label_mm / 2
             shapes.append(Circle(cx, cy, half, INK, 0.1))  # the round label's cut line (it trims the margin's corners)
         else:
-            for x1, y1, x2, y2 in ((-half, -half, half, -half), (half, -half, half, half), (half, half, -half, half),
-                                   (-half, half, -half, -half)):
+            for x1, y1, x2, y2 in (
+                (-half, -half, half, -half),
+                (half, -half, half, half),
+                (half, half, -half, half),
+                (-half, half, -half, -half),
+            ):
                 shapes.append(Line(cx + x1, cy + y1, cx + x2, cy + y2, INK, 0.1))  # cut line
         shapes.append(Text(cx - cell_w / 2 + 1, cy - widest / 2 - 3.5, 2.2, f"{entry.piece} #{entry.sticker}"))
     return Drawing(width, height, tuple(shapes))

@@ -53,8 +53,10 @@ def tiles(drawing: Drawing, paper: str) -> list[tuple[str, Drawing]]:
                 if y0 <= sy <= y0 + window_h:
                     shapes += _seam(sy + dy, MARGIN, MARGIN + window_w, vertical=False, y_from=x0)
             shapes += [  # the margins, blank, over whatever ran into them
-                Rect(0, 0, pw, MARGIN, WHITE), Rect(0, ph - MARGIN, pw, MARGIN, WHITE),
-                Rect(0, 0, MARGIN, ph, WHITE), Rect(pw - MARGIN, 0, MARGIN, ph, WHITE),
+                Rect(0, 0, pw, MARGIN, WHITE),
+                Rect(0, ph - MARGIN, pw, MARGIN, WHITE),
+                Rect(0, 0, MARGIN, ph, WHITE),
+                Rect(pw - MARGIN, 0, MARGIN, ph, WHITE),
             ]
             label = f"row {row + 1} of {rows}, column {col + 1} of {cols}"
             note = f"{label} (row 1 at the board's bottom); print at 100 %, no fit to page"
@@ -86,10 +88,16 @@ def _seam(at: float, start: float, end: float, vertical: bool, y_from: float) ->
     mark = first
     while mark <= end:
         if vertical:
-            out += [Line(at - 4, mark, at + 4, mark, INK, 0.3), Line(at, mark - 4, at, mark + 4, INK, 0.3),
-                    Circle(at, mark, 2.0, INK, 0.3)]
+            out += [
+                Line(at - 4, mark, at + 4, mark, INK, 0.3),
+                Line(at, mark - 4, at, mark + 4, INK, 0.3),
+                Circle(at, mark, 2.0, INK, 0.3),
+            ]
         else:
-            out += [Line(mark - 4, at, mark + 4, at, INK, 0.3), Line(mark, at - 4, mark, at + 4, INK, 0.3),
-                    Circle(mark, at, 2.0, INK, 0.3)]
+            out += [
+                Line(mark - 4, at, mark + 4, at, INK, 0.3),
+                Line(mark, at - 4, mark, at + 4, INK, 0.3),
+                Circle(mark, at, 2.0, INK, 0.3),
+            ]
         mark += MARK_EVERY
     return out

@@ -174,6 +174,7 @@ def points_to(name: str) -> str | None:
     """The site a pointing piece's arrow points to, or None."""
     return name.partition(POINTS_TO)[2] or None
 
+
 Ledger = dict[str, dict[str, Any]]
 """{"players": {player: {counter: value}}, "table": {counter: value}}"""
 
@@ -527,8 +528,10 @@ class Game(ABC, Generic[S]):
                 raise codec.CodecError(f"state.material: its content is not version {found.version}")
             return state
         if material is None or (named is not None and named != material.version):
-            raise codec.CodecError(f"state.material: set up on material {named!r}, which is not given"
-                                   + ("" if material is None else f" (given: {material.version})"))
+            raise codec.CodecError(
+                f"state.material: set up on material {named!r}, which is not given"
+                + ("" if material is None else f" (given: {material.version})")
+            )
         rest = {key: value for key, value in data.items() if key != "material"}
         return codec.from_json(self.state_type, rest, "state", given={"material": material})
 

@@ -1,15 +1,15 @@
 """English for the rules' announcements: the indefinite article and counted nouns, shared by every game's text.
 
-    >>> a("agent"), a("engineer"), a("unit"), a("HQ slot")
-    ('an agent', 'an engineer', 'a unit', 'an HQ slot')
-    >>> plural(1, "credit"), plural(2, "credit"), plural(3, "hex"), plural(0, "factory")
-    ('1 credit', '2 credits', '3 hexes', '0 factories')
-    >>> plural(2, "victory point"), plural(2, "research data")
-    ('2 victory points', '2 research data')
-    >>> verdict("won", ("blue",), "Red's ship with Dakalio on d7 is blocked")
-    "Blue wins: Red's ship with Dakalio on d7 is blocked."
-    >>> verdict("lost", (), "the home planet is infested")
-    'Everyone loses: the home planet is infested.'
+>>> a("agent"), a("engineer"), a("unit"), a("HQ slot")
+('an agent', 'an engineer', 'a unit', 'an HQ slot')
+>>> plural(1, "credit"), plural(2, "credit"), plural(3, "hex"), plural(0, "factory")
+('1 credit', '2 credits', '3 hexes', '0 factories')
+>>> plural(2, "victory point"), plural(2, "research data")
+('2 victory points', '2 research data')
+>>> verdict("won", ("blue",), "Red's ship with Dakalio on d7 is blocked")
+"Blue wins: Red's ship with Dakalio on d7 is blocked."
+>>> verdict("lost", (), "the home planet is infested")
+'Everyone loses: the home planet is infested.'
 """
 
 from __future__ import annotations
@@ -20,8 +20,22 @@ _VOWEL_SOUND = ("hour", "honest", "heir")
 # Letters whose names start with a vowel sound, for initialisms read letter by letter ("an HQ", "an X-wing").
 _VOWEL_LETTERS = set("AEFHILMNORSX")
 # Nouns that count without an -s: mass nouns and those the games use as their own plural.
-_SAME_PLURAL = {"data", "research data", "fuel", "metal", "helium", "ice", "provisions", "marines", "militia",
-                "armor", "artillery", "mechanized infantry", "energy", "ore"}
+_SAME_PLURAL = {
+    "data",
+    "research data",
+    "fuel",
+    "metal",
+    "helium",
+    "ice",
+    "provisions",
+    "marines",
+    "militia",
+    "armor",
+    "artillery",
+    "mechanized infantry",
+    "energy",
+    "ore",
+}
 
 
 def a(noun: str) -> str:

@@ -35,8 +35,12 @@ def system_python() -> str:
 
 def _start(python: str, *argv: str) -> subprocess.Popen[bytes]:
     try:
-        return subprocess.Popen([python, "-s", "-P", str(PROCESS), *argv], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        return subprocess.Popen(
+            [python, "-s", "-P", str(PROCESS), *argv],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
     except OSError as error:
         raise UserError(f"the Pi camera: cannot run {python} ({error.strerror})") from None
 
@@ -109,8 +113,9 @@ class PiCameraSource:
     luma plane, as the sticker decoding and the occlusion check read them; a settled change read in crops then costs
     no more than the crops) or, with `colour`, B, G, R (for pieces found by colour)."""
 
-    def __init__(self, width: int | None = None, height: int | None = None, colour: bool = False,
-                 python: str | None = None) -> None:
+    def __init__(
+        self, width: int | None = None, height: int | None = None, colour: bool = False, python: str | None = None
+    ) -> None:
         python = python or system_python()
         ok, text = stack_check(python)
         if not ok:

@@ -45,13 +45,19 @@ def import_picamera2():
         from picamera2 import Picamera2  # the system's: python3-picamera2
     except ModuleNotFoundError as error:
         if error.name == "picamera2":
-            return None, (f"picamera2 is not installed for {sys.executable}: on Raspberry Pi OS `sudo apt install "
-                          "python3-picamera2`, then `sudo systemctl restart orrery`")
-        return None, (f"picamera2 does not import in {sys.executable}: it needs the module {error.name}, which is "
-                      "missing (`sudo apt install --reinstall python3-picamera2`)")
+            return None, (
+                f"picamera2 is not installed for {sys.executable}: on Raspberry Pi OS `sudo apt install "
+                "python3-picamera2`, then `sudo systemctl restart orrery`"
+            )
+        return None, (
+            f"picamera2 does not import in {sys.executable}: it needs the module {error.name}, which is "
+            "missing (`sudo apt install --reinstall python3-picamera2`)"
+        )
     except Exception as error:  # a broken stack raises anything: ValueError for a numpy mismatch, OSError, ...
-        return None, (f"picamera2 does not import in {sys.executable} ({one_line(error)}): the system's camera "
-                      "packages do not fit its numpy (is a numpy installed with pip shadowing the system's?)")
+        return None, (
+            f"picamera2 does not import in {sys.executable} ({one_line(error)}): the system's camera "
+            "packages do not fit its numpy (is a numpy installed with pip shadowing the system's?)"
+        )
     return Picamera2, ""
 
 
@@ -77,8 +83,11 @@ def check(out) -> int:
     except Exception as error:
         answer(out, f"error {version} imports, but libcamera cannot list the cameras ({one_line(error)})")
         return 1
-    connected = f"{len(found)} camera{'s' if len(found) != 1 else ''} connected ({', '.join(found)})" if found \
+    connected = (
+        f"{len(found)} camera{'s' if len(found) != 1 else ''} connected ({', '.join(found)})"
+        if found
         else "no camera connected yet"
+    )
     answer(out, f"ok {version} imports in {sys.executable}{with_numpy}; {connected}")
     return 0
 
@@ -90,14 +99,20 @@ def stream(out, width: int, height: int, colour: bool) -> int:
         return 1
     try:
         if not cameras(picamera2):
-            answer(out, "error no camera is connected (check the ribbon cable; `rpicam-hello --list-cameras` lists "
-                        "what the system sees)")
+            answer(
+                out,
+                "error no camera is connected (check the ribbon cable; `rpicam-hello --list-cameras` lists "
+                "what the system sees)",
+            )
             return 1
         camera = picamera2()
         if not (width and height):
             width, height = camera.sensor_resolution
-        camera.configure(camera.create_still_configuration(
-            main={"size": (width, height), "format": "RGB888" if colour else "YUV420"}, buffer_count=2))
+        camera.configure(
+            camera.create_still_configuration(
+                main={"size": (width, height), "format": "RGB888" if colour else "YUV420"}, buffer_count=2
+            )
+        )
         camera.start()
     except Exception as error:
         answer(out, f"error the Pi camera did not start ({one_line(error)}; is another program using it?)")

@@ -35,8 +35,40 @@ STACKING = ("beside", "on top")
 # by how well they read"); 8 is put among the weakest, as the first renderer's harsh light found it (a planet
 # carrying it was missed 4 times in 9). A registry gives its smallest stickers the strongest codes, and its most
 # numerous kinds the next, and leaves the weakest spare.
-CODES_BY_STRENGTH = {"DICT_APRILTAG_16h5": (14, 23, 22, 12, 19, 11, 13, 27, 15, 7, 6, 28, 2, 16, 1, 3, 21, 25, 10, 4,
-                                            20, 24, 8, 5, 29, 0, 18, 9, 17, 26)}
+CODES_BY_STRENGTH = {
+    "DICT_APRILTAG_16h5": (
+        14,
+        23,
+        22,
+        12,
+        19,
+        11,
+        13,
+        27,
+        15,
+        7,
+        6,
+        28,
+        2,
+        16,
+        1,
+        3,
+        21,
+        25,
+        10,
+        4,
+        20,
+        24,
+        8,
+        5,
+        29,
+        0,
+        18,
+        9,
+        17,
+        26,
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -228,8 +260,10 @@ def _parse(data: object, where: str) -> Registry:
         raise UserError(f"{where}: sticker_mm must be above 0 and tallest_stack_mm 0 or more")
     seats = data.get("seats", [])
     if not isinstance(seats, list) or not all(isinstance(v, str) and v for v in seats) or len(set(seats)) < len(seats):
-        raise UserError(f"{where}: seats: expected a list of different names (the sides' counter sets, in the order "
-                        "players are named)")
+        raise UserError(
+            f"{where}: seats: expected a list of different names (the sides' counter sets, in the order "
+            "players are named)"
+        )
     entries = []
     seen_ids: set[str] = set()
     kinds: dict[str, tuple[int, PieceEntry]] = {}  # piece name -> (index, first entry)
@@ -264,20 +298,28 @@ def _parse(data: object, where: str) -> Registry:
         if entry.sticker is not None and not 0 <= entry.sticker < ids:
             raise UserError(f"{at}.sticker: {dictionary} has ids 0 to {ids - 1}, not {entry.sticker}")
         if entry.sticker is not None and sticker_kinds.setdefault(entry.sticker, entry.piece) != entry.piece:
-            raise UserError(f"{at}.sticker: sticker {entry.sticker} is given to {sticker_kinds[entry.sticker]!r} "
-                            f"and {entry.piece!r} (one sticker stands for one kind of piece)")
+            raise UserError(
+                f"{at}.sticker: sticker {entry.sticker} is given to {sticker_kinds[entry.sticker]!r} "
+                f"and {entry.piece!r} (one sticker stands for one kind of piece)"
+            )
         first_index, first = kinds.setdefault(entry.piece, (index, entry))
-        unlike = [f.name for f in fields(PieceEntry) if f.name not in ("id", "piece")
-                  and getattr(entry, f.name) != getattr(first, f.name)]
+        unlike = [
+            f.name
+            for f in fields(PieceEntry)
+            if f.name not in ("id", "piece") and getattr(entry, f.name) != getattr(first, f.name)
+        ]
         if unlike:
-            raise UserError(f"{at}: a {entry.piece!r} unlike pieces[{first_index}] in {', '.join(unlike)} "
-                            f"(pieces of one kind are interchangeable: give it another piece name)")
+            raise UserError(
+                f"{at}: a {entry.piece!r} unlike pieces[{first_index}] in {', '.join(unlike)} "
+                f"(pieces of one kind are interchangeable: give it another piece name)"
+            )
         if not entry.sticker_fits():
-            raise UserError(f"{at}: its {entry.sticker_mm:g} mm sticker does not fit on its {entry.shape} of "
-                            f"radius {entry.radius:g} mm (sticker_offset {entry.sticker_offset:g} mm)")
+            raise UserError(
+                f"{at}: its {entry.sticker_mm:g} mm sticker does not fit on its {entry.shape} of "
+                f"radius {entry.radius:g} mm (sticker_offset {entry.sticker_offset:g} mm)"
+            )
         seen_ids.add(entry.id)
         entries.append(entry)
     if not entries:
         raise UserError(f"{where}: pieces: the registry lists no pieces")
-    return Registry(str(data.get("game", "")), dictionary, sticker_mm, tuple(entries), stacking, tallest,
-                    tuple(seats))
+    return Registry(str(data.get("game", "")), dictionary, sticker_mm, tuple(entries), stacking, tallest, tuple(seats))

@@ -43,8 +43,10 @@ def fitted(image: np.ndarray, size: tuple[int, int] | None) -> np.ndarray:
     turned = (width > height) != (size[0] > size[1]) and width != height
     w, h = (height, width) if turned else (width, height)
     if abs((w / h) / (size[0] / size[1]) - 1) > SAME_SHAPE:
-        raise OtherSize(f"recalibrate the camera: its pictures are now {width} x {height}, and it was calibrated at "
-                        f"{size[0]} x {size[1]}")
+        raise OtherSize(
+            f"recalibrate the camera: its pictures are now {width} x {height}, and it was calibrated at "
+            f"{size[0]} x {size[1]}"
+        )
     if turned:
         image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
     if (w, h) != tuple(size):
@@ -56,8 +58,13 @@ def fitted(image: np.ndarray, size: tuple[int, int] | None) -> np.ndarray:
 class PushedFrames:
     """A frame source fed by `push` (the web server's threads) and read by the table's camera thread."""
 
-    def __init__(self, still_wanted: Callable[[], bool] = lambda: True, quiet: float = QUIET_SECONDS,
-                 size: tuple[int, int] | None = None, colour: bool = True) -> None:
+    def __init__(
+        self,
+        still_wanted: Callable[[], bool] = lambda: True,
+        quiet: float = QUIET_SECONDS,
+        size: tuple[int, int] | None = None,
+        colour: bool = True,
+    ) -> None:
         self._still_wanted = still_wanted
         self.size = size  # the camera profile's frame size (width, height): stills are fitted to it
         self.colour = colour  # stills in colour (pieces found by colour); gray otherwise, decoded in half the time

@@ -36,6 +36,7 @@ BOOT_WAIT = 3.0
 HELLO_WAIT = 2.0
 ASK_EVERY = 0.3
 
+
 @dataclass(frozen=True)
 class SwitchChange:
     """A switch that opened or closed: `firmware_ms` is the firmware clock of the frame that told it, `host_time`
@@ -117,14 +118,18 @@ def survey(comports: Comports | None = None, probe_all: bool = False, wait: floa
             verdict = "not probed: its USB id is not an Arduino's or a USB-serial chip's (--all probes it)"
         elif hello is None and heard:
             # Frames but no hello: firmware of another protocol version, or a device that only looks like a grid.
-            verdict = (f"not a grid: it sent {heard} reed-grid frame{'s' if heard != 1 else ''} but did not answer "
-                       f"the handshake within {wait:g} s (flash the grid's firmware: companion firmware flash --port "
-                       f"{info.device})")
+            verdict = (
+                f"not a grid: it sent {heard} reed-grid frame{'s' if heard != 1 else ''} but did not answer "
+                f"the handshake within {wait:g} s (flash the grid's firmware: companion firmware flash --port "
+                f"{info.device})"
+            )
         elif hello is None:
             verdict = f"not a grid: no reed-grid frame within {wait:g} s of opening it"
         else:
-            verdict = (f"reed grid: firmware {hello.firmware}, protocol {hello.protocol}, {hello.rows} x {hello.cols}, "
-                       f"debounce {hello.debounce_ms} ms")
+            verdict = (
+                f"reed grid: firmware {hello.firmware}, protocol {hello.protocol}, {hello.rows} x {hello.cols}, "
+                f"debounce {hello.debounce_ms} ms"
+            )
         reports.append(PortReport(info.device, usb, name, verdict, hello))
     return reports
 

@@ -82,10 +82,17 @@ class Sighting:
     turn: float | None = None
 
     def to_json(self) -> dict:
-        return {"piece": self.piece, "sticker": self.sticker, "site": self.site,
-                "level": self.level, "x": round(self.x, 1), "y": round(self.y, 1),
-                "confidence": round(self.confidence, 3), "time": self.time,
-                "turn": None if self.turn is None else round(self.turn, 1)}
+        return {
+            "piece": self.piece,
+            "sticker": self.sticker,
+            "site": self.site,
+            "level": self.level,
+            "x": round(self.x, 1),
+            "y": round(self.y, 1),
+            "confidence": round(self.confidence, 3),
+            "time": self.time,
+            "turn": None if self.turn is None else round(self.turn, 1),
+        }
 
 
 @dataclass(frozen=True)
@@ -127,7 +134,10 @@ class FrameReport:
 
     def to_json(self) -> dict:
         return {
-            "time": self.time, "reliable": self.reliable, "reason": self.reason, "moved": self.moved,
+            "time": self.time,
+            "reliable": self.reliable,
+            "reason": self.reason,
+            "moved": self.moved,
             "markers": list(self.markers),
             "reprojection_px": None if self.reprojection_px is None else round(self.reprojection_px, 3),
             "sightings": [s.to_json() for s in self.sightings],
@@ -169,8 +179,10 @@ class Vision:
         if not board.fiducials:
             raise UserError(f"board {board.name!r} has no fiducials: the camera cannot find it")
         if profile.pose is not None and profile.pose.board != board.name:
-            raise UserError(f"camera profile {profile.camera!r} was calibrated over board "
-                            f"{profile.pose.board!r}, not {board.name!r}")
+            raise UserError(
+                f"camera profile {profile.camera!r} was calibrated over board "
+                f"{profile.pose.board!r}, not {board.name!r}"
+            )
         self.board = board
         self.registry = registry
         self.profile = profile
@@ -215,9 +227,10 @@ class Vision:
         reach = self._tolerance + self._sticker_reach
         angles = np.linspace(0, 2 * math.pi, 16, endpoint=False)
         circle = np.column_stack([reach * np.cos(angles), reach * np.sin(angles)])
-        self._reach_ring = np.array([
-            [(s.x + dx, s.y + dy, z) for z in (0.0, self._tallest) for dx, dy in circle] for s in board.sites
-        ], np.float64)
+        self._reach_ring = np.array(
+            [[(s.x + dx, s.y + dy, z) for z in (0.0, self._tallest) for dx, dy in circle] for s in board.sites],
+            np.float64,
+        )
         self._edge_cache: tuple[np.ndarray, list] | None = None
         self._pose: Pose | None = None
         self._marker_looks: dict = {}  # fiducial -> (its corners, its normalised look) where last decoded
@@ -231,9 +244,15 @@ class Vision:
     def pose(self) -> Pose | None:
         return self._pose
 
-    def process(self, image: np.ndarray, time: float = 0.0, changed: Collection[str] | None = None,
-                markers: FrameMarkers | None = None, more: Sequence[np.ndarray] = (),
-                by_look: bool = False) -> FrameReport:
+    def process(
+        self,
+        image: np.ndarray,
+        time: float = 0.0,
+        changed: Collection[str] | None = None,
+        markers: FrameMarkers | None = None,
+        more: Sequence[np.ndarray] = (),
+        by_look: bool = False,
+    ) -> FrameReport:
         """What the frame shows. `changed`: the sites the reed grid says changed since the last frame read; the
         stickers are then decoded only in crops around them and a few more sites of a slow sweep (the rest as the
         last report had them), at the frame's full resolution, while the board has not moved. None: the whole
@@ -252,13 +271,16 @@ class Vision:
         height, width = image.shape[:2]
         if (width, height) != tuple(self.profile.image_size):
             w, h = self.profile.image_size
-            raise UserError(f"the frame is {width}x{height} but camera profile {self.profile.camera!r} is for "
-                            f"{w}x{h} frames")
+            raise UserError(
+                f"the frame is {width}x{height} but camera profile {self.profile.camera!r} is for {w}x{h} frames"
+            )
         # A gray frame (a Pi camera's luma plane, which needs no decoding) is read as it is: stickers and the
         # occlusion check need no colour; pieces found by colour do.
         if image.ndim == 2 and self._colour:
-            raise UserError(f"camera profile {self.profile.camera!r} finds pieces by colour, but the camera gives "
-                            f"gray frames: take colour frames from it")
+            raise UserError(
+                f"camera profile {self.profile.camera!r} finds pieces by colour, but the camera gives "
+                f"gray frames: take colour frames from it"
+            )
         colour = image if image.ndim == 2 or image.shape[2] == 3 else cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
         looked = None
         if by_look and changed is None and self._last is not None and height > CORNER_SEARCH_LINES:
@@ -296,7 +318,7 @@ class Vision:
             hi = np.ceil((ring.max(axis=0) - (x0, y0)) / LOOK_SHRINK).astype(int)
             lo, hi = np.maximum(lo, 0), np.minimum(hi, (small.shape[1], small.shape[0]))
             if np.all(hi > lo):
-                out[site] = small[lo[1]:hi[1], lo[0]:hi[0]].astype(np.float32)
+                out[site] = small[lo[1] : hi[1], lo[0] : hi[0]].astype(np.float32)
         return out
 
     def _changed_by_look(self, looks: dict[str, np.ndarray]) -> set[str] | None:
@@ -325,8 +347,16 @@ class Vision:
         pose, moved, reprojection, problem = self._update_pose(corners)
         clock.lap("pose")
         if problem:
-            return FrameReport(time, False, problem, moved=moved, markers=seen, reprojection_px=reprojection,
-                               unreliable=(self._whole_board(problem),), identifies=self.identifies)
+            return FrameReport(
+                time,
+                False,
+                problem,
+                moved=moved,
+                markers=seen,
+                reprojection_px=reprojection,
+                unreliable=(self._whole_board(problem),),
+                identifies=self.identifies,
+            )
         assert pose is not None
         sightings, rejected, unread = self._find_pieces(gray, pose, time)
         unread |= self._illegible(pose, {s.id for s in self.board.sites}) - {s.site for s in sightings}
@@ -337,14 +367,14 @@ class Vision:
         regions = self._unreliable_regions(colour, pose, corners) + self._unread_regions(unread)
         clock.lap("unreliable")
         hidden = {s for r in regions for s in r.sites}
-        sightings = tuple(
-            s if s.site not in hidden else _replace_confidence(s, s.confidence * 0.8) for s in sightings
+        sightings = tuple(s if s.site not in hidden else _replace_confidence(s, s.confidence * 0.8) for s in sightings)
+        return FrameReport(
+            time, True, "", sightings, tuple(regions), moved, seen, reprojection, rejected, clock.laps, self.identifies
         )
-        return FrameReport(time, True, "", sightings, tuple(regions), moved, seen, reprojection, rejected,
-                           clock.laps, self.identifies)
 
-    def _process_sites(self, colour: np.ndarray, time: float, changed: Collection[str],
-                       last: FrameReport) -> FrameReport | None:
+    def _process_sites(
+        self, colour: np.ndarray, time: float, changed: Collection[str], last: FrameReport
+    ) -> FrameReport | None:
         """The frame read in crops around the changed sites and the sweep's next few; None when the board or the
         camera moved (fewer than three corner markers look as they did), for the whole frame to be read."""
         clock = _Clock()
@@ -374,16 +404,21 @@ class Vision:
         sightings, dropped, doubted = self._trace(distinct(found), pose, time)
         rejected = len(dropped)
         # A site keeps the last reading's doubt until it is read again.
-        fresh_unread = self._doubtful_sites(doubtful + dropped, pose) | doubted | (
-            self._illegible(pose, read) - {s.site for s in sightings})
-        unread = (fresh_unread & read) | {site for r in last.unreliable if r.reason == UNREAD
-                                          for site in r.sites if site not in read}
+        fresh_unread = (
+            self._doubtful_sites(doubtful + dropped, pose)
+            | doubted
+            | (self._illegible(pose, read) - {s.site for s in sightings})
+        )
+        unread = (fresh_unread & read) | {
+            site for r in last.unreliable if r.reason == UNREAD for site in r.sites if site not in read
+        }
         clock.lap("stickers in crops")
         near = self._site_xy[[i for i, site in enumerate(ids) if site in read]]
         reach = self._tolerance + self._sticker_reach
         if self._colour:  # in top-down windows round the same sites, as far out as a piece read afresh may stand
-            windows = windows_around(self.board, [(float(x), float(y)) for x, y in near],
-                                     reach + self._colour.margin_mm())
+            windows = windows_around(
+                self.board, [(float(x), float(y)) for x, y in near], reach + self._colour.margin_mm()
+            )
             sightings = sightings + self._find_by_colour(colour, pose, sightings, time, windows)
             clock.lap("colour in crops")
         # Sites read now take what this frame shows; the others keep the last report's reading. A piece off every
@@ -398,9 +433,19 @@ class Vision:
         clock.lap("unreliable")
         hidden = {s for r in regions for s in r.sites}
         out = tuple(s if s.site not in hidden else _replace_confidence(s, s.confidence * 0.8) for s in fresh + kept)
-        return FrameReport(time, True, "", tuple(sorted(out, key=lambda s: (s.site or "~", s.level, s.piece))),
-                           tuple(regions), False, tuple(sorted(f.id for f in corners)), reprojection, rejected,
-                           clock.laps, self.identifies)
+        return FrameReport(
+            time,
+            True,
+            "",
+            tuple(sorted(out, key=lambda s: (s.site or "~", s.level, s.piece))),
+            tuple(regions),
+            False,
+            tuple(sorted(f.id for f in corners)),
+            reprojection,
+            rejected,
+            clock.laps,
+            self.identifies,
+        )
 
     def _site_pixels(self, pose: Pose, shape: tuple[int, ...], sites: Collection[str]) -> list[np.ndarray]:
         """For each site, the frame pixels of the ring within which a sticker of a piece on it may lie (at board
@@ -444,8 +489,9 @@ class Vision:
         # A blurred marker's corner is rounded off: its four edges, fitted as lines through their halfway points,
         # meet where the corner was (a 4 x 4 marker's border is a sixth of its side, as a sticker's is).
         refined = {fid: fit_edges(gray, c) for fid, c in found.items()}
-        self._marker_looks = {fid: (c, look) for fid, c in refined.items()
-                              if (look := _marker_look(gray, c)) is not None}
+        self._marker_looks = {
+            fid: (c, look) for fid, c in refined.items() if (look := _marker_look(gray, c)) is not None
+        }
         blurs = [b for c in refined.values() if (b := edge_blur(gray, c)) is not None]
         if blurs:
             self.blur_px = float(np.median(blurs))
@@ -481,44 +527,54 @@ class Vision:
             img = np.concatenate(list(corners.values()))
             pose, error = solve_pose(obj, img, self.matrix, self.dist)
             if error > self._max_reprojection:
-                return None, False, error, (
-                    f"camera profile {self.profile.camera!r} does not fit this camera "
-                    f"(corner reprojection error {error:.1f} px)")
+                return (
+                    None,
+                    False,
+                    error,
+                    (
+                        f"camera profile {self.profile.camera!r} does not fit this camera "
+                        f"(corner reprojection error {error:.1f} px)"
+                    ),
+                )
             moved = kept is not None and self._shift_mm(kept, pose) > self.move_tolerance_mm
             self._pose = pose
             return pose, moved, error, ""
         if not corners:
             return None, False, None, f"no corner markers of board {self.board.name!r} visible"
         if kept is None:
-            return None, False, None, (
-                f"only {len(corners)} corner marker(s) visible and no earlier pose to check them against")
+            return (
+                None,
+                False,
+                None,
+                (f"only {len(corners)} corner marker(s) visible and no earlier pose to check them against"),
+            )
         obj = np.concatenate([fiducial_corners(f) for f in corners])
         img = np.concatenate(list(corners.values()))
         traced = kept.to_board(img, 0.0, self.matrix, self.dist)
         if float(np.max(np.linalg.norm(traced - obj[:, :2], axis=1))) > self.move_tolerance_mm:
-            return None, True, None, (
-                f"the board or camera moved and only {len(corners)} corner marker(s) are visible")
+            return None, True, None, (f"the board or camera moved and only {len(corners)} corner marker(s) are visible")
         return kept, False, None, ""
 
     def _shift_mm(self, old: Pose, new: Pose) -> float:
         """How far board points seen through the old pose land from where the new pose puts them."""
-        corners = np.array([(0, 0, 0), (self.board.width, 0, 0), (self.board.width, self.board.height, 0),
-                            (0, self.board.height, 0)], np.float64)
+        corners = np.array(
+            [(0, 0, 0), (self.board.width, 0, 0), (self.board.width, self.board.height, 0), (0, self.board.height, 0)],
+            np.float64,
+        )
         pixels = old.project(corners, self.matrix, self.dist)
-        return float(np.max(np.linalg.norm(new.to_board(pixels, 0.0, self.matrix, self.dist) - corners[:, :2],
-                                           axis=1)))
+        return float(np.max(np.linalg.norm(new.to_board(pixels, 0.0, self.matrix, self.dist) - corners[:, :2], axis=1)))
 
     # -- the pieces
-    def _find_pieces(self, gray: np.ndarray, pose: Pose,
-                     time: float) -> tuple[tuple[Sighting, ...], int, set[str]]:
+    def _find_pieces(self, gray: np.ndarray, pose: Pose, time: float) -> tuple[tuple[Sighting, ...], int, set[str]]:
         """The board's pieces, how many stickers were rejected, and the sites where a sticker was seen but not read."""
         x0, y0, x1, y1 = self._board_box(pose, gray.shape)
         found, doubtful = self._decode(self._fused(None, gray, (x0, y0, x1, y1)), (x0, y0), pose)
         sightings, rejected, doubted = self._trace(found, pose, time)
         return sightings, len(rejected), self._doubtful_sites(doubtful + rejected, pose) | doubted
 
-    def _decode(self, roi: np.ndarray, origin: tuple[int, int],
-                pose: Pose) -> tuple[list[tuple[PieceEntry, np.ndarray, float]], list[np.ndarray]]:
+    def _decode(
+        self, roi: np.ndarray, origin: tuple[int, int], pose: Pose
+    ) -> tuple[list[tuple[PieceEntry, np.ndarray, float]], list[np.ndarray]]:
         """The registry's stickers in a gray region whose top-left is `origin` in the frame: (entry, corners in
         frame pixels, quality of the reading 0-1), and the squares that look like stickers but whose code could not
         be told (corners in frame pixels).
@@ -536,11 +592,16 @@ class Vision:
         # every scale). Codes are then matched in the region as it is, every pixel it has.
         smallest = per_lo / 4 / 0.6
         up = 2.0 if smallest < UPSCALE_BELOW_PX else 0.5 if smallest > DOWNSCALE_ABOVE_PX else 1.0
-        search = roi if up == 1 else cv2.resize(roi, None, fx=up, fy=up,
-                                                interpolation=cv2.INTER_CUBIC if up > 1 else cv2.INTER_AREA)
+        search = (
+            roi
+            if up == 1
+            else cv2.resize(roi, None, fx=up, fy=up, interpolation=cv2.INTER_CUBIC if up > 1 else cv2.INTER_AREA)
+        )
         marker_corners, ids, candidates = detector.detectMarkers(search)
-        decoded = [(int(i), c.reshape(4, 2).astype(np.float64))
-                   for c, i in zip(marker_corners, [] if ids is None else ids.ravel(), strict=True)]
+        decoded = [
+            (int(i), c.reshape(4, 2).astype(np.float64))
+            for c, i in zip(marker_corners, [] if ids is None else ids.ravel(), strict=True)
+        ]
         decoded += self._second_look(search, candidates, decoded, per_lo * up, per_hi * up)
 
         def in_roi(c: np.ndarray) -> np.ndarray:
@@ -568,15 +629,15 @@ class Vision:
         for quad in candidates:
             outline_found = in_roi(quad)
             centre = outline_found.mean(axis=0)
-            if any(cv2.pointPolygonTest(outline, (float(centre[0]), float(centre[1])), False) >= 0
-                   for outline in avoid):
+            if any(
+                cv2.pointPolygonTest(outline, (float(centre[0]), float(centre[1])), False) >= 0 for outline in avoid
+            ):
                 continue
             # An outline may be the sticker's black square or, where the detector kept only the outer one, its white
             # margin's edge (a third wider): both are tried.
             for q in (outline_found, centre + (outline_found - centre) * 0.75):
                 side = _side(q)
-                if not per_lo <= 4 * side <= per_hi or any(math.dist(centre, c) < max(side, s) / 2
-                                                            for c, s in taken):
+                if not per_lo <= 4 * side <= per_hi or any(math.dist(centre, c) < max(side, s) / 2 for c, s in taken):
                     continue
                 match = self._book.match(roi, fit_edges(roi, q), sigma, self._codes)
                 if match is not None and match.ring >= STICKER_RING:
@@ -594,8 +655,11 @@ class Vision:
             else:
                 doubtful.append(q)
         shift = np.array([x0, y0], np.float64)
-        found = [(self._stickers[marker_id], c + shift, quality)
-                 for marker_id, c, quality in read if marker_id in self._stickers]
+        found = [
+            (self._stickers[marker_id], c + shift, quality)
+            for marker_id, c, quality in read
+            if marker_id in self._stickers
+        ]
         return found, [c + shift for c in doubtful]
 
     def _fused(self, colour: np.ndarray | None, gray: np.ndarray | None, box: tuple[int, int, int, int]) -> np.ndarray:
@@ -624,8 +688,10 @@ class Vision:
     def _fiducial_outlines(self, pose: Pose, origin: tuple[int, int]) -> list[np.ndarray]:
         """The board's corner markers' outlines in a region's pixels: their cells make squares of a sticker's size
         and kind of code, never a piece's."""
-        return [(pose.project(fiducial_corners(fid), self.matrix, self.dist) - origin).astype(np.float32)
-                for fid in self.board.fiducials]
+        return [
+            (pose.project(fiducial_corners(fid), self.matrix, self.dist) - origin).astype(np.float32)
+            for fid in self.board.fiducials
+        ]
 
     def _doubtful_sites(self, doubtful: list[np.ndarray], pose: Pose) -> set[str]:
         """The sites a sticker seen but not read may stand on: its centre traced at every height a sticker may
@@ -648,8 +714,14 @@ class Vision:
         key = (tuple(np.round(np.concatenate([pose.rvec * 1000, pose.tvec]), 0)), round(self.blur_px, 2))
         if self._legible is None or self._legible[0] != key:
             sides = site_sides(self.board, self.registry, pose, self.matrix, self.dist)
-            self._legible = (key, {s.id for s, side in zip(self.board.sites, sides, strict=True)
-                                   if not legible(float(side), self.blur_px)})
+            self._legible = (
+                key,
+                {
+                    s.id
+                    for s, side in zip(self.board.sites, sides, strict=True)
+                    if not legible(float(side), self.blur_px)
+                },
+            )
         return self._legible[1] & set(sites)
 
     def _unread_regions(self, sites: set[str]) -> list[Region]:
@@ -658,12 +730,16 @@ class Vision:
         for site in sorted(sites):
             s = self.board.site(site)
             r = self._tolerance
-            out.append(Region(UNREAD, ((s.x - r, s.y - r), (s.x + r, s.y - r), (s.x + r, s.y + r),
-                                       (s.x - r, s.y + r)), (site,)))
+            out.append(
+                Region(
+                    UNREAD, ((s.x - r, s.y - r), (s.x + r, s.y - r), (s.x + r, s.y + r), (s.x - r, s.y + r)), (site,)
+                )
+            )
         return out
 
-    def _trace(self, found: list[tuple[PieceEntry, np.ndarray, float]], pose: Pose,
-               time: float) -> tuple[tuple[Sighting, ...], list[np.ndarray], set[str]]:
+    def _trace(
+        self, found: list[tuple[PieceEntry, np.ndarray, float]], pose: Pose, time: float
+    ) -> tuple[tuple[Sighting, ...], list[np.ndarray], set[str]]:
         """Decoded stickers traced to the board: the pieces' sightings, the stickers rejected (their corners): a
         sticker whose traced size is not its kind's, or whose reading is not confident enough, is a sticker seen
         whose piece is not known; and the sites whose reading a sticker leaves in doubt: a rider whose base was not
@@ -729,8 +805,22 @@ class Vision:
             if confidence < MIN_CONFIDENCE:
                 rejected.append(found[i][1])
                 continue
-            sightings.append((i, Sighting(entry.piece, entry.sticker, site, level, float(cx), float(cy),
-                                          float(confidence), time, _turn(traced[i]))))
+            sightings.append(
+                (
+                    i,
+                    Sighting(
+                        entry.piece,
+                        entry.sticker,
+                        site,
+                        level,
+                        float(cx),
+                        float(cy),
+                        float(confidence),
+                        time,
+                        _turn(traced[i]),
+                    ),
+                )
+            )
         # More of a kind than the box holds: the surplus, least sure, are misreads (stickers seen, not known), and
         # the rest are less sure for it.
         kept = []
@@ -752,8 +842,9 @@ class Vision:
         reach = max(e.radius for e in bases)
         return {self.board.sites[i].id for i in np.flatnonzero(np.hypot(*(self._site_xy - (x, y)).T) <= reach)}
 
-    def _fitted_detector(self, pose: Pose,
-                         shape: tuple[int, ...]) -> tuple[cv2.aruco.ArucoDetector, tuple[float, float]]:
+    def _fitted_detector(
+        self, pose: Pose, shape: tuple[int, ...]
+    ) -> tuple[cv2.aruco.ArucoDetector, tuple[float, float]]:
         """The sticker detector with its perimeter limits set to the stickers' size in this view, and those limits.
 
         Most of detectMarkers' time goes on contours that cannot be stickers; from the pose the sticker's size in
@@ -764,13 +855,18 @@ class Vision:
         if self._fitted is None or self._fitted[0] != key:
             # The smallest sticker at board level far out, the largest on the tallest stack.
             low = min(e.height for e in self.registry.entries)
-            spots = [(x, y) for x in (0, self.board.width / 2, self.board.width)
-                     for y in (0, self.board.height / 2, self.board.height)]
+            spots = [
+                (x, y)
+                for x in (0, self.board.width / 2, self.board.width)
+                for y in (0, self.board.height / 2, self.board.height)
+            ]
             bounds = []
             for side, z in zip(self.registry.sticker_sizes(), (low, self._tallest), strict=True):
                 h = side / 2
-                pts = np.array([(x + dx, y + dy, z) for x, y in spots
-                                for dx, dy in ((-h, -h), (h, -h), (h, h), (-h, h))], np.float64)
+                pts = np.array(
+                    [(x + dx, y + dy, z) for x, y in spots for dx, dy in ((-h, -h), (h, -h), (h, h), (-h, h))],
+                    np.float64,
+                )
                 px = pose.project(pts, self.matrix, self.dist).reshape(-1, 4, 2)
                 bounds.append(np.linalg.norm(px - np.roll(px, 1, axis=1), axis=2).sum(axis=1))
             self._fitted = (key, (0.6 * float(bounds[0].min()), 1.5 * float(bounds[1].max())), {})
@@ -783,8 +879,9 @@ class Vision:
             detectors[longest] = cv2.aruco.ArucoDetector(self._sticker_detector.getDictionary(), params)
         return detectors[longest], (per_lo, per_hi)
 
-    def _second_look(self, roi: np.ndarray, candidates: tuple, decoded: list[tuple[int, np.ndarray]],
-                     per_lo: float, per_hi: float) -> list[tuple[int, np.ndarray]]:
+    def _second_look(
+        self, roi: np.ndarray, candidates: tuple, decoded: list[tuple[int, np.ndarray]], per_lo: float, per_hi: float
+    ) -> list[tuple[int, np.ndarray]]:
         """Sticker-sized squares that failed to decode, read again from a sharpened patch.
 
         A sticker only about 20 px wide loses its lone white cells to the lens blur (they read darker than the
@@ -804,7 +901,7 @@ class Vision:
             px0, py0 = int(centre[0]) - half, int(centre[1]) - half
             if px0 < 0 or py0 < 0 or px0 + 2 * half > roi.shape[1] or py0 + 2 * half > roi.shape[0]:
                 continue
-            patch = roi[py0:py0 + 2 * half, px0:px0 + 2 * half]
+            patch = roi[py0 : py0 + 2 * half, px0 : px0 + 2 * half]
             sharp = cv2.addWeighted(patch, 2.0, cv2.GaussianBlur(patch, (0, 0), 1.5), -1.0, 0)
             corners, ids, _ = self._patch_detector.detectMarkers(sharp)
             for c, marker_id in zip(corners, [] if ids is None else ids.ravel(), strict=True):
@@ -814,8 +911,14 @@ class Vision:
                     centres.append(c.mean(axis=0))
         return out
 
-    def _find_by_colour(self, image: np.ndarray, pose: Pose, stickered: tuple[Sighting, ...], time: float,
-                        windows: list[tuple[int, int, int, int]] | None = None) -> tuple[Sighting, ...]:
+    def _find_by_colour(
+        self,
+        image: np.ndarray,
+        pose: Pose,
+        stickered: tuple[Sighting, ...],
+        time: float,
+        windows: list[tuple[int, int, int, int]] | None = None,
+    ) -> tuple[Sighting, ...]:
         """Unmarked pieces by colour; a blob where a stickered piece was seen is that piece, not another."""
         taken = [(s.x, s.y, self.registry.kind(s.piece).radius) for s in stickered]
         by_colour: dict[str, list[tuple[str | None, float, float, float, float]]] = {}
@@ -832,12 +935,12 @@ class Vision:
                 confidence = COLOUR_CONFIDENCE * max(0.3, 1 - abs(ratio - 1))
                 if site:
                     confidence *= 1 - 0.3 * min(1.0, distance / self._tolerance)
-                out.append(Sighting(entry.piece, None, site, 0, float(x), float(y), float(confidence),
-                                    time))
+                out.append(Sighting(entry.piece, None, site, 0, float(x), float(y), float(confidence), time))
         return tuple(out)
 
-    def _on_a_stack(self, entry: PieceEntry, corners_px: np.ndarray,
-                    pose: Pose) -> tuple[np.ndarray, tuple[tuple[float, float], float], set[str]]:
+    def _on_a_stack(
+        self, entry: PieceEntry, corners_px: np.ndarray, pose: Pose
+    ) -> tuple[np.ndarray, tuple[tuple[float, float], float], set[str]]:
         """A piece that may top a stack whose lower pieces are hidden under it: of the heights it may stand at (on
         the board, up to the top of the tallest stack), the lowest that puts it on a site; on the board when none
         does. Its traced position slides towards the camera's nadir as the height grows, by about 17 mm at ORBIT's
@@ -910,8 +1013,7 @@ class Vision:
         box is the board grown by the furthest a sticker can reach beyond it, not the board alone.
         """
         (lo_x, lo_y), (hi_x, hi_y) = self._reach_box
-        pts = np.array([(x, y, z) for x in (lo_x, hi_x) for y in (lo_y, hi_y) for z in (0, self._tallest)],
-                       np.float64)
+        pts = np.array([(x, y, z) for x in (lo_x, hi_x) for y in (lo_y, hi_y) for z in (0, self._tallest)], np.float64)
         px = pose.project(pts, self.matrix, self.dist)
         x0, y0 = np.floor(px.min(axis=0)).astype(int) - 8
         x1, y1 = np.ceil(px.max(axis=0)).astype(int) + 8
@@ -940,8 +1042,12 @@ class Vision:
         for fid in self.board.fiducials:
             if fid not in corners:
                 r = fid.size
-                square = ((fid.x - r, fid.y - r), (fid.x + r, fid.y - r), (fid.x + r, fid.y + r),
-                          (fid.x - r, fid.y + r))
+                square = (
+                    (fid.x - r, fid.y - r),
+                    (fid.x + r, fid.y - r),
+                    (fid.x + r, fid.y + r),
+                    (fid.x - r, fid.y + r),
+                )
                 sites = tuple(s.id for s in self.board.sites if abs(s.x - fid.x) <= r and abs(s.y - fid.y) <= r)
                 regions.append(Region("corner marker hidden", square, sites))
         return regions
@@ -972,8 +1078,7 @@ class Vision:
 
     def _whole_board(self, reason: str) -> Region:
         b = self.board
-        return Region(reason, ((0, 0), (b.width, 0), (b.width, b.height), (0, b.height)),
-                      tuple(s.id for s in b.sites))
+        return Region(reason, ((0, 0), (b.width, 0), (b.width, b.height), (0, b.height)), tuple(s.id for s in b.sites))
 
 
 class FrameMarkers:
@@ -999,12 +1104,12 @@ class FrameMarkers:
         if dictionary not in self._found:
             gray = self.gray
             scale = min(1.0, CORNER_SEARCH_LINES / gray.shape[0])
-            search = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
-                                                          interpolation=cv2.INTER_AREA)
+            search = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
             corners, ids, _ = detector.detectMarkers(search)
             self._found[dictionary] = [
                 (int(i), (c.reshape(4, 2).astype(np.float64) + 0.5) / scale - 0.5)
-                for c, i in zip(corners, [] if ids is None else ids.ravel(), strict=True)]
+                for c, i in zip(corners, [] if ids is None else ids.ravel(), strict=True)
+            ]
         return self._found[dictionary]
 
 
@@ -1058,7 +1163,7 @@ def _marker_look(gray: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
     hi = np.ceil(corners.max(axis=0)).astype(int) + 3
     if lo.min() < 0 or hi[0] > gray.shape[1] or hi[1] > gray.shape[0]:
         return None
-    patch = gray[lo[1]:hi[1], lo[0]:hi[0]]
+    patch = gray[lo[1] : hi[1], lo[0] : hi[0]]
     if patch.ndim == 3:  # a colour frame: only the patch is made gray
         patch = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
     patch = cv2.resize(patch, (LOOK_CELLS, LOOK_CELLS), interpolation=cv2.INTER_AREA)

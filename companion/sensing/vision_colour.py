@@ -49,8 +49,15 @@ def in_range(hsv: np.ndarray, colour: ColourRange) -> np.ndarray:
     return cv2.bitwise_or(upper, lower)
 
 
-def top_down(image: np.ndarray, board: Board, pose: Pose, matrix: np.ndarray, dist: np.ndarray,
-             height_mm: float, window: tuple[int, int, int, int] | None = None) -> np.ndarray:
+def top_down(
+    image: np.ndarray,
+    board: Board,
+    pose: Pose,
+    matrix: np.ndarray,
+    dist: np.ndarray,
+    height_mm: float,
+    window: tuple[int, int, int, int] | None = None,
+) -> np.ndarray:
     """The board seen from straight above at the plane z = height_mm (the tops of pieces that tall).
 
     Pixel (col, row) shows board point ((col + 0.5) / PX_PER_MM, board.height - (row + 0.5) / PX_PER_MM).
@@ -114,8 +121,14 @@ class ColourFinder:
         smallest = min(e.radius * math.cos(math.pi / e.sides) for e in self.groups[colour]) * PX_PER_MM
         return max(3, int(smallest * 0.6) | 1)  # opens away specks and thin print lines, keeps the piece
 
-    def blobs(self, image: np.ndarray, pose: Pose, matrix: np.ndarray, dist: np.ndarray,
-              windows: list[tuple[int, int, int, int]] | None = None) -> list[ColourBlob]:
+    def blobs(
+        self,
+        image: np.ndarray,
+        pose: Pose,
+        matrix: np.ndarray,
+        dist: np.ndarray,
+        windows: list[tuple[int, int, int, int]] | None = None,
+    ) -> list[ColourBlob]:
         """The blobs of every colour over the whole board, or within top-down `windows` (`windows_around`): a blob
         that comes within the opening's reach of a window's edge inside the board may be cut or shaped by that
         edge, so it is left to a window that holds it whole (the same blobs as the whole board then)."""
@@ -125,16 +138,24 @@ class ColourFinder:
             out.extend(self._window_blobs(image, pose, matrix, dist, window, full))
         return out
 
-    def _window_blobs(self, image: np.ndarray, pose: Pose, matrix: np.ndarray, dist: np.ndarray,
-                      window: tuple[int, int, int, int], full: tuple[int, int, int, int]) -> list[ColourBlob]:
+    def _window_blobs(
+        self,
+        image: np.ndarray,
+        pose: Pose,
+        matrix: np.ndarray,
+        dist: np.ndarray,
+        window: tuple[int, int, int, int],
+        full: tuple[int, int, int, int],
+    ) -> list[ColourBlob]:
         out: list[ColourBlob] = []
         c0, r0, c1, r1 = window
         views: dict[float, np.ndarray] = {}
         for colour, group in self.groups.items():
             height = self.heights[colour]
             if height not in views:
-                views[height] = cv2.cvtColor(top_down(image, self.board, pose, matrix, dist, height, window),
-                                             cv2.COLOR_BGR2HSV)
+                views[height] = cv2.cvtColor(
+                    top_down(image, self.board, pose, matrix, dist, height, window), cv2.COLOR_BGR2HSV
+                )
             mask = in_range(views[height], self.ranges[colour])
             size = self._opening_px(colour)
             mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))

@@ -56,8 +56,11 @@ class CodeBook:
         self._blurred: dict[int, np.ndarray] = {}
         ring = np.zeros((CELLS, CELLS), bool)
         ring[:2, :] = ring[-2:, :] = ring[:, :2] = ring[:, -2:] = True
-        self._ring = cv2.resize(ring.astype(np.uint8), (size, size), interpolation=cv2.INTER_NEAREST)[
-            COMPARED, COMPARED].ravel().astype(bool)
+        self._ring = (
+            cv2.resize(ring.astype(np.uint8), (size, size), interpolation=cv2.INTER_NEAREST)[COMPARED, COMPARED]
+            .ravel()
+            .astype(bool)
+        )
 
     def templates(self, sigma_cells: float) -> np.ndarray:
         """(codes x turns, compared pixels): each template zero mean, unit length, at this blur (in cells)."""
@@ -73,8 +76,14 @@ class CodeBook:
             self._blurred[key] = np.stack(out)
         return self._blurred[key]
 
-    def match(self, gray: np.ndarray, corners: np.ndarray, sigma_px: float, allowed: frozenset[int] | None = None,
-              refine: bool = True) -> Match | None:
+    def match(
+        self,
+        gray: np.ndarray,
+        corners: np.ndarray,
+        sigma_px: float,
+        allowed: frozenset[int] | None = None,
+        refine: bool = True,
+    ) -> Match | None:
         """The best code for the square whose outer corners (the black border's) are `corners` in `gray`; None when
         the square leaves the image. `allowed`: the codes that may be there (the registry's: no other is printed),
         which are the only rivals; a code outside them that matches better makes the square no sticker of ours
@@ -187,15 +196,25 @@ def _sample(gray: np.ndarray, corners: np.ndarray, dx: float, dy: float) -> np.n
     size = CELLS * SAMPLES
     quad = _shifted(corners, dx, dy)
     # The marker's outer corners lie one cell in from the canonical grid's edge.
-    inner = np.array([(SAMPLES, SAMPLES), (size - SAMPLES, SAMPLES), (size - SAMPLES, size - SAMPLES),
-                      (SAMPLES, size - SAMPLES)], np.float32) - 0.5
+    inner = (
+        np.array(
+            [
+                (SAMPLES, SAMPLES),
+                (size - SAMPLES, SAMPLES),
+                (size - SAMPLES, size - SAMPLES),
+                (SAMPLES, size - SAMPLES),
+            ],
+            np.float32,
+        )
+        - 0.5
+    )
     h = cv2.getPerspectiveTransform(inner, quad.astype(np.float32))
-    outline = cv2.perspectiveTransform(np.array([[(-0.5, -0.5), (size, -0.5), (size, size), (-0.5, size)]],
-                                                np.float32), h)[0]
+    outline = cv2.perspectiveTransform(
+        np.array([[(-0.5, -0.5), (size, -0.5), (size, size), (-0.5, size)]], np.float32), h
+    )[0]
     if outline.min() < 0 or outline[:, 0].max() > gray.shape[1] - 1 or outline[:, 1].max() > gray.shape[0] - 1:
         return None
-    return cv2.warpPerspective(gray, h, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP).astype(
-        np.float32)
+    return cv2.warpPerspective(gray, h, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP).astype(np.float32)
 
 
 def edge_blur(gray: np.ndarray, corners: np.ndarray, cells: int = CELLS - 2, quiet: float = 1.0) -> float | None:
@@ -286,7 +305,7 @@ class _StepFits:
             i, j = divmod(best, self.places)
             sigma = float(self.sigmas[i])
             if 0 < i < len(self.sigmas) - 1:  # a parabola through the best place's three nearest sigmas (log scale)
-                r = residual.reshape(len(self.sigmas), self.places)[i - 1:i + 2, j]
+                r = residual.reshape(len(self.sigmas), self.places)[i - 1 : i + 2, j]
                 if np.all(np.isfinite(r)) and (curve := r[0] - 2 * r[1] + r[2]) > 0:
                     shift = float(np.clip(0.5 * (r[0] - r[2]) / curve, -0.5, 0.5))
                     sigma *= float((self.sigmas[1] / self.sigmas[0]) ** shift)

@@ -43,8 +43,9 @@ class OcclusionFinder:
         ccx, ccy = np.meshgrid(np.linspace(xs[0], xs[-1], nx), np.linspace(ys[0], ys[-1], ny))
         self.coarse = np.column_stack([ccx.ravel(), ccy.ravel(), np.zeros(ccx.size)])
         self.coarse_shape = ccx.shape
-        ux, uy = np.meshgrid(np.arange(self.cols) * (nx - 1) / (self.cols - 1),
-                             np.arange(self.rows) * (ny - 1) / (self.rows - 1))
+        ux, uy = np.meshgrid(
+            np.arange(self.cols) * (nx - 1) / (self.cols - 1), np.arange(self.rows) * (ny - 1) / (self.rows - 1)
+        )
         cu, cv = ccx.ravel() / board.width - 0.5, ccy.ravel() / board.height - 0.5
         self.coarse_design = np.column_stack([np.ones_like(cu), cu, cv, cu * cu, cu * cv, cv * cv]).astype(np.float32)
         self.upsample = (ux.astype(np.float32), uy.astype(np.float32))
@@ -63,8 +64,9 @@ class OcclusionFinder:
         grow = math.ceil(MARGIN_MM / CELL_MM) * 2 + 1
         self.grow = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow))
 
-    def find(self, small: np.ndarray, scale: float, pose: Pose, matrix: np.ndarray,
-             dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def find(
+        self, small: np.ndarray, scale: float, pose: Pose, matrix: np.ndarray, dist: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(occluded, out_of_view): boolean grids over the board, one cell per CELL_MM.
 
         `small` is the frame shrunk by `scale` (the corner search already made it).
@@ -72,9 +74,7 @@ class OcclusionFinder:
         pixels = self._project(pose, matrix, dist) * scale
         h, w = small.shape[:2]
         map_xy = pixels.reshape(self.rows, self.cols, 2).astype(np.float32)
-        out_of_view = (
-            (map_xy[..., 0] < 1) | (map_xy[..., 1] < 1) | (map_xy[..., 0] > w - 2) | (map_xy[..., 1] > h - 2)
-        )
+        out_of_view = (map_xy[..., 0] < 1) | (map_xy[..., 1] < 1) | (map_xy[..., 0] > w - 2) | (map_xy[..., 1] > h - 2)
         seen = cv2.remap(small, map_xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         seen = cv2.GaussianBlur(seen.astype(np.float32), (3, 3), 0)
         # A gray frame (a Pi camera's luma plane) is compared with the overlay's gray.
@@ -135,8 +135,7 @@ class OcclusionFinder:
         covers it. The three channels are fitted together, on the paper cells that fit in all three: one solve with
         three right-hand sides instead of three (a cast scales the channels apart, but covers the same cells)."""
         channels = seen.shape[2]
-        ratio = seen.reshape(-1, channels)[self.sample] / (self.sample_gray if channels == 1 else
-                                                            self.sample_reference)
+        ratio = seen.reshape(-1, channels)[self.sample] / (self.sample_gray if channels == 1 else self.sample_reference)
         use = self.sample_paper & valid.ravel()[self.sample]
         design = self.sample_design
         coef = np.zeros((6, channels), np.float32)
@@ -153,8 +152,9 @@ class OcclusionFinder:
             # Normal equations: six unknowns, so a 6x6 solve (lstsq's SVD costs about a millisecond more a frame).
             a = design[keep]
             normal = np.einsum("ij,ik->jk", a, a).astype(np.float64)
-            solved, coef_64 = cv2.solve(normal, np.einsum("ij,ik->jk", a, ratio[keep]).astype(np.float64),
-                                        flags=cv2.DECOMP_CHOLESKY)
+            solved, coef_64 = cv2.solve(
+                normal, np.einsum("ij,ik->jk", a, ratio[keep]).astype(np.float64), flags=cv2.DECOMP_CHOLESKY
+            )
             if not solved:  # too few distinct cells to fix six coefficients
                 break
             coef = coef_64.astype(np.float32)
@@ -176,7 +176,8 @@ class OcclusionFinder:
             cv2.drawContours(area, [contour], -1, 1, -1)
             sites = tuple(s.id for s in self.board.sites if area[self.cell_of(s.x, s.y)])
             approx = cv2.approxPolyDP(contour, 1.0, True).reshape(-1, 2)
-            outline = tuple((round(float(c) * CELL_MM, 1), round(self.board.height - float(r) * CELL_MM, 1))
-                            for c, r in approx)
+            outline = tuple(
+                (round(float(c) * CELL_MM, 1), round(self.board.height - float(r) * CELL_MM, 1)) for c, r in approx
+            )
             out.append((outline, sites))
         return out

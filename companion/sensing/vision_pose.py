@@ -39,12 +39,14 @@ class Pose:
         return -self.rotation.T @ self.tvec.reshape(3)
 
     def project(self, points: np.ndarray, matrix: np.ndarray, dist: np.ndarray) -> np.ndarray:
-        pixels, _ = cv2.projectPoints(np.asarray(points, np.float64).reshape(-1, 1, 3), self.rvec, self.tvec, matrix,
-                                      dist)
+        pixels, _ = cv2.projectPoints(
+            np.asarray(points, np.float64).reshape(-1, 1, 3), self.rvec, self.tvec, matrix, dist
+        )
         return pixels.reshape(-1, 2)
 
-    def to_board(self, pixels: np.ndarray, heights: np.ndarray | float, matrix: np.ndarray,
-                 dist: np.ndarray) -> np.ndarray:
+    def to_board(
+        self, pixels: np.ndarray, heights: np.ndarray | float, matrix: np.ndarray, dist: np.ndarray
+    ) -> np.ndarray:
         """Board (x, y) in mm where each pixel's ray meets the plane z = height (the top of a piece)."""
         pixels = np.asarray(pixels, np.float64).reshape(-1, 1, 2)
         if len(pixels) == 0:
@@ -57,7 +59,10 @@ class Pose:
 
 
 def solve_pose(
-    object_points: np.ndarray, image_points: np.ndarray, matrix: np.ndarray, dist: np.ndarray,
+    object_points: np.ndarray,
+    image_points: np.ndarray,
+    matrix: np.ndarray,
+    dist: np.ndarray,
     guess: Pose | None = None,
 ) -> tuple[Pose, float]:
     """The pose that best explains the marker corners, and its RMS reprojection error in pixels."""
@@ -66,8 +71,9 @@ def solve_pose(
     # float32 solve).
     img = np.asarray(image_points, np.float32).reshape(-1, 1, 2)
     if guess is not None:
-        ok, rvec, tvec = cv2.solvePnP(obj, img, matrix, dist, guess.rvec.copy(), guess.tvec.copy(), True,
-                                      cv2.SOLVEPNP_ITERATIVE)
+        ok, rvec, tvec = cv2.solvePnP(
+            obj, img, matrix, dist, guess.rvec.copy(), guess.tvec.copy(), True, cv2.SOLVEPNP_ITERATIVE
+        )
     else:
         ok, rvec, tvec = cv2.solvePnP(obj, img, matrix, dist, flags=cv2.SOLVEPNP_IPPE)
         if ok:

@@ -97,8 +97,13 @@ def save_profile(profile: CameraProfile, path: str | Path) -> None:
         data["sharpness"] = {"blur_px": k.blur_px, "sharpest_px": k.sharpest_px, "photos": k.photos}
     if profile.pose is not None:
         p = profile.pose
-        data["board_pose"] = {"board": p.board, "rvec": list(p.rvec), "tvec": list(p.tvec),
-                              "reprojection_px": p.reprojection_px, "blur_px": p.blur_px}
+        data["board_pose"] = {
+            "board": p.board,
+            "rvec": list(p.rvec),
+            "tvec": list(p.tvec),
+            "reprojection_px": p.reprojection_px,
+            "blur_px": p.blur_px,
+        }
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps(data, indent=1) + "\n")
 
@@ -136,8 +141,13 @@ def load_profile(path: str | Path) -> CameraProfile:
             if len(rvec) != 3 or len(tvec) != 3:
                 raise ValueError("rvec and tvec must have 3 numbers each")
             blur = raw.get("blur_px")
-            pose = BoardPose(str(raw["board"]), rvec, tvec, float(raw.get("reprojection_px", 0.0)),
-                             None if blur is None else _positive(blur))
+            pose = BoardPose(
+                str(raw["board"]),
+                rvec,
+                tvec,
+                float(raw.get("reprojection_px", 0.0)),
+                None if blur is None else _positive(blur),
+            )
         sharpness = None
         if data.get("sharpness"):
             key = "sharpness"
@@ -154,8 +164,14 @@ def load_profile(path: str | Path) -> CameraProfile:
     except (KeyError, TypeError, ValueError) as error:
         raise UserError(f"{path}: {key}: bad or missing ({error})") from None
     return CameraProfile(
-        str(data.get("camera", path.stem)), (width, height), matrix, distortion,
-        float(data.get("intrinsics_rms_px", 0.0)), pose, colours, sharpness,
+        str(data.get("camera", path.stem)),
+        (width, height),
+        matrix,
+        distortion,
+        float(data.get("intrinsics_rms_px", 0.0)),
+        pose,
+        colours,
+        sharpness,
     )
 
 

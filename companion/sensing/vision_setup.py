@@ -20,8 +20,9 @@ def resolve_board(spec: str) -> Board:
     try:
         return default_board(spec)
     except (KeyError, ValueError):  # no such game, or no such board of it ("orbit:side")
-        raise UserError(f"--board: no board called {spec!r} (give a game with a default board, or a board file)") \
-            from None
+        raise UserError(
+            f"--board: no board called {spec!r} (give a game with a default board, or a board file)"
+        ) from None
 
 
 def resolve_registry(spec: str | None, board: Board) -> Registry:

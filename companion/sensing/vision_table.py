@@ -48,8 +48,12 @@ class TableReport:
 
     def stacks(self) -> dict[str, tuple[str, ...]]:
         """Layout site id -> piece names bottom to top, over the boards in view."""
-        return {where.prefix + site: pieces for where, report in self.boards if report.reliable
-                for site, pieces in report.stacks().items()}
+        return {
+            where.prefix + site: pieces
+            for where, report in self.boards
+            if report.reliable
+            for site, pieces in report.stacks().items()
+        }
 
     def unreliable_sites(self) -> set[str]:
         """Layout site ids the frame says nothing about: every site of a board out of view, and the parts of the
@@ -61,15 +65,18 @@ class TableReport:
         return out
 
     def to_json(self) -> dict:
-        return {"time": self.time, "boards": {where.board.name: {"prefix": where.prefix, **report.to_json()}
-                                              for where, report in self.boards}}
+        return {
+            "time": self.time,
+            "boards": {where.board.name: {"prefix": where.prefix, **report.to_json()} for where, report in self.boards},
+        }
 
 
 class TableVision:
     """The camera pipeline for boards side by side: one Vision per board, one marker search per frame."""
 
-    def __init__(self, boards: Sequence[BoardInView], registry: Registry, profile: CameraProfile,
-                 move_tolerance_mm: float = 3.0) -> None:
+    def __init__(
+        self, boards: Sequence[BoardInView], registry: Registry, profile: CameraProfile, move_tolerance_mm: float = 3.0
+    ) -> None:
         if not boards:
             raise UserError("the camera needs at least one board to look for")
         prefixes = [b.prefix for b in boards]
@@ -77,17 +84,29 @@ class TableVision:
             raise UserError(f"boards: two boards share the site prefix {_first_repeat(prefixes)!r}")
         ids = [(f.dictionary, f.id) for b in boards for f in b.board.fiducials]
         if len(set(ids)) != len(ids):
-            raise UserError(f"boards: two boards carry corner marker {_first_repeat(ids)[1]}: the camera could not "
-                            "tell them apart")
+            raise UserError(
+                f"boards: two boards carry corner marker {_first_repeat(ids)[1]}: the camera could not tell them apart"
+            )
         self.boards = tuple(boards)
         # A profile's board pose is of one board; the others are found by their markers alone.
         self.visions = tuple(
-            Vision(b.board, registry, profile if profile.pose is None or profile.pose.board == b.board.name
-                   else replace(profile, pose=None), move_tolerance_mm)
-            for b in boards)
+            Vision(
+                b.board,
+                registry,
+                profile if profile.pose is None or profile.pose.board == b.board.name else replace(profile, pose=None),
+                move_tolerance_mm,
+            )
+            for b in boards
+        )
 
-    def process(self, image: np.ndarray, time: float = 0.0, changed: Collection[str] | None = None,
-                more: Sequence[np.ndarray] = (), by_look: bool = False) -> TableReport:
+    def process(
+        self,
+        image: np.ndarray,
+        time: float = 0.0,
+        changed: Collection[str] | None = None,
+        more: Sequence[np.ndarray] = (),
+        by_look: bool = False,
+    ) -> TableReport:
         """Every board in the frame. `changed`: layout site ids the grids say changed (each board is then read in
         crops round its own), None: every board read whole. `more`: frames of the same settled table to fuse;
         `by_look`: a camera with no grid (Vision.process)."""
@@ -102,10 +121,14 @@ class TableVision:
 
     def _own_sites(self, where: BoardInView, changed: Collection[str]) -> set[str]:
         """The board's own site ids among the layout's: those with its prefix, and no longer prefix that fits."""
-        longer = [b.prefix for b in self.boards if len(b.prefix) > len(where.prefix) and b.prefix.startswith(
-            where.prefix)]
-        return {site.removeprefix(where.prefix) for site in changed
-                if site.startswith(where.prefix) and not any(site.startswith(p) for p in longer)}
+        longer = [
+            b.prefix for b in self.boards if len(b.prefix) > len(where.prefix) and b.prefix.startswith(where.prefix)
+        ]
+        return {
+            site.removeprefix(where.prefix)
+            for site in changed
+            if site.startswith(where.prefix) and not any(site.startswith(p) for p in longer)
+        }
 
     def _without_neighbours(self, reports: list[FrameReport]) -> list[FrameReport]:
         """Each report without the pieces off its sites that stand on another board in view: a board's search
@@ -118,8 +141,11 @@ class TableVision:
                 out.append(report)
                 continue
             others = [v for j, v in enumerate(self.visions) if j != i and reports[j].reliable and v.pose is not None]
-            kept = tuple(s for s in report.sightings if s.site is not None or not any(
-                _lies_on(other, _pixel(vision, s)) for other in others))
+            kept = tuple(
+                s
+                for s in report.sightings
+                if s.site is not None or not any(_lies_on(other, _pixel(vision, s)) for other in others)
+            )
             out.append(report if len(kept) == len(report.sightings) else replace(report, sightings=kept))
         return out
 

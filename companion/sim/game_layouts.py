@@ -34,8 +34,9 @@ ORBIT_TABLES = (
 GAME_TABLES = {"orbit": ORBIT_TABLES}
 
 
-def board_layouts(game: str, tables: Sequence[Table], count: int, seed: int,
-                  max_actions: int = 3000) -> list[tuple[Table, Layout]]:
+def board_layouts(
+    game: str, tables: Sequence[Table], count: int, seed: int, max_actions: int = 3000
+) -> list[tuple[Table, Layout]]:
     """`count` layouts, each after a board move of a scripted game, drawn evenly from games at each table in turn
     (seeds from `seed`), in the order they were played."""
     engine = load(game)

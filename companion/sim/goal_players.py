@@ -70,8 +70,7 @@ def trajectory(game: Game, state: Any, rng: random.Random) -> Action:
     hold = ship.hold
     # Where a miner goes: a planet that gives what it still lacks for a station (metal first), not infested.
     wanted = "metal" if hold.metal < 1 else "helium" if hold.helium < 1 else "ice"
-    target = next((s for p, s in state.planets.items() if EXTRACTS.get(p) == wanted and p not in state.infested),
-                  None)
+    target = next((s for p, s in state.planets.items() if EXTRACTS.get(p) == wanted and p not in state.infested), None)
     far = _steps(destinations, ship.site, target) if target else {}
     here_free = station_at(state, ship.site) is None and planet_at(state, ship.site) is None
 
@@ -162,8 +161,16 @@ def orbital_battle(game: Game, state: Any, rng: random.Random) -> Action:
         if kind == "buy":
             what = action.get("kind")
             # A mix: transports and troops to land, warships to fight, while the points last.
-            wish = {"transport": 30, "army": 28, "marines": 27, "armor": 26, "destroyer": 25, "light_cruiser": 24,
-                    "heavy_cruiser": 22, "missile_cruiser": 21}.get(what, 5)
+            wish = {
+                "transport": 30,
+                "army": 28,
+                "marines": 27,
+                "armor": 26,
+                "destroyer": 25,
+                "light_cruiser": 24,
+                "heavy_cruiser": 22,
+                "missile_cruiser": 21,
+            }.get(what, 5)
             return wish - 0.5 * sum(1 for u in state.units if u.owner == me and u.kind == what) - 0.05 * bought
         if kind == "fly":
             u = unit(state, action.get("unit"))

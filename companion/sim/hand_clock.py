@@ -69,8 +69,15 @@ def twin_geometry(twin: Twin, board: Any) -> Geometry:
 class TimedTable(HandTable):
     """A twin played by the scripted players with hands in time: every action's first carry held `hold` seconds."""
 
-    def __init__(self, twin: Twin, seed: int, hold: float, geometry: Geometry, people: People | None = None,
-                 webcam: Webcam | None = None) -> None:
+    def __init__(
+        self,
+        twin: Twin,
+        seed: int,
+        hold: float,
+        geometry: Geometry,
+        people: People | None = None,
+        webcam: Webcam | None = None,
+    ) -> None:
         super().__init__(twin, seed, illegal=0.0)
         self.hold = hold
         self.people = people or People()
@@ -167,8 +174,9 @@ class TimedTable(HandTable):
         tap_first = declared and (chancy(game, state, action) or self.rng.random() < self.people.tap_first)
         tellable = not tap_first and self.tellable(game, state, action, result)
         self.stats.tellable += tellable
-        line = timeline(before, after, self.rng, self.people, self.hold, self.geometry,
-                        self._homeless(game, state, before))
+        line = timeline(
+            before, after, self.rng, self.people, self.hold, self.geometry, self._homeless(game, state, before)
+        )
         count, taps = len(session.actions), self.stats.taps
         start = self.now
         if tap_first:
@@ -207,18 +215,24 @@ class TimedTable(HandTable):
         if tellable and self.stats.taps == taps:
             self.stats.tellable_untapped += 1
         elif tellable and not tap_first:
-            self._found(f"tapped although the board alone tells it ({', '.join(line.notes)}): the table's last ruling "
-                        f"was {self._ruled}")
+            self._found(
+                f"tapped although the board alone tells it ({', '.join(line.notes)}): the table's last ruling "
+                f"was {self._ruled}"
+            )
 
     def _homeless(self, game: Game, state: Any, before: dict) -> Any:
         """May a piece knocked off `site` lie on `to` without the board looking like a legal move to the grid? (The
         rules' answer, worked out only when a knock asks.)"""
+
         def fine(site: str, to: str) -> bool:
             board = {s: p for s, p in before.items() if s != site}
             board[to] = before[site]
             seen = frozenset(sensed(board, self.sites))
-            return all(frozenset(sensed(game.layout(game.apply(state, a)[0]), self.sites)) != seen
-                       for a in game.legal_actions(state))
+            return all(
+                frozenset(sensed(game.layout(game.apply(state, a)[0]), self.sites)) != seen
+                for a in game.legal_actions(state)
+            )
+
         return fine
 
     def play_moves(self, moves: int, max_actions: int = 2000) -> None:

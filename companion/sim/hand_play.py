@@ -113,18 +113,21 @@ class HandTable:
         covered = camera is not None and camera.registry.stacking == "on top"
         # Only the pieces the camera tells apart (a stickered kind): an Orbital Battle factory is a piece to it.
         known = None if camera is None else camera.pieces
+
         def shown(site: str, pieces: tuple[str, ...]) -> Counter[str]:
             names = [self._arrow(site, game.physical_piece(p)) for p in pieces]
             if known is not None:
                 names = [p if unpointed(p) in known else "piece" for p in names]
             # Pieces stacked on top hide what they stand on (a transport its cargo): the top alone is read.
             return Counter(names[-1:] if covered else names)
+
         # A map the camera cannot see (one left in the box) is the grid's alone; a site with no grid under it (a
         # planet map the camera alone reads) shows the pieces the camera names, and nothing of the others.
         away = camera.out_of_view(layout) if camera is not None else frozenset()
         seen = {s: frozenset() if s in away else frozenset(shown(s, p).items()) for s, p in board.items()}
-        return frozenset((s, v) for s, v in seen.items()
-                         if s in self.twin.sites or any(name != "piece" for name, _ in v))
+        return frozenset(
+            (s, v) for s, v in seen.items() if s in self.twin.sites or any(name != "piece" for name, _ in v)
+        )
 
     def _from_under(self, game: Game, before: Layout, after: Layout) -> bool:
         """Does a piece leave from under another that stays on top of its stack (an Orbital Battle unload: cargo
@@ -151,9 +154,13 @@ class HandTable:
         if not way or board is None or not board.has_site(site) or not board.has_site(way):
             return name
         ahead = board.bearing(site, way)
-        beside = [link.b for link in board.links_from(site)
-                  if link.kind.startswith("orbit") and link.b != way
-                  and abs((board.bearing(site, link.b) - ahead + 180.0) % 360.0 - 180.0) < SAME_SIDE]
+        beside = [
+            link.b
+            for link in board.links_from(site)
+            if link.kind.startswith("orbit")
+            and link.b != way
+            and abs((board.bearing(site, link.b) - ahead + 180.0) % 360.0 - 180.0) < SAME_SIDE
+        ]
         return unpointed(name) if beside else name
 
     def tellable(self, game: Game, state: Any, action: Action, result: Any) -> bool:

@@ -183,8 +183,10 @@ def timeline(
     stacks: dict[tuple[str, str], list[str]] = {}
     for piece, origin, target in foot.moved:
         stacks.setdefault((origin, target), []).append(piece)
-    moves = [("move", (tuple(sorted(pieces, key=lambda p, t=target: _height(p, t, after))), origin, target))
-             for (origin, target), pieces in stacks.items()]
+    moves = [
+        ("move", (tuple(sorted(pieces, key=lambda p, t=target: _height(p, t, after))), origin, target))
+        for (origin, target), pieces in stacks.items()
+    ]
     removes = [("remove", r) for r in foot.removed]
     adds = [("add", a) for a in foot.added]
     if len(moves) + len(removes) + len(adds) > 1 and rng.random() < people.any_order:
@@ -194,7 +196,8 @@ def timeline(
     else:
         order = rng.choices(ORDERS, (6, 3, 1))[0]
         steps = {"remove then place": removes + moves + adds, "place first": adds + moves + removes}.get(
-            order, moves + removes + adds)
+            order, moves + removes + adds
+        )
     line = Timeline(notes=[order])
     hands = [_Hand(line, rng, people, 0.0)]
     if len(steps) > 1 and rng.random() < people.two_hands:
@@ -231,8 +234,16 @@ def _height(piece: str, target: str, after: Layout) -> int:
     return list(after.get(target, ())).index(_as_set_down(piece, target, after))
 
 
-def _carry(hand: _Hand, pieces: tuple[str, ...], origin: str, target: str, after: Layout, hold: float | None,
-           geometry: Geometry, occupied: set[str]) -> None:
+def _carry(
+    hand: _Hand,
+    pieces: tuple[str, ...],
+    origin: str,
+    target: str,
+    after: Layout,
+    hold: float | None,
+    geometry: Geometry,
+    occupied: set[str],
+) -> None:
     """One stack carried from `origin` to `target` (held `hold` seconds when given, else a carry's time)."""
     rng, people = hand.rng, hand.people
     hand.reach(origin)
@@ -293,8 +304,15 @@ def _carry(hand: _Hand, pieces: tuple[str, ...], origin: str, target: str, after
     occupied.add(target)
 
 
-def _knock(line: Timeline, before: Layout, footprint_sites: frozenset[str], rng: random.Random, people: People,
-           geometry: Geometry, homeless: Callable[[str, str], bool]) -> None:
+def _knock(
+    line: Timeline,
+    before: Layout,
+    footprint_sites: frozenset[str],
+    rng: random.Random,
+    people: People,
+    geometry: Geometry,
+    homeless: Callable[[str, str], bool],
+) -> None:
     """A neighbour of the action's sites knocked off at some moment, and put back."""
     near = {s for site in footprint_sites for s in geometry.near(site, 4)}
     candidates = sorted(s for s in near if before.get(s) and s not in footprint_sites)

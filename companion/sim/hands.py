@@ -190,5 +190,7 @@ def _knock(board: Layout, foot: Footprint, rng: random.Random, sites: Sequence[s
         return []
     site = rng.choice(others)
     piece = board[site][-1]
-    return [Frame(_without(board, piece, site), True, f"knocks {piece} off", frozenset({site})),
-            Frame(dict(board), True, f"puts {piece} back")]
+    return [
+        Frame(_without(board, piece, site), True, f"knocks {piece} off", frozenset({site})),
+        Frame(dict(board), True, f"puts {piece} back"),
+    ]

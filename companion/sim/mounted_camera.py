@@ -77,8 +77,18 @@ def _axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:
     return np.eye(3) + math.sin(angle) * k + (1 - math.cos(angle)) * k @ k
 
 
-def mount(board: Board | Spread, size: tuple[int, int], fill: float, yaw: float, tilt: float, tilt_towards: float,
-          hfov_deg: float, k1: float, k2: float, place: tuple[float, float] = (0.0, 0.0)) -> Mounting:
+def mount(
+    board: Board | Spread,
+    size: tuple[int, int],
+    fill: float,
+    yaw: float,
+    tilt: float,
+    tilt_towards: float,
+    hfov_deg: float,
+    k1: float,
+    k2: float,
+    place: tuple[float, float] = (0.0, 0.0),
+) -> Mounting:
     """A camera whose frame the board (or the box round a spread of boards) fills to `fill` (its larger extent
     against the frame's side), turned by `yaw` in the frame, tilted `tilt` radians off vertical towards the board
     direction `tilt_towards`; `place` in -1..1 moves the board within the frame's spare room."""
@@ -87,10 +97,16 @@ def mount(board: Board | Spread, size: tuple[int, int], fill: float, yaw: float,
     base = np.array([[math.cos(yaw), math.sin(yaw), 0.0], [math.sin(yaw), -math.cos(yaw), 0.0], [0.0, 0.0, -1.0]])
     tilt_axis = np.array([-math.sin(tilt_towards), math.cos(tilt_towards), 0.0])
     rows = base @ _axis_rotation(tilt_axis, tilt).T  # each camera axis turned about the horizontal tilt axis
-    corners = np.array([(0, 0, 0), (board.width, 0, 0), (board.width, board.height, 0), (0, board.height, 0)],
-                       np.float64)
-    corners = np.concatenate([corners, [(board.width / 2, y, 0) for y in (0, board.height)],
-                              [(x, board.height / 2, 0) for x in (0, board.width)]])
+    corners = np.array(
+        [(0, 0, 0), (board.width, 0, 0), (board.width, board.height, 0), (0, board.height, 0)], np.float64
+    )
+    corners = np.concatenate(
+        [
+            corners,
+            [(board.width / 2, y, 0) for y in (0, board.height)],
+            [(x, board.height / 2, 0) for x in (0, board.width)],
+        ]
+    )
     target = np.array([board.width / 2, board.height / 2, 0.0])
     distance = 1000.0
     shift = np.zeros(2)  # the lens's offset across its own axes (mm), to put the board where `place` says
@@ -111,13 +127,27 @@ def mount(board: Board | Spread, size: tuple[int, int], fill: float, yaw: float,
 
 
 def _camera(size: tuple[int, int], f: float, k1: float, k2: float, rows: np.ndarray, centre: np.ndarray) -> Mounting:
-    return Mounting(size[0], size[1], f, (size[0] - 1) / 2, (size[1] - 1) / 2, k1, k2,
-                    tuple(tuple(float(v) for v in r) for r in rows), tuple(float(v) for v in centre))
+    return Mounting(
+        size[0],
+        size[1],
+        f,
+        (size[0] - 1) / 2,
+        (size[1] - 1) / 2,
+        k1,
+        k2,
+        tuple(tuple(float(v) for v in r) for r in rows),
+        tuple(float(v) for v in centre),
+    )
 
 
-def random_mounting(board: Board | Spread, size: tuple[int, int], rng: np.random.Generator,
-                    fill: tuple[float, float] = (0.6, 0.95), tilt_deg: float = 35.0,
-                    tilt_from: float = 0.0) -> Mounting:
+def random_mounting(
+    board: Board | Spread,
+    size: tuple[int, int],
+    rng: np.random.Generator,
+    fill: tuple[float, float] = (0.6, 0.95),
+    tilt_deg: float = 35.0,
+    tilt_from: float = 0.0,
+) -> Mounting:
     """A camera as someone might mount it: any turn, fill and tilt in range (`tilt_from` to `tilt_deg`), a
     webcam-to-wide lens."""
     fill_, yaw = float(rng.uniform(*fill)), float(rng.uniform(0, 2 * math.pi))
@@ -178,9 +208,15 @@ def camera_for(size: tuple[int, int]) -> str:
     return "webcam" if size[0] >= size[1] and h <= 1080 else "phone"
 
 
-def random_optics(kind: str, size: tuple[int, int], rng: np.random.Generator, dim: bool = False,
-                  lux: tuple[float, float] | None = None, blur: tuple[float, float] | None = None,
-                  longest_exposure: float | None = None) -> Optics:
+def random_optics(
+    kind: str,
+    size: tuple[int, int],
+    rng: np.random.Generator,
+    dim: bool = False,
+    lux: tuple[float, float] | None = None,
+    blur: tuple[float, float] | None = None,
+    longest_exposure: float | None = None,
+) -> Optics:
     """A camera of `kind` as someone set it up, in a room lit 100-500 lux (100-150 when `dim`). A sweep may pin a
     range to its hard end: `lux` (the room's light), `blur` (the lens's sigma, px at the frame's size),
     `longest_exposure` (the auto exposure's limit, s); the draws are made all the same, so the other traits of
@@ -188,22 +224,27 @@ def random_optics(kind: str, size: tuple[int, int], rng: np.random.Generator, di
     if kind not in CAMERAS:
         raise ValueError(f"unknown camera {kind!r} (known: {', '.join(CAMERAS)})")
     scale = min(size) / 1080
-    ranges = {"webcam": (0.5 * scale, 1.5 * scale),  # fixed focus: 0.5-1.5 px at 1080p
-              "pi-module-3": (0.8, 1.8),  # autofocus, not always on the board's plane
-              "pi-hq": (1.0, 2.0),  # a lens focused by hand, never perfectly
-              # a phone's autofocus hunting: as a webcam at its frame's scale, a little worse at its worst
-              "phone": (0.5 * max(scale, 1.0), 1.7 * max(scale, 1.0))}
+    ranges = {
+        "webcam": (0.5 * scale, 1.5 * scale),  # fixed focus: 0.5-1.5 px at 1080p
+        "pi-module-3": (0.8, 1.8),  # autofocus, not always on the board's plane
+        "pi-hq": (1.0, 2.0),  # a lens focused by hand, never perfectly
+        # a phone's autofocus hunting: as a webcam at its frame's scale, a little worse at its worst
+        "phone": (0.5 * max(scale, 1.0), 1.7 * max(scale, 1.0)),
+    }
     low, high = blur or ranges[kind]
     sigma = low + (high - low) * float(rng.random())
     low, high = lux or (100.0, 150.0 if dim else 500.0)
     light = float(math.exp(math.log(low) + (math.log(high) - math.log(low)) * float(rng.random())))
     longest = float(rng.choice([1 / 30, 1 / 15]))
     return Optics(
-        kind, sigma, light,
+        kind,
+        sigma,
+        light,
         longest_exposure=longest if longest_exposure is None else longest_exposure,
         sharpen=float(rng.uniform(0.0, 0.6)) if kind in ("webcam", "phone") else 0.0,
         jpeg=int(rng.integers(70, 91)) if kind == "webcam" else (int(rng.integers(85, 96)) if kind == "phone" else 0),
-        cast=float(rng.uniform(-0.28, 0.28)), tint=float(rng.uniform(-0.06, 0.06)),
+        cast=float(rng.uniform(-0.28, 0.28)),
+        tint=float(rng.uniform(-0.06, 0.06)),
         exposure=float(rng.uniform(0.8, 1.1)),
     )
 
@@ -248,7 +289,8 @@ def random_shot(name: str, rng: np.random.Generator) -> Shot:
     tint = float(rng.uniform(-0.08, 0.08))
     wb = (math.exp(-cast / 2), math.exp(tint), math.exp(cast / 2))
     return Shot(
-        name, wb,
+        name,
+        wb,
         exposure=float(rng.uniform(0.5, 1.15) if harsh else rng.uniform(0.75, 1.1)),
         light_slope=float(rng.uniform(0.2, 0.5) if harsh else rng.uniform(0.0, 0.3)),
         vignette=float(rng.uniform(0.1, 0.4) if harsh else rng.uniform(0.0, 0.25)),
@@ -283,7 +325,8 @@ def world_shot(name: str, optics: Optics, rng: np.random.Generator) -> Shot:
     wb = (math.exp(-cast / 2), math.exp(optics.tint + float(rng.normal(0, 0.01))), math.exp(cast / 2))
     sway = abs(float(rng.normal(0, SHAKE_PX_PER_S))) * (1.5 if harsh else 1.0)
     return Shot(
-        name, wb,
+        name,
+        wb,
         exposure=optics.exposure * float(rng.uniform(0.94, 1.06)),
         light_slope=float(rng.uniform(0.2, 0.5) if harsh else rng.uniform(0.0, 0.3)),
         vignette=float(rng.uniform(0.1, 0.4) if harsh else rng.uniform(0.0, 0.25)),
@@ -297,5 +340,9 @@ def world_shot(name: str, optics: Optics, rng: np.random.Generator) -> Shot:
         arm=name == "arm" or (harsh and bool(rng.random() < 0.5)),
         light_azimuth=float(rng.uniform(0, 2 * math.pi)),
         light_elevation=math.radians(float(rng.uniform(45, 80))),
-        lens_sigma=optics.lens_sigma, mosaic=True, sharpen=optics.sharpen, lux=lux, exposure_time=t,
+        lens_sigma=optics.lens_sigma,
+        mosaic=True,
+        sharpen=optics.sharpen,
+        lux=lux,
+        exposure_time=t,
     )

@@ -21,10 +21,22 @@ from companion.sim.mounted_camera import Mounting, Shot
 from companion.sim.mounted_scene import Piece, Placement, Spread, Table
 
 COLOURS = {  # BGR of the paints a box's pieces come in (what the registry's colour names mean on a real piece)
-    "red": (35, 35, 190), "green": (55, 150, 45), "blue": (180, 85, 25), "yellow": (35, 200, 225),
-    "orange": (25, 120, 235), "purple": (140, 45, 120), "grey": (115, 115, 115), "gray": (130, 130, 125),
-    "teal": (140, 135, 35), "amber": (35, 150, 215), "white": (220, 222, 212), "black": (40, 36, 36),
-    "silver": (180, 180, 175), "brown": (35, 70, 120), "pink": (170, 85, 230), "light-grey": (195, 195, 190),
+    "red": (35, 35, 190),
+    "green": (55, 150, 45),
+    "blue": (180, 85, 25),
+    "yellow": (35, 200, 225),
+    "orange": (25, 120, 235),
+    "purple": (140, 45, 120),
+    "grey": (115, 115, 115),
+    "gray": (130, 130, 125),
+    "teal": (140, 135, 35),
+    "amber": (35, 150, 215),
+    "white": (220, 222, 212),
+    "black": (40, 36, 36),
+    "silver": (180, 180, 175),
+    "brown": (35, 70, 120),
+    "pink": (170, 85, 230),
+    "light-grey": (195, 195, 190),
     "dark-grey": (80, 76, 76),
 }
 STICKER_WHITE = (240, 240, 238)
@@ -79,8 +91,13 @@ class MountedRenderer:
         full = cv2.resize((ideal - lo).astype(np.float32), (nx * step, ny * step), interpolation=cv2.INTER_LINEAR)
         full = full[step : step + cam.height, step : step + cam.width]
         self.map_x, self.map_y = np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1])
-        self.to_canvas = np.array([[s * cam.f, 0, s * (cam.cx - lo[0]) + (s - 1) / 2],
-                                   [0, s * cam.f, s * (cam.cy - lo[1]) + (s - 1) / 2], [0, 0, 1]])
+        self.to_canvas = np.array(
+            [
+                [s * cam.f, 0, s * (cam.cx - lo[0]) + (s - 1) / 2],
+                [0, s * cam.f, s * (cam.cy - lo[1]) + (s - 1) / 2],
+                [0, 0, 1],
+            ]
+        )
 
     def _plane(self, z: float) -> np.ndarray:
         """Homography from board (x, y) at height z to canvas pixels."""
@@ -109,8 +126,14 @@ class MountedRenderer:
     def render(self, table: Table, shot: Shot, rng: np.random.Generator, more: tuple[Shot, ...] = ()) -> Frame:
         return self.render_spread((table,), shot, rng, more=more)
 
-    def render_spread(self, tables: tuple[Table, ...], shot: Shot, rng: np.random.Generator,
-                      spread: Spread | None = None, more: tuple[Shot, ...] = ()) -> Frame:
+    def render_spread(
+        self,
+        tables: tuple[Table, ...],
+        shot: Shot,
+        rng: np.random.Generator,
+        spread: Spread | None = None,
+        more: tuple[Shot, ...] = (),
+    ) -> Frame:
         """A frame of each board with its table of pieces (`tables` in the spread's order; an arm is the first
         table's, in table mm); `spread`: the boards where they lie now, when they were moved since the mounting;
         `more`: the sensor's side of the frames that follow of the same still scene."""
@@ -121,17 +144,22 @@ class MountedRenderer:
         image = self._top.copy()
         ids = np.zeros((h, w), np.uint16)
         # Boards carried off the table (out of sight) are not drawn, nor the pieces they carry.
-        sight = [(placement, table) for placement, table in zip(spread.placements, tables, strict=True)
-                 if self._in_sight(placement.outline())]
+        sight = [
+            (placement, table)
+            for placement, table in zip(spread.placements, tables, strict=True)
+            if self._in_sight(placement.outline())
+        ]
         for placement, _ in sight:
             self._draw_board(image, placement)
         # Each piece where it stands on the table, beside the board it stands on and its place there.
-        standing = [(placement.to_table(piece), piece, placement.board.name)
-                    for placement, table in sight for piece in table.pieces]
+        standing = [
+            (placement.to_table(piece), piece, placement.board.name)
+            for placement, table in sight
+            for piece in table.pieces
+        ]
         arm = tables[0].arm
         shadow = np.zeros((h, w), np.float32)
-        away = -np.array([math.cos(shot.light_azimuth), math.sin(shot.light_azimuth)]) / math.tan(
-            shot.light_elevation)
+        away = -np.array([math.cos(shot.light_azimuth), math.sin(shot.light_azimuth)]) / math.tan(shot.light_elevation)
         for piece, _, _ in standing:
             if piece.z0 == 0:
                 foot = piece.outline()
@@ -151,11 +179,17 @@ class MountedRenderer:
                 colour = arm.sleeve if k == 0 else arm.skin
                 self._fill(image, poly, z, colour)
                 self._fill(ids, poly, z, 0)
-        small = cv2.resize(image, (w // self.scale, h // self.scale), interpolation=cv2.INTER_AREA) \
-            if self.scale > 1 else image
+        small = (
+            cv2.resize(image, (w // self.scale, h // self.scale), interpolation=cv2.INTER_AREA)
+            if self.scale > 1
+            else image
+        )
         frame = cv2.remap(small, self.map_x, self.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        truth = tuple(self._truth(piece, local, name, ids, start.get(index + 1, (0, (0, 0, 0, 0))), index + 1)
-                      for index, (piece, local, name) in enumerate(order) if piece.entry.sticker is not None)
+        truth = tuple(
+            self._truth(piece, local, name, ids, start.get(index + 1, (0, (0, 0, 0, 0))), index + 1)
+            for index, (piece, local, name) in enumerate(order)
+            if piece.entry.sticker is not None
+        )
         return Frame(spoil(frame, shot, rng), truth, tuple(spoil(frame, other, rng) for other in more))
 
     def _in_sight(self, outline: np.ndarray) -> bool:
@@ -192,20 +226,31 @@ class MountedRenderer:
         ppm_need = max(self._canvas_ppm(x, y, 0) for x, y in placement.outline())
         texture, ppm = self._texture(("board", b.name), board_drawing(b, labels=True), ppm_need)
         tex_to_board = np.array([[1 / ppm, 0, 0.5 / ppm], [0, -1 / ppm, b.height - 0.5 / ppm], [0, 0, 1]])
-        cv2.warpPerspective(texture, self._plane(0.0) @ placement.matrix() @ tex_to_board,
-                            (image.shape[1], image.shape[0]), image, cv2.INTER_LINEAR, cv2.BORDER_TRANSPARENT)
+        cv2.warpPerspective(
+            texture,
+            self._plane(0.0) @ placement.matrix() @ tex_to_board,
+            (image.shape[1], image.shape[0]),
+            image,
+            cv2.INTER_LINEAR,
+            cv2.BORDER_TRANSPARENT,
+        )
 
-    def _draw_piece(self, image: np.ndarray, ids: np.ndarray, piece: Piece, index: int, shot: Shot,
-                    start: dict[int, tuple]) -> None:
+    def _draw_piece(
+        self, image: np.ndarray, ids: np.ndarray, piece: Piece, index: int, shot: Shot, start: dict[int, tuple]
+    ) -> None:
         entry = piece.entry
         colour = np.array(COLOURS.get(entry.colour, (128, 128, 128)), np.float64)
         foot = piece.outline()
         n = len(foot)
         bottom = np.column_stack([foot, np.full(n, piece.z0)])
         top = np.column_stack([foot, np.full(n, piece.top)])
-        light = np.array([math.cos(shot.light_azimuth) * math.cos(shot.light_elevation),
-                          math.sin(shot.light_azimuth) * math.cos(shot.light_elevation),
-                          math.sin(shot.light_elevation)])
+        light = np.array(
+            [
+                math.cos(shot.light_azimuth) * math.cos(shot.light_elevation),
+                math.sin(shot.light_azimuth) * math.cos(shot.light_elevation),
+                math.sin(shot.light_elevation),
+            ]
+        )
         faces = []
         for i in range(n):
             j = (i + 1) % n
@@ -227,8 +272,9 @@ class MountedRenderer:
             t = np.linspace(0, 2 * math.pi, 48, endpoint=False)
             c = piece.sticker_centre()
             rim = c + entry.label_mm / 2 * np.column_stack([np.cos(t), np.sin(t)])
-            cv2.fillConvexPoly(image, self._canvas(np.column_stack([rim, np.full(48, piece.top)])), STICKER_WHITE,
-                               cv2.LINE_AA, 4)
+            cv2.fillConvexPoly(
+                image, self._canvas(np.column_stack([rim, np.full(48, piece.top)])), STICKER_WHITE, cv2.LINE_AA, 4
+            )
         self._draw_sticker(image, piece)
         margin = piece.sticker_square(entry.sticker_mm * 4 / 3)
         px = self._canvas(np.column_stack([margin, np.full(4, piece.top)]))
@@ -241,11 +287,15 @@ class MountedRenderer:
         """The printed sticker (the printables' marker with its one-cell margin) laid on the piece's top."""
         side = piece.entry.sticker_mm
         outer = side * 4 / 3
-        drawing = Drawing(outer, outer, tuple(marker_shapes(self.dictionary, piece.entry.sticker, outer / 2,
-                                                            outer / 2, side, side / 6)))
+        drawing = Drawing(
+            outer,
+            outer,
+            tuple(marker_shapes(self.dictionary, piece.entry.sticker, outer / 2, outer / 2, side, side / 6)),
+        )
         c = piece.sticker_centre()
-        texture, ppm = self._texture(("sticker", piece.entry.sticker), drawing,
-                                     self._canvas_ppm(c[0], c[1], piece.top) * 1.2)
+        texture, ppm = self._texture(
+            ("sticker", piece.entry.sticker), drawing, self._canvas_ppm(c[0], c[1], piece.top) * 1.2
+        )
         ax, ay = piece.axes()
         tex_to_local = np.array([[1 / ppm, 0, 0.5 / ppm - outer / 2], [0, -1 / ppm, outer / 2 - 0.5 / ppm], [0, 0, 1]])
         local_to_board = np.array([[ax[0], ay[0], c[0]], [ax[1], ay[1], c[1]], [0, 0, 1]])
@@ -258,8 +308,9 @@ class MountedRenderer:
             return
         shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64)
         roi = image[y0:y1, x0:x1].copy()
-        cv2.warpPerspective(texture, shift @ homography, (x1 - x0, y1 - y0), roi, cv2.INTER_LINEAR,
-                            cv2.BORDER_TRANSPARENT)
+        cv2.warpPerspective(
+            texture, shift @ homography, (x1 - x0, y1 - y0), roi, cv2.INTER_LINEAR, cv2.BORDER_TRANSPARENT
+        )
         image[y0:y1, x0:x1] = roi
 
     def _truth(self, piece: Piece, local: Piece, board: str, ids: np.ndarray, drawn: tuple, index: int) -> Truth:
@@ -286,8 +337,9 @@ def _darken(image: np.ndarray, mask: np.ndarray, depth: float, blur_px: float) -
     x1, y1 = min(mask.shape[1], x + w + pad), min(mask.shape[0], y + h + pad)
     part = mask[y0:y1, x0:x1]
     small = cv2.resize(part, (max(1, (x1 - x0) // 4), max(1, (y1 - y0) // 4)), interpolation=cv2.INTER_AREA)
-    soft = cv2.resize(cv2.GaussianBlur(small, (0, 0), max(0.5, blur_px / 4)), (x1 - x0, y1 - y0),
-                      interpolation=cv2.INTER_LINEAR)
+    soft = cv2.resize(
+        cv2.GaussianBlur(small, (0, 0), max(0.5, blur_px / 4)), (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR
+    )
     gain = cv2.cvtColor(1.0 - depth * soft, cv2.COLOR_GRAY2BGR)
     image[y0:y1, x0:x1] = cv2.multiply(image[y0:y1, x0:x1], gain, dtype=cv2.CV_8U)
 
@@ -333,8 +385,11 @@ def spoil(image: np.ndarray, shot: Shot, rng: np.random.Generator) -> np.ndarray
         out = cv2.addWeighted(out, 1 + shot.sharpen, cv2.GaussianBlur(out, (0, 0), 1.0), -shot.sharpen, 0)
     if not shot.jpeg:  # raw frames (a Pi camera's YUV): nothing lost to compression
         return out
-    _, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, shot.jpeg,
-                                         cv2.IMWRITE_JPEG_SAMPLING_FACTOR, cv2.IMWRITE_JPEG_SAMPLING_FACTOR_420])
+    _, data = cv2.imencode(
+        ".jpg",
+        out,
+        [cv2.IMWRITE_JPEG_QUALITY, shot.jpeg, cv2.IMWRITE_JPEG_SAMPLING_FACTOR, cv2.IMWRITE_JPEG_SAMPLING_FACTOR_420],
+    )
     return cv2.imdecode(data, cv2.IMREAD_COLOR)
 
 
@@ -366,8 +421,14 @@ def _blur_kernel(defocus: float, motion: float, angle: float) -> np.ndarray | No
     disc = cv2.resize(disc, (size, size), interpolation=cv2.INTER_AREA)
     line = np.zeros((size * 4, size * 4), np.float32)
     dx, dy = math.cos(angle) * motion * 2, math.sin(angle) * motion * 2
-    cv2.line(line, (round(c * 4 + 2 - dx), round(c * 4 + 2 - dy)), (round(c * 4 + 2 + dx), round(c * 4 + 2 + dy)),
-             1.0, 2, cv2.LINE_AA)
+    cv2.line(
+        line,
+        (round(c * 4 + 2 - dx), round(c * 4 + 2 - dy)),
+        (round(c * 4 + 2 + dx), round(c * 4 + 2 + dy)),
+        1.0,
+        2,
+        cv2.LINE_AA,
+    )
     line = cv2.resize(line, (size, size), interpolation=cv2.INTER_AREA)
     kernel = cv2.filter2D(disc, -1, line, borderType=cv2.BORDER_CONSTANT)
     return kernel / kernel.sum()

@@ -35,8 +35,10 @@ class Piece:
         return self.z0 + self.entry.height
 
     def axes(self) -> tuple[np.ndarray, np.ndarray]:
-        return (np.array([math.cos(self.turn), math.sin(self.turn)]),
-                np.array([-math.sin(self.turn), math.cos(self.turn)]))
+        return (
+            np.array([math.cos(self.turn), math.sin(self.turn)]),
+            np.array([-math.sin(self.turn), math.cos(self.turn)]),
+        )
 
     def outline(self) -> np.ndarray:
         """The footprint's corners (mm), as the registry's shape and circumradius give them."""
@@ -146,12 +148,13 @@ def _ride(base: Piece, spare: list[PieceEntry], registry: Registry, rng: np.rand
 def _off_site(board: Board, pieces: list[Piece], entry: PieceEntry, rng: np.random.Generator) -> Piece | None:
     """A piece set down on the board away from every site, piece and corner marker."""
     for _ in range(300):
-        x, y = rng.uniform(entry.radius, board.width - entry.radius), rng.uniform(entry.radius,
-                                                                                  board.height - entry.radius)
+        x, y = (
+            rng.uniform(entry.radius, board.width - entry.radius),
+            rng.uniform(entry.radius, board.height - entry.radius),
+        )
         if min(math.hypot(x - s.x, y - s.y) for s in board.sites) < 40 + entry.radius:
             continue
-        if any(abs(x - f.x) < f.size + entry.radius and abs(y - f.y) < f.size + entry.radius
-               for f in board.fiducials):
+        if any(abs(x - f.x) < f.size + entry.radius and abs(y - f.y) < f.size + entry.radius for f in board.fiducials):
             continue
         piece = Piece(entry, float(x), float(y), float(rng.uniform(0, 2 * math.pi)), 0.0, None)
         if not any(_overlap(piece.outline(), p.outline()) for p in pieces):
@@ -171,8 +174,10 @@ def random_arm(board: Board, rng: np.random.Generator) -> Arm:
     wrist = reach - direction * 60
     width = float(rng.uniform(60, 85))
     parts = []
-    for a, b, w0, w1, za in ((elbow, wrist, width * 1.2, width, z + 120), (wrist - direction * 10, wrist, width,
-                                                                              width, z)):
+    for a, b, w0, w1, za in (
+        (elbow, wrist, width * 1.2, width, z + 120),
+        (wrist - direction * 10, wrist, width, width, z),
+    ):
         poly = np.array([a - across * w0 / 2, b - across * w1 / 2, b + across * w1 / 2, a + across * w0 / 2])
         parts.append((poly, (za + z) / 2))
     t = np.linspace(0, 2 * math.pi, 28, endpoint=False)
@@ -184,8 +189,19 @@ def random_arm(board: Board, rng: np.random.Generator) -> Arm:
         parts.append((np.array([root - across * 8, tip - across * 7, tip + across * 7, root + across * 8]), z - 10))
     thumb_root = reach - direction * 30 + across * 40 * (1 if rng.random() < 0.5 else -1)
     thumb_tip = thumb_root + (direction + across * np.sign(np.dot(thumb_root - reach, across))) * 30
-    parts.append((np.array([thumb_root - direction * 9, thumb_tip - direction * 8, thumb_tip + direction * 8,
-                            thumb_root + direction * 9]), z - 5))
+    parts.append(
+        (
+            np.array(
+                [
+                    thumb_root - direction * 9,
+                    thumb_tip - direction * 8,
+                    thumb_tip + direction * 8,
+                    thumb_root + direction * 9,
+                ]
+            ),
+            z - 5,
+        )
+    )
     tone = float(rng.uniform(0, 1))
     skin = tuple(int(v) for v in np.array([70, 95, 140]) * (1 - tone) + np.array([170, 195, 235]) * tone)
     sleeve = tuple(int(v) for v in rng.integers(20, 200, 3))
@@ -234,8 +250,9 @@ class Spread:
         return float(max(p.outline()[:, 1].max() for p in self.placements))
 
 
-def random_spread(boards: list[Board], rng: np.random.Generator, gap: tuple[float, float] = (0.0, 60.0),
-                  skew_deg: float = 6.0) -> Spread:
+def random_spread(
+    boards: list[Board], rng: np.random.Generator, gap: tuple[float, float] = (0.0, 60.0), skew_deg: float = 6.0
+) -> Spread:
     """The first board, and the others laid beside it as people lay them: in a column along its right side, each
     a little turned and apart from the last."""
     main = boards[0]
@@ -258,8 +275,13 @@ def random_spread(boards: list[Board], rng: np.random.Generator, gap: tuple[floa
     return Spread(tuple(Placement(p.board, p.x, p.y - low, p.turn) for p in placed))
 
 
-def layout_table(board: Board, box: Registry, layout: Mapping[str, tuple[str, ...]], rng: np.random.Generator,
-                 physical: Callable[[str], str]) -> tuple[Table, frozenset[str]]:
+def layout_table(
+    board: Board,
+    box: Registry,
+    layout: Mapping[str, tuple[str, ...]],
+    rng: np.random.Generator,
+    physical: Callable[[str], str],
+) -> tuple[Table, frozenset[str]]:
     """A game's layout (the board's own site ids) set out with pieces of the box, and the sites it cannot show whole
     (pieces the box has too few of). `physical`: the box's piece a layout name stands for. Each stack stands on its
     site as a hand leaves it, a little off and turned any way, its pieces one on another ('on top': counters)."""

@@ -116,4 +116,3 @@ def _best_step(game: Game, state: State, actions: list[Action], rng: random.Rand
     if best is None:
         return actions[0], game.apply(state, actions[0])[0]
     return best[2], best[3]
-

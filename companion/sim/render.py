@@ -22,10 +22,22 @@ from companion.sim.render_scene import Placed, Scene, local_axes
 SUPERSAMPLE = 2
 SKIN = (150, 175, 215)  # BGR
 PALETTE = {  # BGR of each registry colour name
-    "red": (40, 40, 200), "green": (60, 160, 50), "blue": (190, 90, 30), "yellow": (40, 210, 230),
-    "orange": (30, 130, 240), "purple": (150, 50, 130), "grey": (120, 120, 120), "teal": (150, 140, 40),
-    "amber": (40, 160, 220), "white": (225, 225, 215), "black": (45, 40, 40), "silver": (185, 185, 180),
-    "brown": (40, 75, 125), "gray": (135, 135, 130), "pink": (175, 90, 235), "light-grey": (200, 200, 195),
+    "red": (40, 40, 200),
+    "green": (60, 160, 50),
+    "blue": (190, 90, 30),
+    "yellow": (40, 210, 230),
+    "orange": (30, 130, 240),
+    "purple": (150, 50, 130),
+    "grey": (120, 120, 120),
+    "teal": (150, 140, 40),
+    "amber": (40, 160, 220),
+    "white": (225, 225, 215),
+    "black": (45, 40, 40),
+    "silver": (185, 185, 180),
+    "brown": (40, 75, 125),
+    "gray": (135, 135, 130),
+    "pink": (175, 90, 235),
+    "light-grey": (200, 200, 195),
     "dark-grey": (85, 80, 80),
 }
 LABEL = (245, 245, 245)  # the white of a sticker's label
@@ -86,8 +98,9 @@ class Renderer:
     @staticmethod
     def _px(cam: SimCamera, k: np.ndarray, points: np.ndarray) -> np.ndarray:
         """Fixed-point (4 fractional bits) ideal pixels of board points, for cv2's anti-aliased fills."""
-        pixels, _ = cv2.projectPoints(points.reshape(-1, 1, 3).astype(np.float64), np.array(cam.rvec),
-                                      np.array(cam.tvec), k, np.zeros(5))
+        pixels, _ = cv2.projectPoints(
+            points.reshape(-1, 1, 3).astype(np.float64), np.array(cam.rvec), np.array(cam.tvec), k, np.zeros(5)
+        )
         return np.round(pixels.reshape(-1, 2) * 16).astype(np.int32)
 
     @staticmethod
@@ -103,7 +116,12 @@ class Renderer:
             xs, ys = np.meshgrid(np.arange(cam.width, dtype=np.float32), np.arange(cam.height, dtype=np.float32))
             pts = np.stack([xs.ravel(), ys.ravel()], axis=1).reshape(-1, 1, 2)
             ideal = cv2.undistortPoints(
-                pts, cam.matrix, cam.distortion, None, None, cam.matrix,
+                pts,
+                cam.matrix,
+                cam.distortion,
+                None,
+                None,
+                cam.matrix,
                 (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 1e-4),
             ).reshape(cam.height, cam.width, 2)
             self._lens[key] = (ideal[..., 0].astype(np.float32), ideal[..., 1].astype(np.float32))
@@ -126,8 +144,9 @@ class Renderer:
         plane = k @ np.column_stack([rot[:, 0], rot[:, 1], np.array(cam.tvec)])
         tex_to_board = np.array([[1 / ppm, 0, 0.5 / ppm], [0, -1 / ppm, self.board.height - 0.5 / ppm], [0, 0, 1]])
         homography = plane @ tex_to_board
-        cv2.warpPerspective(texture, homography, (image.shape[1], image.shape[0]), image, cv2.INTER_LINEAR,
-                            cv2.BORDER_TRANSPARENT)
+        cv2.warpPerspective(
+            texture, homography, (image.shape[1], image.shape[0]), image, cv2.INTER_LINEAR, cv2.BORDER_TRANSPARENT
+        )
 
     def _draw_piece(self, image: np.ndarray, cam: SimCamera, k: np.ndarray, piece: Placed) -> None:
         entry = piece.entry
@@ -158,8 +177,9 @@ class Renderer:
         if piece.entry.label_mm:  # a round label, wider than the tag's own margin
             turn = np.linspace(0, 2 * math.pi, 48, endpoint=False)
             rim = centre + piece.entry.label_mm / 2 * np.column_stack([np.cos(turn), np.sin(turn)])
-            cv2.fillConvexPoly(image, self._px(cam, k, np.column_stack([rim, np.full(len(rim), z)])), LABEL,
-                               cv2.LINE_AA, 4)
+            cv2.fillConvexPoly(
+                image, self._px(cam, k, np.column_stack([rim, np.full(len(rim), z)])), LABEL, cv2.LINE_AA, 4
+            )
         cv2.fillConvexPoly(image, quad(-half, -half, half, half), LABEL, cv2.LINE_AA, 4)
         sticker = piece.entry.sticker
         if sticker not in self._cells:

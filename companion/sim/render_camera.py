@@ -46,8 +46,11 @@ class SimCamera:
         """Pixels of (n, 3) board points (mm, z up)."""
         dist = self.distortion if distorted else np.zeros(5)
         pixels, _ = cv2.projectPoints(
-            np.asarray(points, np.float64).reshape(-1, 1, 3), np.array(self.rvec), np.array(self.tvec),
-            self.matrix, dist,
+            np.asarray(points, np.float64).reshape(-1, 1, 3),
+            np.array(self.rvec),
+            np.array(self.tvec),
+            self.matrix,
+            dist,
         )
         return pixels.reshape(-1, 2)
 
@@ -71,8 +74,15 @@ def overhead_camera(board_width: float, board_height: float, width: int = 1920, 
     rvec, _ = cv2.Rodrigues(rot)
     tvec = -rot @ centre
     return SimCamera(
-        width, height, f, f, (width - 1) / 2, (height - 1) / 2, (-0.08, 0.03, 0.0, 0.0, 0.0),
-        tuple(rvec.ravel()), tuple(tvec.ravel()),
+        width,
+        height,
+        f,
+        f,
+        (width - 1) / 2,
+        (height - 1) / 2,
+        (-0.08, 0.03, 0.0, 0.0, 0.0),
+        tuple(rvec.ravel()),
+        tuple(tvec.ravel()),
     )
 
 
@@ -114,6 +124,10 @@ CONDITIONS = {c.name: c for c in (NORMAL, HARSH)}
 def sim_profile(camera: SimCamera, board: str) -> CameraProfile:
     """The profile a perfect calibration of this camera would give (what the bench and tests measure against)."""
     return CameraProfile(
-        camera.name, (camera.width, camera.height), tuple(tuple(float(v) for v in row) for row in camera.matrix),
-        tuple(camera.dist), 0.0, BoardPose(board, camera.rvec, camera.tvec, 0.0),
+        camera.name,
+        (camera.width, camera.height),
+        tuple(tuple(float(v) for v in row) for row in camera.matrix),
+        tuple(camera.dist),
+        0.0,
+        BoardPose(board, camera.rvec, camera.tvec, 0.0),
     )

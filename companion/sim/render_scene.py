@@ -172,8 +172,9 @@ def layout_scene(
     return scene, frozenset(hidden)
 
 
-def _box_pieces(layout: Mapping[str, tuple[str, ...]], registry: Registry,
-                physical: Callable[[str], str]) -> dict[str, tuple[PieceEntry, ...]]:
+def _box_pieces(
+    layout: Mapping[str, tuple[str, ...]], registry: Registry, physical: Callable[[str], str]
+) -> dict[str, tuple[PieceEntry, ...]]:
     """A distinct physical piece for each piece of the layout, per site bottom to top, while the box has one."""
     free: dict[str, list[PieceEntry]] = {}
     for entry in registry.entries:
@@ -201,8 +202,12 @@ def random_hand(board: Board, rng: np.random.Generator, over: tuple[float, float
     given: a hand about to take or set down a piece there)."""
     wrist = rng.uniform(0.3, 0.7, 2) * np.array([board.width, board.height]) if over is None else np.array(over)
     side = int(rng.integers(4))
-    outside = {0: (wrist[0], -300.0), 1: (board.width + 300.0, wrist[1]), 2: (wrist[0], board.height + 300.0),
-               3: (-300.0, wrist[1])}[side]
+    outside = {
+        0: (wrist[0], -300.0),
+        1: (board.width + 300.0, wrist[1]),
+        2: (wrist[0], board.height + 300.0),
+        3: (-300.0, wrist[1]),
+    }[side]
     direction = wrist - np.array(outside)
     direction /= np.linalg.norm(direction)
     if over is not None:

@@ -44,23 +44,33 @@ def render_target(camera: SimCamera, seed: int, conditions: Conditions = NORMAL)
     rot, _ = cv2.Rodrigues(np.array(camera.rvec))
     plane = camera.matrix @ np.column_stack([rot[:, 0], rot[:, 1], np.array(camera.tvec)])
     # texture pixel -> target mm (the board frame starts inside the white margin)
-    to_board = np.array([[1 / PX_PER_MM, 0, 0.5 / PX_PER_MM - MARGIN_MM],
-                         [0, 1 / PX_PER_MM, 0.5 / PX_PER_MM - MARGIN_MM], [0, 0, 1]])
+    to_board = np.array(
+        [[1 / PX_PER_MM, 0, 0.5 / PX_PER_MM - MARGIN_MM], [0, 1 / PX_PER_MM, 0.5 / PX_PER_MM - MARGIN_MM], [0, 0, 1]]
+    )
     table = np.full((camera.height, camera.width, 3), rng.uniform(70, 130), np.uint8)
-    ideal = cv2.warpPerspective(texture, plane @ to_board, (camera.width, camera.height), table, cv2.INTER_AREA,
-                                cv2.BORDER_TRANSPARENT)
+    ideal = cv2.warpPerspective(
+        texture, plane @ to_board, (camera.width, camera.height), table, cv2.INTER_AREA, cv2.BORDER_TRANSPARENT
+    )
     map_x, map_y = _lens_maps(camera.width, camera.height, camera.fx, camera.fy, camera.cx, camera.cy, camera.dist)
     image = cv2.remap(ideal, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return spoil(image, conditions, rng)
 
 
 @functools.lru_cache(maxsize=4)
-def _lens_maps(width: int, height: int, fx: float, fy: float, cx: float, cy: float,
-               dist: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+def _lens_maps(
+    width: int, height: int, fx: float, fy: float, cx: float, cy: float, dist: tuple[float, ...]
+) -> tuple[np.ndarray, np.ndarray]:
     """For every distorted pixel, the ideal pixel it shows."""
     matrix = np.array([[fx, 0, cx], [0, fy, cy], [0, 0, 1]], np.float64)
     xs, ys = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32))
     pts = np.stack([xs.ravel(), ys.ravel()], axis=1).reshape(-1, 1, 2)
-    ideal = cv2.undistortPoints(pts, matrix, np.array(dist, np.float64), None, None, matrix,
-                                (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 1e-4)).reshape(height, width, 2)
+    ideal = cv2.undistortPoints(
+        pts,
+        matrix,
+        np.array(dist, np.float64),
+        None,
+        None,
+        matrix,
+        (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 1e-4),
+    ).reshape(height, width, 2)
     return ideal[..., 0].copy(), ideal[..., 1].copy()

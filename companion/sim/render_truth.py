@@ -26,9 +26,10 @@ def covered(scene: Scene, piece: Placed) -> bool:
     centre = sticker_corners(piece)[:, :2].mean(axis=0)
     top = piece.z0 + piece.entry.height
     return any(
-        other.z0 >= top - 0.5 and math.dist((other.x, other.y), centre) < other.entry.radius * math.cos(
-            math.pi / other.entry.sides)
-        for other in scene.pieces if other is not piece
+        other.z0 >= top - 0.5
+        and math.dist((other.x, other.y), centre) < other.entry.radius * math.cos(math.pi / other.entry.sides)
+        for other in scene.pieces
+        if other is not piece
     )
 
 
@@ -57,7 +58,9 @@ def match_sightings(sightings, pieces, within_mm: float = 20.0) -> tuple[dict, l
     Sightings and pieces are anything with `piece`, `x`, `y` and `entry`, `x`, `y`."""
     pairs = sorted(
         (math.hypot(s.x - p.x, s.y - p.y), i, j)
-        for i, p in enumerate(pieces) for j, s in enumerate(sightings) if s.piece == p.entry.piece
+        for i, p in enumerate(pieces)
+        for j, s in enumerate(sightings)
+        if s.piece == p.entry.piece
     )
     matched: dict = {}
     used: set[int] = set()

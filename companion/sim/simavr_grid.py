@@ -30,9 +30,7 @@ class GridProcess:
         self._process: subprocess.Popen[str] | None = None
 
     def start(self) -> GridProcess:
-        self._process = subprocess.Popen(
-            self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
-        )
+        self._process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
         assert self._process.stdout is not None
         for line in self._process.stdout:  # simavr prints its own notes first
             if line.startswith("pty "):
@@ -193,8 +191,10 @@ def board_pins(board: str) -> tuple[list[str], list[str]]:
 def _port_map(board: str) -> dict[int, str]:
     """Arduino pin number to port and bit, from the core's variant file (Mega) or the Uno's fixed layout."""
     if board != "mega":
-        return {pin: ("D", "B", "C")[(pin >= 8) + (pin >= 14)] + str(pin - (0, 8, 14)[(pin >= 8) + (pin >= 14)])
-                for pin in range(20)}
+        return {
+            pin: ("D", "B", "C")[(pin >= 8) + (pin >= 14)] + str(pin - (0, 8, 14)[(pin >= 8) + (pin >= 14)])
+            for pin in range(20)
+        }
     text = (CORE_ROOT / "variants" / "mega" / "pins_arduino.h").read_text()
     return {int(n): f"{port}{bit}" for port, bit, n in re.findall(r"//\s*P([A-L])\s*(\d)\s*\*\*\s*(\d+)\s*\*\*", text)}
 
@@ -228,8 +228,9 @@ def board_bootloader(entry: str, build_dir: Path) -> tuple[Path, int]:
     return hex_file, int(field("high_fuses"), 16)
 
 
-def simavr_grid(board: str, build_dir: Path, realtime: bool = False, bootloader: bool = True,
-                auto_reset: bool = True) -> GridProcess:
+def simavr_grid(
+    board: str, build_dir: Path, realtime: bool = False, bootloader: bool = True, auto_reset: bool = True
+) -> GridProcess:
     """A (not yet started) harness running the board's firmware from build_dir behind the board's own bootloader
     (bootloader=False: the sketch alone, as a programmer would flash it); every opening of its port resets the chip
     as a board's DTR line does, unless auto_reset is False (the capacitor workaround)."""
@@ -237,8 +238,17 @@ def simavr_grid(board: str, build_dir: Path, realtime: bool = False, bootloader:
         raise ValueError(f"unknown board {board!r} (known: {', '.join(SIM_BOARDS)})")
     firmware, entry = SIM_BOARDS[board]
     rows, cols = board_pins(firmware)
-    argv = [str(build_dir / "grid_harness"), "-m", BOARDS[firmware],
-            "-f", str(build_dir / firmware / "reed_grid.elf"), "-r", ",".join(rows), "-c", ",".join(cols)]
+    argv = [
+        str(build_dir / "grid_harness"),
+        "-m",
+        BOARDS[firmware],
+        "-f",
+        str(build_dir / firmware / "reed_grid.elf"),
+        "-r",
+        ",".join(rows),
+        "-c",
+        ",".join(cols),
+    ]
     if bootloader:
         hex_file, fuse = board_bootloader(entry, build_dir)
         argv += ["-b", str(hex_file), "-F", f"{fuse:02X}"]

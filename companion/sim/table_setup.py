@@ -133,8 +133,10 @@ def _calibrated(base: Path, game: str, size: int) -> None:
         board = board_of(name, {} if side is None or option is None else {option: side}, default_board)
         if len(board.sites) <= size * size:
             own = name == game and side is None
-            save_profile(GridProfile(board.name, size, size, switch_map(board, size, size)),
-                         grid_profile_of(base, name, side, own))
+            save_profile(
+                GridProfile(board.name, size, size, switch_map(board, size, size)),
+                grid_profile_of(base, name, side, own),
+            )
 
 
 def _devices(frames: RenderedFrames | None) -> Devices:
@@ -196,8 +198,14 @@ def game_board(game: str, options: Mapping[str, Any] | None = None) -> Board:
     return board_of(game, options or {}, default_board)
 
 
-def twin_camera(game: str, board: Board, seed: int, players: Sequence[str] = (),
-                beside: Sequence[Placed] = (), size: tuple[int, int] | None = None) -> TwinCamera | SpreadCamera:
+def twin_camera(
+    game: str,
+    board: Board,
+    seed: int,
+    players: Sequence[str] = (),
+    beside: Sequence[Placed] = (),
+    size: tuple[int, int] | None = None,
+) -> TwinCamera | SpreadCamera:
     """The rendered camera over a game's board, with the game's piece registry; over a game that places boards beside
     its own (Orbital Battle's planet maps), the camera over all of them, read by TableVision (the boards beside it
     whether or not they lie on grids: `beside`, else every one the game places); `size`: its frames'."""
@@ -207,10 +215,16 @@ def twin_camera(game: str, board: Board, seed: int, players: Sequence[str] = (),
 
     registry = default_registry(game)
     laid = list(beside) or boards_in_view(game)
-    return SpreadCamera(board, laid, registry, players, seed, PLACES,
-                        size or spread_size(board, laid, PLACES, registry.sticker_sizes()[0]))
+    return SpreadCamera(
+        board,
+        laid,
+        registry,
+        players,
+        seed,
+        PLACES,
+        size or spread_size(board, laid, PLACES, registry.sticker_sizes()[0]),
+    )
 
 
 def _camera(wanted: bool | None, game: str) -> bool:
     return has_registry(game) if wanted is None else wanted
-

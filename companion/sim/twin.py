@@ -114,8 +114,14 @@ class Twin:
         self.stopping = threading.Event()  # set when the demo stops: a held illegal move is not waited out
         self.grid = ports.grid
         self.beside = list(ports.beside)
-        self.sites: dict[str, Key] = {**sites, **{on.prefix + site: (index, *switch) for index, on in
-                                                   enumerate(self.beside) for site, switch in on.sites.items()}}
+        self.sites: dict[str, Key] = {
+            **sites,
+            **{
+                on.prefix + site: (index, *switch)
+                for index, on in enumerate(self.beside)
+                for site, switch in on.sites.items()
+            },
+        }
         self.rng = random.Random(seed)
         self.mess, self.illegal, self.pace = mess, illegal, pace
         self.frames = frames
@@ -280,8 +286,14 @@ class Twin:
                     self._looked.wait(0.05)
                 # The newest ruling that says the board changed ("unchanged" follows every frame read of a board
                 # the camera alone watches, a planet map on no grid: it is no change).
-                judged = next((look.ruling for look in reversed(self._looks) if look.ruling is not None
-                               and look.ruling.verdict != "unchanged"), None)
+                judged = next(
+                    (
+                        look.ruling
+                        for look in reversed(self._looks)
+                        if look.ruling is not None and look.ruling.verdict != "unchanged"
+                    ),
+                    None,
+                )
             if read() != seen:
                 continue  # a frame came in meanwhile: the table looks again after it
             # The camera goes on reading a settled change until it has read every site of it (a crop it could not

@@ -41,8 +41,9 @@ class TwinCamera:
         board's middle, the board filling the frame's height), the same camera when another board is laid under it."""
         self.board = board
         self.registry = registry
-        self.camera = camera or overhead_camera(board.width, board.height, *(size or frame_size(board.height,
-                                                                                                 registry.sticker_mm)))
+        self.camera = camera or overhead_camera(
+            board.width, board.height, *(size or frame_size(board.height, registry.sticker_mm))
+        )
         self.renderer = Renderer(board, registry.dictionary)
         self.vision = Vision(board, registry, sim_profile(self.camera, board.name))
         self.conditions = conditions
@@ -60,8 +61,9 @@ class TwinCamera:
     def render(self, layout: Layout, arm: str | None = None) -> tuple[np.ndarray, frozenset[str]]:
         """The camera's picture of the board as `layout` has it (a hand over the site `arm`, if given), and the sites
         it cannot show whole (pieces the box, the registry, has none of; more riders than dock beside a base)."""
-        scene, hidden = layout_scene(self.board, self.registry, self.camera, layout, self.rng, self.conditions,
-                                     self.physical)
+        scene, hidden = layout_scene(
+            self.board, self.registry, self.camera, layout, self.rng, self.conditions, self.physical
+        )
         if arm is not None and self.board.has_site(arm):
             site = self.board.site(arm)
             scene = replace(scene, hand=random_hand(self.board, self.rng, (site.x, site.y)))

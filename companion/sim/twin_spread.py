@@ -68,15 +68,27 @@ def box_piece(players: Sequence[str]) -> Callable[[str], str]:
 def mounting_profile(cam: Mounting) -> CameraProfile:
     """The profile a good calibration of this camera gives: its intrinsics, no board pose (each board is found by its
     own markers)."""
-    return CameraProfile(f"twin-{cam.height}p", (cam.width, cam.height),
-                         ((cam.f, 0.0, cam.cx), (0.0, cam.f, cam.cy), (0.0, 0.0, 1.0)), (cam.k1, cam.k2, 0.0, 0.0, 0.0))
+    return CameraProfile(
+        f"twin-{cam.height}p",
+        (cam.width, cam.height),
+        ((cam.f, 0.0, cam.cx), (0.0, cam.f, cam.cy), (0.0, 0.0, 1.0)),
+        (cam.k1, cam.k2, 0.0, 0.0, 0.0),
+    )
 
 
 class SpreadCamera:
     """The rendered camera over the game's board and `places` planet maps beside it, read by TableVision."""
 
-    def __init__(self, board: Board, beside: Sequence[Placed], registry: Registry, players: Sequence[str],
-                 seed: int = 1, places: int = PLACES, size: tuple[int, int] = (2048, 1536)) -> None:
+    def __init__(
+        self,
+        board: Board,
+        beside: Sequence[Placed],
+        registry: Registry,
+        players: Sequence[str],
+        seed: int = 1,
+        places: int = PLACES,
+        size: tuple[int, int] = (2048, 1536),
+    ) -> None:
         """`registry`: the product's, which the vision reads with; `players`: the game's, in the order named."""
         if not beside:
             raise ValueError("a spread camera needs boards beside the game's own")
@@ -88,17 +100,23 @@ class SpreadCamera:
         self.names = registry.seated(players)
         self.rng = np.random.default_rng([seed, 31])
         height = max(b.board.height for b in self.beside)
-        self.places = [Placement(self.beside[0].board, board.width + GAP_MM, k * (height + GAP_MM), 0.0)
-                       for k in range(places)]
-        whole = Spread((Placement(board, 0.0, (len(self.places) * (height + GAP_MM) - GAP_MM - board.height) / 2, 0.0),
-                        *self.places))
+        self.places = [
+            Placement(self.beside[0].board, board.width + GAP_MM, k * (height + GAP_MM), 0.0) for k in range(places)
+        ]
+        whole = Spread(
+            (
+                Placement(board, 0.0, (len(self.places) * (height + GAP_MM) - GAP_MM - board.height) / 2, 0.0),
+                *self.places,
+            )
+        )
         self.solar = whole.placements[0]
         self.cam = mount(whole, size, 0.94, 0.0, 0.0, 0.0, 60.0, -0.05, 0.01)
         self.renderer = MountedRenderer(whole, self.box.dictionary, self.cam)
         boards = [BoardInView(board), *(BoardInView(b.board, b.prefix) for b in self.beside)]
         self.vision = TableVision(boards, registry, mounting_profile(self.cam))
-        self.sites = frozenset([*(s.id for s in board.sites),
-                                *(b.prefix + s.id for b in self.beside for s in b.board.sites)])
+        self.sites = frozenset(
+            [*(s.id for s in board.sites), *(b.prefix + s.id for b in self.beside for s in b.board.sites)]
+        )
         identifies = self.vision.visions[0].identifies
         # The layout's names of the pieces the camera tells apart (None: every piece).
         self.pieces = None if identifies is None else frozenset(self.names.get(p, p) for p in identifies)
@@ -113,8 +131,10 @@ class SpreadCamera:
         """The maps on the table once the players have set `layout` out: a planet map none of whose hexes holds a
         piece goes back in the box; one with pieces comes out into a free place (a player makes room for the map
         where the pieces are)."""
+
         def used(other: Placed) -> bool:
             return any(pieces and site.startswith(other.prefix) for site, pieces in layout.items())
+
         laid = [other if other is not None and used(other) else None for other in self.laid]
         laid += [None] * (len(self.places) - len(laid))
         for other in self.beside:
@@ -138,8 +158,11 @@ class SpreadCamera:
         for place, other in zip(self.places, self.laid, strict=True):
             if other is None:
                 continue
-            own = {site.removeprefix(other.prefix): pieces for site, pieces in layout.items()
-                   if site.startswith(other.prefix)}
+            own = {
+                site.removeprefix(other.prefix): pieces
+                for site, pieces in layout.items()
+                if site.startswith(other.prefix)
+            }
             table, missing = layout_table(other.board, self.box, own, self.rng, self.physical)
             placements.append(Placement(other.board, place.x, place.y, place.turn))
             tables.append(table)
@@ -158,8 +181,9 @@ class SpreadCamera:
         return replace(view, unreliable=view.unreliable | hidden)
 
 
-def spread_size(board: Board, beside: Sequence[Placed], places: int, sticker_mm: float, least_px: float = 20.0,
-                fill: float = 0.94) -> tuple[int, int]:
+def spread_size(
+    board: Board, beside: Sequence[Placed], places: int, sticker_mm: float, least_px: float = 20.0, fill: float = 0.94
+) -> tuple[int, int]:
     """A 4:3 frame in which the camera square over the spread sees a sticker at least `least_px` wide."""
     height = max(b.board.height for b in beside)
     wide = board.width + GAP_MM + max(b.board.width for b in beside)

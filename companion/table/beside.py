@@ -68,9 +68,11 @@ def beside_boards(game: str, grids: Iterable[BoardGrid], notes: list[str], seria
             profile = load_profile(Path(grid.profile), board)
             switches = {(index, *switch): prefix + site for site, switch in profile.sites.items()}
         else:
-            notes.append(f"the grid under {board.name} is left out: {grid.profile} does not exist yet (make it with "
-                         "the page's Calibrate view or `companion calibrate grid --game "
-                         f"{grid.board} --port {grid.serial} --out {grid.profile}`)")
+            notes.append(
+                f"the grid under {board.name} is left out: {grid.profile} does not exist yet (make it with "
+                "the page's Calibrate view or `companion calibrate grid --game "
+                f"{grid.board} --port {grid.serial} --out {grid.profile}`)"
+            )
         out.append(Beside(index, grid, board, prefix, switches))
     return out
 

@@ -134,8 +134,10 @@ def read_config(path: Path, text: str) -> TableConfig:
         if key == "boards":
             continue
         if key == "seed":
-            raise UserError(f"{path}: seed: a table draws its chance from the system's entropy; a seed is for tests "
-                            "and the demo (`--seed` on the command line)")
+            raise UserError(
+                f"{path}: seed: a table draws its chance from the system's entropy; a seed is for tests "
+                "and the demo (`--seed` on the command line)"
+            )
         if key not in known:
             raise UserError(f"{path}: {key}: unknown key")
         wanted = type(getattr(defaults, key)) if getattr(defaults, key) is not None else str
@@ -167,7 +169,7 @@ def _board_grids(path: Path, value: Any) -> tuple[BoardGrid, ...]:
             if not isinstance(entry.get(key), str) or not entry[key]:
                 raise UserError(f"{where}.{key}: expected a name (a board, a port, a profile file)")
         if gridless and "profile" in entry:
-            raise UserError(f"{where}.profile: a board with no grid (serial \"none\") has no grid profile")
+            raise UserError(f'{where}.profile: a board with no grid (serial "none") has no grid profile')
         if entry["serial"] == "auto":
             raise UserError(f"{where}.serial: a board's own grid needs its port named (several grids share the USB id)")
         grids.append(BoardGrid(entry["board"], entry["serial"], entry.get("profile", "")))

@@ -42,8 +42,9 @@ def declared(game: str, option: str, where: str | None = None) -> DataOption:
     found = data_options(game).get(option)
     if found is None:
         known = ", ".join(f"{g} {o}" for g, o, _ in every_data_option())
-        raise SetupError(f"{where + ': ' if where else ''}{game} {option}: not an option that takes a data set "
-                         f"(those are: {known})")
+        raise SetupError(
+            f"{where + ': ' if where else ''}{game} {option}: not an option that takes a data set (those are: {known})"
+        )
     return found
 
 

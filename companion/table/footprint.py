@@ -167,8 +167,10 @@ def site_reached(change: Change, reading: SiteReading, observation: Observation,
         # arrow once it is down.
         turned = {unpointed(physical(p)) for p in change.leaving}
         loose = {unpointed(physical(p)) for p in change.arriving} - turned
+
         def free(names: tuple[str, ...]) -> tuple[str, ...]:
             return tuple(unpointed(p) if unpointed(p) in loose else p for p in names)
+
         seen, high = map(Counter, aligned(free(reading.pieces), free(shown(either, physical))))
         low = Counter(aligned(free(reading.pieces), free(shown(kept, physical)))[1])
         if seen - high or (not reading.partial and low - seen):
@@ -200,8 +202,9 @@ def reached_sites(fp: Footprint, observation: Observation, physical: Physical = 
     return frozenset(s for s, r in reached.items() if r is not None) - unaccounted(fp, untouched, arrived, physical)
 
 
-def _read(fp: Footprint, observation: Observation,
-          physical: Physical) -> tuple[dict[str, str | None], set[str], set[str]]:
+def _read(
+    fp: Footprint, observation: Observation, physical: Physical
+) -> tuple[dict[str, str | None], set[str], set[str]]:
     """Where each known site of the footprint stands (site_reached), and the sites that read as before the move
     only (untouched) and as after it only (arrived)."""
     reached: dict[str, str | None] = {}
@@ -240,8 +243,13 @@ def unaccounted(fp: Footprint, untouched: set[str], arrived: set[str], physical:
     return {target for p, origin, target in moved if box(p) in short and origin in untouched and target in arrived}
 
 
-def still_to_do(fp: Footprint, todo: Iterable[Change], name: Callable[[str], str],
-                physical: Physical = same_piece, observation: Observation | None = None) -> list[str]:
+def still_to_do(
+    fp: Footprint,
+    todo: Iterable[Change],
+    name: Callable[[str], str],
+    physical: Physical = same_piece,
+    observation: Observation | None = None,
+) -> list[str]:
     """What is left of a move in player words, one step per piece, for the changes `todo` of the footprint `fp`:
     "move the red ship from A to B", "take the amber ship off g4: it leaves the board", "put the red ship on B"
     (its way there half made). Where the camera reads a site (`observation`), only the pieces it does not see there
@@ -260,8 +268,13 @@ def still_to_do(fp: Footprint, todo: Iterable[Change], name: Callable[[str], str
         return site not in lacking or not shown or lacking[site][unpointed(shown[0])] > 0
 
     lifted = {change.site: _lifted(change, physical) for change in todo}
-    under = lambda site: "" if site in lacking or not lifted[site] else (  # noqa: E731 - the sensors cannot tell
-        " under " + listing([f"the {piece_words(p)}" for p in lifted[site]]))
+
+    def under(site: str) -> str:
+        """What a piece set on `site` goes under (nothing where the sensors cannot tell)."""
+        if site in lacking or not lifted[site]:
+            return ""
+        return " under " + listing([f"the {piece_words(p)}" for p in lifted[site]])
+
     steps = []
     for piece, a, b in moved:
         if a in left and wanted(piece, b):
@@ -272,19 +285,27 @@ def still_to_do(fp: Footprint, todo: Iterable[Change], name: Callable[[str], str
             steps.append(f"put {words(piece)} on {name(b)}{under(b)}")
     steps += [f"take {words(p)} off {name(s)}: it leaves the board" for p, s in removed if s in left]
     steps += [f"put {words(p)} on {name(s)}{under(s)}" for p, s in added if wanted(p, s)]
-    steps += [f"turn {words(a)} on {name(s)} to " + (f"point to {name(points_to(b))}" if points_to(b) else
-                                                     f"show {piece_words(b)}") for a, b, s in turned if s in left]
-    steps += [f"put the {piece_words(p)} back on {name(site)}" for site in sorted(lacking)
-              for p in lifted[site] if lacking[site][unpointed(p)] > 0]
+    steps += [
+        f"turn {words(a)} on {name(s)} to "
+        + (f"point to {name(points_to(b))}" if points_to(b) else f"show {piece_words(b)}")
+        for a, b, s in turned
+        if s in left
+    ]
+    steps += [
+        f"put the {piece_words(p)} back on {name(site)}"
+        for site in sorted(lacking)
+        for p in lifted[site]
+        if lacking[site][unpointed(p)] > 0
+    ]
     if len(steps) > MAX_STEPS:
-        steps = [*steps[:MAX_STEPS - 1], f"{len(steps) - MAX_STEPS + 1} more pieces as the move says"]
+        steps = [*steps[: MAX_STEPS - 1], f"{len(steps) - MAX_STEPS + 1} more pieces as the move says"]
     return steps
 
 
 def _lifted(change: Change, physical: Physical) -> list[str]:
     """The pieces (as in the box) that stay on the change's site but stand above one set down or taken away there,
     so a hand lifts them while the move is made."""
-    above = Counter(change.after[len(change.undisturbed):]) & Counter(change.before) & Counter(change.after)
+    above = Counter(change.after[len(change.undisturbed) :]) & Counter(change.before) & Counter(change.after)
     return [unpointed(physical(p)) for p in above.elements()]
 
 

@@ -68,8 +68,10 @@ def _refuse_taken(sets: DataSets, todo: list[tuple[str, str, str, Any]], source:
     taken = [f"{load(game).title}'s {option.replace('_', ' ')} {named!r}" for game, option, named, _ in todo
              if named in sets.names(game, option)]  # fmt: skip
     if taken and not replace:
-        raise SetExists(f"{source + ': ' if source else ''}{', '.join(taken)} "
-                        f"{'is' if len(taken) == 1 else 'are'} already on this table: {how}")
+        raise SetExists(
+            f"{source + ': ' if source else ''}{', '.join(taken)} "
+            f"{'is' if len(taken) == 1 else 'are'} already on this table: {how}"
+        )
 
 
 def save_file(sets: DataSets, game: str, option: str, name: str, source: str | Path) -> Path:
@@ -109,7 +111,7 @@ def import_library(
     a set whose name the table already holds is replaced only when `replace` says so (else SetExists, nothing
     added)."""
     if not isinstance(bundle, dict) or bundle.get("format") != FORMAT:
-        raise SetupError(f"{source}: not a library file (expected an object with \"format\": \"{FORMAT}\")")
+        raise SetupError(f'{source}: not a library file (expected an object with "format": "{FORMAT}")')
     listed = bundle.get("sets")
     if not isinstance(listed, list) or not listed:
         raise SetupError(f"{source}: sets: expected a list of at least one data set")

@@ -104,8 +104,16 @@ class LiveTable:
             assert config.camera_profile is not None
             self.camera_profile = load_profile(config.camera_profile)
         # The camera reads every board in view: the game's own and those beside it, each by its own markers.
-        self.camera_sites = frozenset([*(s.id for s in self.board.sites), *(
-            other.prefix + s.id for other in self.beside for s in other.board.sites)]) if camera else None
+        self.camera_sites = (
+            frozenset(
+                [
+                    *(s.id for s in self.board.sites),
+                    *(other.prefix + s.id for other in self.beside for s in other.board.sites),
+                ]
+            )
+            if camera
+            else None
+        )
         self.vision: Reader | None = None  # the camera's reader of the board in play
         # Told each new reader (the calibration view's snapshot draws the board in play with one of its own).
         self.visions: Listeners[Reader] = Listeners()
@@ -231,8 +239,10 @@ class LiveTable:
         return TableProbe(self._probe_links, prefixes, self._rebind, self.config.settle)
 
     def _probe_links(self) -> dict:
-        return {self.game: self.link, **{other.grid.board: self._beside_link(i) for i, other in enumerate(self.beside)
-                                         if other.grid.has_grid}}
+        return {
+            self.game: self.link,
+            **{other.grid.board: self._beside_link(i) for i, other in enumerate(self.beside) if other.grid.has_grid},
+        }
 
     def _rebind(self, links: dict) -> None:
         """Each board read from the grid that answered for it (a probe); the config keeps the ports, if there is one."""
@@ -399,7 +409,7 @@ class LiveTable:
         fused = self._settled_frames if still and all(f.shape == image.shape for f in self._settled_frames) else []
         # With no grid, a big frame is read where the board looks changed (the frames follow one another).
         reading = vision.process(image, now, changed, more=tuple(fused), by_look=not self.observer.watches_grid())
-        self._settled_frames = [*fused, image][-FUSED_FRAMES + 1:] if still else []
+        self._settled_frames = [*fused, image][-FUSED_FRAMES + 1 :] if still else []
         # A side's counters are named for the player who plays them (the game in play's players).
         names = registry.seated(self.session.record.players)
         self.observer.camera(camera_view(reading, registry, self.playing, names))
@@ -472,8 +482,9 @@ class LiveTable:
                 source.close()
 
 
-def _vision(config: TableConfig, board: Board, game: str, profile: CameraProfile,
-            beside: list[Beside]) -> tuple[Vision | TableVision, Registry]:
+def _vision(
+    config: TableConfig, board: Board, game: str, profile: CameraProfile, beside: list[Beside]
+) -> tuple[Vision | TableVision, Registry]:
     """The camera's reader, checked now so a bad profile is one line at start rather than a dead thread later: one
     board's Vision, or with boards beside the game's own a TableVision that follows each by its own markers."""
     from companion.sensing.pieces import default_registry, load_registry

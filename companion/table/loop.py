@@ -97,8 +97,9 @@ class Look:
 
 
 class TableLoop:
-    def __init__(self, session: Session, observer: Observer, site_name: Callable[[str], str] | None = None,
-                 hold: float = HOLD) -> None:
+    def __init__(
+        self, session: Session, observer: Observer, site_name: Callable[[str], str] | None = None, hold: float = HOLD
+    ) -> None:
         """`hold`: seconds a piece that may still be in the hand is waited for before the one move the board shows
         is booked by itself (TableConfig.hold)."""
         self.session = session
@@ -218,17 +219,33 @@ class TableLoop:
             self._booked = replace(booked, action=earlier.actions[0], entry=entry.id, lifted=False, at=now)
             self._warn(None)
             return None
-        if ruling.verdict == "mismatch" and earlier.verdict in ("in_progress", "in_hand") and any(
-                lifted & _lifted(self._earlier, booked.state, action) for action in earlier.actions):
+        if (
+            ruling.verdict == "mismatch"
+            and earlier.verdict in ("in_progress", "in_hand")
+            and any(lifted & _lifted(self._earlier, booked.state, action) for action in earlier.actions)
+        ):
             return Ruling("in_progress", earlier.actions, todo=earlier.todo, sites=earlier.sites)
-        if booked.lifted and ruling.verdict == "explained" and now < booked.at + self.hold and not _lifted(
-                self.referee, self.session.state, ruling.actions[0]):
+        if (
+            booked.lifted
+            and ruling.verdict == "explained"
+            and now < booked.at + self.hold
+            and not _lifted(self.referee, self.session.state, ruling.actions[0])
+        ):
             # A piece set down from nowhere while the piece the booking lifted may still be in the hand (set down
             # beside its site, about to be nudged over): not booked as the next move until the hold window passes.
-            pieces = listing([f"the {piece_words(self.session.game.physical_piece(piece))} from "
-                              f"{self.site_name(site)}" for piece, site in sorted(lifted)])
-            return Ruling("in_hand", ruling.actions, todo=(f"In hand: {pieces}?",), sites=(),
-                          landings=("Not the piece in the hand:",))
+            pieces = listing(
+                [
+                    f"the {piece_words(self.session.game.physical_piece(piece))} from {self.site_name(site)}"
+                    for piece, site in sorted(lifted)
+                ]
+            )
+            return Ruling(
+                "in_hand",
+                ruling.actions,
+                todo=(f"In hand: {pieces}?",),
+                sites=(),
+                landings=("Not the piece in the hand:",),
+            )
         return ruling
 
     def _act(self, ruling: Ruling, now: float) -> None:
@@ -245,8 +262,14 @@ class TableLoop:
                 texts = tuple(f"{landing} {text}" for landing, text in zip(ruling.landings, texts, strict=True))
                 self._hand_since = now
             headline = ruling.todo[0] if ruling.verdict == "in_hand" else ASKED
-            self.question = Question(self._questions, ruling.actions, texts, self.session.state, headline,
-                                     in_hand=ruling.verdict == "in_hand")
+            self.question = Question(
+                self._questions,
+                ruling.actions,
+                texts,
+                self.session.state,
+                headline,
+                in_hand=ruling.verdict == "in_hand",
+            )
             self._warn(None)
             self.questions.tell(self.question)
         elif ruling.verdict == "in_progress":
@@ -256,8 +279,12 @@ class TableLoop:
             self._warn(Warning(tuple(fix.advice for fix in ruling.fixes), tuple(fix.site for fix in ruling.fixes),
                                progress=True))  # fmt: skip
         elif ruling.verdict == "mismatch":
-            self._warn(Warning((*(fix.advice for fix in ruling.fixes), *ruling.todo),
-                               (*(fix.site for fix in ruling.fixes), *ruling.sites)))
+            self._warn(
+                Warning(
+                    (*(fix.advice for fix in ruling.fixes), *ruling.todo),
+                    (*(fix.site for fix in ruling.fixes), *ruling.sites),
+                )
+            )
         else:
             self._warn(None)
 
@@ -300,8 +327,11 @@ class TableLoop:
             if not self._booking:
                 self._booked = None  # the game moved on by other hands: the loop's booking is theirs to answer for
             declared = entry.kind == "action" and not self._booking
-            changed = frozenset(site for site in set(layout) | set(self._layout)
-                                if tuple(layout.get(site, ())) != tuple(self._layout.get(site, ())))
+            changed = frozenset(
+                site
+                for site in set(layout) | set(self._layout)
+                if tuple(layout.get(site, ())) != tuple(self._layout.get(site, ()))
+            )
             self._declared = changed if declared else frozenset()
             self._layout = layout
             # The camera reads again where the game changed: a stack may change with no switch changing under it (a

@@ -30,8 +30,10 @@ def aligned(seen: tuple[str, ...], shown: tuple[str, ...]) -> tuple[list[str], l
     if not any(POINTS_TO in p for p in (*seen, *shown)):  # most games point nothing: compare as they are
         return list(seen), list(shown)
     both = {unpointed(p) for p in seen if points_to(p)} & {unpointed(p) for p in shown if points_to(p)}
+
     def keep(pieces: tuple[str, ...]) -> list[str]:
         return [p if unpointed(p) in both else unpointed(p) for p in pieces]
+
     return keep(seen), keep(shown)
 
 
@@ -63,7 +65,7 @@ class SiteReading:
         # ship held over another's stack is not the one that docked there). Of riders side by side, any may be it.
         if bool(seen) != bool(shown) or Counter(seen) - Counter(shown):
             return False
-        return not seen or not self.top or shown[-1] in seen[-self.top:]
+        return not seen or not self.top or shown[-1] in seen[-self.top :]
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,8 @@ class Observation:
         box = unpointed(physical(piece))
         return box in self.singles and any(
             other != site and reading.pieces and box in map(unpointed, reading.pieces)
-            for other, reading in self.sites.items())
+            for other, reading in self.sites.items()
+        )
 
     def reading(self, site: str) -> SiteReading:
         return self.sites.get(site, SiteReading())

@@ -53,8 +53,12 @@ ARROW_SLACK = 50.0  # degrees an arrow may be off the way to a site and still po
 ARROW_MARGIN = 25.0
 
 
-def camera_view(report: FrameReport | TableReport, registry: Registry, board: Board | None = None,
-                names: Mapping[str, str] | None = None) -> CameraView:
+def camera_view(
+    report: FrameReport | TableReport,
+    registry: Registry,
+    board: Board | None = None,
+    names: Mapping[str, str] | None = None,
+) -> CameraView:
     """A vision report as the fusion takes it. A stack whose lowest piece seen is not a base (a planet or a station,
     which riders dock clear of) may hide a piece under it, so that site's reading is partial. With the `board`, a
     piece whose arrow the rules follow (the registry's `points`) is named with the site its sticker's turn points
@@ -96,9 +100,20 @@ def _board_view(report: FrameReport, registry: Registry, board: Board | None) ->
     for sighting in report.sightings:
         if sighting.site is not None:
             confidence[sighting.site] = min(confidence.get(sighting.site, 1.0), sighting.confidence)
-    return CameraView(report.time, stacks, frozenset(report.unreliable_sites()), report.reliable, partial,
-                      report.identifies, beyond=beyond, tops=tops, singles=_singles(registry), hand=hand,
-                      unread=unread, confidence=confidence)
+    return CameraView(
+        report.time,
+        stacks,
+        frozenset(report.unreliable_sites()),
+        report.reliable,
+        partial,
+        report.identifies,
+        beyond=beyond,
+        tops=tops,
+        singles=_singles(registry),
+        hand=hand,
+        unread=unread,
+        confidence=confidence,
+    )
 
 
 def _singles(registry: Registry) -> frozenset[str]:
@@ -134,17 +149,31 @@ def _table_view(report: TableReport, registry: Registry, names: Mapping[str, str
     # Every board is read with one registry and profile: they tell the same pieces apart.
     pieces = report.boards[0][1].identifies
     in_view = any(board_report.reliable for _, board_report in report.boards)
-    view = CameraView(report.time, stacks, frozenset(unreliable | away), in_view, frozenset(partial), pieces,
-                      away=frozenset(away), beyond=frozenset(beyond), tops=tops, singles=_singles(registry), hand=hand,
-                      unread=frozenset(unread), confidence=confidence)
+    view = CameraView(
+        report.time,
+        stacks,
+        frozenset(unreliable | away),
+        in_view,
+        frozenset(partial),
+        pieces,
+        away=frozenset(away),
+        beyond=frozenset(beyond),
+        tops=tops,
+        singles=_singles(registry),
+        hand=hand,
+        unread=frozenset(unread),
+        confidence=confidence,
+    )
     return _renamed(view, names) if names else view
 
 
 def _renamed(view: CameraView, names: Mapping[str, str]) -> CameraView:
     """The view with the registry's piece names put as the layout names them (an arrow's heading kept)."""
+
     def name(piece: str) -> str:
         base, mark, heading = piece.partition(POINTS_TO)
         return names.get(base, base) + mark + heading
+
     stacks = {site: tuple(map(name, stack)) for site, stack in view.stacks.items()}
     pieces = None if view.pieces is None else frozenset(map(name, view.pieces))
     return replace(view, stacks=stacks, pieces=pieces, singles=frozenset(map(name, view.singles)))
@@ -343,7 +372,8 @@ class Observer:
         # boards in view settle on their own.
         # Sites the camera cannot read stay unknown in the settled board; they do not keep the rest from settling.
         clean = all(f.reliable and not f.hand and not f.unreliable - f.away - f.unread for f in (older, newer)) and (
-            older.away == newer.away and older.unread == newer.unread)
+            older.away == newer.away and older.unread == newer.unread
+        )
         if clean and newer.time - older.time >= self.settle and dict(older.stacks) == dict(newer.stacks):
             return newer.time
         return None
@@ -388,6 +418,11 @@ class Observer:
                 elif occupied and not stack:  # the grid feels a piece the camera did not read: unread, not empty
                     readings[site] = SiteReading(occupied)
                 else:
-                    readings[site] = SiteReading(occupied, stack, frame.confidence.get(site, 1.0),
-                                                 partial=site in frame.partial, top=frame.tops.get(site, 1))
+                    readings[site] = SiteReading(
+                        occupied,
+                        stack,
+                        frame.confidence.get(site, 1.0),
+                        partial=site in frame.partial,
+                        top=frame.tops.get(site, 1),
+                    )
         return Observation(readings, settled, pieces, singles)

@@ -120,8 +120,11 @@ class ProbeWalk(Walked):
             return
         self.state = "saved"
         wrong = " ".join(self.probe.wrong)
-        self.message = (f"{wrong + ' ' if wrong else ''}Each board is read from the grid that answered for it now: "
-                        + "; ".join(f"{self.probe.title(b)} on {p}" for b, p in self.probe.bound.items()) + ".")
+        self.message = (
+            f"{wrong + ' ' if wrong else ''}Each board is read from the grid that answered for it now: "
+            + "; ".join(f"{self.probe.title(b)} on {p}" for b, p in self.probe.bound.items())
+            + "."
+        )
 
     def _status(self) -> Status:
         probe = self.probe

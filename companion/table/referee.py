@@ -199,20 +199,26 @@ class Referee:
         if not wrong and not unsure and moves > 1:
             # Every change is a part of some legal move, each with its own lift, but no one move: several are under
             # way at once.
-            return Ruling("in_progress", todo=("Finish one move at a time: the board shows more than one begun.",),
-                          sites=tuple(sorted(changed)))
+            return Ruling(
+                "in_progress",
+                todo=("Finish one move at a time: the board shows more than one begun.",),
+                sites=tuple(sorted(changed)),
+            )
         if not wrong and not unsure:
             wrong = changed
         fixes = tuple(_fixes(prepared.layout, observation, wrong, name, physical))
         if not unsure:
             return Ruling("mismatch", fixes=fixes)
         places = listing([name(site) for site in sorted(unsure)])
-        check = (f"Check {places}: a move under way explains part of what stands there, so which piece is out of "
-                 "place is not certain.")
+        check = (
+            f"Check {places}: a move under way explains part of what stands there, so which piece is out of "
+            "place is not certain."
+        )
         return Ruling("mismatch", fixes=fixes, todo=(check,), sites=tuple(sorted(unsure)))
 
-    def _fitting(self, prepared: Prepared, changed: list[str],
-                 observation: Observation) -> tuple[list[int], list[tuple[int, tuple]]]:
+    def _fitting(
+        self, prepared: Prepared, changed: list[str], observation: Observation
+    ) -> tuple[list[int], list[tuple[int, tuple]]]:
         """The candidates whose footprint covers every changed site (by the site index): those the board shows
         whole, and those it shows part way with what is still to do."""
         pools = sorted((set(prepared.by_site.get(site, ())) for site in changed), key=len)
@@ -227,8 +233,9 @@ class Referee:
                 whole.append(index)
         return whole, partway
 
-    def _partway(self, prepared: Prepared, partway: list[tuple[int, tuple]], name: Callable[[str], str],
-                 observation: Observation) -> Ruling:
+    def _partway(
+        self, prepared: Prepared, partway: list[tuple[int, tuple]], name: Callable[[str], str], observation: Observation
+    ) -> Ruling:
         """Part of one or more footprints on the board: nothing booked; what is still to do, in words."""
         physical = self.game.physical_piece
         todo: dict[str, None] = {}
@@ -242,8 +249,14 @@ class Referee:
         actions = tuple(prepared.candidates[i].action for i, _ in partway)
         return Ruling("in_progress", actions, todo=tuple(todo), sites=tuple(sites))
 
-    def _whole(self, prepared: Prepared, whole: list[int], partway: list[tuple[int, tuple]],
-               observation: Observation, name: Callable[[str], str]) -> Ruling:
+    def _whole(
+        self,
+        prepared: Prepared,
+        whole: list[int],
+        partway: list[tuple[int, tuple]],
+        observation: Observation,
+        name: Callable[[str], str],
+    ) -> Ruling:
         """Whole footprints on the board: book one outcome the board alone tells, ask about the rest; or, while the
         lifted piece may still land where the sensors would feel it, wait for it (in hand)."""
         candidates = prepared.candidates
@@ -253,19 +266,28 @@ class Referee:
         # A move whose start is this whole footprint may still be under way: one over more sites, or over the same
         # sites with some already done (an ORBIT exchange half made is a friendship tile's flight whole).
         chosen_sites = {c.footprint.sites for c in chosen}
-        larger = _outcomes([candidates[i] for i, todo in partway if _starts_with(
-            candidates[i].footprint, len(todo), chosen_sites)])
+        larger = _outcomes(
+            [candidates[i] for i, todo in partway if _starts_with(candidates[i].footprint, len(todo), chosen_sites)]
+        )
         physical = self.game.physical_piece
-        if not larger and any(_unconfirmed(c, observation, physical) for c in chosen) and any(
-                change.arriving for _, todo in partway for change in todo) and _lifted(chosen, physical):
+        if (
+            not larger
+            and any(_unconfirmed(c, observation, physical) for c in chosen)
+            and any(change.arriving for _, todo in partway for change in todo)
+            and _lifted(chosen, physical)
+        ):
             # The same lift begins moves that would still set a piece down where a sensor feels it: the piece may be
             # in the hand, not where the moves shown whole put it (on a site a piece already takes, off the board).
             # A piece turned where it stands (a planet steered at a fork) was never lifted.
             return self._in_hand(chosen, observation, name)
-        if len(chosen) == 1 and not larger and (not chosen[0].declared or _named(chosen[0], observation,
-                                                                                 self.game.physical_piece)):
-            return Ruling("explained", (chosen[0].action,), unfelt=_unconfirmed(chosen[0], observation,
-                                                                                self.game.physical_piece))
+        if (
+            len(chosen) == 1
+            and not larger
+            and (not chosen[0].declared or _named(chosen[0], observation, self.game.physical_piece))
+        ):
+            return Ruling(
+                "explained", (chosen[0].action,), unfelt=_unconfirmed(chosen[0], observation, self.game.physical_piece)
+            )
         return Ruling("ambiguous", tuple(c.action for c in (*chosen, *larger)))
 
     def _in_hand(self, chosen: list[Candidate], observation: Observation, name: Callable[[str], str]) -> Ruling:
@@ -280,8 +302,13 @@ class Referee:
             landings.append(f"It landed on {listing(places)}." if places else "It left the board.")
         held = listing([f"the {piece_words(physical(piece))} from {name(site)}" for piece, site in lifted])
         sites = tuple(sorted({site for _, site in lifted}))
-        return Ruling("in_hand", tuple(c.action for c in chosen), todo=(f"In hand: {held}.",), sites=sites,
-                      landings=tuple(landings))
+        return Ruling(
+            "in_hand",
+            tuple(c.action for c in chosen),
+            todo=(f"In hand: {held}.",),
+            sites=sites,
+            landings=tuple(landings),
+        )
 
 
 def _lifted(chosen: list[Candidate], physical: Callable[[str], str]) -> dict[tuple[str, str], None]:
@@ -327,8 +354,9 @@ def _starts_with(fp: Footprint, left: int, starts: set[frozenset[str]]) -> bool:
     return any(sites > start for start in starts)
 
 
-def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
-               physical: Callable[[str], str]) -> tuple[frozenset[str], frozenset[str], bool]:
+def _under_way(
+    prepared: Prepared, observation: Observation, changed: list[str], physical: Callable[[str], str]
+) -> tuple[frozenset[str], frozenset[str], bool]:
     """The changed sites that a legal move, read part way, explains, those that are not certain, and whether every
     such move shows a lift of its own (a site it takes a piece off that reads it gone): of the moves that fit,
     those that explain most pieces set down (a hand sets pieces down on purpose; a piece gone may have been knocked
@@ -368,8 +396,9 @@ def _under_way(prepared: Prepared, observation: Observation, changed: list[str],
     return explained, frozenset.union(*(c for c, _ in best)) - explained, all(lifts for _, lifts in best)
 
 
-def _landed_elsewhere(todo: Iterable[Change], elsewhere: Iterable[str], observation: Observation,
-                      physical: Callable[[str], str]) -> bool:
+def _landed_elsewhere(
+    todo: Iterable[Change], elsewhere: Iterable[str], observation: Observation, physical: Callable[[str], str]
+) -> bool:
     """Does the camera see a piece the move has still to set down on one of the `elsewhere` sites?"""
     waiting = {unpointed(physical(piece)) for change in todo for piece in change.arriving}
     for site in elsewhere:
@@ -422,13 +451,18 @@ def _named(candidate: Candidate, observation: Observation, physical: Callable[[s
             return False
         if any(observation.shown((piece,), physical) == () for piece in change.arriving):
             return False
-        if reading.partial and not (_set_on_top(change) and all(
-                observation.seen_elsewhere(piece, change.site, physical) for piece in change.leaving)):
+        if reading.partial and not (
+            _set_on_top(change)
+            and all(observation.seen_elsewhere(piece, change.site, physical) for piece in change.leaving)
+        ):
             return False
         # A stack that may reach out of the frame has no top in view: only the pieces read there are named.
         seen = Counter(unpointed(p) for p in reading.pieces)
-        if reading.partial and not reading.top and Counter(
-                unpointed(p) for p in observation.shown(change.arriving, physical)) - seen:
+        if (
+            reading.partial
+            and not reading.top
+            and Counter(unpointed(p) for p in observation.shown(change.arriving, physical)) - seen
+        ):
             return False
     return True
 
@@ -436,7 +470,7 @@ def _named(candidate: Candidate, observation: Observation, physical: Callable[[s
 def _set_on_top(change: Change) -> bool:
     """Does the change set pieces down only on top of what stays on its site (taking some away or not)?"""
     arriving = change.arriving
-    return Counter(change.after[len(change.after) - len(arriving):]) == Counter(arriving)
+    return Counter(change.after[len(change.after) - len(arriving) :]) == Counter(arriving)
 
 
 def judge(game: Game, state: Any, observation: Observation, name: Any = None) -> Ruling:
@@ -449,8 +483,13 @@ def _pieces(pieces: Iterable[str]) -> str:
     return listing([f"the {piece_words(piece)}" for piece in pieces])
 
 
-def _fixes(layout: Layout, observation: Observation, sites: Iterable[str], name: Any,
-           physical: Callable[[str], str] = same_piece) -> list[Fix]:
+def _fixes(
+    layout: Layout,
+    observation: Observation,
+    sites: Iterable[str],
+    name: Any,
+    physical: Callable[[str], str] = same_piece,
+) -> list[Fix]:
     fixes = []
     for site in sorted(disagreements(layout, observation, sites, physical)):
         reading = observation.reading(site)

@@ -53,7 +53,12 @@ class Session:
 
     @classmethod
     def start(
-        cls, store: Store, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int | None = None,
+        cls,
+        store: Store,
+        game: str,
+        players: Sequence[str],
+        options: Mapping[str, Any],
+        seed: int | None = None,
         phone: str | None = None,
     ) -> Session:
         """A new game (begun by `phone`, whose id its opening entry names; None: the console or the config); its
@@ -71,8 +76,9 @@ class Session:
             ).to_json()
         ]
         # The first snapshot holds the whole material (the board and data as read now): the game's one copy of it.
-        record = store.create_game(game, list(players), dict(options), seed, opening,
-                                   engine.state_to_json(state, whole=True), phone)
+        record = store.create_game(
+            game, list(players), dict(options), seed, opening, engine.state_to_json(state, whole=True), phone
+        )
         return cls(store, record, state, Stack((), (), ()), state)
 
     @classmethod
@@ -135,8 +141,9 @@ class Session:
             if self.record.status == "paused":
                 raise IllegalAction("the game is paused; resume it first")
             state, events = self.game.apply(self._state, action)
-            stack = Stack((*self._stack.actions, action), (*self._stack.texts, _summary(events)),
-                          (*self._stack.actors, actor))
+            stack = Stack(
+                (*self._stack.actions, action), (*self._stack.texts, _summary(events)), (*self._stack.actors, actor)
+            )
             over = self.game.outcome(state) is not None
             snapshot = None
             if len(stack.actions) % SNAPSHOT_EVERY == 0 or over:
@@ -208,14 +215,26 @@ class Session:
             state, events = self.game.apply(before, action)
             stack = Stack((*kept.actions, action), (*kept.texts, _summary(events)), (*kept.actors, actor))
             text = f"Correction: {_summary(events)} Not: {self._stack.texts[-1]}"
-            data = {"corrects": entry, "action": action.to_json(), "instead_of": self._stack.actions[-1].to_json(),
-                    "summary": _summary(events)}
+            data = {
+                "corrects": entry,
+                "action": action.to_json(),
+                "instead_of": self._stack.actions[-1].to_json(),
+                "summary": _summary(events),
+            }
             over = self.game.outcome(state) is not None
             status = "over" if over else "playing" if self.record.status == "over" else None
             snapshot = (len(stack.actions), self.game.state_to_json(state)) if over else None
-            logged = self.store.append(self.record.id, "correction", action.to_json(), source, actor,
-                                       [Event("corrected", text, data).to_json()], snapshot=snapshot, status=status,
-                                       phone=phone)
+            logged = self.store.append(
+                self.record.id,
+                "correction",
+                action.to_json(),
+                source,
+                actor,
+                [Event("corrected", text, data).to_json()],
+                snapshot=snapshot,
+                status=status,
+                phone=phone,
+            )
             if status is not None:
                 self.record = self.store.game(self.record.id)
             self._state, self._stack = state, stack
@@ -229,7 +248,13 @@ class Session:
             status = "paused" if paused else "playing"
             text = "The game is paused." if paused else f"The game resumes. {self.game.phase(self._state).prompt}"
             entry = self.store.append(
-                self.record.id, "note", None, source, actor, [Event(status, text).to_json()], status=status,
+                self.record.id,
+                "note",
+                None,
+                source,
+                actor,
+                [Event(status, text).to_json()],
+                status=status,
                 phone=phone,
             )
             self.record = self.store.game(self.record.id)

@@ -123,8 +123,11 @@ class SetupGuide:
             self.wrong, self.message = (), None
             if do == "stop":
                 self.state = "stopped"
-                self.message = ("The guide has stopped. The companion checks the board now." if self.observer
-                                else "The guide has stopped. Play on: moves are declared on the phones.")
+                self.message = (
+                    "The guide has stopped. The companion checks the board now."
+                    if self.observer
+                    else "The guide has stopped. Play on: moves are declared on the phones."
+                )
             elif self.done == len(self.order):
                 self._finish()
             status, ended = self._status(), not self.running
@@ -243,7 +246,8 @@ class SetupGuide:
         grid, camera = self.observer.watches(step.site)
         # The camera may be blind at this site (a stack too tall to vouch for), or not know this kind of piece.
         blind = self._last is not None and (
-            self._last.reading(step.site).pieces is None or not self._camera_knows(step.piece, self._last))
+            self._last.reading(step.site).pieces is None or not self._camera_knows(step.piece, self._last)
+        )
         return "sensors" if (camera and not blind) or (grid and step.level == 0) else "tap"
 
     def _asked(self) -> str:
@@ -253,7 +257,8 @@ class SetupGuide:
         below = self.layout[step.site][step.level - 1] if step.level else None
         on_top = f", on {self._the(below)}" if below else ""
         return f"Put {self._words(step)} on {self._name(step.site)}{on_top}" + (
-            ", then tap Placed." if self._how() == "tap" else ".")
+            ", then tap Placed." if self._how() == "tap" else "."
+        )
 
     def _status(self) -> Status:
         total = len(self.order)

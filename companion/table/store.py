@@ -280,8 +280,16 @@ class Store:
         cursor = self._db.execute(
             "INSERT INTO entries (game_id, kind, action, source, actor, events, created, phone)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (game_id, kind, None if action is None else json.dumps(action), source, actor, json.dumps(events), created,
-             phone),
+            (
+                game_id,
+                kind,
+                None if action is None else json.dumps(action),
+                source,
+                actor,
+                json.dumps(events),
+                created,
+                phone,
+            ),
         )
         entry_id = int(cursor.lastrowid or 0)
         if snapshot is not None:

@@ -4,8 +4,24 @@ from __future__ import annotations
 
 from companion.rules.engine import unpointed
 
-COLOURS = frozenset({"red", "green", "blue", "yellow", "orange", "purple", "white", "black", "brown", "gray", "grey",
-                     "silver", "teal", "pink"})
+COLOURS = frozenset(
+    {
+        "red",
+        "green",
+        "blue",
+        "yellow",
+        "orange",
+        "purple",
+        "white",
+        "black",
+        "brown",
+        "gray",
+        "grey",
+        "silver",
+        "teal",
+        "pink",
+    }
+)
 
 
 def piece_words(piece: str) -> str:
@@ -19,5 +35,5 @@ def piece_words(piece: str) -> str:
 
 
 def listing(items: list[str]) -> str:
-    """"a", "a and b", "a, b and c"."""
+    """ "a", "a and b", "a, b and c"."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

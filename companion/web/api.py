@@ -169,8 +169,9 @@ def muster() -> Response:
     actor = acting_seat(phone, data)
     _turn(actor)
     counts = field(data, "counts", dict)
-    if len(counts) > 32 or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 99
-                                   for n in counts.values()):
+    if len(counts) > 32 or not all(
+        isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 99 for n in counts.values()
+    ):
         raise BadInput("counts: expected each kind's number of units, 0 to 99")
     session = table().session
     actions = session.game.muster_actions(session.state, {k: n for k, n in counts.items() if n})

@@ -44,7 +44,7 @@ def annotate(image: np.ndarray, report: FrameReport, vision: Vision) -> np.ndarr
             return np.zeros((0, 2), int)
         return pose.project(np.array(points, np.float64), vision.matrix, vision.dist).round().astype(int)
 
-    for (x, y) in pixels([(s.x, s.y, 0.0) for s in vision.board.sites]):
+    for x, y in pixels([(s.x, s.y, 0.0) for s in vision.board.sites]):
         cv2.circle(out, (int(x), int(y)), 6, GREY, 1, cv2.LINE_AA)
     for region in report.unreliable:
         polygon = pixels([(px, py, 0.0) for px, py in region.polygon])
@@ -52,8 +52,9 @@ def annotate(image: np.ndarray, report: FrameReport, vision: Vision) -> np.ndarr
     for sighting, (x, y) in zip(report.sightings, pixels([(s.x, s.y, 0.0) for s in report.sightings]), strict=True):
         colour = GREEN if sighting.site is not None else AMBER
         cv2.rectangle(out, (int(x) - 12, int(y) - 12), (int(x) + 12, int(y) + 12), colour, 2, cv2.LINE_AA)
-        cv2.putText(out, sighting.piece, (int(x) + 14, int(y) - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.45, colour, 1,
-                    cv2.LINE_AA)
+        cv2.putText(
+            out, sighting.piece, (int(x) + 14, int(y) - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.45, colour, 1, cv2.LINE_AA
+        )
     status = f"{len(report.sightings)} pieces, markers {list(report.markers)}" if report.reliable else report.reason
     cv2.putText(out, status, (12, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.7, GREEN if report.reliable else RED, 2)
     return out

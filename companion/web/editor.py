@@ -39,8 +39,10 @@ def page() -> Response:
 
 def _game(value: Any) -> str:
     if value not in BOARD_OPTIONS:
-        raise BadInput(f"game: {str(value)[:40]!r} takes no board of its own (the editor makes boards for: "
-                       f"{', '.join(BOARD_OPTIONS)})")
+        raise BadInput(
+            f"game: {str(value)[:40]!r} takes no board of its own (the editor makes boards for: "
+            f"{', '.join(BOARD_OPTIONS)})"
+        )
     return value
 
 
@@ -80,9 +82,13 @@ def start() -> Response:
     else:
         offered = ", ".join(_starts(game, sets))
         raise BadInput(f"start: {name[:40]!r} is no board of {game} at this table (there are: {offered})", 404)
-    return jsonify(game=game, start=name, board=board_to_json(board),
-                   starts=_starts(game, sets),
-                   reference=board_to_json(_built_in(game, _sides(game)[0])))
+    return jsonify(
+        game=game,
+        start=name,
+        board=board_to_json(board),
+        starts=_starts(game, sets),
+        reference=board_to_json(_built_in(game, _sides(game)[0])),
+    )
 
 
 def _problems(game: str, data: Any) -> list[str]:
@@ -94,8 +100,13 @@ def _problems(game: str, data: Any) -> list[str]:
         return [str(error)]
     option = BOARD_OPTIONS[game]
     found = trial(game, option, data, "board")
-    return [_named(board, text.replace(f"options.{option} (board): ", "").replace(f"options.{option}: ", "")
-                   .removeprefix("board: ")) for text in found]
+    return [
+        _named(
+            board,
+            text.replace(f"options.{option} (board): ", "").replace(f"options.{option}: ", "").removeprefix("board: "),
+        )
+        for text in found
+    ]
 
 
 def _named(board: Board, text: str) -> str:
@@ -227,8 +238,9 @@ def solar_layout() -> Response:
         rings = tuple(int(part) for part in request.args.get("rings", "2,3,4,5,6,7,8").split(","))
         hex_mm = float(request.args.get("hex_mm", "16"))
     except ValueError:
-        raise BadInput("radius, rings and hex_mm: whole numbers (rings: seven, comma-separated) and millimetres") \
-            from None
+        raise BadInput(
+            "radius, rings and hex_mm: whole numbers (rings: seven, comma-separated) and millimetres"
+        ) from None
     if not 7 <= radius <= 8:
         raise BadInput(f"radius: {radius} rings; the game's seven orbits and the 16 x 16 reed grid need 7 or 8")
     if len(rings) != 7 or list(rings) != sorted(set(rings)) or rings[0] < 1 or rings[-1] > radius:

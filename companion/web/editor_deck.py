@@ -38,8 +38,13 @@ def start() -> Response:
         data = library.export(sets, [("orbit", "deck", name)])["sets"][0]["data"]
     else:
         raise BadInput(f"start: {name[:40]!r} is no deck at this table", 404)
-    return jsonify(start=name, deck=data, starts=[OWN, *sets.names("orbit", "deck")],
-                   features=list(MARKER_FEATURES), stations=list(STATION_KINDS))
+    return jsonify(
+        start=name,
+        deck=data,
+        starts=[OWN, *sets.names("orbit", "deck")],
+        features=list(MARKER_FEATURES),
+        stations=list(STATION_KINDS),
+    )
 
 
 def problems(data: Any) -> tuple[list[str], dict[str, str]]:

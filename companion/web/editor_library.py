@@ -59,5 +59,6 @@ def imported() -> tuple[Response, int]:
         raise BadInput(str(error), 409) from None
     except SetupError as error:
         raise BadInput(str(error)) from None
-    return jsonify(added=[{"game": g, "option": o, "name": n} for g, o, n in added],
-                   sets=library.listing(table().datasets)), 201
+    return jsonify(
+        added=[{"game": g, "option": o, "name": n} for g, o, n in added], sets=library.listing(table().datasets)
+    ), 201

@@ -24,10 +24,17 @@ from companion.web.pages import _file
 periorbis = Blueprint("periorbis", __name__)
 GAME, OPTION = "periorbis", "data"
 OWN = ""  # the game's own data, as the data option names it
-SKILLS = {"build": "{} credits off building", "upgrade": "{} research data off an upgrade",
-          "contract": "{} bonus on contracts", "sell": "sells {} crates", "captain": "carries {} cargo",
-          "research": "researches {}", "black": "mines {} from black ore", "grey": "mines {} from grey ore",
-          "white": "mines {} from white ore"}
+SKILLS = {
+    "build": "{} credits off building",
+    "upgrade": "{} research data off an upgrade",
+    "contract": "{} bonus on contracts",
+    "sell": "sells {} crates",
+    "captain": "carries {} cargo",
+    "research": "researches {}",
+    "black": "mines {} from black ore",
+    "grey": "mines {} from grey ore",
+    "white": "mines {} from white ore",
+}
 BASIC = Card(0, "basic", 1).skills  # what a card does that is no more than a basic employee's goes unsaid
 
 
@@ -47,8 +54,13 @@ def start() -> Response:
         files.update(library.export(sets, [(GAME, OPTION, name)])["sets"][0]["files"])
     elif name != OWN:
         raise BadInput(f"start: {name[:40]!r} is no Periorbis data at this table", 404)
-    return jsonify(start=name, files=files, starts=[OWN, *sets.names(GAME, OPTION)], ores=list(ORES),
-                   roles=["basic", "agent", "captain", "engineer", "scientist", "miner"])
+    return jsonify(
+        start=name,
+        files=files,
+        starts=[OWN, *sets.names(GAME, OPTION)],
+        ores=list(ORES),
+        roles=["basic", "agent", "captain", "engineer", "scientist", "miner"],
+    )
 
 
 def problems(files: Any) -> tuple[list[str], dict[str, str]]:
@@ -77,8 +89,9 @@ def employee_words(card: Card) -> str:
 
 def ship_words(ship: ShipCard) -> str:
     rows = "; ".join(f"{row.size} crates for {row.advance} credits" for row in ship.rows)
-    return (f"{ship.price} credits a crate, {ship.spaces} spaces, leaves once {ship.minimum} are filled; "
-            f"contracts: {rows}")
+    return (
+        f"{ship.price} credits a crate, {ship.spaces} spaces, leaves once {ship.minimum} are filled; contracts: {rows}"
+    )
 
 
 _PLACES = (
@@ -98,7 +111,7 @@ def named(text: str, files: dict[str, Any]) -> str:
             continue
         place = _place(kind, match.groups(), files)
         if place is not None:
-            rest = text[match.end():].lstrip(".")
+            rest = text[match.end() :].lstrip(".")
             return f"{place}{', ' + rest if rest and not rest.startswith(':') else rest}"
     return text
 

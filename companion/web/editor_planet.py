@@ -42,8 +42,14 @@ def start() -> Response:
         data = library.export(sets, [(GAME, OPTION, name)])["sets"][0]["data"]
     else:
         raise BadInput(f"start: {name[:40]!r} is no planet map at this table", 404)
-    return jsonify(start=name, planet=data, starts=[*OWN, *sets.names(GAME, OPTION)],
-                   legend={char: kind for char, kind in LEGEND.items()}, columns=COLUMNS, rows=ROWS)
+    return jsonify(
+        start=name,
+        planet=data,
+        starts=[*OWN, *sets.names(GAME, OPTION)],
+        legend={char: kind for char, kind in LEGEND.items()},
+        columns=COLUMNS,
+        rows=ROWS,
+    )
 
 
 def problems(data: Any) -> list[str]:

@@ -31,8 +31,13 @@ def healthz() -> Response:
         ok=failure is None and not sensors.get("stopped"),  # (a thread of the table's that stopped: never should)
         cannot_save=None if failure is None else f"the table cannot save: moves are paused ({failure})",
         version=companion_version(),
-        game={"name": session.record.game, "id": session.record.id, "status": session.record.status,
-              "phase": phase.name, "actor": phase.actor},
+        game={
+            "name": session.record.game,
+            "id": session.record.id,
+            "status": session.record.status,
+            "phase": phase.name,
+            "actor": phase.actor,
+        },
         sensors=sensors,
         streams=current.hub.streams,
         https_port=https_port(),

@@ -162,8 +162,20 @@ def run_load(mode: str, clients: int, seconds: float, rate: float, attack: Attac
         began = {int(k): v for k, v in report["began"].items()}
         result = [Phone(p["ids"], _since(committed, p["ids"], p["at"]), p["error"], _since(began, p["ids"], p["at"]),
                         _since(committed, p["states"], p["states_at"])) for p in heard]  # fmt: skip
-        return LoadResult(mode, clients, report["ids"], report["seconds"], result, memory, cpu, report["commits"],
-                          start, peak, looks, look_errors)
+        return LoadResult(
+            mode,
+            clients,
+            report["ids"],
+            report["seconds"],
+            result,
+            memory,
+            cpu,
+            report["commits"],
+            start,
+            peak,
+            looks,
+            look_errors,
+        )
     finally:
         for party in [*parties, child]:
             _end(party)
@@ -444,7 +456,7 @@ def _phones(count: int, _: float, port: float, work: Path) -> None:
                 elif phone["ids"] and phone["states"][-1:] != phone["ids"][-1:]:  # the state after the last entry
                     phone["states"].append(phone["ids"][-1])
                     phone["states_at"].append(arrived)
-            pending[n] = window[max(end, len(window) - 80):]
+            pending[n] = window[max(end, len(window) - 80) :]
     (work / "phones.json").write_text(json.dumps(heard) + "\n")
 
 

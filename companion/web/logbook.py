@@ -37,9 +37,11 @@ def _stored_entry_json(row: tuple) -> str:
     """A stored entry as entry_json gives it, assembled from the JSON texts as stored (parsing and writing them
     again for every replayed entry would cost ten times as much)."""
     entry_id, game_id, kind, action, source, actor, events, created, phone = row
-    return (f'{{"id":{entry_id},"game_id":{game_id},"kind":{json.dumps(kind)},"action":{action or "null"},'
-            f'"source":{json.dumps(source)},"actor":{json.dumps(actor)},"events":{events},'
-            f'"created":{created!r},"phone":{json.dumps(phone)}}}')
+    return (
+        f'{{"id":{entry_id},"game_id":{game_id},"kind":{json.dumps(kind)},"action":{action or "null"},'
+        f'"source":{json.dumps(source)},"actor":{json.dumps(actor)},"events":{events},'
+        f'"created":{created!r},"phone":{json.dumps(phone)}}}'
+    )
 
 
 class LogBook:
@@ -75,8 +77,11 @@ class LogBook:
         if record.id not in self._words:
             if len(self._words) > WORDS_KEPT:
                 self._words.clear()
-            board = self._in_play() if record.id == self._current().id else board_of(record.game, record.options,
-                                                                                     self._board)
+            board = (
+                self._in_play()
+                if record.id == self._current().id
+                else board_of(record.game, record.options, self._board)
+            )
             self._words[record.id] = Words(board, record.players)
         return self._words[record.id]
 

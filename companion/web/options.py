@@ -67,6 +67,16 @@ def option_fields(game: Game, offered: dict[str, list[Any]] | None = None) -> li
             extra["labels"] = [words.choices.get(choice, str(choice)) for choice in choices]
         if words.player:
             kind = "player"
-        fields.append({"name": field.name, "kind": kind, "choices": choices, "default": defaults.get(field.name),
-                       "label": words.label, "help": words.help, "advanced": words.advanced, **extra})
+        fields.append(
+            {
+                "name": field.name,
+                "kind": kind,
+                "choices": choices,
+                "default": defaults.get(field.name),
+                "label": words.label,
+                "help": words.help,
+                "advanced": words.advanced,
+                **extra,
+            }
+        )
     return fields

@@ -167,7 +167,12 @@ class Table:
         return loop.override(action, actor, phone) if loop else self.session.submit(action, "override", actor, phone)
 
     def new_game(
-        self, game: str, players: Sequence[str], options: Mapping[str, Any], seed: int | None, guide: bool = True,
+        self,
+        game: str,
+        players: Sequence[str],
+        options: Mapping[str, Any],
+        seed: int | None,
+        guide: bool = True,
         phone: str | None = None,
     ) -> Session:
         """Start a game on the same log (its own connection: the old session may still be writing); with `guide`,
@@ -257,30 +262,45 @@ class Table:
             loop = self.loop
             self.hub.transient("warning", self._warning(loop.warning if loop else None))
         else:
-            self.hub.transient("warning", {"text": "The table cannot save: moves are paused.",
-                                           "headline": "The table cannot save: moves are paused.",
-                                           "advice": [f"The game's log cannot be written: {failure}. Moves wait "
-                                                      "until it can be; nothing announced is lost."], "sites": []})
+            self.hub.transient(
+                "warning",
+                {
+                    "text": "The table cannot save: moves are paused.",
+                    "headline": "The table cannot save: moves are paused.",
+                    "advice": [
+                        f"The game's log cannot be written: {failure}. Moves wait "
+                        "until it can be; nothing announced is lost."
+                    ],
+                    "sites": [],
+                },
+            )
         self.publish_state()
 
     def _question(self, question: Question | None) -> dict[str, Any] | None:
         if question is None:
             return None
         words = self.words()
-        return {"id": question.id, "choices": [words.text(text) for text in question.texts],
-                "headline": words.text(question.headline), "in_hand": question.in_hand}
+        return {
+            "id": question.id,
+            "choices": [words.text(text) for text in question.texts],
+            "headline": words.text(question.headline),
+            "in_hand": question.in_hand,
+        }
 
     def _warning(self, warning: Warning | None) -> dict[str, Any] | None:
         if warning is None:
             return None
         words = self.words()
-        return {"text": words.text(warning.text), "headline": warning.headline,
-                "advice": [words.text(text) for text in warning.advice], "sites": list(warning.sites),
-                "progress": warning.progress}
+        return {
+            "text": words.text(warning.text),
+            "headline": warning.headline,
+            "advice": [words.text(text) for text in warning.advice],
+            "sites": list(warning.sites),
+            "progress": warning.progress,
+        }
 
     def publish_state(self) -> None:
         self.hub.transient("state", self.state())
-
 
 
 def _pin_versions(session: Session, sets: DataSets) -> None:

@@ -346,8 +346,10 @@ def check_permitted(folder: Folder, asked: Names) -> None:
     authority = load_authority(folder)
     refused = asked - authority.permits(asked)
     if refused:
-        raise UserError(f"--name {refused}: {authority.name} ({folder.ca_cert}) may not vouch for it; its names are "
-                        "local ones and private addresses, and the ones it was made with")
+        raise UserError(
+            f"--name {refused}: {authority.name} ({folder.ca_cert}) may not vouch for it; its names are "
+            "local ones and private addresses, and the ones it was made with"
+        )
 
 
 def ca_pem(folder: Folder) -> bytes:

@@ -15,8 +15,22 @@ _SURFACE = re.compile(r"^p(\d+):(\d+)$")  # a planet's surface hex (Orbital Batt
 _NAME = r"[A-Za-z0-9][A-Za-z0-9:_-]*[A-Za-z0-9]"
 _TOKEN = re.compile(rf"{_NAME}(?:>{_NAME})?")  # a piece may point to a site: planet-red>r1s1
 _CARD = re.compile(r"\bcard c\d+\b")  # ORBIT's cards carry no number in the box: "a card", then its summary
-_COLOURS = {"red", "orange", "yellow", "green", "blue", "purple", "brown", "gray", "grey", "white", "black", "pink",
-            "teal", "silver"}
+_COLOURS = {
+    "red",
+    "orange",
+    "yellow",
+    "green",
+    "blue",
+    "purple",
+    "brown",
+    "gray",
+    "grey",
+    "white",
+    "black",
+    "pink",
+    "teal",
+    "silver",
+}
 _PIECE_KINDS = {"ship", "planet", "station", "base", "army", "fleet", "infestor", "marker"}
 
 
@@ -39,8 +53,9 @@ class Words:
         # Names the board prints with a capital (Periorbis's asteroids: "Ada base slot 1"), for the ledger's "ada".
         self.proper = {name.split()[0] for name in self.sites.values() if name[:1].isupper() and " " in name}
         # Site names already said in words ("e4 (red base)"), which hold their id: said once, not named again.
-        named = sorted({name for site, name in self.sites.items() if name != site and site in name}, key=len,
-                       reverse=True)
+        named = sorted(
+            {name for site, name in self.sites.items() if name != site and site in name}, key=len, reverse=True
+        )
         self._named = re.compile("(" + "|".join(map(re.escape, named)) + ")") if named else None
 
     def seat(self, name: str) -> str:
@@ -84,8 +99,10 @@ class Words:
     def places(self, text: str) -> str:
         """A message with only its site ids said as the board names them (the rest, such as a request's own words
         quoted back, left as it was)."""
-        return self._outside_names(text, lambda part: _TOKEN.sub(
-            lambda m: self.site(m.group()) if m.group() in self.sites else m.group(), part))
+        return self._outside_names(
+            text,
+            lambda part: _TOKEN.sub(lambda m: self.site(m.group()) if m.group() in self.sites else m.group(), part),
+        )
 
     def _outside_names(self, text: str, change: Callable[[str], str]) -> str:
         """`change` applied to the text between the site names already in words."""

@@ -42,8 +42,14 @@ GRADES = {"N35": 1.18, "N42": 1.30}
 SIZES = ((5, 2), (6, 2), (6, 3), (8, 2), (8, 3), (10, 3))  # diameter x thickness, mm
 BINS = ((10, 15), (15, 20), (20, 25))  # ampere-turns: the sensitivity bins reeds are sold in
 # Each game's board and its closest two sites (mm), as companion/boards builds them.
-GAMES = (("Periorbis", "periorbis"), ("Orbital Battle", "orbital_battle"), ("ORBIT", "orbit"),
-         ("planet maps", "orbital_battle:planet1"), ("Trajectory", "trajectory"), ("Dakalio", "dakalio"))
+GAMES = (
+    ("Periorbis", "periorbis"),
+    ("Orbital Battle", "orbital_battle"),
+    ("ORBIT", "orbit"),
+    ("planet maps", "orbital_battle:planet1"),
+    ("Trajectory", "trajectory"),
+    ("Dakalio", "dakalio"),
+)
 GAPS = np.arange(0, 30.25, 0.25)  # mm, magnet face to the glass's surface
 END_UNDER = GLASS_START + GLASS_LENGTH / 2  # the reed's centre from the site's: one end of the glass under it
 
@@ -104,8 +110,14 @@ def reach(diameter: float, thickness: float, br: float, ampere_turns: float, off
     return _largest_gap(_drive_at_every_gap(diameter, thickness, br, offset, 0.0) >= coil_field(ampere_turns))
 
 
-def neighbour_reach(diameter: float, thickness: float, br: float, ampere_turns: float, spacing: float,
-                    angles: range = range(135, 240, 15)) -> float:
+def neighbour_reach(
+    diameter: float,
+    thickness: float,
+    br: float,
+    ampere_turns: float,
+    spacing: float,
+    angles: range = range(135, 240, 15),
+) -> float:
     """The largest gap at which this magnet still closes the reed of a site `spacing` mm away, in the worst of the
     directions `angles` (degrees from +x; 0: never). That reed's centre lies END_UNDER mm along x from its own site,
     so the worst is the site at 180 degrees, whose glass runs towards this magnet (the test checks it over all)."""
@@ -133,15 +145,21 @@ def reach_table() -> str:
     spacings = game_spacings()
     lines = [
         "| Magnet | Grade | Reed bin | reed centred | 2.5 mm off centre | glass end under the site | "
-        + " | ".join(f"{name} ({spacing:.1f} mm)" for name, spacing in spacings) + " |",
+        + " | ".join(f"{name} ({spacing:.1f} mm)" for name, spacing in spacings)
+        + " |",
         "|---|---|---|---|---|---|" + "---|" * len(spacings),
     ]
     for (diameter, thickness), (grade, br), (low, high) in itertools.product(SIZES, GRADES.items(), BINS):
         # The bin's least sensitive reed sets how far it reaches, its most sensitive how near the next one may come.
         cells = [f"{reach(diameter, thickness, br, high, off):.1f} mm" for off in (0.0, 2.5, END_UNDER)]
         ghosts = [neighbour_reach(diameter, thickness, br, low, spacing) for _, spacing in spacings]
-        lines.append(f"| {diameter} x {thickness} mm | {grade} | {low}-{high} AT | " + " | ".join(cells) + " | "
-                     + " | ".join(f"{g:.1f} mm" if g else "never" for g in ghosts) + " |")
+        lines.append(
+            f"| {diameter} x {thickness} mm | {grade} | {low}-{high} AT | "
+            + " | ".join(cells)
+            + " | "
+            + " | ".join(f"{g:.1f} mm" if g else "never" for g in ghosts)
+            + " |"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -37,8 +37,12 @@ QEMU_BINFMT = Path("/usr/lib/binfmt.d/qemu-aarch64.conf")  # from Debian's qemu-
 BINFMT = Path("/proc/sys/fs/binfmt_misc")
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "orrery-test"
 SUDO = [] if os.geteuid() == 0 else ["sudo", "-n"]
-CHROOT_ENV = ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", "LANG=C.UTF-8",
-              "DEBIAN_FRONTEND=noninteractive"]
+CHROOT_ENV = [
+    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "HOME=/root",
+    "LANG=C.UTF-8",
+    "DEBIAN_FRONTEND=noninteractive",
+]
 # `companion serve`'s health endpoint (docs/web.md), and where the installer keeps the table's CA.
 HEALTH_PATH = "/healthz"
 TLS_DIR = "/var/lib/orrery/tls"
@@ -82,8 +86,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _run(argv: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(argv, capture_output=True, text=True, **kwargs)
     if result.returncode != 0:
-        raise AssertionError(f"{' '.join(argv)} exited {result.returncode}:\n{result.stdout[-3000:]}"
-                             f"\n{result.stderr[-3000:]}")
+        raise AssertionError(
+            f"{' '.join(argv)} exited {result.returncode}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        )
     return result
 
 
@@ -119,8 +124,19 @@ def base_tarball(suite: str, machine: str) -> Path:
     for mounted in _mounted_under(work):  # left by a debootstrap that was stopped half-way
         _run([*SUDO, "umount", "-l", mounted])
     _run([*SUDO, "rm", "-rf", "--one-file-system", str(work)])
-    _run([*SUDO, "debootstrap", f"--arch={MACHINES[machine]}", "--variant=minbase", f"--include={INCLUDE}", suite,
-          str(work), MIRROR], timeout=1800 if machine == os.uname().machine else 7200)  # (emulated: slow)
+    _run(
+        [
+            *SUDO,
+            "debootstrap",
+            f"--arch={MACHINES[machine]}",
+            "--variant=minbase",
+            f"--include={INCLUDE}",
+            suite,
+            str(work),
+            MIRROR,
+        ],
+        timeout=1800 if machine == os.uname().machine else 7200,
+    )  # (emulated: slow)
     if _mounted_under(work):  # debootstrap mounts /proc in the root while it works; never tar or delete through it
         raise AssertionError(f"debootstrap left {_mounted_under(work)} mounted")
     _run([*SUDO, "tar", "-C", str(work), "--one-file-system", "-cf", str(tarball.with_suffix(".partial")), "."])
@@ -168,8 +184,9 @@ class DebianRoot:
         self.suite = suite
         self.machine = machine
 
-    def run(self, *argv: str, check: bool = True, timeout: float = 600, network: bool = True,
-            user: str | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *argv: str, check: bool = True, timeout: float = 600, network: bool = True, user: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
         """A command in the root, as root or as `user`; without a network at all when network is False."""
         isolate = [] if network else ["unshare", "--net"]
         who = [f"--userspec={user}:{user}"] if user else []
@@ -185,10 +202,28 @@ class DebianRoot:
         port, tls_port = _free_port(), _free_port()
         ca = self.run("cat", f"{TLS_DIR}/ca.crt", check=False).stdout or None
         tls = ["--tls-dir", TLS_DIR, "--tls-port", str(tls_port)] if ca else []
-        argv = [*SUDO, "chroot", "--userspec=orrery:orrery", str(self.path), "/usr/bin/env", "-i",
-                "HOME=/var/lib/orrery", "/opt/orrery/bin/companion", "serve", "--host", "127.0.0.1",
-                "--port", str(port), "--serial", "auto", "--camera", "none", "--db", "/var/lib/orrery/orrery.db",
-                *tls]
+        argv = [
+            *SUDO,
+            "chroot",
+            "--userspec=orrery:orrery",
+            str(self.path),
+            "/usr/bin/env",
+            "-i",
+            "HOME=/var/lib/orrery",
+            "/opt/orrery/bin/companion",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--serial",
+            "auto",
+            "--camera",
+            "none",
+            "--db",
+            "/var/lib/orrery/orrery.db",
+            *tls,
+        ]
         server = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             deadline = time.monotonic() + timeout
@@ -205,8 +240,9 @@ class DebianRoot:
                 return Health(http, None)
             # The certificate the server presents must chain to the CA the installer made, for a name phones use.
             context = ssl.create_default_context(cadata=ca)
-            with urllib.request.urlopen(f"https://localhost:{tls_port}{HEALTH_PATH}", timeout=5,
-                                        context=context) as response:
+            with urllib.request.urlopen(
+                f"https://localhost:{tls_port}{HEALTH_PATH}", timeout=5, context=context
+            ) as response:
                 return Health(http, json.loads(response.read()))
         finally:
             server.terminate()

@@ -39,8 +39,10 @@ def installed(root: DebianRoot, first: subprocess.CompletedProcess[str]) -> byte
     # One indented line per change, and the summary counts them all.
     assert summary(first) == f"orrery: {first.stdout.count(chr(10) + '  ')} changes", first.stdout
     assert "The page: http://orrery.local/" in first.stdout
-    assert "Phones that trust the table: https://orrery.local/ (the table's certificate: " \
-           "http://orrery.local/ca.crt)" in first.stdout
+    assert (
+        "Phones that trust the table: https://orrery.local/ (the table's certificate: "
+        "http://orrery.local/ca.crt)" in first.stdout
+    )
     assert "\n  wrote /var/lib/orrery/tls/ca.crt (Orrery table orrery, until " in first.stdout
     assert f"\n  installed companion {__version__} into /opt/orrery\n" in first.stdout
     assert "install.sh: made for" not in first.stderr, first.stderr  # Debian 13 and 12 are its own

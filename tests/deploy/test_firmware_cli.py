@@ -40,8 +40,9 @@ def test_build_writes_a_hex_for_the_boards_processor(tmp_path, board, mcu):
     lines = hex_file.read_text().split()
     assert all(line.startswith(":") for line in lines) and lines[-1] == ":00000001FF"
     # The ELF's machine flags name the AVR family: avr6 (ATmega2560) or avr5 (ATmega328P).
-    header = subprocess.run(["avr-readelf", "-h", str(tmp_path / board / "reed_grid.elf")], capture_output=True,
-                            text=True, check=True).stdout
+    header = subprocess.run(
+        ["avr-readelf", "-h", str(tmp_path / board / "reed_grid.elf")], capture_output=True, text=True, check=True
+    ).stdout
     assert ("avr:6" if mcu == "atmega2560" else "avr:5") in header
     # The firmware's own size: the Mega's 16 x 16 build is bigger than the 8 x 8 one and fits either flash.
     size = sum(int(line[1:3], 16) for line in lines if line[7:9] == "00")
@@ -49,10 +50,15 @@ def test_build_writes_a_hex_for_the_boards_processor(tmp_path, board, mcu):
 
 
 def test_flash_to_a_missing_port_is_one_line_before_any_build(tmp_path):
-    error = one_line_error(companion("firmware", "flash", "--port", str(tmp_path / "ttyACM9"), "--board", "uno",
-                                     "--out", str(tmp_path / "build")))
-    assert error == f"companion: firmware flash: no serial port {tmp_path / 'ttyACM9'} (is the Arduino plugged in? " \
-                    "see ls /dev/serial/by-id)"
+    error = one_line_error(
+        companion(
+            "firmware", "flash", "--port", str(tmp_path / "ttyACM9"), "--board", "uno", "--out", str(tmp_path / "build")
+        )
+    )
+    assert (
+        error == f"companion: firmware flash: no serial port {tmp_path / 'ttyACM9'} (is the Arduino plugged in? "
+        "see ls /dev/serial/by-id)"
+    )
     assert not (tmp_path / "build").exists()
 
 
@@ -67,10 +73,29 @@ def test_flash_without_avrdude_names_the_package(tmp_path):
 
 def test_avrdude_speaks_each_boards_bootloader():
     mega = avrdude_command("mega", "/dev/ttyACM0", Path("/x.hex"), 115200)
-    assert mega == ["avrdude", "-p", "atmega2560", "-c", "wiring", "-P", "/dev/ttyACM0", "-b", "115200", "-D",
-                    "-U", "flash:w:/x.hex:i"]
+    assert mega == [
+        "avrdude",
+        "-p",
+        "atmega2560",
+        "-c",
+        "wiring",
+        "-P",
+        "/dev/ttyACM0",
+        "-b",
+        "115200",
+        "-D",
+        "-U",
+        "flash:w:/x.hex:i",
+    ]
     assert avrdude_command("nano", "/dev/ttyUSB0", Path("/x.hex"), 57600)[2:9] == [
-        "atmega328p", "-c", "arduino", "-P", "/dev/ttyUSB0", "-b", "57600"]
+        "atmega328p",
+        "-c",
+        "arduino",
+        "-P",
+        "/dev/ttyUSB0",
+        "-b",
+        "57600",
+    ]
 
 
 def test_check_reads_the_handshake_of_a_grid_over_a_pty():

@@ -74,10 +74,10 @@ class Optiboot:
             high, low, memory = self._read(3)
             data = self._read(high << 8 | low)
             assert memory == ord("F"), f"write to memory {memory!r}"
-            self.flash[self.address:self.address + len(data)] = data
+            self.flash[self.address : self.address + len(data)] = data
         elif command == 0x74:  # READ_PAGE
             high, low, _memory = self._read(3)
-            reply = bytes(self.flash[self.address:self.address + (high << 8 | low)])
+            reply = bytes(self.flash[self.address : self.address + (high << 8 | low)])
         elif command == 0x75:  # READ_SIGN
             reply = ATMEGA328P_SIGNATURE
         elif command not in (0x30, 0x50, 0x51):  # GET_SYNC, ENTER_PROGMODE, LEAVE_PROGMODE take no arguments
@@ -115,9 +115,23 @@ def elf_from_image(image: bytes, path: Path) -> Path:
     """The flashed bytes as an ELF with one .text section, the form simavr loads."""
     raw = path.with_suffix(".bin")
     raw.write_bytes(image)
-    subprocess.run(["avr-objcopy", "-I", "binary", "-O", "elf32-avr", "-B", "avr",
-                    "--rename-section", ".data=.text,contents,alloc,load,readonly,code", str(raw), str(path)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            "avr-objcopy",
+            "-I",
+            "binary",
+            "-O",
+            "elf32-avr",
+            "-B",
+            "avr",
+            "--rename-section",
+            ".data=.text,contents,alloc,load,readonly,code",
+            str(raw),
+            str(path),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return path
 
 
@@ -130,8 +144,24 @@ def test_flash_writes_the_uno_build_through_the_bootloader_and_finds_the_grid(tm
     board = Optiboot()
     grid: GridProcess | None = None
     command = subprocess.Popen(
-        [sys.executable, "-m", "companion", "firmware", "flash", "--port", board.port, "--board", "uno",
-         "--out", str(tmp_path / "build")], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "companion",
+            "firmware",
+            "flash",
+            "--port",
+            board.port,
+            "--board",
+            "uno",
+            "--out",
+            str(tmp_path / "build"),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert board.booted.wait(120), "avrdude never left programming mode"
         hex_file = tmp_path / "build" / "uno" / "reed_grid.hex"
@@ -140,8 +170,22 @@ def test_flash_writes_the_uno_build_through_the_bootloader_and_finds_the_grid(tm
         assert board.image() == built.read_bytes().rstrip(b"\xff")
         # The board restarts into what was written: that image, not the build, runs behind the port.
         rows, cols = board_pins("uno")
-        grid = GridProcess([str(harness), "-m", "atmega328p", "-f", str(elf_from_image(board.image(),
-                            tmp_path / "flashed.elf")), "-r", ",".join(rows), "-c", ",".join(cols), "-t"], 8, 8)
+        grid = GridProcess(
+            [
+                str(harness),
+                "-m",
+                "atmega328p",
+                "-f",
+                str(elf_from_image(board.image(), tmp_path / "flashed.elf")),
+                "-r",
+                ",".join(rows),
+                "-c",
+                ",".join(cols),
+                "-t",
+            ],
+            8,
+            8,
+        )
         grid.start()
         board.run_application(grid.port)
         grid.go()

@@ -35,8 +35,19 @@ def camera_stack(root) -> None:
     root.run("apt-get", "install", "-y", "-qq", "--no-install-recommends", *CAMERA_DEBIAN, timeout=3600)
     # (pip trusts what this machine trusts: a proxy's authority, where the network has one)
     (root.path / "etc" / "host-ca.crt").write_bytes(Path("/etc/ssl/certs/ca-certificates.crt").read_bytes())
-    root.run("python3", "-m", "pip", "install", "--quiet", "--cert", "/etc/host-ca.crt", "--break-system-packages",
-             "--no-deps", *CAMERA_PYPI, timeout=3600)
+    root.run(
+        "python3",
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--cert",
+        "/etc/host-ca.crt",
+        "--break-system-packages",
+        "--no-deps",
+        *CAMERA_PYPI,
+        timeout=3600,
+    )
 
 
 def timed(figures: dict[str, float], name: str, root, *argv: str, **kwargs):
@@ -54,11 +65,19 @@ def test_on_an_arm64_pi_under_emulation_it_installs_offline_serves_sees_the_came
 
     first = timed(figures, "install, first run", root, *INSTALL)
     installed(root, first)
-    camera = re.search(r"^The Pi camera: picamera2 \S+ imports in /usr/bin/python3 with numpy (\S+); no camera "
-                       r"connected yet$", first.stdout, re.MULTILINE)
+    camera = re.search(
+        r"^The Pi camera: picamera2 \S+ imports in /usr/bin/python3 with numpy (\S+); no camera "
+        r"connected yet$",
+        first.stdout,
+        re.MULTILINE,
+    )
     if root.run("python3", "-c", "import pykms", check=False).returncode != 0:
-        camera = re.search(r"^install.sh: the Pi camera will not work: picamera2 does not import in /usr/bin/python3: "
-                           r"it needs the module (pykms), which is missing .*$", first.stderr, re.MULTILINE)
+        camera = re.search(
+            r"^install.sh: the Pi camera will not work: picamera2 does not import in /usr/bin/python3: "
+            r"it needs the module (pykms), which is missing .*$",
+            first.stderr,
+            re.MULTILINE,
+        )
     assert camera, first.stdout + first.stderr
     venv_numpy = root.run("/opt/orrery/bin/python", "-c", "import numpy; print(numpy.__version__, numpy.__file__)")
     again = timed(figures, "install, second run", root, *INSTALL)
@@ -70,20 +89,53 @@ def test_on_an_arm64_pi_under_emulation_it_installs_offline_serves_sees_the_came
     assert health.http["version"] == __version__ and health.https is not None
 
     for board in ("nano", "uno", "mega"):
-        built = timed(figures, f"firmware build, {board}", root, "/opt/orrery/bin/companion", "firmware", "build",
-                      "--board", board, "--out", "/tmp/fw")
+        built = timed(
+            figures,
+            f"firmware build, {board}",
+            root,
+            "/opt/orrery/bin/companion",
+            "firmware",
+            "build",
+            "--board",
+            board,
+            "--out",
+            "/tmp/fw",
+        )
         assert built.stdout.strip() == f"built /tmp/fw/{board}/reed_grid.hex"
 
     # The vision pipeline on a 1080p frame with a hand over the board, as numpy and OpenCV run on arm64: no warnings.
-    timed(figures, "vision render, 1 scene", root, "/opt/orrery/bin/companion", "vision", "render", "--hand",
-          "--out", "/tmp/scene")
-    detect = timed(figures, "vision detect, 1 frame (start included)", root, "/opt/orrery/bin/python", "-W",
-                   "error::RuntimeWarning", "-m", "companion", "vision", "detect", "--profile",
-                   "/tmp/scene/profile.json", "/tmp/scene/scene-1.png")
+    timed(
+        figures,
+        "vision render, 1 scene",
+        root,
+        "/opt/orrery/bin/companion",
+        "vision",
+        "render",
+        "--hand",
+        "--out",
+        "/tmp/scene",
+    )
+    detect = timed(
+        figures,
+        "vision detect, 1 frame (start included)",
+        root,
+        "/opt/orrery/bin/python",
+        "-W",
+        "error::RuntimeWarning",
+        "-m",
+        "companion",
+        "vision",
+        "detect",
+        "--profile",
+        "/tmp/scene/profile.json",
+        "/tmp/scene/scene-1.png",
+    )
     assert "pieces" in detect.stdout and detect.stderr == "", detect.stderr
 
-    print(f"\narm64 (qemu-user), Debian 13, Python {root.run('python3', '-V').stdout.split()[1]}; "
-          f"the camera stack: {camera[1]}; the companion's numpy {venv_numpy.stdout.split()[0]}")
+    print(
+        f"\narm64 (qemu-user), Debian 13, Python {root.run('python3', '-V').stdout.split()[1]}; "
+        f"the camera stack: {camera[1]}; the companion's numpy {venv_numpy.stdout.split()[0]}"
+    )
     print(camera[0])
     for name, seconds in figures.items():
         print(f"  {name}: {seconds:.1f} s")

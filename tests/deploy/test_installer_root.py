@@ -41,8 +41,10 @@ def test_on_debian_13_it_installs_runs_changes_nothing_twice_and_keeps_the_state
     # A newcomer on a machine without sudo (Debian installed with a root password) learns what to do in one line.
     newcomer = root.run("bash", "/src/run", "demo", user="you", check=False)
     assert newcomer.returncode == 1 and newcomer.stdout == "", newcomer.stdout
-    assert newcomer.stderr == "./run: the Debian packages python3 python3-venv are missing and this machine has no " \
+    assert (
+        newcomer.stderr == "./run: the Debian packages python3 python3-venv are missing and this machine has no "
         "sudo: install them as root (su -c 'apt-get install -y python3 python3-venv'), then ./run demo again\n"
+    )
 
     started = time.monotonic()
     first = root.run(*INSTALL)
@@ -65,8 +67,11 @@ def test_on_debian_13_it_installs_runs_changes_nothing_twice_and_keeps_the_state
     assert table_ca(root) == ca  # the CA phones trust is never made again
     again = root.health()  # and it still answers after the second run, over https with the same CA
     assert again.http["version"] == __version__ and again.https is not None and again.https["ok"]
-    print(first.stdout, f"installer on Debian 13: first run {first_seconds:.0f} s, second run {second_seconds:.1f} s",
-          sep="\n")
+    print(
+        first.stdout,
+        f"installer on Debian 13: first run {first_seconds:.0f} s, second run {second_seconds:.1f} s",
+        sep="\n",
+    )
 
     # Another port: the mDNS announcement follows the settings, and only it changes.
     root.run("sed", "-i", "s/^ORRERY_PORT=80$/ORRERY_PORT=8080/", "/etc/default/orrery")

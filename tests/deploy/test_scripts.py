@@ -29,8 +29,10 @@ def test_every_shell_script_passes_shellcheck():
     assert {DEPLOY / "install.sh", DEPLOY / "hotspot.sh", ROOT / "run"} <= set(scripts)
     deploy = [str(p) for p in scripts if p.parent == DEPLOY]
     # deploy/ is held to every note; the older scripts to warnings (./run splits package lists into words on purpose).
-    for argv in (["shellcheck", *deploy], ["shellcheck", "--severity=warning", *map(str, set(scripts) - set(
-            map(Path, deploy)))]):
+    for argv in (
+        ["shellcheck", *deploy],
+        ["shellcheck", "--severity=warning", *map(str, set(scripts) - set(map(Path, deploy)))],
+    ):
         result = subprocess.run(argv, capture_output=True, text=True)
         assert result.returncode == 0, result.stdout
 
@@ -46,17 +48,28 @@ def test_the_unit_verifies_and_keeps_its_promises(tmp_path):
     unit_dir = root / "etc" / "systemd" / "system"
     unit_dir.mkdir(parents=True)
     (unit_dir / "orrery.service").write_text((DEPLOY / "orrery.service").read_text())
-    result = subprocess.run(["systemd-analyze", "verify", f"--root={root}", "/etc/systemd/system/orrery.service"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        ["systemd-analyze", "verify", f"--root={root}", "/etc/systemd/system/orrery.service"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0 and "orrery.service" not in result.stderr, result.stderr
     unit = (DEPLOY / "orrery.service").read_text()
-    for line in ("Restart=on-failure", "After=network-online.target avahi-daemon.service",
-                 "Wants=network-online.target", "StandardOutput=journal", "User=orrery",
-                 "AmbientCapabilities=CAP_NET_BIND_SERVICE", "EnvironmentFile=-/etc/default/orrery",
-                 "WantedBy=multi-user.target"):
+    for line in (
+        "Restart=on-failure",
+        "After=network-online.target avahi-daemon.service",
+        "Wants=network-online.target",
+        "StandardOutput=journal",
+        "User=orrery",
+        "AmbientCapabilities=CAP_NET_BIND_SERVICE",
+        "EnvironmentFile=-/etc/default/orrery",
+        "WantedBy=multi-user.target",
+    ):
         assert line in unit.splitlines(), line
-    assert "companion serve --host 0.0.0.0 --port ${ORRERY_PORT} --tls-dir ${ORRERY_TLS_DIR} \\\n" \
-           "    --tls-port ${ORRERY_TLS_PORT}" in unit
+    assert (
+        "companion serve --host 0.0.0.0 --port ${ORRERY_PORT} --tls-dir ${ORRERY_TLS_DIR} \\\n"
+        "    --tls-port ${ORRERY_TLS_PORT}" in unit
+    )
     assert "Environment=ORRERY_PORT=80 ORRERY_TLS_PORT=443 ORRERY_TLS_DIR=/var/lib/orrery/tls" in unit
 
 
@@ -94,8 +107,12 @@ esac
 
 
 def hotspot(tmp_path: Path, bin_dir: Path | None, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ORRERY_STATE": str(tmp_path / "state"), "NMCLI_LOG": str(tmp_path / "nmcli.log"),
-           "NMCLI_DB": str(tmp_path / "nmcli.db")}
+    env = {
+        **os.environ,
+        "ORRERY_STATE": str(tmp_path / "state"),
+        "NMCLI_LOG": str(tmp_path / "nmcli.log"),
+        "NMCLI_DB": str(tmp_path / "nmcli.db"),
+    }
     if bin_dir is not None:
         env["PATH"] = f"{bin_dir}:{env['PATH']}"
     else:
@@ -107,14 +124,26 @@ def test_hotspot_on_makes_an_access_point_and_writes_the_qr_for_the_page(tmp_pat
     result = hotspot(tmp_path, nmcli, "on", "--ssid", "Table;1", "--password", "moon,rock:42")
     assert result.returncode == 0, result.stderr
     wifi = json.loads((tmp_path / "state" / "wifi.json").read_text())
-    assert wifi == {"ssid": "Table;1", "password": "moon,rock:42", "security": "WPA",
-                    "qr": r"WIFI:T:WPA;S:Table\;1;P:moon\,rock\:42;;", "address": "10.42.0.1",
-                    "url": "http://10.42.0.1/"}
+    assert wifi == {
+        "ssid": "Table;1",
+        "password": "moon,rock:42",
+        "security": "WPA",
+        "qr": r"WIFI:T:WPA;S:Table\;1;P:moon\,rock\:42;;",
+        "address": "10.42.0.1",
+        "url": "http://10.42.0.1/",
+    }
     assert oct((tmp_path / "state" / "wifi.json").stat().st_mode & 0o777) == "0o640"
     add = next(line for line in (tmp_path / "nmcli.log").read_text().splitlines() if line.startswith("connection add"))
-    for words in ("ifname wlan0", "con-name orrery-hotspot", "autoconnect yes", "ssid Table;1",
-                  "802-11-wireless.mode ap", "ipv4.method shared", "wifi-sec.key-mgmt wpa-psk",
-                  "wifi-sec.psk moon,rock:42"):
+    for words in (
+        "ifname wlan0",
+        "con-name orrery-hotspot",
+        "autoconnect yes",
+        "ssid Table;1",
+        "802-11-wireless.mode ap",
+        "ipv4.method shared",
+        "wifi-sec.key-mgmt wpa-psk",
+        "wifi-sec.psk moon,rock:42",
+    ):
         assert words in add
 
 
@@ -153,6 +182,7 @@ def test_hotspot_refuses_a_short_password_and_a_missing_network_manager(tmp_path
 
 
 def test_hotspot_qr_escapes_the_special_characters():
-    result = subprocess.run(["bash", str(HOTSPOT), "qr", "--ssid", 'a\\b"c', "--password", "x;y,z:w12"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        ["bash", str(HOTSPOT), "qr", "--ssid", 'a\\b"c', "--password", "x;y,z:w12"], capture_output=True, text=True
+    )
     assert result.stdout == 'WIFI:T:WPA;S:a\\\\b\\"c;P:x\\;y\\,z\\:w12;;\n'

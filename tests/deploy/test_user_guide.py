@@ -18,10 +18,16 @@ GUIDE = ROOT / "docs" / "user-guide.md"
 
 
 def test_the_board_picture_is_what_companion_print_draws_today():
-    drawn = subprocess.run([sys.executable, "-m", "companion", "print", "board", "trajectory"], cwd=ROOT,
-                           capture_output=True, text=True, check=True).stdout
+    drawn = subprocess.run(
+        [sys.executable, "-m", "companion", "print", "board", "trajectory"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert (ROOT / "docs" / "images" / "trajectory-board.svg").read_text() == drawn, (
-        "regenerate it: companion print board trajectory --out docs/images/trajectory-board.svg")
+        "regenerate it: companion print board trajectory --out docs/images/trajectory-board.svg"
+    )
 
 
 def test_the_gpio_picture_shows_the_pins_the_companion_drives():

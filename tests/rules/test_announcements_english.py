@@ -37,18 +37,65 @@ GAMES = {
     "periorbis": (["orange", "green", "blue"], {"length": "short"}, (1, 2)),
 }
 # Words a number may label rather than count ("player 1 moves", "planet 1 hex 0402", "turn 1 begins").
-LABELS = {"player", "planet", "turn", "row", "slot", "ring", "orbit", "pile", "deck", "game", "employee", "round",
-          "disc", "level", "card", "ship", "hex", "seat", "position", "step", "phase", "drive", "track", "base",
-          "spot"}
+LABELS = {
+    "player",
+    "planet",
+    "turn",
+    "row",
+    "slot",
+    "ring",
+    "orbit",
+    "pile",
+    "deck",
+    "game",
+    "employee",
+    "round",
+    "disc",
+    "level",
+    "card",
+    "ship",
+    "hex",
+    "seat",
+    "position",
+    "step",
+    "phase",
+    "drive",
+    "track",
+    "base",
+    "spot",
+}
 LABELS |= {kind.split()[-1] for kind in KIND_NAMES.values()}  # Orbital Battle's numbered units: "Red's armor 1 lands"
-COUNTED = ("credit", "crate", "card", "employee", "point", "victory point", "unit", "ship", "hex", "cube", "step",
-           "position", "planet", "slot", "infestor", "station", "marker", "token", "die", "turn", "hexe")
+COUNTED = (
+    "credit",
+    "crate",
+    "card",
+    "employee",
+    "point",
+    "victory point",
+    "unit",
+    "ship",
+    "hex",
+    "cube",
+    "step",
+    "position",
+    "planet",
+    "slot",
+    "infestor",
+    "station",
+    "marker",
+    "token",
+    "die",
+    "turn",
+    "hexe",
+)
 ARTICLE = re.compile(r"\b([Aa]n?) ([A-Za-z][\w-]*)")
 VERBS = ("is", "has", "was", "does", "goes", "moves", "plus")
 ONE_MANY = re.compile(r"(\w+ )?\b1 ((?:build |victory |energy |action |agent bonus )?[a-z]+s)\b")
 # One numbered unit, ship or employee ("Red's army 3") followed by a verb in the form for several.
-AGREE = re.compile(r"\b[A-Z][a-z]+'s (?:[a-z-]+ )+\d+ (attack|move|land|board|retreat|take|make|give|push|carry|"
-                   r"sign|build|fly|hire|draw|pay|earn|win|lose)\b")
+AGREE = re.compile(
+    r"\b[A-Z][a-z]+'s (?:[a-z-]+ )+\d+ (attack|move|land|board|retreat|take|make|give|push|carry|"
+    r"sign|build|fly|hire|draw|pay|earn|win|lose)\b"
+)
 # A count and its noun, then a verb in the other number: "1 energy cube are needed", "3 ships is".
 ONE_ARE = re.compile(r"(\w+ )?\b1 (?:[a-z-]+ ){1,3}(are|were|have)\b")
 MANY_IS = re.compile(r"(\w+ )?\b(?:0|[2-9]|\d\d+) (?:[a-z-]+ )*[a-z]+s (is|was|has)\b")
@@ -63,15 +110,15 @@ def problems(text: str) -> list[str]:
     for m in ONE_MANY.finditer(text):
         before = (m.group(1) or "").strip().lower()
         if before not in LABELS and m.group(2).split(" ")[0] not in VERBS:
-            found.append(m.group(0)[len(m.group(1) or ""):])
+            found.append(m.group(0)[len(m.group(1) or "") :])
     for m in MANY_ONE.finditer(text):
         before = (m.group(1) or "").strip().lower()
-        if before not in LABELS and not text[m.end():].startswith(("-", "'")):
-            found.append(m.group(0)[len(m.group(1) or ""):])
-    found += [m.group(0) for m in AGREE.finditer(text) if not text[:m.start()].endswith("and ")]  # one of several
+        if before not in LABELS and not text[m.end() :].startswith(("-", "'")):
+            found.append(m.group(0)[len(m.group(1) or "") :])
+    found += [m.group(0) for m in AGREE.finditer(text) if not text[: m.start()].endswith("and ")]  # one of several
     for m in (*ONE_ARE.finditer(text), *MANY_IS.finditer(text)):
         if (m.group(1) or "").strip().lower() not in LABELS:
-            found.append(m.group(0)[len(m.group(1) or ""):])
+            found.append(m.group(0)[len(m.group(1) or "") :])
     return found
 
 
@@ -84,7 +131,9 @@ def test_the_checker_catches_what_it_is_for():
     assert problems("Blue's heavy cruiser 1 attack Red's army 1.") == ["Blue's heavy cruiser 1 attack"]
     assert problems("Blue's heavy cruiser 1 and Blue's destroyer 2 attack Red's army 1.") == []
     assert problems("The card flies 2, so 1 energy cube are needed; 3 ships is; 2 cubes are; ring 1 spot 3 is") == [
-        "1 energy cube are", "3 ships is"]
+        "1 energy cube are",
+        "3 ships is",
+    ]
 
 
 class Reading:

@@ -177,8 +177,15 @@ def test_no_entry_on_the_default_mat_crosses_or_stops_on_a_signal():
     seen = 0
     for _ in range(200):
         taken = rng.sample(spots, 8)
-        state = replace(base, stage="play", actor="red", use_portals=True, portals=tuple(taken[:2]),
-                        ships={s: Ship("green") for s in taken[2:5]}, asteroids=tuple(taken[5:]))
+        state = replace(
+            base,
+            stage="play",
+            actor="red",
+            use_portals=True,
+            portals=tuple(taken[:2]),
+            ships={s: Ship("green") for s in taken[2:5]},
+            asteroids=tuple(taken[5:]),
+        )
         for found in entries(state).values():
             for route in found.values():
                 assert not set(route.spots) & board.signals

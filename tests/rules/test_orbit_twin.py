@@ -40,8 +40,9 @@ def played(tmp_path_factory):
         if (table, camera) not in runs:
             players, options, seed = TABLES[table]
             db = tmp_path_factory.mktemp(table) / "t.db"
-            twin = make_twin("orbit", players, seed, "virtual", str(db), mess=0.3, illegal=0.1, options=options,
-                             camera=camera)
+            twin = make_twin(
+                "orbit", players, seed, "virtual", str(db), mess=0.3, illegal=0.1, options=options, camera=camera
+            )
             with twin:
                 stats = twin.play(2000)
             runs[table, camera] = (twin, stats, db)

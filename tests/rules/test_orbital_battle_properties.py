@@ -53,8 +53,18 @@ def test_pieces_only_change_by_what_the_rules_allow(seed):
     for move in moves:
         old = Counter(u.uid for u in before.units)
         new = Counter(u.uid for u in move.state.units)
-        if move.action.type in ("fly", "march", "load", "unload", "orbit", "withdraw", "retreat", "done", "roll",
-                                "home"):
+        if move.action.type in (
+            "fly",
+            "march",
+            "load",
+            "unload",
+            "orbit",
+            "withdraw",
+            "retreat",
+            "done",
+            "roll",
+            "home",
+        ):
             # Only destruction can remove units here (an orbit push with no room, a failed retreat).
             assert not (new - old)
         if move.action.type == "buy":
@@ -80,8 +90,6 @@ def test_random_games_end_with_a_winner():
             state = move.state
         ended += GAME.outcome(state) is not None
     assert ended == 3
-
-
 
 
 def test_the_board_after_each_legal_action_is_the_layout_of_the_state_it_leads_to():

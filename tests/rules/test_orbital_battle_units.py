@@ -24,8 +24,16 @@ def test_the_default_solar_system_fits_the_reed_grid_with_seven_orbits():
 def test_planets_start_on_their_corners():
     state = GAME.setup(["red", "blue"], {}, 1)
     # 1-6 on the corners clockwise from the top; 7 at the top and 8 at the bottom of the shared outer orbit.
-    assert state.planets == {"1": "r2s0", "2": "r3s3", "3": "r4s8", "4": "r5s15", "5": "r6s24", "6": "r7s35",
-                             "7": "r8s0", "8": "r8s24"}
+    assert state.planets == {
+        "1": "r2s0",
+        "2": "r3s3",
+        "3": "r4s8",
+        "4": "r5s15",
+        "5": "r6s24",
+        "6": "r7s35",
+        "7": "r8s0",
+        "8": "r8s24",
+    }
 
 
 def test_planet_maps_are_m8_tiles_with_the_rulebook_features():
@@ -88,8 +96,12 @@ def test_the_unit_table():
 
 def test_owned_pieces_carry_the_owner_suffix_and_the_buyer_builds_only_round_its_home():
     state = GAME.setup(["red", "blue"], {}, 1)
-    for action in [Action.make("roll", dice=(5, 2)), Action.make("home", planet="1"), Action.make("home", planet="5"),
-                   Action.make("buy", kind="army", at="p5:0003")]:
+    for action in [
+        Action.make("roll", dice=(5, 2)),
+        Action.make("home", planet="1"),
+        Action.make("home", planet="5"),
+        Action.make("buy", kind="army", at="p5:0003"),
+    ]:
         state, _ = GAME.apply(state, action)
     layout = GAME.layout(state)
     assert layout["r6s24"] == ("planet-5",)

@@ -104,8 +104,9 @@ def test_the_last_turn_is_scored_by_a_declared_action_the_table_reaches():
     it is `score`, declared on a phone (a short game played through the table ends scored:
     tests/table/test_whole_games.py)."""
     state = GAME.setup(["red", "green"], {"length": "short"}, 3)
-    state = GAME.state_from_json({**GAME.state_to_json(state), "turn": 6, "stage": "bureaucracy", "active": None},
-                                 GAME.material(state))
+    state = GAME.state_from_json(
+        {**GAME.state_to_json(state), "turn": 6, "stage": "bureaucracy", "active": None}, GAME.material(state)
+    )
     assert [a.type for a in GAME.legal_actions(state)] == ["score"] and "score" not in GAME.board_moves
     assert GAME.phase(state).step == "score"
     scored, _ = GAME.apply(state, Action.make("score"))

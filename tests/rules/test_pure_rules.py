@@ -35,8 +35,10 @@ def _files(game: str, folder: Path) -> tuple[dict, list[Path]]:
     if game == "orbit":
         save_board(orbit_side("back"), folder / "board.json")
         shutil.copyfile(DEFAULT_DECK, folder / "deck.json")
-        return {"board": str(folder / "board.json"), "deck": str(folder / "deck.json")}, [folder / "board.json",
-                                                                                           folder / "deck.json"]
+        return {"board": str(folder / "board.json"), "deck": str(folder / "deck.json")}, [
+            folder / "board.json",
+            folder / "deck.json",
+        ]
     if game == "orbital_battle":
         save_board(solar_board(), folder / "solar.json")
         planet = Path(default_board.__code__.co_filename).parent / "orbital_battle_data" / "planet3.json"
@@ -78,8 +80,14 @@ def no_files_and_no_clock(monkeypatch: pytest.MonkeyPatch):
         return tripped
 
     with monkeypatch.context() as patch:
-        for module, name in ((builtins, "open"), (io, "open"), (os, "open"), (Path, "open"), (Path, "read_text"),
-                             (Path, "read_bytes")):
+        for module, name in (
+            (builtins, "open"),
+            (io, "open"),
+            (os, "open"),
+            (Path, "open"),
+            (Path, "read_text"),
+            (Path, "read_bytes"),
+        ):
             patch.setattr(module, name, refuse("opened a file", getattr(module, name)))
         for name in ("stat", "lstat", "scandir", "listdir"):
             patch.setattr(os, name, refuse(f"looked at the disk ({name})", getattr(os, name)))

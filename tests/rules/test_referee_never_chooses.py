@@ -119,7 +119,8 @@ def _never_chooses(game, state) -> int:
             ruling = referee.judge(state, readings(game, candidates[0].after, sites, camera))
             assert ruling.verdict != "explained", (name, [str(c.action) for c in candidates])
             if ruling.verdict == "ambiguous":  # every way the board could have come about is a choice
-                chosen = {json.dumps(game.state_to_json(game.apply(state, a)[0]), sort_keys=True)
-                          for a in ruling.actions}
+                chosen = {
+                    json.dumps(game.state_to_json(game.apply(state, a)[0]), sort_keys=True) for a in ruling.actions
+                }
                 assert outcomes <= chosen
     return conflicts

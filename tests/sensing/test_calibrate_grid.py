@@ -24,9 +24,25 @@ def test_calibration_maps_named_sites_and_refuses_a_duplicate(tmp_path):
     with virtual_grid(8, 8) as grid:
         grid.go()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "companion", "calibrate", "grid", "--port", grid.port, "--sites",
-             "o1s0,o1s1,o2s0", "--out", str(out), "--wait", "5"],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "companion",
+                "calibrate",
+                "grid",
+                "--port",
+                grid.port,
+                "--sites",
+                "o1s0,o1s1,o2s0",
+                "--out",
+                str(out),
+                "--wait",
+                "5",
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         lines = []
         for line in proc.stdout:
@@ -49,12 +65,26 @@ def test_unmapped_sites_are_an_error_unless_allowed(tmp_path):
     out = tmp_path / "grid.json"
     with virtual_grid(8, 8) as grid:
         grid.go()
-        args = [sys.executable, "-m", "companion", "calibrate", "grid", "--port", grid.port, "--sites", "o1s0",
-                "--out", str(out), "--wait", "0.3"]
+        args = [
+            sys.executable,
+            "-m",
+            "companion",
+            "calibrate",
+            "grid",
+            "--port",
+            grid.port,
+            "--sites",
+            "o1s0",
+            "--out",
+            str(out),
+            "--wait",
+            "0.3",
+        ]
         result = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
         assert result.returncode == 2 and not out.exists()
         assert result.stderr.strip() == (
-            "companion: calibrate grid: 1 site(s) unmapped (o1s0); nothing saved (run again, or pass --allow-unmapped)")
+            "companion: calibrate grid: 1 site(s) unmapped (o1s0); nothing saved (run again, or pass --allow-unmapped)"
+        )
         result = subprocess.run([*args, "--allow-unmapped"], cwd=ROOT, capture_output=True, text=True)
         assert result.returncode == 0 and json.loads(out.read_text())["sites"] == {}
 

@@ -20,7 +20,8 @@ from companion.sim.simavr_grid import virtual_grid
 
 ROOT = Path(__file__).parent.parent.parent
 BOARDS = ["orbit", "dakalio", "trajectory", "orbital_battle", "periorbis"] + [
-    f"orbital_battle:planet{n}" for n in PLANET_NUMBERS]
+    f"orbital_battle:planet{n}" for n in PLANET_NUMBERS
+]
 
 
 @pytest.mark.parametrize("game", BOARDS)
@@ -42,8 +43,11 @@ def test_every_site_gets_its_own_crossing_and_neighbours_share_lines(game):
         assert ys == sorted(ys, reverse=True)
     # Nearest neighbours: a hex has six and can share a line with four of them, a square grid's site with all four.
     spacing = min(math.dist((a.x, a.y), (b.x, b.y)) for a, b in itertools.combinations(board.sites, 2))
-    pairs = [(a.id, b.id) for a, b in itertools.combinations(board.sites, 2)
-             if math.dist((a.x, a.y), (b.x, b.y)) < 1.15 * spacing]
+    pairs = [
+        (a.id, b.id)
+        for a, b in itertools.combinations(board.sites, 2)
+        if math.dist((a.x, a.y), (b.x, b.y)) < 1.15 * spacing
+    ]
     sharing = [(a, b) for a, b in pairs if plan.sites[a][0] == plan.sites[b][0] or plan.sites[a][1] == plan.sites[b][1]]
     assert len(sharing) >= 0.55 * len(pairs), f"{len(sharing)} of {len(pairs)} neighbour pairs share a line"
 
@@ -64,8 +68,9 @@ def test_print_wiring_names_each_site_once_with_its_pins(game, capsys):
 
 def test_print_wiring_refuses_an_arduino_too_small_for_the_board(capsys):
     assert main(["print", "wiring", "orbit", "--arduino", "uno"]) == 2
-    assert capsys.readouterr().err.strip() == ("companion: --arduino: board 'orbit' has 217 sites, more than the "
-                                               "8 x 8 switches of an Arduino Uno or Nano")
+    assert capsys.readouterr().err.strip() == (
+        "companion: --arduino: board 'orbit' has 217 sites, more than the 8 x 8 switches of an Arduino Uno or Nano"
+    )
 
 
 def test_the_check_names_a_swapped_pair_of_wires_and_a_single_crossed_site():
@@ -75,7 +80,8 @@ def test_the_check_names_a_swapped_pair_of_wires_and_a_single_crossed_site():
     swapped = {s: ({2: 3, 3: 2}.get(r, r), c) for s, (r, c) in plan.sites.items()}
     assert check_against_plan(plan, swapped) == [
         f"the plan's row 2 reads as row 3: its line goes to row 3's pin (all {len(plan.row_sites(2))} of its sites)",
-        f"the plan's row 3 reads as row 2: its line goes to row 2's pin (all {len(plan.row_sites(3))} of its sites)"]
+        f"the plan's row 3 reads as row 2: its line goes to row 2's pin (all {len(plan.row_sites(3))} of its sites)",
+    ]
     site = plan.row_sites(5)[0]
     r, c = plan.sites[site]
     one_off = {**plan.sites, site: (15, c)}  # row 15 is spare: 217 sites fill 14 rows
@@ -87,14 +93,33 @@ def test_calibrate_grid_says_whether_the_built_grid_follows_the_plan(tmp_path):
     """A walk of two of Trajectory's sites on the plan's switches, then one site on another switch."""
     plan = plan_wiring(default_board("trajectory"))
     sites = list(plan.sites)[:2]
-    for closes, expect in ((plan.sites, "The grid follows the wiring plan"),
-                           ({sites[0]: plan.sites[sites[0]], sites[1]: (7, 7)}, f"  {sites[1]}: planned row")):
+    for closes, expect in (
+        (plan.sites, "The grid follows the wiring plan"),
+        ({sites[0]: plan.sites[sites[0]], sites[1]: (7, 7)}, f"  {sites[1]}: planned row"),
+    ):
         with virtual_grid(8, 8) as grid:
             grid.go()
             proc = subprocess.Popen(
-                [sys.executable, "-m", "companion", "calibrate", "grid", "--port", grid.port, "--sites",
-                 ",".join(sites), "--out", str(tmp_path / "grid.json"), "--wait", "5"],
-                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "companion",
+                    "calibrate",
+                    "grid",
+                    "--port",
+                    grid.port,
+                    "--sites",
+                    ",".join(sites),
+                    "--out",
+                    str(tmp_path / "grid.json"),
+                    "--wait",
+                    "5",
+                ],
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             out = []
             for line in proc.stdout:
                 out.append(line.rstrip())

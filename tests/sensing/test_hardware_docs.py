@@ -61,7 +61,7 @@ def test_the_schematics_and_harness_drawing_are_the_scripts_output():
     assert ">D22<" in mega and ">A15<" in mega and mega.count("<ellipse") == 256  # one reed per crossing
     assert drawings["schematic-uno.svg"].count("<polygon") == 64  # one diode per crossing
     netlist = drawings["reed-grid-mega.net"]
-    assert netlist.count('(comp (ref "D') == 256 and netlist.count('(net (code') == 16 + 16 + 256 + 2
+    assert netlist.count('(comp (ref "D') == 256 and netlist.count("(net (code") == 16 + 16 + 256 + 2
     assert '(name "ROW0_D22") (node (ref "J1") (pin "1")) (node (ref "D1") (pin "1"))' in netlist
 
 
@@ -87,8 +87,10 @@ def _schematic_nets(path: Path) -> tuple[dict[str, set[tuple[str, str]]], dict[s
     def point(x: float, y: float) -> tuple:
         return ("at", round(x, 3), round(y, 3))
 
-    lib_pins = {lib.libId: [(p.number, p.position.X, p.position.Y) for unit in lib.units for p in unit.pins]
-                for lib in sheet.libSymbols}
+    lib_pins = {
+        lib.libId: [(p.number, p.position.X, p.position.Y) for unit in lib.units for p in unit.pins]
+        for lib in sheet.libSymbols
+    }
     parts, pin_points = {}, []
     for symbol in sheet.schematicSymbols:
         assert not symbol.position.angle and not symbol.mirror, "the check reads unrotated symbols only"
@@ -110,7 +112,8 @@ def _schematic_nets(path: Path) -> tuple[dict[str, set[tuple[str, str]]], dict[s
         (x1, y1), (x2, y2) = ((p.X, p.Y) for p in wire.points)
         for _, x, y in ends | set(pin_points):
             inside = (x1 == x2 == x and min(y1, y2) < y < max(y1, y2)) or (
-                y1 == y2 == y and min(x1, x2) < x < max(x1, x2))
+                y1 == y2 == y and min(x1, x2) < x < max(x1, x2)
+            )
             assert not inside, f"an end at ({x}, {y}) lies inside a wire"
     for label in sheet.labels:
         at = point(label.position.X, label.position.Y)
@@ -128,10 +131,14 @@ def _schematic_nets(path: Path) -> tuple[dict[str, set[tuple[str, str]]], dict[s
 
 
 def _netlist(text: str) -> tuple[dict[str, set[tuple[str, str]]], dict[str, tuple[str, str]]]:
-    nets = {m[0]: set(re.findall(r'\(node \(ref "([^"]+)"\) \(pin "([^"]+)"\)\)', m[1]))
-            for m in re.findall(r'\(net \(code "\d+"\) \(name "([^"]+)"\) (.*)\)$', text, re.M)}
-    parts = {m[0]: (m[1], m[2]) for m in re.findall(
-        r'\(comp \(ref "([^"]+)"\) \(value "([^"]+)"\) \(footprint "([^"]+)"\)\)', text)}
+    nets = {
+        m[0]: set(re.findall(r'\(node \(ref "([^"]+)"\) \(pin "([^"]+)"\)\)', m[1]))
+        for m in re.findall(r'\(net \(code "\d+"\) \(name "([^"]+)"\) (.*)\)$', text, re.M)
+    }
+    parts = {
+        m[0]: (m[1], m[2])
+        for m in re.findall(r'\(comp \(ref "([^"]+)"\) \(value "([^"]+)"\) \(footprint "([^"]+)"\)\)', text)
+    }
     return nets, parts
 
 

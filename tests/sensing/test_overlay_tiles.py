@@ -21,8 +21,7 @@ def test_pages_cover_the_board_and_neighbours_share_their_crosses():
 
     def crosses(index: int, dx: float) -> set[tuple[float, float]]:
         page = pages[index][1]
-        return {(round(s.cx - dx, 1), round(s.cy, 1)) for s in page.shapes
-                if isinstance(s, Circle) and s.r == 2.0}
+        return {(round(s.cx - dx, 1), round(s.cy, 1)) for s in page.shapes if isinstance(s, Circle) and s.r == 2.0}
 
     # The first two pages of the bottom row: the crosses of their shared seam sit at the same board positions.
     seam = round(step_x + OVERLAP / 2, 1)

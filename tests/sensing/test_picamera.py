@@ -85,8 +85,10 @@ def test_without_picamera2_it_says_what_to_install(pi, monkeypatch):
     monkeypatch.delenv("PYTHONPATH")
     with pytest.raises(UserError) as error:
         PiCameraSource(python=sys.executable)
-    assert str(error.value) == (f"picamera2 is not installed for {sys.executable}: on Raspberry Pi OS `sudo apt "
-                                "install python3-picamera2`, then `sudo systemctl restart orrery`")
+    assert str(error.value) == (
+        f"picamera2 is not installed for {sys.executable}: on Raspberry Pi OS `sudo apt "
+        "install python3-picamera2`, then `sudo systemctl restart orrery`"
+    )
 
 
 @pytest.mark.parametrize(("mode", "says"), [
@@ -110,13 +112,19 @@ def test_a_camera_that_fails_while_reading_is_one_line(pi, monkeypatch, mode, sa
 def test_camera_check_says_in_one_line_what_it_found_or_what_is_wrong(pi):
     def check(mode: str) -> subprocess.CompletedProcess[str]:
         pi(mode)
-        return subprocess.run([sys.executable, "-m", "companion", "camera", "check", "picamera", "--python",
-                               sys.executable], capture_output=True, text=True, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-m", "companion", "camera", "check", "picamera", "--python", sys.executable],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
 
     ready = check("")
     assert ready.returncode == 0, ready.stderr
-    assert ready.stdout == f"picamera2 imports in {sys.executable} with numpy {np.__version__}; 1 camera " \
-                           "connected (imx708)\n"
+    assert (
+        ready.stdout == f"picamera2 imports in {sys.executable} with numpy {np.__version__}; 1 camera "
+        "connected (imx708)\n"
+    )
     broken = check("numpy-mismatch")
     assert broken.returncode == 2 and broken.stdout == ""
     assert broken.stderr.startswith(f"companion: picamera2 does not import in {sys.executable} (ValueError: ")

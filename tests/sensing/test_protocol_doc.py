@@ -33,8 +33,11 @@ def test_every_example_frame_parses_and_means_what_the_document_says():
             assert [((int(r), int(c)), word == "closed") for r, c, word in said] == list(frame.items), line
             assert f"at {frame.ms} ms" in means
         elif isinstance(frame, frames.Hello):
-            assert f"debounce {frame.debounce_ms} ms" in means or f"now {frame.debounce_ms} ms" in means or (
-                frame.reason == "ask" and "answer to `I`" in means), line
+            assert (
+                f"debounce {frame.debounce_ms} ms" in means
+                or f"now {frame.debounce_ms} ms" in means
+                or (frame.reason == "ask" and "answer to `I`" in means)
+            ), line
         elif isinstance(frame, frames.Heartbeat | frames.Pong):
             assert f"at {frame.ms} ms" in means, line
         elif isinstance(frame, frames.Error):

@@ -20,7 +20,8 @@ from companion.printables.overlay import board_drawing, reed_holes
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
 FOOTPRINT = HARDWARE / "reed_grid.pretty" / "Reed_MACD-14_P22.86mm_Horizontal.kicad_mod"
 BOARDS = ["orbit", "dakalio", "trajectory", "orbital_battle", "periorbis"] + [
-    f"orbital_battle:planet{n}" for n in PLANET_NUMBERS]
+    f"orbital_battle:planet{n}" for n in PLANET_NUMBERS
+]
 
 
 def test_the_leads_bend_where_the_makers_allow_and_reach_through_the_base():
@@ -78,8 +79,11 @@ def test_each_sites_holes_are_clear_of_every_other_sites_reed(game):
 def test_the_drilling_template_marks_each_sites_holes(tmp_path):
     board = default_board("periorbis")
     drawing = board_drawing(board, reeds=True)
-    holes = {(round(s.cx, 2), round(s.cy, 2)) for s in drawing.shapes
-             if type(s).__name__ == "Circle" and s.r == reed.HOLE_DRILL / 2}
+    holes = {
+        (round(s.cx, 2), round(s.cy, 2))
+        for s in drawing.shapes
+        if type(s).__name__ == "Circle" and s.r == reed.HOLE_DRILL / 2
+    }
     expected = {(round(x, 2), round(y, 2)) for site in board.sites for x, y in reed_holes(site.x, site.y)}
     assert holes == expected and len(holes) == 2 * len(board.sites)
     assert main(["print", "board", "periorbis", "--reeds", "--out", str(tmp_path / "drill.svg")]) == 0

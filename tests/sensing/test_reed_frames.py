@@ -36,8 +36,14 @@ def test_round_trip_of_every_kind():
 
 @pytest.mark.parametrize(
     "body",
-    [b"00 C 00000001 12+ 12-", b"00 S 00000000 8x8 00", b"00 H 1 x 0x8 20 boot", b"00 S 00000000 3x3 FFF",
-     b"00 X 00000000", b"00 E nope"],
+    [
+        b"00 C 00000001 12+ 12-",
+        b"00 S 00000000 8x8 00",
+        b"00 H 1 x 0x8 20 boot",
+        b"00 S 00000000 3x3 FFF",
+        b"00 X 00000000",
+        b"00 E nope",
+    ],
 )
 def test_checked_but_malformed_frames_are_refused(body):
     with pytest.raises(frames.FrameError):
@@ -91,9 +97,16 @@ class _Model:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=4),
-                          st.sampled_from(["none", "flip", "drop", "cut", "junk"]), st.integers(0, 200)),
-                max_size=25))
+@given(
+    st.lists(
+        st.tuples(
+            st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=4),
+            st.sampled_from(["none", "flip", "drop", "cut", "junk"]),
+            st.integers(0, 200),
+        ),
+        max_size=25,
+    )
+)
 def test_a_damaged_stream_never_yields_a_state_the_firmware_did_not_have(steps):
     link = ReedLink("unused")
     model = _Model()

@@ -36,8 +36,15 @@ def test_a_sweep_prints_a_line_per_hold_time_with_no_wrong_booking_and_no_advice
 
 
 def test_bad_arguments_are_one_line_errors():
-    for args in (["--games", "0"], ["--game", "chess"], ["--players", "3"], ["--holds", "0,1"], ["--holds", "x"],
-                 ["--senses", "smell"], ["--moves", "0"]):
+    for args in (
+        ["--games", "0"],
+        ["--game", "chess"],
+        ["--players", "3"],
+        ["--holds", "0,1"],
+        ["--holds", "x"],
+        ["--senses", "smell"],
+        ["--moves", "0"],
+    ):
         result = companion("bench", "messy", *args)
         assert result.returncode == 2 and "bench messy" in result.stderr and "Traceback" not in result.stderr, args
 
@@ -54,8 +61,12 @@ def test_with_the_camera_an_arrow_tells_the_way_ahead_from_back_but_not_one_bran
     twin = make_twin("orbit", 3, 1, "virtual", None, 0.0, 0.0, camera=None, options=ORBIT_MODULES)
     table = HandTable(twin, 1)
     board = twin.camera.board
-    forks = [s.id for s in board.sites if len([x for x in board.links_from(s.id) if x.kind == "orbit-fork"]) == 1
-             and len([x for x in board.links_from(s.id) if x.kind.startswith("orbit")]) == 3]
+    forks = [
+        s.id
+        for s in board.sites
+        if len([x for x in board.links_from(s.id) if x.kind == "orbit-fork"]) == 1
+        and len([x for x in board.links_from(s.id) if x.kind.startswith("orbit")]) == 3
+    ]
     assert forks
     for fork in forks:
         ways = sorted(x.b for x in board.links_from(fork) if x.kind.startswith("orbit"))

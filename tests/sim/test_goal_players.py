@@ -68,5 +68,3 @@ def test_players_are_pure_functions_of_game_state_and_rng() -> None:
     state = game.setup(["red", "green"], {}, 5)
     picks = {scripted_action(game, state, random.Random(9)) for _ in range(3)}
     assert len(picks) == 1
-
-

@@ -117,8 +117,14 @@ def test_every_touch_of_the_action_is_made_by_an_arm_over_the_board_unless_it_th
 
 
 def test_a_slide_closes_each_site_it_passes_for_50_to_300_ms():
-    line = timeline({"s0": ("ship-red",)}, {"s4": ("ship-red",)}, random.Random(1), People(
-        slide=1.0, nudge=0.0, drop=0.0, knock=0.0), 2.0, LINE)
+    line = timeline(
+        {"s0": ("ship-red",)},
+        {"s4": ("ship-red",)},
+        random.Random(1),
+        People(slide=1.0, nudge=0.0, drop=0.0, knock=0.0),
+        2.0,
+        LINE,
+    )
     passed = [t for t in line.touches if t.site in ("s1", "s2", "s3")]
     assert [t.site for t in passed] == ["s1", "s1", "s2", "s2", "s3", "s3"]
     for down, up in zip(passed[::2], passed[1::2], strict=True):

@@ -56,4 +56,3 @@ def play_until_done(twin: Any, guide: Any, within: float = 30.0) -> None:
     while guide.running:
         assert time.monotonic() < deadline, guide.status()
         twin.step()
-

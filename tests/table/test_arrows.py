@@ -108,4 +108,5 @@ def test_a_planet_pointing_another_way_than_the_game_has_it_is_advised_to_be_tur
     assert ruling.verdict == "mismatch"
     colour = unpointed(name).removeprefix("planet-")
     assert [f.advice for f in ruling.fixes] == [
-        f"Turn the {colour} planet on {board.site(site).name} to point to {board.site(points_to(name)).name}."]
+        f"Turn the {colour} planet on {board.site(site).name} to point to {board.site(points_to(name)).name}."
+    ]

@@ -12,11 +12,25 @@ from companion.table.referee import Ruling, board_actions
 def test_the_bench_prints_figures_and_finds_no_wrong_ruling(capsys):
     assert main(["bench", "referee", "--states", "3"]) == 0
     out = capsys.readouterr().out
-    for label in ("judge: a move, reed grid only", "judge: a move half made", "judge: a wrong board", "prepare a state",
-                  "baseline"):
+    for label in (
+        "judge: a move, reed grid only",
+        "judge: a move half made",
+        "judge: a wrong board",
+        "prepare a state",
+        "baseline",
+    ):
         assert label in out
-    for row in ("ORBIT 4 players", "ORBIT partnership", "ORBIT dual", "ORBIT modules", "Dakalio simple",
-                "Dakalio supremacy", "Orbital Battle", "Trajectory", "Periorbis short"):
+    for row in (
+        "ORBIT 4 players",
+        "ORBIT partnership",
+        "ORBIT dual",
+        "ORBIT modules",
+        "Dakalio simple",
+        "Dakalio supremacy",
+        "Orbital Battle",
+        "Trajectory",
+        "Periorbis short",
+    ):
         assert any(line.startswith(f"{row}:") for line in out.splitlines()), row
 
 

@@ -30,7 +30,8 @@ def test_a_footprint_names_moves_removals_and_additions():
 def test_a_piece_named_anew_on_its_site_has_turned():
     fp = footprint({"a1": ("ship-blue",)}, {"a1": ("ship-blue-red",)})
     assert fp.turned(lambda name: "ship-blue" if name.startswith("ship-blue") else name) == (
-        ("ship-blue", "ship-blue-red", "a1"),)
+        ("ship-blue", "ship-blue-red", "a1"),
+    )
     assert fp.turned() == ()  # without saying they are one piece, it is one taken off and another set down
 
 
@@ -40,7 +41,9 @@ def test_each_natural_order_is_part_way_and_says_only_what_is_left():
     fits, todo = progress(fp, camera(moved_first))
     assert fits
     assert still_to_do(fp, todo, str.upper) == [
-        "take the blue ship off B2: it leaves the board", "put the fuel station on C3"]
+        "take the blue ship off B2: it leaves the board",
+        "put the fuel station on C3",
+    ]
     # The grid cannot feel a station set onto an occupied planet: only the removal is left to it.
     fits, todo = progress(fp, reed(moved_first))
     assert fits and still_to_do(fp, todo, str.upper) == ["take the blue ship off B2: it leaves the board"]
@@ -94,7 +97,9 @@ def test_what_is_left_names_the_piece_still_missing_not_the_one_already_set_down
     empty = Observation({"a1": SiteReading(False, ()), "b2": SiteReading(False, ())})
     fits, todo = progress(fp, empty)
     assert fits and still_to_do(fp, todo, str.upper, observation=empty) == [
-        "put the yellow planet on B2", "put the green ship back on B2"]
+        "put the yellow planet on B2",
+        "put the green ship back on B2",
+    ]
 
 
 def test_a_stack_carried_piece_by_piece_is_part_way_while_its_bottom_still_stands_to_the_grid():

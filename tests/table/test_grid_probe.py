@@ -18,11 +18,13 @@ BOARDS = ["orbital_battle", "orbital_battle:planet2", "orbital_battle:planet5"]
 
 
 def _config(path: Path, solar: str, planet2: str, planet5: str) -> None:
-    path.write_text(f'# the host\'s own notes stay\ngame = "orbital_battle"\nplayers = ["red", "blue"]\n'
-                    f'[grid]\nserial = "{solar}"\nprofile = "solar.json"\n'
-                    f'[[boards]]\nboard = "orbital_battle:planet2"\nserial = "{planet2}"  # the left one\n'
-                    'profile = "planet2.json"\n'
-                    f'[[boards]]\nboard = "orbital_battle:planet5"\nserial = "{planet5}"\nprofile = "planet5.json"\n')
+    path.write_text(
+        f'# the host\'s own notes stay\ngame = "orbital_battle"\nplayers = ["red", "blue"]\n'
+        f'[grid]\nserial = "{solar}"\nprofile = "solar.json"\n'
+        f'[[boards]]\nboard = "orbital_battle:planet2"\nserial = "{planet2}"  # the left one\n'
+        'profile = "planet2.json"\n'
+        f'[[boards]]\nboard = "orbital_battle:planet5"\nserial = "{planet5}"\nprofile = "planet5.json"\n'
+    )
 
 
 def test_the_grid_that_answers_is_bound_and_one_the_config_had_elsewhere_is_named(tmp_path):
@@ -63,8 +65,10 @@ def test_the_grid_that_answers_is_bound_and_one_the_config_had_elsewhere_is_name
     assert f"The grid at {planet2.grid.port} is already under planet 2's map" in text
     config = load_config(path)
     assert config.serial == solar.grid.port
-    assert {g.board: g.serial for g in config.boards} == {"orbital_battle:planet2": planet2.grid.port,
-                                                          "orbital_battle:planet5": planet5.grid.port}
+    assert {g.board: g.serial for g in config.boards} == {
+        "orbital_battle:planet2": planet2.grid.port,
+        "orbital_battle:planet5": planet5.grid.port,
+    }
     kept = path.read_text()
     assert "# the host's own notes stay" in kept and "# the left one" in kept
 

@@ -38,7 +38,8 @@ def test_a_switch_another_site_has_is_refused_and_the_site_is_asked_again():
     walk.offer({(2, 3)})
     offer = walk.offer({(2, 3)})
     assert offer.verdict == "taken" and offer.text == (
-        "Switch row 2 column 3 is already orbit 1 space 0: lift that piece and put one on orbit 1 space 1.")
+        "Switch row 2 column 3 is already orbit 1 space 0: lift that piece and put one on orbit 1 space 1."
+    )
     assert walk.site == "o1s1" and walk.mapped == {"o1s0": (2, 3)}
 
 
@@ -47,7 +48,8 @@ def test_two_switches_at_once_are_refused_and_the_site_is_asked_again():
     offer = walk.offer({(0, 1), (0, 2)})
     assert offer.verdict == "several" and offer.text == (
         "2 switches closed at once (switch row 0 column 1 and switch row 0 column 2): lift the piece and set it down "
-        "on orbit 1 space 0 alone, so that one switch closes.")
+        "on orbit 1 space 0 alone, so that one switch closes."
+    )
     assert walk.site == "o1s0" and walk.mapped == {}
     with pytest.raises(ValueError, match="no switch closed"):
         walk.offer(set())
@@ -200,7 +202,8 @@ def test_a_walk_with_sites_left_without_a_switch_waits_for_the_players_then_save
     until(lambda: walk.state == "review")
     status = walk.status()
     assert status["unmapped"] == ["o1s0"] and status["text"] == (
-        "1 site has no switch (orbit 1 space 0): tap one on the map to redo it, or save without them.")
+        "1 site has no switch (orbit 1 space 0): tap one on the map to redo it, or save without them."
+    )
     assert not t.table_grid.profile.exists() and t.ended == 0
     with pytest.raises(ValueError, match="every site has had its turn"):
         walk.command("skip")

@@ -25,9 +25,13 @@ def test_a_library_file_carries_a_board_and_a_deck_to_another_table(tmp_path):
     library.save(here, "orbit", "deck", "club", deck)
     bundle = json.loads(json.dumps(library.export(here)))
     assert [(s["game"], s["option"], s["name"]) for s in bundle["sets"]] == [
-        ("orbit", "board", "my-copy"), ("orbit", "deck", "club")]
+        ("orbit", "board", "my-copy"),
+        ("orbit", "deck", "club"),
+    ]
     assert library.import_library(there, bundle, "shared.json") == [
-        ("orbit", "board", "my-copy"), ("orbit", "deck", "club")]
+        ("orbit", "board", "my-copy"),
+        ("orbit", "deck", "club"),
+    ]
     assert there.names("orbit", "board") == ["my-copy"] and there.names("orbit", "deck") == ["club"]
     assert json.loads((tmp_path / "there/orbit/board/my-copy").read_text()) == _board()
 
@@ -49,10 +53,13 @@ def test_one_wrong_set_adds_none_and_the_error_names_the_file_the_set_and_the_fi
     sets = DataSets(tmp_path / "sets")
     broken = _board()
     broken["links"][3]["b"] = "nowhere"
-    bundle = {"format": "orrery-library", "sets": [
-        {"game": "orbit", "option": "board", "name": "fine", "data": _board()},
-        {"game": "orbit", "option": "board", "name": "broken", "data": broken},
-    ]}
+    bundle = {
+        "format": "orrery-library",
+        "sets": [
+            {"game": "orbit", "option": "board", "name": "fine", "data": _board()},
+            {"game": "orbit", "option": "board", "name": "broken", "data": broken},
+        ],
+    }
     with pytest.raises(SetupError) as error:
         library.import_library(sets, bundle, "friend.json")
     assert "friend.json: orbit board 'broken'" in str(error.value) and "board.links[3]" in str(error.value)
@@ -60,16 +67,28 @@ def test_one_wrong_set_adds_none_and_the_error_names_the_file_the_set_and_the_fi
     assert sets.names("orbit", "board") == []
 
 
-@pytest.mark.parametrize(("bundle", "words"), [
-    ({"format": "something"}, "not a library file"),
-    ({"format": "orrery-library", "sets": []}, "sets: expected a list"),
-    ({"format": "orrery-library", "sets": [{"game": "chess", "option": "board", "name": "x", "data": {}}]},
-     "sets[0]: chess board: not an option"),
-    ({"format": "orrery-library", "sets": [{"game": "orbit", "option": "board", "name": "../x", "data": {}}]},
-     "a data set's name"),
-    ({"format": "orrery-library", "sets": [{"game": "orbit", "option": "deck", "name": "d", "data": {"cards": 3}}]},
-     "orbit deck 'd'"),
-])
+@pytest.mark.parametrize(
+    ("bundle", "words"),
+    [
+        ({"format": "something"}, "not a library file"),
+        ({"format": "orrery-library", "sets": []}, "sets: expected a list"),
+        (
+            {"format": "orrery-library", "sets": [{"game": "chess", "option": "board", "name": "x", "data": {}}]},
+            "sets[0]: chess board: not an option",
+        ),
+        (
+            {"format": "orrery-library", "sets": [{"game": "orbit", "option": "board", "name": "../x", "data": {}}]},
+            "a data set's name",
+        ),
+        (
+            {
+                "format": "orrery-library",
+                "sets": [{"game": "orbit", "option": "deck", "name": "d", "data": {"cards": 3}}],
+            },
+            "orbit deck 'd'",
+        ),
+    ],
+)
 def test_a_bad_library_file_is_one_line_naming_what_is_wrong(tmp_path, bundle, words):
     with pytest.raises(SetupError, match=words.replace("[", r"\[").replace("]", r"\]").replace(".", r"\.")):
         library.import_library(DataSets(tmp_path / "sets"), bundle, "lib.json")

@@ -125,8 +125,7 @@ def test_a_paused_loop_judges_nothing_and_judges_the_board_afresh_when_resumed(s
     assert len(session.actions) == 1
 
 
-def test_a_capture_part_way_done_says_what_is_left_books_nothing_then_books_the_whole_move(tmp_path,
-                                                                                             dakalio_capture):
+def test_a_capture_part_way_done_says_what_is_left_books_nothing_then_books_the_whole_move(tmp_path, dakalio_capture):
     game, capture = dakalio_capture.game, dakalio_capture.capture
     board = default_board("dakalio")
     switch = {site.id: (i // 10, i % 10) for i, site in enumerate(board.sites)}
@@ -143,8 +142,8 @@ def test_a_capture_part_way_done_says_what_is_left_books_nothing_then_books_the_
         observer.reed(frozenset(switch[s] for s, p in layout.items() if p), at)
         return loop.tick(at + 1.0)
 
-    (piece, source, target), = capture.footprint.moved()
-    (victim, where), = capture.footprint.removed()
+    ((piece, source, target),) = capture.footprint.moved()
+    ((victim, where),) = capture.footprint.removed()
     before = game.layout(session.state)
     count = len(session.actions)
     assert show(before, 0.0).verdict == "unchanged"
@@ -191,8 +190,9 @@ def test_a_question_is_withdrawn_when_the_game_moves_on_without_it_and_the_board
     assert session.actions[-1] == Action.make("end_turn")
     # The same board, unchanged to the sensors, is judged again against the new state (not left unjudged).
     again = loop.tick(2.0)
-    assert again is not None and all(choice not in question.choices or again.verdict != "explained"
-                                     for choice in again.actions)
+    assert again is not None and all(
+        choice not in question.choices or again.verdict != "explained" for choice in again.actions
+    )
     if loop.question is not None:
         assert loop.question.id != question.id and loop.question.state == session.state
 
@@ -237,13 +237,14 @@ def test_a_lift_that_may_still_land_elsewhere_waits_for_the_landing(lifted):
     count = len(session.actions)
     observer.reed(closed(lift.lifted()), 10.0)
     assert loop.tick(10.5).verdict == "in_hand"
-    (ship, origin, target), = lift.onto_taken.footprint.moved()
+    ((ship, origin, target),) = lift.onto_taken.footprint.moved()
     asked = questions[-1]
     colour = ship.removeprefix("ship-")
     assert asked.in_hand and asked.headline == f"In hand: the {colour} ship from {BOARD.site(origin).name}."
     assert asked.choices == (lift.onto_taken.action,)
-    assert asked.texts[0].startswith(f"It landed on the metal planet at {BOARD.site(target).name}. "
-                                     f"{colour.capitalize()}")
+    assert asked.texts[0].startswith(
+        f"It landed on the metal planet at {BOARD.site(target).name}. {colour.capitalize()}"
+    )
     assert loop.tick(18.0) is None and len(session.actions) == count  # held 8 s: still in the hand
     observer.reed(closed(lift.elsewhere.after), 19.0)  # it lands on an empty space: that move is booked
     assert loop.tick(19.4).verdict == "explained"

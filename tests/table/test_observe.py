@@ -219,8 +219,9 @@ def test_riders_side_by_side_and_stacks_reaching_out_of_the_frame():
     frame = camera_view(FrameReport(1.0, True, "", sightings, unreliable), registry)
     # o4s6: nothing read there, and a corner marker hidden over it (no hand: a hand would hold the board unsettled)
     assert frame.tops == {"o1s0": 2} and frame.beyond == {"o4s22"} and not frame.hand
-    observer = Observer({(0, 0): "o1s0", (0, 1): "o4s22", (1, 0): "o4s6"}, frozenset({"o1s0", "o4s22", "o4s6"}),
-                        settle=0.3)
+    observer = Observer(
+        {(0, 0): "o1s0", (0, 1): "o4s22", (1, 0): "o4s6"}, frozenset({"o1s0", "o4s22", "o4s6"}), settle=0.3
+    )
     observer.reed(frozenset({(0, 0), (0, 1)}), at=0.0)
     observer.camera(replace(frame, time=0.5))
     seen = observer.observation(0.6)

@@ -213,8 +213,21 @@ def test_the_demo_serves_serves_own_table(tmp_path):
     import subprocess
     import sys
 
-    command = [sys.executable, "-m", "companion", "demo", "--host", "127.0.0.1", "--port", "0", "--speed", "0",
-               "--no-camera", "--db", str(tmp_path / "d.db")]
+    command = [
+        sys.executable,
+        "-m",
+        "companion",
+        "demo",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--speed",
+        "0",
+        "--no-camera",
+        "--db",
+        str(tmp_path / "d.db"),
+    ]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         page = None
@@ -256,7 +269,8 @@ def test_with_no_sense_watching_the_board_a_move_declared_on_a_phone_ends_the_gu
         assert status == 200 and done["entry"]["kind"] == "action"
         guide = _call(page, "api/setup")[1]
         assert guide["state"] == "stopped" and guide["message"] == (
-            "The guide has stopped. Play on: moves are declared on the phones.")
+            "The guide has stopped. Play on: moves are declared on the phones."
+        )
     finally:
         served.stop()
 
@@ -280,8 +294,11 @@ def test_a_new_game_a_restart_and_a_resume_with_every_set_of_senses(tmp_path, fr
     still = (frames / "scene-1.png").read_bytes()
 
     def phone_camera(page: str, token: str) -> None:
-        request = urllib.request.Request(page + "api/camera/frame?still=1", data=still,
-                                         headers={"Content-Type": "image/png", "X-Orrery-Token": token})
+        request = urllib.request.Request(
+            page + "api/camera/frame?still=1",
+            data=still,
+            headers={"Content-Type": "image/png", "X-Orrery-Token": token},
+        )
         with urllib.request.urlopen(request, timeout=10) as answer:
             assert answer.status == 200
 

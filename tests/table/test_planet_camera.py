@@ -49,18 +49,23 @@ def test_the_sticker_sheets_print_every_counter_on_pages_of_a4(tmp_path):
     import sys
 
     out = tmp_path / "ob.svg"
-    result = subprocess.run([sys.executable, "-m", "companion", "print", "stickers", "--game", GAME, "--out",
-                             str(out)], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "companion", "print", "stickers", "--game", GAME, "--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     pages = sorted(tmp_path.glob("ob-*.svg"))
     assert len(pages) >= 2 and not out.exists()
     text = "".join(p.read_text() for p in pages)
     stickered = [e for e in default_registry(GAME).entries if e.sticker is not None]
     assert sum(text.count(f"{e.piece} #{e.sticker}<") for e in {e.piece: e for e in stickered}.values()) == len(
-        stickered)
+        stickered
+    )
     # Written to standard output, several pages cannot be one file: a clear line, no traceback.
-    result = subprocess.run([sys.executable, "-m", "companion", "print", "stickers", "--game", GAME],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "companion", "print", "stickers", "--game", GAME], capture_output=True, text=True
+    )
     assert result.returncode == 2 and "--out" in result.stderr and "Traceback" not in result.stderr
 
 
@@ -70,12 +75,24 @@ def spread():
     board = default_board(GAME)
     beside = boards_in_view(GAME)
     registry = default_registry(GAME)
-    return SpreadCamera(board, beside, registry, ["red", "green"], seed=3,
-                        size=spread_size(board, beside, 2, registry.sticker_sizes()[0]))
+    return SpreadCamera(
+        board,
+        beside,
+        registry,
+        ["red", "green"],
+        seed=3,
+        size=spread_size(board, beside, 2, registry.sticker_sizes()[0]),
+    )
 
 
-LAYOUT = {"r6s24": ("planet-5",), "r5s14": ("transport-green",), "p4:0206": ("army-green",),
-          "p4:0201": ("marines-green",), "p4:0406": ("armor-green",), "p6:0303": ("militia-red",)}
+LAYOUT = {
+    "r6s24": ("planet-5",),
+    "r5s14": ("transport-green",),
+    "p4:0206": ("army-green",),
+    "p4:0201": ("marines-green",),
+    "p4:0406": ("armor-green",),
+    "p6:0303": ("militia-red",),
+}
 
 
 def test_each_planet_map_in_view_is_read_and_one_out_of_view_is_unknown_not_empty(spread):
@@ -115,8 +132,10 @@ def _camera_table(tmp_path, spread, boards: str) -> LiveTable:
     profile = tmp_path / "camera.json"
     save_profile(mounting_profile(spread.cam), profile)
     path = tmp_path / "table.toml"
-    path.write_text(f'game = "{GAME}"\nplayers = ["red", "green"]\n[grid]\nserial = "none"\n{boards}'
-                    f'[camera]\nsource = "{tmp_path}"\nprofile = "{profile}"\n')
+    path.write_text(
+        f'game = "{GAME}"\nplayers = ["red", "green"]\n[grid]\nserial = "none"\n{boards}'
+        f'[camera]\nsource = "{tmp_path}"\nprofile = "{profile}"\n'
+    )
     return LiveTable(load_config(path).with_overrides(db=str(tmp_path / "t.db")))
 
 
@@ -159,8 +178,7 @@ def test_the_twin_books_purchases_on_the_planet_maps_from_the_cameras_reading(tm
     from companion.sim.table_setup import make_twin
     from companion.web.calibration import snapshot_jpeg
 
-    twin = make_twin(GAME, 2, 1, "virtual", str(tmp_path / "t.db"), 0.0, 0.0, camera=True,
-                     options={"turn_limit": 4})
+    twin = make_twin(GAME, 2, 1, "virtual", str(tmp_path / "t.db"), 0.0, 0.0, camera=True, options={"turn_limit": 4})
     assert isinstance(twin.camera, SpreadCamera)
     with twin:
         feed = twin.web.camera
@@ -172,8 +190,9 @@ def test_the_twin_books_purchases_on_the_planet_maps_from_the_cameras_reading(tm
         entries = list(twin.session.store.entries(twin.session.record.id))
     stats = table.stats
     assert stats.wrong_bookings == 0 and stats.undo_advice == 0, table.findings
-    on_planets = [e for e in entries if e.kind == "action" and e.action["type"] == "buy"
-                  and str(e.action["at"]).startswith("p")]
+    on_planets = [
+        e for e in entries if e.kind == "action" and e.action["type"] == "buy" and str(e.action["at"]).startswith("p")
+    ]
     booked = [e for e in on_planets if e.source == "board"]
     assert len(on_planets) >= 5 and len(booked) >= 0.8 * len(on_planets), [(e.action, e.source) for e in on_planets]
     assert {e.action["kind"] for e in booked} >= {"army", "marines"}
@@ -196,8 +215,9 @@ def test_with_no_grid_under_the_planet_maps_the_camera_alone_books_what_is_bough
     from companion.sim.hand_play import HandTable
     from companion.sim.table_setup import make_twin
 
-    twin = make_twin(GAME, 2, 2, "virtual", str(tmp_path / "t.db"), 0.0, 0.0, camera=True,
-                     options={"turn_limit": 4}, beside=False)
+    twin = make_twin(
+        GAME, 2, 2, "virtual", str(tmp_path / "t.db"), 0.0, 0.0, camera=True, options={"turn_limit": 4}, beside=False
+    )
     assert not twin.beside and {"p3:0202", "p8:0606"} <= twin.sensed
     with twin:
         table = HandTable(twin, 2)
@@ -205,16 +225,19 @@ def test_with_no_grid_under_the_planet_maps_the_camera_alone_books_what_is_bough
             table.act()
         entries = list(twin.session.store.entries(twin.session.record.id))
     assert table.stats.wrong_bookings == 0 and table.stats.undo_advice == 0, table.findings
-    on_planets = [e for e in entries if e.kind == "action" and e.action["type"] == "buy"
-                  and str(e.action["at"]).startswith("p")]
+    on_planets = [
+        e for e in entries if e.kind == "action" and e.action["type"] == "buy" and str(e.action["at"]).startswith("p")
+    ]
     booked = [e for e in on_planets if e.source == "board"]
     assert len(on_planets) >= 5 and len(booked) >= 0.8 * len(on_planets), [(e.action, e.source) for e in on_planets]
 
 
 def test_planet_maps_with_no_grid_and_no_camera_are_the_phones(tmp_path):
     path = tmp_path / "table.toml"
-    path.write_text(f'game = "{GAME}"\nplayers = ["red", "blue"]\n[grid]\nserial = "none"\n'
-                    f'[[boards]]\nboard = "{GAME}:planet4"\nserial = "none"\n')
+    path.write_text(
+        f'game = "{GAME}"\nplayers = ["red", "blue"]\n[grid]\nserial = "none"\n'
+        f'[[boards]]\nboard = "{GAME}:planet4"\nserial = "none"\n'
+    )
     live = LiveTable(load_config(path).with_overrides(db=str(tmp_path / "t.db")))
     try:
         assert live.observer is None and live.senses.mode() == "phones alone"
@@ -232,8 +255,9 @@ def test_cargo_leaving_from_under_its_transport_is_not_counted_as_seen(spread):
     from companion.scenarios import _initial_state, load_scenario
     from companion.sim.hand_play import HandTable
 
-    scenario = load_scenario(Path(__file__).parents[1] / "scenarios/orbital_battle/"
-                             "unload_marines_on_the_edge_or_by_a_starport.json")
+    scenario = load_scenario(
+        Path(__file__).parents[1] / "scenarios/orbital_battle/unload_marines_on_the_edge_or_by_a_starport.json"
+    )
     # The transport carries one army: the army seen on a planet hex could only have come from it, by the rules.
     units = [u for u in scenario.given["units"] if u["kind"] != "marines"]
     scenario = replace(scenario, given={**scenario.given, "units": units})

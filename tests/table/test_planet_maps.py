@@ -31,8 +31,11 @@ def _played_until(wanted: str) -> tuple[list, object]:
             if action.type != wanted:
                 continue
             to = dict(action.args).get("at") or dict(action.args).get("to")
-            results = {str(GAME.state_to_json(GAME.apply(state, other)[0])) for other in actions
-                       if other.type in ("unload", "march") and to in dict(other.args).values()}
+            results = {
+                str(GAME.state_to_json(GAME.apply(state, other)[0]))
+                for other in actions
+                if other.type in ("unload", "march") and to in dict(other.args).values()
+            }
             if len(results) == 1:
                 return played, action
         played.append(scripted_action(GAME, state, rng))

@@ -86,8 +86,12 @@ def test_advice_names_pieces_and_sites_in_words_never_ids():
     layout = dict(game.layout(state))
     site = next(s for s, pieces in layout.items() if pieces == ("red-dakalio",))
     del layout[site]
-    ruling = judge(game, state, Observation({s.id: SiteReading(bool(layout.get(s.id))) for s in board.sites}),
-                   name=lambda s: board.site(s).name)
+    ruling = judge(
+        game,
+        state,
+        Observation({s.id: SiteReading(bool(layout.get(s.id))) for s in board.sites}),
+        name=lambda s: board.site(s).name,
+    )
     assert [fix.advice for fix in ruling.fixes] == [f"Put the red dakalio back on {board.site(site).name}."]
 
 
@@ -115,8 +119,11 @@ def test_advice_when_the_grid_and_the_camera_disagree_or_a_piece_is_doubled():
 
 ORBIT = load("orbit")
 ORBIT_SITES = [s.id for s in default_board("orbit").sites]
-STICKERED = frozenset(f"{kind}-{c}" for kind in ("planet", "ship")
-                      for c in ("red", "orange", "yellow", "green", "blue", "purple", "brown", "gray"))
+STICKERED = frozenset(
+    f"{kind}-{c}"
+    for kind in ("planet", "ship")
+    for c in ("red", "orange", "yellow", "green", "blue", "purple", "brown", "gray")
+)
 
 
 def orbit_grid(layout):
@@ -228,7 +235,7 @@ def test_a_ship_set_down_where_no_move_of_it_goes_is_put_back_not_a_second_move_
         layout, candidates = game.layout(state), referee.prepare(state).candidates
         entries = {c.footprint.changes[0].site for c in candidates if c.action.type == "enter"}
         for move in (c for c in candidates if c.action.type == "move" and len(c.footprint.changes) == 2):
-            (piece, origin, _), = move.footprint.moved()
+            ((piece, origin, _),) = move.footprint.moved()
             reach = {t for c in candidates for _, o, t in c.footprint.moved() if o == origin}
             target = next(iter(sorted(entries - reach)), None)
             if target is not None:
@@ -253,8 +260,11 @@ def _two_moves_to_one_site():
     for turn in range(600):
         if game.outcome(state) is not None:
             state = game.setup(["red", "green"], {}, turn)
-        moves = [c for c in referee.prepare(state).candidates
-                 if not c.declared and len(c.footprint.changes) == 2 and len(c.footprint.moved()) == 1]
+        moves = [
+            c
+            for c in referee.prepare(state).candidates
+            if not c.declared and len(c.footprint.changes) == 2 and len(c.footprint.moved()) == 1
+        ]
         for first in moves:
             _, origin, target = first.footprint.moved()[0]
             for other in moves:
@@ -308,9 +318,15 @@ def test_a_stack_reaching_out_of_the_frame_names_only_the_pieces_read_there():
     from companion.table.footprint import footprint
     from companion.table.referee import Candidate, _named
 
-    set_down = Candidate(Action.make("draw", card="infestor", infestor="ice"), {},
-                         footprint({"a": ("planet-ice",)}, {"a": ("planet-ice", "infestor-ice")}), True)
+    set_down = Candidate(
+        Action.make("draw", card="infestor", infestor="ice"),
+        {},
+        footprint({"a": ("planet-ice",)}, {"a": ("planet-ice", "infestor-ice")}),
+        True,
+    )
+
     def read(*pieces):
         return Observation({"a": SiteReading(True, pieces, partial=True, top=0)})
+
     assert not _named(set_down, read("planet-ice"), str)
     assert _named(set_down, read("planet-ice", "infestor-ice"), str)

@@ -22,9 +22,12 @@ def reed(game_name, layout):
 
 def camera(game, layout):
     sites = default_board(game.name).sites
-    return Observation({s.id: SiteReading(bool(layout.get(s.id)), tuple(game.physical_piece(p)
-                                                                          for p in layout.get(s.id, ())))
-                        for s in sites})
+    return Observation(
+        {
+            s.id: SiteReading(bool(layout.get(s.id)), tuple(game.physical_piece(p) for p in layout.get(s.id, ())))
+            for s in sites
+        }
+    )
 
 
 def scenario_state(path, before_step):
@@ -38,8 +41,8 @@ def scenario_state(path, before_step):
 
 def test_a_dakalio_capture_in_natural_order_is_in_progress_then_booked(dakalio_capture):
     game, state, capture = dakalio_capture.game, dakalio_capture.state, dakalio_capture.capture
-    (piece, source, target), = capture.footprint.moved()
-    (victim, victim_site), = capture.footprint.removed()
+    ((piece, source, target),) = capture.footprint.moved()
+    ((victim, victim_site),) = capture.footprint.removed()
     moved = {s: p for s, p in game.layout(state).items() if s != source}
     moved[target] = (piece,)
     name = lambda site: default_board("dakalio").site(site).name  # noqa: E731
@@ -57,7 +60,7 @@ def test_a_dakalio_capture_in_natural_order_is_in_progress_then_booked(dakalio_c
 
 def test_a_lifted_piece_is_a_move_under_way_not_a_wrong_board(dakalio_capture):
     game, state, capture = dakalio_capture.game, dakalio_capture.state, dakalio_capture.capture
-    (_, source, _), = capture.footprint.moved()
+    ((_, source, _),) = capture.footprint.moved()
     lifted = {s: p for s, p in game.layout(state).items() if s != source}
     ruling = judge(game, state, reed("dakalio", lifted))
     assert ruling.verdict == "in_progress" and ruling.todo
@@ -116,8 +119,10 @@ def test_orbit_ships_moved_by_a_tile_are_booked_from_the_top_the_camera_sees():
     is booked with no tap. An exchange takes a ship away from under the one set down in its place, which a partial
     reading cannot vouch for by itself: asked about, with one choice, unless the camera sees that ship where the
     other stood and the box holds one of it (next test)."""
-    for path, kind, verdict in (("orbit/partnership_friendship_tile.json", "friendship", "explained"),
-                                ("orbit/partnership_exchange_tile.json", "exchange", "ambiguous")):
+    for path, kind, verdict in (
+        ("orbit/partnership_friendship_tile.json", "friendship", "explained"),
+        ("orbit/partnership_exchange_tile.json", "exchange", "ambiguous"),
+    ):
         game, state = scenario_state(path, 0)
         state = dataclasses.replace(state, exchange=()) if kind == "friendship" else state
         referee = Referee(game)
@@ -232,7 +237,7 @@ def test_a_lift_that_the_grid_takes_for_a_move_onto_a_taken_site_is_in_hand_unti
     ruling = judge(game, state, reed(game.name, lift.lifted()), name)
     assert ruling.verdict == "in_hand"
     assert ruling.actions == (lift.onto_taken.action,)
-    (piece, origin, target), = lift.onto_taken.footprint.moved()
+    ((piece, origin, target),) = lift.onto_taken.footprint.moved()
     words = piece.replace("ship-", "") + " ship"
     assert ruling.todo == (f"In hand: the {words} from {name(origin)}.",)
     base = game.layout(state)[target][0]

@@ -38,8 +38,14 @@ def sites(name: str) -> list[str]:
 
 
 def observe(game, layout, every: list[str], camera: bool) -> Observation:
-    return Observation({site: SiteReading(bool(layout.get(site)), tuple(game.physical_piece(p) for p in layout.get(
-        site, ())) if camera else None) for site in every})
+    return Observation(
+        {
+            site: SiteReading(
+                bool(layout.get(site)), tuple(game.physical_piece(p) for p in layout.get(site, ())) if camera else None
+            )
+            for site in every
+        }
+    )
 
 
 def touches(before, after):

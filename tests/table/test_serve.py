@@ -116,15 +116,24 @@ def test_serve_with_the_grid_alone_referees_a_move_and_resumes_the_game(tmp_path
         ("hold = 'long'\n", "hold: expected float, found str"),
         ("boards = 3\n", "boards: expected [[boards]] tables"),
         ("[[boards]]\nboard = 'orbital_battle:planet3'\n", "boards[0].serial: expected a name"),
-        ("[[boards]]\nboard = 'orbital_battle:planet3'\nserial = 'auto'\nprofile = 'p3.json'\n",
-         "boards[0].serial: a board's own grid needs its port named"),
-        ("[[boards]]\nboard = 'orbital_battle:planet3'\nserial = '/dev/null'\nprofile = 'p3.json'\n",
-         "'orbital_battle:planet3' is not a board trajectory's layout places beside its own"),
-        ("game = 'orbital_battle'\nplayers = ['red', 'blue']\n[[boards]]\nboard = 'orbital_battle:planet9'\n"
-         "serial = '/dev/null'\nprofile = 'p9.json'\n", "boards[0].board: no board 'orbital_battle:planet9'"),
-        ("game = 'orbital_battle'\nplayers = ['red', 'blue']\n[grid]\nserial = '/dev/ttyACM0'\n[[boards]]\n"
-         "board = 'orbital_battle:planet3'\nserial = '/dev/ttyACM0'\nprofile = 'p3.json'\n",
-         "boards[0].serial: /dev/ttyACM0 is the port of the game board's own grid"),
+        (
+            "[[boards]]\nboard = 'orbital_battle:planet3'\nserial = 'auto'\nprofile = 'p3.json'\n",
+            "boards[0].serial: a board's own grid needs its port named",
+        ),
+        (
+            "[[boards]]\nboard = 'orbital_battle:planet3'\nserial = '/dev/null'\nprofile = 'p3.json'\n",
+            "'orbital_battle:planet3' is not a board trajectory's layout places beside its own",
+        ),
+        (
+            "game = 'orbital_battle'\nplayers = ['red', 'blue']\n[[boards]]\nboard = 'orbital_battle:planet9'\n"
+            "serial = '/dev/null'\nprofile = 'p9.json'\n",
+            "boards[0].board: no board 'orbital_battle:planet9'",
+        ),
+        (
+            "game = 'orbital_battle'\nplayers = ['red', 'blue']\n[grid]\nserial = '/dev/ttyACM0'\n[[boards]]\n"
+            "board = 'orbital_battle:planet3'\nserial = '/dev/ttyACM0'\nprofile = 'p3.json'\n",
+            "boards[0].serial: /dev/ttyACM0 is the port of the game board's own grid",
+        ),
     ],
 )
 def test_a_bad_config_is_one_line_naming_the_key(tmp_path, capsys, config, message):
@@ -285,8 +294,12 @@ def test_the_camera_reads_a_copy_by_its_own_corner_markers_and_leaves_one_withou
     assert live.vision is not None and live.vision[0].board is live.board and live.vision[0].pose is not None
     sets = DataSets(data_folder(config.db))
     scale = 650 / 700  # the group's board is smaller: the editor's sites are in its own millimetres
-    copy = replaced(own, width=650.0, height=650.0,
-                    sites=tuple(replaced(s, x=round(s.x * scale, 1), y=round(s.y * scale, 1)) for s in own.sites))
+    copy = replaced(
+        own,
+        width=650.0,
+        height=650.0,
+        sites=tuple(replaced(s, x=round(s.x * scale, 1), y=round(s.y * scale, 1)) for s in own.sites),
+    )
     marked = replaced(copy, fiducials=tuple(replaced(f, x=f.x * scale, y=f.y * scale) for f in own.fiducials))
     library.save(sets, "orbit", "board", "marked", board_to_json(marked))
     library.save(sets, "orbit", "board", "bare", board_to_json(replaced(copy, fiducials=())))

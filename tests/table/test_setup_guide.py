@@ -92,7 +92,8 @@ def test_the_grid_sees_each_bottom_piece_arrive_and_a_tap_says_the_rest():
     grid_board(observer, ["o1s0", "o4s20"], time.monotonic())
     status = guided.until(lambda s: s["wrong"])
     assert status["wrong"] == ["o4s20"] and status["message"] == (
-        "Wrong site: nothing goes on orbit 4 space 20. The home planet belongs on orbit 2 space 0.")
+        "Wrong site: nothing goes on orbit 4 space 20. The home planet belongs on orbit 2 space 0."
+    )
     grid_board(observer, ["o1s0", "o4s0"], time.monotonic())
     status = guided.until(lambda s: s["wrong"] == ["o4s0"])
     assert status["message"] == ("Wrong site for now: orbit 4 space 0 is for the ice planet, later. The home planet "

@@ -148,7 +148,7 @@ def test_a_capture_under_way_books_nothing_and_the_finished_move_needs_no_tap(tm
         before = session.game.layout(session.state)
         assert before == session.game.layout(dakalio_capture.state)
         twin.show(before)
-        (piece, source, target), = capture.footprint.moved()
+        ((piece, source, target),) = capture.footprint.moved()
         moved = {**{s: p for s, p in before.items() if s != source}, target: (piece,)}
         count = len(session.actions)
         ruling = twin.show(moved)

@@ -43,8 +43,19 @@ def unmarked_registry(tmp_path_factory):
     from importlib import resources
 
     data = json.loads(resources.files("companion.sensing").joinpath("pieces_trajectory.json").read_text())
-    data["pieces"] += [{"id": f"scout-{c}", "piece": f"scout-{c}", "colour": c, "height": 10.0, "sticker": None,
-                        "shape": "disc", "radius": 12.0, "layer": 3} for c in UNMARKED]
+    data["pieces"] += [
+        {
+            "id": f"scout-{c}",
+            "piece": f"scout-{c}",
+            "colour": c,
+            "height": 10.0,
+            "sticker": None,
+            "shape": "disc",
+            "radius": 12.0,
+            "layer": 3,
+        }
+        for c in UNMARKED
+    ]
     path = tmp_path_factory.mktemp("registry") / "registry.json"
     path.write_text(json.dumps(data))
     return path
@@ -70,4 +81,3 @@ def _cover_marker(image: np.ndarray, camera, fid, colour=(150, 175, 215)) -> np.
     out = image.copy()
     cv2.fillConvexPoly(out, px.round().astype(np.int32), colour)
     return out
-

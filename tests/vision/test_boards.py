@@ -110,8 +110,29 @@ def test_boards_the_camera_cannot_tell_apart_are_refused(table):
 def test_the_bench_reports_each_board(capsys):
     from companion.cli import main
 
-    assert main(["bench", "vision", "--game", "orbital_battle", "--scenes", "3", "--per-mounting", "3", "--sizes",
-                 "1920x1080", "--conditions", "normal", "--fill", "0.9-0.95", "--tilt", "10"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "vision",
+                "--game",
+                "orbital_battle",
+                "--scenes",
+                "3",
+                "--per-mounting",
+                "3",
+                "--sizes",
+                "1920x1080",
+                "--conditions",
+                "normal",
+                "--fill",
+                "0.9-0.95",
+                "--tilt",
+                "10",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     for board in ("orbital_battle:", "orbital_battle:planet3:"):
         lines = out.splitlines()
@@ -138,8 +159,19 @@ def test_vision_detect_reads_the_boards_beside_with_their_layout_names(table, tm
     cv2.imwrite(str(tmp_path / "frame.png"), frame.image)
     save_profile(profile, tmp_path / "profile.json")
     registry = str(resources.files("companion.sim").joinpath("pieces_orbital_battle.json"))
-    argv = ["vision", "detect", "--board", "orbital_battle", "--beside", "orbital_battle:planet3", "--registry",
-            registry, "--profile", str(tmp_path / "profile.json"), str(tmp_path / "frame.png")]
+    argv = [
+        "vision",
+        "detect",
+        "--board",
+        "orbital_battle",
+        "--beside",
+        "orbital_battle:planet3",
+        "--registry",
+        registry,
+        "--profile",
+        str(tmp_path / "profile.json"),
+        str(tmp_path / "frame.png"),
+    ]
     assert main([*argv, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     planet = report["boards"]["orbital_battle:planet3"]

@@ -107,8 +107,22 @@ def posed(intrinsics, board, registry, renderer, camera, tmp_path_factory):
     scene = random_scene(board, registry, camera, 70)
     cv2.imwrite(str(folder / "board.png"), renderer.render(scene).image)
     out = folder / "profile.json"
-    assert calibrate(["board", "--board", "trajectory", "--image", str(folder / "board.png"), "--profile",
-                      str(intrinsics), "--out", str(out)]) == 0
+    assert (
+        calibrate(
+            [
+                "board",
+                "--board",
+                "trajectory",
+                "--image",
+                str(folder / "board.png"),
+                "--profile",
+                str(intrinsics),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     return scene, out
 
 
@@ -134,8 +148,10 @@ def test_detect_uses_the_calibrated_profile(posed, board, registry, renderer, ca
     report = json.loads(capsys.readouterr().out)
     assert report["reliable"] and len(report["sightings"]) >= len(scene.pieces) - 1
     for s in report["sightings"]:  # a sighting names a kind: a piece of that kind stands there
-        assert any(p.entry.piece == s["piece"] and p.site == s["site"] and math.dist((s["x"], s["y"]), (p.x, p.y)) < 3
-                   for p in scene.pieces), s
+        assert any(
+            p.entry.piece == s["piece"] and p.site == s["site"] and math.dist((s["x"], s["y"]), (p.x, p.y)) < 3
+            for p in scene.pieces
+        ), s
 
 
 def test_calibrate_board_refuses_a_profile_of_another_camera(posed, tmp_path, capsys):
@@ -144,17 +160,53 @@ def test_calibrate_board_refuses_a_profile_of_another_camera(posed, tmp_path, ca
     (fx, _, cx), (_, fy, cy), last = profile.matrix
     save_profile(replace(profile, matrix=((fx * 1.25, 0, cx), (0, fy * 0.8, cy), last)), tmp_path / "wrong.json")
     image = good.parent / "board.png"
-    assert calibrate(["board", "--image", str(image), "--profile", str(tmp_path / "wrong.json"), "--out",
-                      str(tmp_path / "out.json")]) == 2
+    assert (
+        calibrate(
+            [
+                "board",
+                "--image",
+                str(image),
+                "--profile",
+                str(tmp_path / "wrong.json"),
+                "--out",
+                str(tmp_path / "out.json"),
+            ]
+        )
+        == 2
+    )
     assert "px error" in error_line(capsys)
-    assert calibrate(["board", "--image", str(image), "--profile", str(tmp_path / "none.json"), "--out",
-                      str(tmp_path / "out.json")]) == 2
+    assert (
+        calibrate(
+            [
+                "board",
+                "--image",
+                str(image),
+                "--profile",
+                str(tmp_path / "none.json"),
+                "--out",
+                str(tmp_path / "out.json"),
+            ]
+        )
+        == 2
+    )
     assert "none.json" in error_line(capsys)
     bad = json.loads(good.read_text())
     bad["distortion"] = "barrel"
     (tmp_path / "bad.json").write_text(json.dumps(bad))
-    assert calibrate(["board", "--image", str(image), "--profile", str(tmp_path / "bad.json"), "--out",
-                      str(tmp_path / "out.json")]) == 2
+    assert (
+        calibrate(
+            [
+                "board",
+                "--image",
+                str(image),
+                "--profile",
+                str(tmp_path / "bad.json"),
+                "--out",
+                str(tmp_path / "out.json"),
+            ]
+        )
+        == 2
+    )
     assert "bad.json: distortion" in error_line(capsys)
 
 
@@ -164,8 +216,22 @@ def test_calibrate_board_says_whether_the_stickers_are_big_and_sharp_enough(pose
     profile = posed[1]
     image = profile.parent / "board.png"
     capsys.readouterr()
-    assert calibrate(["board", "--board", "trajectory", "--image", str(image), "--profile", str(profile), "--out",
-                      str(tmp_path / "p.json")]) == 0
+    assert (
+        calibrate(
+            [
+                "board",
+                "--board",
+                "trajectory",
+                "--image",
+                str(image),
+                "--profile",
+                str(profile),
+                "--out",
+                str(tmp_path / "p.json"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "this mounting reaches the goal" in out and "the lens blurs by" in out
     written = load_profile(tmp_path / "p.json")
@@ -176,8 +242,24 @@ def test_calibrate_board_says_whether_the_stickers_are_big_and_sharp_enough(pose
         piece["sticker_mm"] /= 2
     small = tmp_path / "small.json"
     small.write_text(json.dumps(registry))
-    assert calibrate(["board", "--board", "trajectory", "--image", str(image), "--profile", str(profile), "--out",
-                      str(tmp_path / "p.json"), "--registry", str(small)]) == 0
+    assert (
+        calibrate(
+            [
+                "board",
+                "--board",
+                "trajectory",
+                "--image",
+                str(image),
+                "--profile",
+                str(profile),
+                "--out",
+                str(tmp_path / "p.json"),
+                "--registry",
+                str(small),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "does not reach the goal: 60 of 60 sites" in out
     assert "bring the camera closer" in out and "frames of at least" in out

@@ -26,8 +26,21 @@ def rendered(tmp_path_factory):
 def test_detect_turns_images_and_a_profile_into_sightings(rendered, capsys):
     capsys.readouterr()
     images = [str(rendered / "scene-40.png"), str(rendered / "scene-41.png")]
-    assert main(["vision", "detect", "--board", "trajectory", "--profile", str(rendered / "profile.json"),
-                 *images, "--json"]) == 0
+    assert (
+        main(
+            [
+                "vision",
+                "detect",
+                "--board",
+                "trajectory",
+                "--profile",
+                str(rendered / "profile.json"),
+                *images,
+                "--json",
+            ]
+        )
+        == 0
+    )
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2
     for line, seed in zip(lines, (40, 41), strict=True):
@@ -36,8 +49,13 @@ def test_detect_turns_images_and_a_profile_into_sightings(rendered, capsys):
         assert report["reliable"] and report["image"].endswith(f"scene-{seed}.png")
         assert len(report["sightings"]) >= len(truth) - 2
         for s in report["sightings"]:  # a sighting names a kind: one piece of that kind stands there
-            assert any(p["piece"] == s["piece"] and p["site"] == s["site"] and abs(s["x"] - p["x"]) < 3
-                       and abs(s["y"] - p["y"]) < 3 for p in truth), s
+            assert any(
+                p["piece"] == s["piece"]
+                and p["site"] == s["site"]
+                and abs(s["x"] - p["x"]) < 3
+                and abs(s["y"] - p["y"]) < 3
+                for p in truth
+            ), s
 
 
 def _error_line(capsys) -> str:
@@ -54,8 +72,20 @@ def test_unreadable_image(rendered, tmp_path, capsys):
 
 
 def test_wrong_board(rendered, capsys):
-    assert main(["vision", "detect", "--board", "nowhere", "--profile", str(rendered / "profile.json"),
-                 str(rendered / "scene-40.png")]) == 2
+    assert (
+        main(
+            [
+                "vision",
+                "detect",
+                "--board",
+                "nowhere",
+                "--profile",
+                str(rendered / "profile.json"),
+                str(rendered / "scene-40.png"),
+            ]
+        )
+        == 2
+    )
     assert "nowhere" in _error_line(capsys)
 
 
@@ -81,8 +111,12 @@ def test_bad_and_missing_profiles(rendered, tmp_path, capsys):
 def test_profile_of_another_camera_with_the_same_frame_size(board, registry, renderer, camera):
     """Another lens (stronger distortion, other focal length): the corner fit says so instead of guessing."""
     profile = sim_profile(camera, board.name)
-    wrong = replace(profile, matrix=((camera.fx * 0.8, 0, camera.cx), (0, camera.fy * 0.8, camera.cy), (0, 0, 1)),
-                    distortion=(0.25, 0.0, 0.0, 0.0, 0.0), pose=None)
+    wrong = replace(
+        profile,
+        matrix=((camera.fx * 0.8, 0, camera.cx), (0, camera.fy * 0.8, camera.cy), (0, 0, 1)),
+        distortion=(0.25, 0.0, 0.0, 0.0, 0.0),
+        pose=None,
+    )
     image = renderer.render(random_scene(board, registry, camera, 50)).image
     report = Vision(board, registry, wrong).process(image)
     assert not report.reliable and "does not fit" in report.reason

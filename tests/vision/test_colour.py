@@ -40,9 +40,24 @@ def test_calibrated_colours_find_unmarked_pieces(board, renderer, camera, unmark
     assert len(layout) == len(UNMARKED)
     (tmp_path / "layout.json").write_text(json.dumps(layout))
     save_profile(sim_profile(camera, board.name), tmp_path / "profile.json")
-    assert calibrate(["colours", "--image", str(tmp_path / "layout.png"), "--layout", str(tmp_path / "layout.json"),
-                      "--registry", str(unmarked_registry), "--profile", str(tmp_path / "profile.json"),
-                      "--out", str(tmp_path / "colours.json")]) == 0
+    assert (
+        calibrate(
+            [
+                "colours",
+                "--image",
+                str(tmp_path / "layout.png"),
+                "--layout",
+                str(tmp_path / "layout.json"),
+                "--registry",
+                str(unmarked_registry),
+                "--profile",
+                str(tmp_path / "profile.json"),
+                "--out",
+                str(tmp_path / "colours.json"),
+            ]
+        )
+        == 0
+    )
     profile = load_profile(tmp_path / "colours.json")
     assert set(profile.colours) == set(UNMARKED)
     assert profile.colours["red"].low[0] > profile.colours["red"].high[0]  # red wraps around hue 0
@@ -71,19 +86,37 @@ def test_without_colour_ranges_no_piece_is_guessed(board, renderer, camera, unma
 def test_bad_layout_gives_one_line(board, camera, unmarked_registry, tmp_path, capsys):
     save_profile(sim_profile(camera, board.name), tmp_path / "profile.json")
     cv2.imwrite(str(tmp_path / "img.png"), np.full((720, 1280, 3), 128, np.uint8))
-    for layout, message in (({"nowhere": "scout-red"}, "nowhere: board"),
-                            ({"o1s0": "ship-red"}, "carries a sticker"),
-                            ({"o1s0": "scout-mauve"}, "scout-mauve")):
+    for layout, message in (
+        ({"nowhere": "scout-red"}, "nowhere: board"),
+        ({"o1s0": "ship-red"}, "carries a sticker"),
+        ({"o1s0": "scout-mauve"}, "scout-mauve"),
+    ):
         (tmp_path / "layout.json").write_text(json.dumps(layout))
-        assert calibrate(["colours", "--image", str(tmp_path / "img.png"), "--layout", str(tmp_path / "layout.json"),
-                          "--registry", str(unmarked_registry), "--profile", str(tmp_path / "profile.json"),
-                          "--out", str(tmp_path / "out.json")]) == 2
+        assert (
+            calibrate(
+                [
+                    "colours",
+                    "--image",
+                    str(tmp_path / "img.png"),
+                    "--layout",
+                    str(tmp_path / "layout.json"),
+                    "--registry",
+                    str(unmarked_registry),
+                    "--profile",
+                    str(tmp_path / "profile.json"),
+                    "--out",
+                    str(tmp_path / "out.json"),
+                ]
+            )
+            == 2
+        )
         err = error_line(capsys)
         assert "layout.json" in err and message in err
 
 
-def test_calibrating_colours_says_where_the_board_shows_a_pieces_colour(board, renderer, camera, unmarked_registry,
-                                                                        tmp_path, capsys):
+def test_calibrating_colours_says_where_the_board_shows_a_pieces_colour(
+    board, renderer, camera, unmarked_registry, tmp_path, capsys
+):
     """The photo read back with the ranges just sampled: a patch of the red scouts' colour printed on the board
     (a flat disc where no piece was laid out) is named with the site it is near, since the table would read a red
     scout there; a range that misses a laid-out piece is named too; a clean photo gives no warning."""
@@ -97,8 +130,11 @@ def test_calibrating_colours_says_where_the_board_shows_a_pieces_colour(board, r
     layout = {p.site: p.entry.id for p in scene.pieces if p.entry.sticker is None}
     (tmp_path / "layout.json").write_text(json.dumps(layout))
     profile = sim_profile(camera, board.name)
-    clear = next(s for s in sorted(board.sites, key=lambda s: s.id)
-                 if all(math.dist((s.x, s.y), (p.x, p.y)) > p.entry.radius + 30 for p in scene.pieces))
+    clear = next(
+        s
+        for s in sorted(board.sites, key=lambda s: s.id)
+        if all(math.dist((s.x, s.y), (p.x, p.y)) > p.entry.radius + 30 for p in scene.pieces)
+    )
     printed = Placed(replace(registry.entry("scout-red"), id="print-red", height=0.3), clear.x, clear.y, 0.0)
     lines = {}
     for name, pieces in (("clean", scene.pieces), ("printed", (*scene.pieces, printed))):
@@ -121,8 +157,23 @@ def test_calibrating_colours_says_where_the_board_shows_a_pieces_colour(board, r
     # The command prints them as warnings after writing the profile.
     cv2.imwrite(str(tmp_path / "printed.png"), renderer.render(replace(scene, pieces=(*scene.pieces, printed))).image)
     save_profile(profile, tmp_path / "profile.json")
-    assert calibrate(["colours", "--image", str(tmp_path / "printed.png"), "--layout", str(tmp_path / "layout.json"),
-                      "--registry", str(unmarked_registry), "--profile", str(tmp_path / "profile.json"),
-                      "--out", str(tmp_path / "colours.json")]) == 0
+    assert (
+        calibrate(
+            [
+                "colours",
+                "--image",
+                str(tmp_path / "printed.png"),
+                "--layout",
+                str(tmp_path / "layout.json"),
+                "--registry",
+                str(unmarked_registry),
+                "--profile",
+                str(tmp_path / "profile.json"),
+                "--out",
+                str(tmp_path / "colours.json"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "colour range(s) written" in out and "warning: red is also seen where no piece was laid out" in out

@@ -23,8 +23,9 @@ def _moved(board, scene, seed: int):
     alone = [p for p in scene.pieces if p.site is not None and p.level == 0 and p.site not in stacked]
     piece = alone[int(rng.integers(len(alone)))]
     taken = {p.site for p in scene.pieces}
-    free = [s for s in board.sites if s.id not in taken
-            and all(np.hypot(s.x - p.x, s.y - p.y) > 70 for p in scene.pieces)]
+    free = [
+        s for s in board.sites if s.id not in taken and all(np.hypot(s.x - p.x, s.y - p.y) > 70 for p in scene.pieces)
+    ]
     site = free[int(rng.integers(len(free)))]
     moved = replace(piece, x=site.x, y=site.y, site=site.id)
     return replace(scene, pieces=tuple(moved if p is piece else p for p in scene.pieces)), {piece.site, site.id}
@@ -64,8 +65,9 @@ def test_a_moved_camera_is_read_whole(board, registry, renderer, camera):
     vision = Vision(board, registry, profile)
     vision.process(renderer.render(random_scene(board, registry, camera, 43, jitter=False)).image, 0.0)
     shifted = camera.moved(dx=25.0, dy=-10.0, yaw_deg=2.0)
-    report = vision.process(renderer.render(random_scene(board, registry, shifted, 43, jitter=False)).image, 1.0,
-                            {"o1s0"})
+    report = vision.process(
+        renderer.render(random_scene(board, registry, shifted, 43, jitter=False)).image, 1.0, {"o1s0"}
+    )
     assert report.reliable and report.moved and "stickers in crops" not in report.timings
 
 
@@ -77,7 +79,8 @@ def test_crops_overlapping_merge_and_a_sticker_read_twice_counts_once():
 
 
 def test_with_colours_calibrated_a_settled_change_stays_in_crops_and_reads_as_the_whole_frame(
-        board, renderer, camera, unmarked_registry):
+    board, renderer, camera, unmarked_registry
+):
     """Pieces found by colour are looked for in windows round the changed sites: a scout moved is read in crops,
     and the board read so equals the whole frame's (colour sightings included)."""
     registry = load_registry(unmarked_registry)

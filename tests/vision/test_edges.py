@@ -59,8 +59,9 @@ def test_a_sticker_with_a_lone_white_cell_is_read(board, registry, renderer, cam
     """Sticker 5 at 720p: the lens blur darkens its lone white cell below the marker's threshold; the sharpened
     second look reads it (it went unread before). The shipped plan leaves 5 spare; a plan of one's own may use it."""
     ships = {e.piece for e in registry.entries if e.piece.startswith("ship-")}
-    own = replace(registry, entries=tuple(replace(e, sticker=5) if e.piece == "ship-red" else e
-                                          for e in registry.entries))
+    own = replace(
+        registry, entries=tuple(replace(e, sticker=5) if e.piece == "ship-red" else e for e in registry.entries)
+    )
     assert len(ships) == 6 and own.kind("ship-red").sticker == 5
     for seed in (128, 129, 130):
         scene = random_scene(board, own, camera, seed)

@@ -90,13 +90,18 @@ def test_trajectorys_box_has_every_ring_and_upgrade_the_rules_allow():
     assert registry.kind("infestor-metal").sticker_mm < registry.kind("ship-red").sticker_mm
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({1: {"sticker": 6}}, "pieces[1].sticker: sticker 6 is given to 'ship-red' and 'ship-green'"),
-    ({1: {"piece": "ship-red", "id": "ship-red-2", "colour": "red", "sticker": 6, "height": 20.0}},
-     "a 'ship-red' unlike pieces[0] in height ("),
-    ({0: {"sticker_mm": 22.0}}, "pieces[0]: its 22 mm sticker does not fit on its square of radius 17 mm"),
-    ({0: {"sticker_mm": -1}}, "pieces[0].sticker_mm: must be above 0"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({1: {"sticker": 6}}, "pieces[1].sticker: sticker 6 is given to 'ship-red' and 'ship-green'"),
+        (
+            {1: {"piece": "ship-red", "id": "ship-red-2", "colour": "red", "sticker": 6, "height": 20.0}},
+            "a 'ship-red' unlike pieces[0] in height (",
+        ),
+        ({0: {"sticker_mm": 22.0}}, "pieces[0]: its 22 mm sticker does not fit on its square of radius 17 mm"),
+        ({0: {"sticker_mm": -1}}, "pieces[0].sticker_mm: must be above 0"),
+    ],
+)
 def test_a_registry_whose_kinds_do_not_hold_together_is_refused(tmp_path, change, message):
     data = json.loads(resources.files("companion.sensing").joinpath("pieces_trajectory.json").read_text())
     for index, fields in change.items():
@@ -128,8 +133,7 @@ def test_three_habitats_and_five_rings_are_read_as_kinds_at_their_sites(board, r
     assert all(s.confidence > 0.8 for s in report.sightings)  # several of a kind are no sign of a misread
     view = camera_view(report, registry)
     layout = {p.site: (p.entry.piece,) for p in pieces}
-    observation = Observation({site: SiteReading(True, view.stacks.get(site)) for site in layout}, 1.0,
-                              view.pieces)
+    observation = Observation({site: SiteReading(True, view.stacks.get(site)) for site in layout}, 1.0, view.pieces)
     assert all(observation.agrees(site, expected) for site, expected in layout.items())
     upgraded = dict(layout, **{pieces[3].site: ("station-fuel-depot",)})  # the layout says a ring was upgraded
     assert not observation.agrees(pieces[3].site, upgraded[pieces[3].site])

@@ -81,8 +81,9 @@ def test_cameras_follow_the_world_ranges():
                 assert 1.0 <= optics.lens_sigma <= 2.0 and shot.jpeg == 0  # raw frames
     # A sweep pins a range to its hard end (a dim room at 1/15 s, a lens at 2 px); the camera is otherwise the same.
     whole = random_optics("phone", (3024, 4032), np.random.default_rng(5))
-    pinned = random_optics("phone", (3024, 4032), np.random.default_rng(5), lux=(100.0, 100.0), blur=(2.0, 2.0),
-                           longest_exposure=1 / 15)
+    pinned = random_optics(
+        "phone", (3024, 4032), np.random.default_rng(5), lux=(100.0, 100.0), blur=(2.0, 2.0), longest_exposure=1 / 15
+    )
     assert pinned.lux == pytest.approx(100.0) and pinned.lens_sigma == 2.0
     assert world_shot("normal", pinned, np.random.default_rng(6)).exposure_time == pytest.approx(1 / 15)
     assert replace(pinned, lux=whole.lux, lens_sigma=whole.lens_sigma, longest_exposure=whole.longest_exposure) == whole
@@ -108,8 +109,11 @@ def _still_table(board, registry, cam, rng: np.random.Generator, fuse: int = 1):
     optics = replace(random_optics("webcam", (1920, 1080), rng), lens_sigma=0.6, lux=400.0)
     shot = world_shot("normal", optics, rng)
     return MountedRenderer(board, registry.dictionary, cam).render(
-        random_table(board, registry, rng, 18, arm=False), shot, rng,
-        tuple(world_shot("normal", optics, rng) for _ in range(fuse - 1)))
+        random_table(board, registry, rng, 18, arm=False),
+        shot,
+        rng,
+        tuple(world_shot("normal", optics, rng) for _ in range(fuse - 1)),
+    )
 
 
 def test_a_sticker_the_camera_cannot_read_leaves_its_site_unread_not_empty(board, registry, seen):
@@ -118,8 +122,14 @@ def test_a_sticker_the_camera_cannot_read_leaves_its_site_unread_not_empty(board
     vision = Vision(board, registry, profile)
     before = vision.process(image)
     assert UNREAD not in {r.reason for r in before.unreliable}
-    hidden = next(t.piece for t in frame.truth if t.visible and t.piece.z0 == 0 and t.piece.site in before.stacks()
-                  and not any(p.site == t.piece.site and p.z0 > 0 for p in (u.piece for u in frame.truth)))
+    hidden = next(
+        t.piece
+        for t in frame.truth
+        if t.visible
+        and t.piece.z0 == 0
+        and t.piece.site in before.stacks()
+        and not any(p.site == t.piece.site and p.z0 > 0 for p in (u.piece for u in frame.truth))
+    )
     # A lamp's glare washes the one sticker's code out: its border and margin still show a sticker.
     corners = _sticker_pixels(vision, hidden)
     centre = corners.mean(axis=0)

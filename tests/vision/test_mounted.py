@@ -53,8 +53,9 @@ def test_frames_show_their_stickers_where_the_truth_says(board, registry):
     table = random_table(board, registry, rng, 22, arm=True)
     shot = random_shot("normal", np.random.default_rng(1))
     frame = renderer.render(table, shot, rng)
-    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, registry.dictionary)),
-                                       cv2.aruco.DetectorParameters())
+    detector = cv2.aruco.ArucoDetector(
+        cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, registry.dictionary)), cv2.aruco.DetectorParameters()
+    )
     found, ids, _ = detector.detectMarkers(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY))
     seen: dict[int, list[np.ndarray]] = {}  # pieces of a kind share a sticker: an id may be found several times
     for c, i in zip(found, ids.ravel(), strict=True):
@@ -86,11 +87,25 @@ def test_the_bench_tells_misses_withheld_wrong_and_false_apart(registry):
     def truth(entry, site, visible=True):
         return SimpleNamespace(piece=Piece(entries[entry], 0.0, 0.0, 0.0, 0.0, site), visible=visible, side_px=15.0)
 
-    frame = [truth("ship-red", "o1s1"), truth("ship-blue", "o1s2"), truth("ship-green", "o1s3"),
-             truth("ship-yellow", "o1s4"), truth("ship-orange", "o1s5"), truth("planet-ice", "o2s1", False)]
-    report = SimpleNamespace(reliable=True, unreliable_sites=lambda: {"o1s4"}, sightings=[
-        _sighting("ship-red", "o1s1"), _sighting("ship-blue", "o2s9"), _sighting("ship-purple", "o1s3"),
-        _sighting("planet-ice", "o2s1"), _sighting("infestor-ice", "o3s3")])
+    frame = [
+        truth("ship-red", "o1s1"),
+        truth("ship-blue", "o1s2"),
+        truth("ship-green", "o1s3"),
+        truth("ship-yellow", "o1s4"),
+        truth("ship-orange", "o1s5"),
+        truth("planet-ice", "o2s1", False),
+    ]
+    report = SimpleNamespace(
+        reliable=True,
+        unreliable_sites=lambda: {"o1s4"},
+        sightings=[
+            _sighting("ship-red", "o1s1"),
+            _sighting("ship-blue", "o2s9"),
+            _sighting("ship-purple", "o1s3"),
+            _sighting("planet-ice", "o2s1"),
+            _sighting("infestor-ice", "o3s3"),
+        ],
+    )
     results, false = score(report, frame, set())
     assert [o for _, o in results] == ["read", "wrong", "wrong", "withheld", "missed"]
     assert false == 1  # the infestor; the hidden planet reported where it stands is no error
@@ -143,7 +158,7 @@ def test_tables_have_no_overlapping_pieces_and_riders_clear_of_stickers(board, r
         table: Table = random_table(board, registry, np.random.default_rng(seed), 22, arm=False)
         ground = [p for p in table.pieces if p.z0 == 0]
         for i, a in enumerate(ground):
-            for b in ground[i + 1:]:
+            for b in ground[i + 1 :]:
                 area, _ = cv2.intersectConvexConvex(a.outline().astype(np.float32), b.outline().astype(np.float32))
                 assert area < 0.5
         for rider in (p for p in table.pieces if p.z0 > 0):
@@ -160,9 +175,14 @@ def test_sightings_say_which_way_each_sticker_points(board, registry, match):
     cam = mount(board, (1280, 720), 0.95, 2.0, math.radians(25), 4.0, 60.0, -0.1, 0.0)
     rng = np.random.default_rng(8)
     frame = MountedRenderer(board, registry.dictionary, cam).render(
-        random_table(board, registry, rng, 22, arm=False), random_shot("normal", rng), rng)
-    profile = CameraProfile("exact", (cam.width, cam.height), ((cam.f, 0.0, cam.cx), (0.0, cam.f, cam.cy),
-                                                               (0.0, 0.0, 1.0)), (cam.k1, cam.k2, 0.0, 0.0, 0.0))
+        random_table(board, registry, rng, 22, arm=False), random_shot("normal", rng), rng
+    )
+    profile = CameraProfile(
+        "exact",
+        (cam.width, cam.height),
+        ((cam.f, 0.0, cam.cx), (0.0, cam.f, cam.cy), (0.0, 0.0, 1.0)),
+        (cam.k1, cam.k2, 0.0, 0.0, 0.0),
+    )
     report = Vision(board, registry, profile).process(frame.image)
     shown = [t.piece for t in frame.truth if t.visible]
     seen, _ = match(report.sightings, shown)  # pieces of a kind share a sticker: matched by kind and place
@@ -189,7 +209,7 @@ def test_counters_ringing_a_planet_are_set_down_clear_of_it_and_of_each_other():
         table, hidden = layout_table(board, box, layout, np.random.default_rng(seed), physical)
         assert not hidden and len(table.pieces) == 7
         for k, a in enumerate(table.pieces):
-            for b in table.pieces[k + 1:]:
+            for b in table.pieces[k + 1 :]:
                 assert not _overlap(a.outline(), b.outline()), (seed, a.site, b.site)
 
 

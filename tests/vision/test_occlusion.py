@@ -93,7 +93,6 @@ def test_a_white_balance_cast_is_not_a_hand(board, registry, renderer, camera):
     """Warm (tungsten) and cool (shade) casts scale the colour channels apart; the board is still the board, and
     nothing along its edges turns into a hand."""
 
-
     vision = Vision(board, registry, sim_profile(camera, board.name))
     image = renderer.render(random_scene(board, registry, camera, 41, jitter=False)).image.astype(np.float32)
     for gains in ((0.72, 1.0, 1.3), (1.3, 1.0, 0.75)):
@@ -112,8 +111,13 @@ def test_a_crowd_lying_on_the_board_is_not_a_hand_but_an_arm_reaching_in_is(boar
     arm from beyond the board's edge."""
     vision = Vision(board, registry, sim_profile(camera, board.name))
     cx, cy = board.width / 2, board.height / 2
-    crowd = (_disc(cx, cy, 32), *(_disc(cx + 40 * math.cos(a), cy + 40 * math.sin(a), 14)
-                                  for a in np.linspace(0, 2 * math.pi, 7, endpoint=False)))
+    crowd = (
+        _disc(cx, cy, 32),
+        *(
+            _disc(cx + 40 * math.cos(a), cy + 40 * math.sin(a), 14)
+            for a in np.linspace(0, 2 * math.pi, 7, endpoint=False)
+        ),
+    )
     base = random_scene(board, registry, camera, 4)
     lying = replace(base, hand=Hand(crowd, 2.0))
     report = vision.process(renderer.render(lying).image)

@@ -47,8 +47,12 @@ def cameras(orbit):
     for side in ("front", "back"):
         board = game_board("orbit", {"board": side})
         camera = overhead_camera(board.width, board.height, *frame_size(board.height, orbit.sticker_mm))
-        out[side] = (board, camera, Renderer(board, orbit.dictionary),
-                     Vision(board, orbit, sim_profile(camera, board.name)))
+        out[side] = (
+            board,
+            camera,
+            Renderer(board, orbit.dictionary),
+            Vision(board, orbit, sim_profile(camera, board.name)),
+        )
     return out
 
 
@@ -75,12 +79,15 @@ def test_the_box_has_a_piece_for_every_layout_name_of_real_games(orbit, layouts)
         assert not needed - kinds, needed - kinds
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"sticker_dictionary": "DICT_NONE"}, "sticker_dictionary: 'DICT_NONE' is not an OpenCV marker dictionary"),
-    ({"stacking": "sideways"}, "stacking: 'sideways' is not one of"),
-    ({"sticker_mm": "big"}, "sticker_mm and tallest_stack_mm must be numbers"),
-    ({"piece0": {"sticker": 30}}, "pieces[0].sticker: DICT_APRILTAG_16h5 has ids 0 to 29, not 30"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"sticker_dictionary": "DICT_NONE"}, "sticker_dictionary: 'DICT_NONE' is not an OpenCV marker dictionary"),
+        ({"stacking": "sideways"}, "stacking: 'sideways' is not one of"),
+        ({"sticker_mm": "big"}, "sticker_mm and tallest_stack_mm must be numbers"),
+        ({"piece0": {"sticker": 30}}, "pieces[0].sticker: DICT_APRILTAG_16h5 has ids 0 to 29, not 30"),
+    ],
+)
 def test_a_bad_registry_is_one_line_naming_the_field(tmp_path, change, message):
     data = json.loads(resources.files("companion.sensing").joinpath("pieces_orbit.json").read_text())
     for key, value in change.items():
@@ -189,8 +196,9 @@ def test_the_top_of_a_tall_stack_at_the_board_edge_is_put_on_its_site(orbit, cam
     assert site.id in view.partial and view.stacks[site.id] == ("ship-yellow",)
     piece = next(p for p in scene.pieces if p.entry.piece == "ship-yellow")
     assert piece.z0 + piece.entry.height == pytest.approx(54.0)
-    flat = vision.pose.to_board(camera.project(np.array([[piece.x, piece.y, 54.0]])), 12.0, camera.matrix,
-                                camera.distortion)[0]
+    flat = vision.pose.to_board(
+        camera.project(np.array([[piece.x, piece.y, 54.0]])), 12.0, camera.matrix, camera.distortion
+    )[0]
     assert math.dist(flat, (site.x, site.y)) > 16.2  # beyond the site tolerance: the height search is needed
 
 
@@ -226,9 +234,19 @@ def test_nebula_chips_are_found_by_their_calibrated_colour_and_station_tiles_nev
     scene, _ = layout_scene(board, orbit, camera, layout, np.random.default_rng(4))
     cv2.imwrite(str(tmp_path / "laid-out.png"), renderer.render(scene).image)
     save_profile(sim_profile(camera, board.name), tmp_path / "profile.json")
-    args = ["colours", "--board", "orbit", "--image", str(tmp_path / "laid-out.png"),
-            "--profile", str(tmp_path / "profile.json"), "--layout", str(tmp_path / "layout.json"),
-            "--out", str(tmp_path / "p.json")]
+    args = [
+        "colours",
+        "--board",
+        "orbit",
+        "--image",
+        str(tmp_path / "laid-out.png"),
+        "--profile",
+        str(tmp_path / "profile.json"),
+        "--layout",
+        str(tmp_path / "layout.json"),
+        "--out",
+        str(tmp_path / "p.json"),
+    ]
     (tmp_path / "layout.json").write_text(json.dumps({"r4s6": "station-portal-1"}))
     assert calibrate(args) == 2
     assert "is dark-grey, as station-cannon, station-fuel are: colour cannot tell them apart" in error_line(capsys)
@@ -243,7 +261,10 @@ def test_nebula_chips_are_found_by_their_calibrated_colour_and_station_tiles_nev
         view = camera_view(vision.process(renderer.render(scene).image), orbit)
         assert "nebula" in view.pieces and "station-hand" not in view.pieces
         assert {site: stack for site, stack in view.stacks.items()} == {
-            **{site: ("nebula",) for site in nebulas}, "r2s4": ("ship-red",), "r1s0": ("planet-red",)}
+            **{site: ("nebula",) for site in nebulas},
+            "r2s4": ("ship-red",),
+            "r1s0": ("planet-red",),
+        }
         assert view.partial == {"r2s4"}
         assert not _contradicted(board, layout, view)
     grey = profile.with_colours({**profile.colours, "light-grey": profile.colours["pink"]})

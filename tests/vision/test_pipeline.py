@@ -41,8 +41,10 @@ def test_every_piece_found_on_its_site_with_stacks_in_order(board, registry, ren
             assert sighting.time == 1.5 and 0 < sighting.confidence <= 1
         # Stacks bottom to top, named as the rules engine names them: the base first.
         for site, pieces in report.stacks().items():
-            truth = sorted((p for p in scene.pieces if p.site == site and in_view[p.entry.id]),
-                           key=lambda p: (p.level, p.entry.piece))
+            truth = sorted(
+                (p for p in scene.pieces if p.site == site and in_view[p.entry.id]),
+                key=lambda p: (p.level, p.entry.piece),
+            )
             assert list(pieces) == [p.entry.piece for p in truth]
         assert any(len(pieces) > 1 for pieces in report.stacks().values())
 

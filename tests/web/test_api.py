@@ -55,11 +55,16 @@ def test_without_the_token_a_browser_may_watch_but_not_act(served):
     served.own_key()  # the tests' phone has joined and plays every seat
     before = served.get("/api/state")
     for token, message in ((None, "may only watch"), ("guess", "token is wrong")):
-        for path, body in (("/api/act", {"action": {"type": "end_turn"}}), ("/api/undo", {}),
-                           ("/api/pause", {"paused": True}), ("/api/choose", {"question": 1, "index": 0}),
-                           ("/api/override", {"action": {"type": "move", "to": "o3s1"}}),
-                           ("/api/games", {"game": "trajectory", "players": ["red"]}),
-                           ("/api/calibration/grid", {"do": "start"}), ("/api/setup", {"do": "start"})):
+        for path, body in (
+            ("/api/act", {"action": {"type": "end_turn"}}),
+            ("/api/undo", {}),
+            ("/api/pause", {"paused": True}),
+            ("/api/choose", {"question": 1, "index": 0}),
+            ("/api/override", {"action": {"type": "move", "to": "o3s1"}}),
+            ("/api/games", {"game": "trajectory", "players": ["red"]}),
+            ("/api/calibration/grid", {"do": "start"}),
+            ("/api/setup", {"do": "start"}),
+        ):
             status, answer = served.post(path, body, token=token)
             assert status == 403 and message in answer["error"], (path, answer)
     status, answer = served.request("GET", "/api/qr", token=None)
@@ -80,8 +85,12 @@ def test_bad_requests_get_a_400_with_one_clear_line_and_change_nothing(served):
         ("/api/act", {"action": {"type": "fly_to_the_moon"}}, None, "fly_to_the_moon"),
         ("/api/act", {"action": {"type": "end_turn"}, "actor": "mauve"}, None, "'mauve' is not a seat"),
         ("/api/act", {"action": {"type": "draw"}}, None, ""),  # Red has drawn already: the rules say why not
-        ("/api/act", {"action": {"type": "move", "to": "o3s1", "colour": "x" * 5000}}, None,
-         "move: unknown argument 'colour' (arguments: to)"),
+        (
+            "/api/act",
+            {"action": {"type": "move", "to": "o3s1", "colour": "x" * 5000}},
+            None,
+            "move: unknown argument 'colour' (arguments: to)",
+        ),
         ("/api/act", {"action": {"type": "load", "count": 2.0}}, None, "load.count: expected an integer, got 2.0"),
         ("/api/override", {"action": {"type": "refuel", "amount": 10**6}}, None, "refuel.amount: expected a whole"),
         ("/api/choose", {"question": 9, "index": 0}, None, "already been settled"),
@@ -132,8 +141,9 @@ def test_the_setup_wizard_starts_a_new_game_on_the_same_log(served):
     assert difficulty["label"] == "Difficulty" and difficulty["labels"] == ["Easy", "Normal", "Hard"]
     for game in games:  # each game's editor is a page the table serves
         assert served.request("GET", game["editor"])[0] == 200, game["editor"]
-    status, state = served.post("/api/games", {"game": "trajectory", "players": ["green", "blue", "red"],
-                                               "options": {"difficulty": "hard"}})
+    status, state = served.post(
+        "/api/games", {"game": "trajectory", "players": ["green", "blue", "red"], "options": {"difficulty": "hard"}}
+    )
     assert status == 201, state
     assert state["game_id"] == 2 and state["players"] == ["green", "blue", "red"]
     assert state["ledger"]["table"]["difficulty"] == "hard"

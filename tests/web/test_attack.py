@@ -185,8 +185,11 @@ def test_ten_replays_of_a_100000_entry_log_keep_memory_flat_and_the_page_answeri
                           "burning 2 fuel.", "data": {"from": "o2s0", "to": "o3s5"}}])  # fmt: skip
     game = served.session.record.id
     with sqlite3.connect(served.store.path) as db:
-        db.executemany("INSERT INTO entries (game_id, kind, action, source, actor, events, created)"
-                       " VALUES (?, 'note', NULL, 'companion', NULL, ?, 0)", ((game, events) for _ in range(100_000)))
+        db.executemany(
+            "INSERT INTO entries (game_id, kind, action, source, actor, events, created)"
+            " VALUES (?, 'note', NULL, 'companion', NULL, ?, 0)",
+            ((game, events) for _ in range(100_000)),
+        )
     before = log_of(served)
     baseline = rss_kb()
     # Ten phones ask for the whole log and read none of it: the server keeps one page for each, no more.
@@ -211,12 +214,14 @@ def test_ten_replays_of_a_100000_entry_log_keep_memory_flat_and_the_page_answeri
     the_phone_is_served(served, before)
 
 
-@pytest.mark.parametrize("header, position", [("Last-Event-ID", "0123456789abcdef-2"), ("Last-Event-ID", "9999"),
-                                              ("after", "9999")])  # another log's id; a number past this log's end
+@pytest.mark.parametrize(
+    "header, position", [("Last-Event-ID", "0123456789abcdef-2"), ("Last-Event-ID", "9999"), ("after", "9999")]
+)  # another log's id; a number past this log's end
 def test_a_position_from_another_log_gets_a_fresh_start_not_silence(served, header, position):
     before = log_of(served)
-    phone = Stream(served.port, f"/events?after={position}") if header == "after" else Stream(served.port,
-                                                                                               last_id=position)
+    phone = (
+        Stream(served.port, f"/events?after={position}") if header == "after" else Stream(served.port, last_id=position)
+    )
     try:
         assert phone.until("reset")["data"]["log"] == served.session.store.identity
         entries = served.table.logbook.entries()
@@ -404,8 +409,9 @@ def test_the_host_s_own_settings_are_bounded_too(tmp_path):
     ("orbital_battle", ["red", "blue"], {"rings": [1, 2, 3, 4, 5, 6, 9]}, "options.rings[6]: expected a whole "
                                                                                 "number from 1 to 8, got 9"),
 ])  # fmt: skip
-def test_numbers_out_of_each_game_s_bounds_are_a_one_line_400_naming_the_option_and_its_range(served, game, players,
-                                                                                              options, says):
+def test_numbers_out_of_each_game_s_bounds_are_a_one_line_400_naming_the_option_and_its_range(
+    served, game, players, options, says
+):
     before = log_of(served)
     status, answer = served.post("/api/games", {"game": game, "players": players, "options": options})
     assert status == 400 and answer["error"].startswith(f"cannot start {game}: {says}"), answer
@@ -421,8 +427,9 @@ def test_the_command_line_refuses_a_number_out_of_the_game_s_bounds_in_one_line(
                            "--port", "0", "--option", "turn_limit=1000"], capture_output=True, text=True, timeout=60,
                           cwd=tmp_path)  # fmt: skip
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == ("companion: cannot start orbital_battle: options.turn_limit: expected a whole number from 0 "
-                           "to 200, got 1000\n")
+    assert done.stderr == (
+        "companion: cannot start orbital_battle: options.turn_limit: expected a whole number from 0 to 200, got 1000\n"
+    )
 
 
 def test_a_burst_of_connections_waits_in_the_listen_backlog_not_in_the_guests_retries(served):

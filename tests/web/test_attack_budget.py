@@ -89,6 +89,7 @@ def send(port: int, head: bytes, body: bytes, source: str) -> tuple[int, str, fl
 
 def png_claiming(width: int, height: int) -> bytes:
     """A small PNG whose header claims `width` x `height` pixels (its data a few rows of a blank picture)."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
@@ -106,9 +107,12 @@ def camera_table(served):
 def test_without_the_token_no_large_body_is_read_whatever_it_declares(served):
     """62 camera stills of 24 MB and 12 boards of 4 MB from 4 addresses, on a table whose camera is no phone: each
     is refused at the head."""
+
     def attack():
-        return Spawned(Guests(served.port, "frames", 62, subnet=7, per_address=16, every=0.1),
-                       Guests(served.port, "board-checks", 12, subnet=8, per_address=3, every=0.1))
+        return Spawned(
+            Guests(served.port, "frames", 62, subnet=7, per_address=16, every=0.1),
+            Guests(served.port, "board-checks", 12, subnet=8, per_address=3, every=0.1),
+        )
 
     slowest, peak = under_attack(served, attack, 4.0)
     print(f"without the token: the page within {slowest:.3f} s, peak memory +{peak:.1f} MB")
@@ -119,8 +123,12 @@ def test_without_the_token_no_large_body_is_read_whatever_it_declares(served):
 
 
 def test_with_the_token_the_frame_path_is_closed_on_a_table_without_a_phone_camera(served):
-    status, text, _ = send(served.port, b"POST /api/camera/frame?still=1 HTTP/1.1\r\nHost: t\r\n"
-                           b"Content-Type: image/jpeg\r\n" + credentials(served), b"\0" * (24 << 20), "127.0.9.1")
+    status, text, _ = send(
+        served.port,
+        b"POST /api/camera/frame?still=1 HTTP/1.1\r\nHost: t\r\nContent-Type: image/jpeg\r\n" + credentials(served),
+        b"\0" * (24 << 20),
+        "127.0.9.1",
+    )
     assert status == 409 and "not a phone" in text  # answered without reading the body
 
 
@@ -150,8 +158,9 @@ def test_with_the_token_heavy_checks_take_one_lane_and_the_page_stays_a_phones(s
     assert all("busy" in text for status, text, _ in answers if status == 503)
 
 
-@pytest.mark.parametrize("path", ["/api/camera/frame?still=1",
-                                  "/api/editor/flatten?corners=0,0,9,0,9,9,0,9&width=9&height=9"])
+@pytest.mark.parametrize(
+    "path", ["/api/camera/frame?still=1", "/api/editor/flatten?corners=0,0,9,0,9,9,0,9&width=9&height=9"]
+)
 def test_a_small_picture_claiming_20000_by_20000_pixels_is_refused_before_it_is_decoded(camera_table, path):
     picture = png_claiming(20000, 20000)
     assert len(picture) < 400_000
@@ -187,9 +196,14 @@ def test_with_the_token_floods_of_frames_to_a_phone_camera_stay_within_the_budge
 def test_a_seatless_phone_and_a_phone_acting_for_another_seat_may_only_watch(served):
     served.post("/api/seats/leave", {"seat": "blue"})  # the tests' own phone (the host) plays red
     guest = served.join()  # a guest with the token: joined, no seat
-    attempts = [("/api/act", {"action": {"type": "end_turn"}, "actor": "red"}), ("/api/undo", {}),
-                ("/api/pause", {"paused": True}), ("/api/seat", {"seat": "red", "name": "Mallory"}),
-                ("/api/token", {}), ("/api/games", {"game": "trajectory", "players": ["red", "blue"]})]
+    attempts = [
+        ("/api/act", {"action": {"type": "end_turn"}, "actor": "red"}),
+        ("/api/undo", {}),
+        ("/api/pause", {"paused": True}),
+        ("/api/seat", {"seat": "red", "name": "Mallory"}),
+        ("/api/token", {}),
+        ("/api/games", {"game": "trajectory", "players": ["red", "blue"]}),
+    ]
     for path, body in attempts:
         status, answer = served.post(path, body, key=guest)
         assert status == 403 and "\n" not in answer["error"], (path, answer)
@@ -238,8 +252,9 @@ def test_every_game_refuses_a_seat_id_that_is_not_one_in_one_line(served, game):
     assert served.session.record.game == "trajectory"
 
 
-@pytest.mark.parametrize("path", ["/api/log?game=" + "9" * 23, "/api/export?game=" + "9" * 23, "/api/log?after=-1",
-                                  "/api/log?after=1e3"])
+@pytest.mark.parametrize(
+    "path", ["/api/log?game=" + "9" * 23, "/api/export?game=" + "9" * 23, "/api/log?after=-1", "/api/log?after=1e3"]
+)
 def test_game_numbers_out_of_range_are_a_one_line_400(served, path):
     status, answer = served.request("GET", path)
     assert status == 400 and "expected a whole number from 0 to" in answer["error"]
@@ -254,7 +269,8 @@ def test_a_set_name_with_a_newline_and_a_deeply_nested_library_file_are_one_line
     status, answer = served.post("/api/editor/save", {"game": "orbit", "name": "mine\n", "board": board})
     assert status == 400 and "a data set's name is" in answer["error"] and "\n" not in answer["error"]
     assert not (tmp_path / "datasets" / "orbit" / "board").exists() or not any(
-        (tmp_path / "datasets" / "orbit" / "board").iterdir())
+        (tmp_path / "datasets" / "orbit" / "board").iterdir()
+    )
     deep = b'{"format": "orrery-library", "sets": ' + b"[" * 5000 + b"]" * 5000 + b"}"
     status, answer = served.request("POST", "/api/library/import?file=deep%1b.json", raw=deep)
     assert status == 400 and "nests too deep" in answer["error"] and "\x1b" not in answer["error"]

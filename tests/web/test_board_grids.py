@@ -70,9 +70,10 @@ def walk_by_hand(gs, asked) -> None:
         assert site == status["site"]
         gs.put(site)
         walk = gs.table.guides.walk
-        gs.until(lambda step=status["step"], walk=walk: walk.status()["step"] != step
-                 or walk.status()["state"] != "walking",
-                 what=f"the walk-through to take {site}")
+        gs.until(
+            lambda step=status["step"], walk=walk: walk.status()["step"] != step or walk.status()["state"] != "walking",
+            what=f"the walk-through to take {site}",
+        )
         gs.lift(site)
     raise AssertionError("the walk-through did not end")
 
@@ -314,7 +315,8 @@ def test_from_the_page_a_copy_is_laid_over_its_photo_its_grid_walked_and_its_mov
     phone.click('button[data-open="calibration"]')  # Calibrate says the same
     expect(phone.locator("#grid-note")).to_contain_text(
         "The grid has not learnt the board “my-copy” yet: moves are declared on a phone until it is walked. "
-        "0 of 24 sites have a switch.")
+        "0 of 24 sites have a switch."
+    )
     shot(phone, "#grid-note", "calibrate-copy-phone.png")
     phone.click('#calibration button[value="close"]')
     teach.click()

@@ -65,8 +65,12 @@ def test_a_move_is_on_the_page_within_100_ms_of_the_server_sending_it(page, serv
     page.goto(served.base + "/")
     live(page)
     page.wait_for_timeout(300)
-    plays = [("red", Action.make("move", to="o3s1")), ("red", Action.make("end_turn")),
-             ("blue", Action.make("draw", card="action")), ("blue", Action.make("end_turn"))]
+    plays = [
+        ("red", Action.make("move", to="o3s1")),
+        ("red", Action.make("end_turn")),
+        ("blue", Action.make("draw", card="action")),
+        ("blue", Action.make("end_turn")),
+    ]
     for actor, action in plays:
         served.session.submit(action, "board" if action.type == "move" else "phone", actor)
         page.wait_for_timeout(150)
@@ -110,8 +114,10 @@ def test_after_a_restart_the_page_reconnects_and_replays_exactly_what_it_missed(
     live(page)
     served.server.stop()
     expect(page.locator("#link")).to_have_text("reconnecting…")
-    missed = [served.session.submit(Action.make("end_turn"), "phone", "red"),
-              served.session.submit(Action.make("draw", card="action"), "phone", "blue")]
+    missed = [
+        served.session.submit(Action.make("end_turn"), "phone", "red"),
+        served.session.submit(Action.make("draw", card="action"), "phone", "blue"),
+    ]
     served.restart()
     live(page)
     for entry in missed:
@@ -250,10 +256,11 @@ def test_a_piece_in_the_hand_is_shown_with_one_tap_for_where_it_went(browser, tm
         live(page)
         served.board(session.game.layout(session.state), 0.0)
         assert served.board(lift.lifted(), 5.0).verdict == "in_hand"
-        (ship, origin, target), = lift.onto_taken.footprint.moved()
+        ((ship, origin, target),) = lift.onto_taken.footprint.moved()
         expect(page.locator("#question")).to_be_visible()
         expect(page.locator("#question-headline")).to_have_text(
-            f"In hand: the {ship.removeprefix('ship-')} ship from {BOARD.site(origin).name}.")
+            f"In hand: the {ship.removeprefix('ship-')} ship from {BOARD.site(origin).name}."
+        )
         expect(page.locator("#question-hint")).to_be_visible()
         choice = page.locator("#choices button")
         expect(choice).to_have_count(1)

@@ -17,12 +17,20 @@ def _board():
 def test_the_editor_checks_a_board_as_the_game_does_and_says_what_changed(served):
     status, answer = served.post("/api/editor/check", {"game": "orbit", "board": _board()})
     assert status == 200 and answer["problems"] == []
-    assert answer["diff"] == {"added": [], "moved": [], "removed": [], "links_added": [], "links_removed": [],
-                              "orbits_added": [], "orbits_removed": []}
+    assert answer["diff"] == {
+        "added": [],
+        "moved": [],
+        "removed": [],
+        "links_added": [],
+        "links_removed": [],
+        "orbits_added": [],
+        "orbits_removed": [],
+    }
     board = _board()
     board["sites"][5]["x"] += 10
-    board["links"] = [link for link in board["links"]
-                      if not (link["kind"] == "orbit" and "r1s0" in (link["a"], link["b"]))]
+    board["links"] = [
+        link for link in board["links"] if not (link["kind"] == "orbit" and "r1s0" in (link["a"], link["b"]))
+    ]
     status, answer = served.post("/api/editor/check", {"game": "orbit", "board": board})
     problems = answer["problems"]
     assert len(problems) == 1 and "ring 1 spot 0" in problems[0] and "\n" not in problems[0]  # the site's name
@@ -54,8 +62,9 @@ def test_a_saved_board_is_a_data_set_a_new_game_is_played_and_mapped_on(served, 
     board["sites"][0]["label"] = "the moon"
     kept = (tmp_path / "datasets/orbit/board/my-copy").read_bytes()
     status, answer = served.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board})
-    assert status == 409 and answer["error"] == ("ORBIT's board 'my-copy' is already on this table: keep it under "
-                                                 "another name, or say to replace it")
+    assert status == 409 and answer["error"] == (
+        "ORBIT's board 'my-copy' is already on this table: keep it under another name, or say to replace it"
+    )
     assert (tmp_path / "datasets/orbit/board/my-copy").read_bytes() == kept
     status, answer = served.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board,
                                                       "replace": True})  # fmt: skip
@@ -94,8 +103,9 @@ def test_a_library_file_never_replaces_a_set_unasked_and_may_come_under_a_new_na
     bundle["sets"][0]["data"]["sites"][0]["x"] += 3  # a friend's copy, a little different
     raw = json.dumps(bundle).encode()
     status, answer = served.request("POST", "/api/library/import?file=friends.json", raw=raw)
-    assert status == 409 and answer["error"] == ("friends.json: ORBIT's board 'mine' is already on this table: add "
-                                                 "it under another name, or say to replace it")
+    assert status == 409 and answer["error"] == (
+        "friends.json: ORBIT's board 'mine' is already on this table: add it under another name, or say to replace it"
+    )
     assert (tmp_path / "datasets" / "orbit" / "board" / "mine").read_bytes() == kept  # nothing changed
     status, answer = served.request("POST", "/api/library/import?file=friends.json&name=friends", raw=raw)
     assert status == 201 and answer["added"] == [{"game": "orbit", "option": "board", "name": "friends"}]
@@ -138,8 +148,9 @@ def test_the_deck_editor_names_the_card_that_is_wrong_and_keeps_a_good_deck(serv
     assert answer["problems"] == ["card c04: counts are at least 1 and planets advance 1 or 2 positions"]
     deck["cards"][3]["planets"] = [["orange", 1], ["orange", 1]]  # one planet twice on a card
     answer = served.post("/api/editor/deck/check", {"deck": deck})[1]
-    assert answer["problems"] == ["card c04: the orange planet is on it twice; a card shows each planet once "
-                                  "(advance it 2 instead)"]
+    assert answer["problems"] == [
+        "card c04: the orange planet is on it twice; a card shows each planet once (advance it 2 instead)"
+    ]
     deck["cards"][3]["planets"] = [["orange", 1], ["blue", 1]]
     deck["markers"]["red"] = "laser"
     status, answer = served.post("/api/editor/deck/save", {"name": "club", "deck": deck})
@@ -199,8 +210,9 @@ def test_periorbis_data_is_checked_card_by_card_and_a_game_starts_on_it(served, 
     del files["orbit.json"]["turns"][3]["vesta"]
     files["setup.json"]["start_team"] = []  # the first slot left empty: nobody to act with
     answer = served.post("/api/editor/periorbis/check", {"files": files})[1]
-    assert answer["problems"] == ["start team, HQ slot 1: empty: a player would start with no employee and could do "
-                                  "nothing"]
+    assert answer["problems"] == [
+        "start team, HQ slot 1: empty: a player would start with no employee and could do nothing"
+    ]
     files["setup.json"]["start_team"] = [-2, 0]
     status, answer = served.post("/api/editor/periorbis/save", {"name": "club", "files": files})
     assert status == 201, answer
@@ -250,8 +262,10 @@ def test_a_dakalio_mat_is_checked_naming_the_spot_and_kept_for_a_new_game(served
     parted["orbits"]["line1"], parted["orbits"]["line2"] = parted["orbits"].pop("N1/1"), parted["orbits"].pop("N1/2")
     problems = served.post("/api/editor/check", {"game": "dakalio", "board": parted})[1]["problems"]
     first, last = parted["orbits"]["line1"][0], parted["orbits"]["line1"][-1]
-    assert problems == [f"the line from {first} to {last} leaves the mat and comes back on no line: join it to the "
-                        "line opposite it (only a line through the centre, e5 (blue base), is a loop on its own)"]
+    assert problems == [
+        f"the line from {first} to {last} leaves the mat and comes back on no line: join it to the "
+        "line opposite it (only a line through the centre, e5 (blue base), is a loop on its own)"
+    ]
     game = next(g for g in served.get("/api/games")["games"] if g["name"] == "dakalio")
     assert next(f for f in game["options"] if f["name"] == "mat")["choices"] == [None, "ours"]
 
@@ -261,8 +275,10 @@ def test_an_orbital_battle_solar_map_names_the_planet_that_is_wrong_and_drives_t
     start = served.get("/api/editor/board?game=orbital_battle&start=own")
     assert "empty" not in start["starts"]
     small = served.get("/api/editor/solar/layout?radius=7&rings=1,2,3,4,5,6,7&hex_mm=14")["board"]
-    assert len(small["sites"]) == 169 and served.post("/api/editor/check", {"game": "orbital_battle",
-                                                                            "board": small})[1]["problems"] == []
+    assert (
+        len(small["sites"]) == 169
+        and served.post("/api/editor/check", {"game": "orbital_battle", "board": small})[1]["problems"] == []
+    )
     moved = json.loads(json.dumps(small))
     for site in moved["sites"]:
         site["tags"] = [t for t in site["tags"] if t != "planet-3"]

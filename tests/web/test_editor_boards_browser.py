@@ -96,12 +96,15 @@ def refused_in_words(page, served, ids: re.Pattern) -> str:
                     if wrong not in legal:
                         break
                 before = len(session.actions)
-                status, error = page.evaluate("""async ([action, actor]) => {
+                status, error = page.evaluate(
+                    """async ([action, actor]) => {
                     const r = await fetch("/api/act", {method: "POST", headers: {"Content-Type": "application/json",
                         "X-Orrery-Token": localStorage.getItem("orrery.token"),
                         "X-Orrery-Phone": localStorage.getItem("orrery.phone")},
                         body: JSON.stringify({action, actor})});
-                    return [r.status, (await r.json()).error]; }""", [wrong, due(served)])
+                    return [r.status, (await r.json()).error]; }""",
+                    [wrong, due(served)],
+                )
                 assert status == 400 and error and "\n" not in error, (status, error)
                 assert not ids.search(error), error  # the spot's or hex's name, never its id
                 assert len(session.actions) == before
@@ -199,7 +202,8 @@ def test_a_small_dakalio_mat_is_laid_over_its_photo_kept_and_played_on(browser, 
     tap_board(page, *mm(STATION))
     expect(page.locator("#problems li")).to_have_text("The game can be played on this mat.")
     expect(page.locator("#diff")).to_have_text(
-        "Against the game's own mat: 19 spots added, 61 spots taken away, 15 lines added, 33 lines taken away.")
+        "Against the game's own mat: 19 spots added, 61 spots taken away, 15 lines added, 33 lines taken away."
+    )
     keep_as(page, "our-mat", "Dakalio: mat “our-mat”")
     page.click('[data-tool="move"]')
     tap_board(page, *mm(STATION))
@@ -224,8 +228,10 @@ def test_a_small_dakalio_mat_is_laid_over_its_photo_kept_and_played_on(browser, 
     board = served.get("/api/board")
     assert {s["id"] for s in board["sites"]} == {f"spot{n}" for n in range(1, 20)}
     spot = {h: f"spot{n}" for n, h in enumerate(MAT, 1)}
-    joined = {(tuple(board["orbits"][f"{loop}/1"]), tuple(board["orbits"][f"{loop}/2"]))
-              for loop in {name.split("/")[0] for name in board["orbits"] if "/" in name}}
+    joined = {
+        (tuple(board["orbits"][f"{loop}/1"]), tuple(board["orbits"][f"{loop}/2"]))
+        for loop in {name.split("/")[0] for name in board["orbits"] if "/" in name}
+    }
     assert joined == {(tuple(spot[h] for h in a), tuple(spot[h] for h in b)) for a, b in opposite_pairs()}
     play_on_the_map(phone, served, 4)
     error = refused_in_words(phone, served, re.compile(r"\bspot\d+\b"))
@@ -247,7 +253,8 @@ def test_a_small_solar_map_is_laid_out_a_planet_moved_kept_and_played_on(browser
     page.select_option("#start-planet", "3")
     page.click('#board .hit[data-site="r1s0"]')
     expect(page.locator("#problems li")).to_have_text(
-        "planet 3: its start hex ring 1 hex 0 is not on its orbit (ring 3)")
+        "planet 3: its start hex ring 1 hex 0 is not on its orbit (ring 3)"
+    )
     page.click('#board .hit[data-site="r3s9"]')
     expect(page.locator("#problems li")).to_have_text("The game can be played on this solar map.")
     keep_as(page, "small", "Orbital Battle: solar map “small”")
@@ -260,8 +267,12 @@ def test_a_small_solar_map_is_laid_out_a_planet_moved_kept_and_played_on(browser
     phone.click('[data-tool="start"]')
     shot(phone, "#edit-title", "editor-solar-phone.png")
 
-    start_from_the_form(phone, served, "orbital_battle",
-                        lambda options: options.locator("[data-option=solar_map]").select_option("small"))
+    start_from_the_form(
+        phone,
+        served,
+        "orbital_battle",
+        lambda options: options.locator("[data-option=solar_map]").select_option("small"),
+    )
     kept = json.loads((tmp_path / "datasets/orbital_battle/solar_map/small").read_text())
     sun = next(s for s in kept["sites"] if s["id"] == "sun")
     assert kept["width"] == 600 and (sun["x"], sun["y"]) == (300, 300)  # laid out over the photo, centred
@@ -290,7 +301,8 @@ def test_a_copy_of_trajectorys_board_has_a_space_dragged_to_where_it_is_printed(
     shot(page, "#edit-title", "editor-trajectory-phone.png")
     keep_as(page, "ours", "Trajectory: board “ours”")
     assert errors == []
-    start_from_the_form(page, served, "trajectory",
-                        lambda options: options.locator("[data-option=board]").select_option("ours"))
+    start_from_the_form(
+        page, served, "trajectory", lambda options: options.locator("[data-option=board]").select_option("ours")
+    )
     moved = next(s for s in served.get("/api/board")["sites"] if s["id"] == "o4s0")
     assert moved["x"] < 575  # where it was dragged to (the printed board has it at 580 mm), on the phones' map too

@@ -18,8 +18,16 @@ from tests.web.conftest import ARTIFACTS
 from tests.web.test_browser import join
 
 PLANETS = ("red", "orange", "yellow", "green", "blue", "purple", "brown", "gray")
-BGR = {"red": (40, 40, 220), "orange": (30, 140, 250), "yellow": (40, 220, 240), "green": (60, 180, 60),
-       "blue": (220, 90, 40), "purple": (160, 50, 140), "brown": (40, 70, 120), "gray": (150, 150, 150)}
+BGR = {
+    "red": (40, 40, 220),
+    "orange": (30, 140, 250),
+    "yellow": (40, 220, 240),
+    "green": (60, 180, 60),
+    "blue": (220, 90, 40),
+    "purple": (160, 50, 140),
+    "brown": (40, 70, 120),
+    "gray": (150, 150, 150),
+}
 SIZE_MM = 700.0
 # Where the test's photo has the board's corners (top-left, top-right, bottom-right, bottom-left), in pixels.
 PHOTO_CORNERS = [(260, 120), (1010, 160), (1100, 840), (180, 800)]
@@ -46,19 +54,23 @@ def slanted(marks: dict[tuple[float, float], tuple[int, int, int]], size_mm: flo
     flat = np.full((1000, 1000, 3), 235, np.uint8)
     for (x, y), colour in marks.items():
         cv2.circle(flat, (round(x * scale), round((size_mm - y) * scale)), 16, colour, -1)
-    matrix = cv2.getPerspectiveTransform(np.float32([(0, 0), (999, 0), (999, 999), (0, 999)]),
-                                         np.float32(PHOTO_CORNERS))
+    matrix = cv2.getPerspectiveTransform(
+        np.float32([(0, 0), (999, 0), (999, 999), (0, 999)]), np.float32(PHOTO_CORNERS)
+    )
     scene = cv2.warpPerspective(flat, matrix, (1280, 960), borderValue=(30, 25, 20))
     return cv2.imencode(".jpg", scene, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
 
 
 def tap_board(page, x: float, y: float) -> None:
     """Tap the board where its point (x, y) in mm is shown."""
-    point = page.evaluate("""([x, y]) => {
+    point = page.evaluate(
+        """([x, y]) => {
         const svg = document.getElementById("board");
         svg.scrollIntoView({ block: "center" });
         const p = svg.createSVGPoint(); p.x = x; p.y = svg.viewBox.baseVal.height - y;
-        const s = p.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""", [x, y])
+        const s = p.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""",
+        [x, y],
+    )
     page.mouse.click(point[0], point[1])
 
 
@@ -276,7 +288,8 @@ def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path
     expect(first.locator(".does")).to_contain_text("advance red 1, orange 1")
     enter(first, "Copies", "0")
     expect(page.locator("#problems li")).to_have_text(
-        "card c01: counts are at least 1 and planets advance 1 or 2 positions")
+        "card c01: counts are at least 1 and planets advance 1 or 2 positions"
+    )
     enter(first, "Copies", "3")
     page.click("#add-card")
     added = page.locator("fieldset.card").last
@@ -299,7 +312,8 @@ def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path
     # Kept again under a name the table holds: the page asks first, as for a library file.
     page.click("#save")
     expect(page.locator("#import-ask-text")).to_have_text(
-        "ORBIT's deck 'club' is already on this table: keep it under another name, or say to replace it.")
+        "ORBIT's deck 'club' is already on this table: keep it under another name, or say to replace it."
+    )
     expect(page.locator("#import-as")).to_have_text("Keep under this name")
     expect(page.locator("#import-name")).to_have_value("club-2")
     page.set_viewport_size({"width": 360, "height": 740})
@@ -390,8 +404,11 @@ def test_periorbis_cards_track_and_team_are_entered_kept_and_played_on(browser, 
     second = page.locator("fieldset.card", has=page.locator("legend", has_text="Ship 1-2"))
     enter(second, "Name on the card", "1-1")  # a card's name is its own: the table says which is taken twice
     expect(page.locator("#problems li")).to_have_text("ship card 1-1, id: '1-1' is used twice")
-    enter(page.locator("fieldset.card", has=page.locator("legend", has_text="Ship 1-1")).nth(1), "Name on the card",
-          "1-twelve")
+    enter(
+        page.locator("fieldset.card", has=page.locator("legend", has_text="Ship 1-1")).nth(1),
+        "Name on the card",
+        "1-twelve",
+    )
     expect(page.locator("fieldset.card legend", has_text="Ship 1-twelve")).to_have_count(1)
     turn = page.locator("#periorbis-orbit fieldset.card").first
     turn.get_by_label("hygiea", exact=True).select_option(label="reached with drive 2")
@@ -413,8 +430,9 @@ def test_periorbis_cards_track_and_team_are_entered_kept_and_played_on(browser, 
     page.screenshot(path=ARTIFACTS / "editor-periorbis-phone.png")
     assert errors == []
 
-    start_from_the_form(page, served, "periorbis",
-                        lambda options: options.locator("[data-option=data]").select_option("club"))
+    start_from_the_form(
+        page, served, "periorbis", lambda options: options.locator("[data-option=data]").select_option("club")
+    )
     from companion.rules.periorbis.datafiles import load
 
     data = load(served.session.state.options.data)
@@ -445,7 +463,8 @@ def test_a_library_file_over_a_set_of_the_same_name_is_added_only_as_the_host_an
     page.locator("#import").set_input_files(str(shared))
     expect(page.locator("#import-ask")).to_be_visible()
     expect(page.locator("#import-ask-text")).to_have_text(
-        "Dakalio's mat 'ours' is already on this table: add it under another name, or say to replace it.")
+        "Dakalio's mat 'ours' is already on this table: add it under another name, or say to replace it."
+    )
     expect(page.locator("#import-name")).to_have_value("ours-2")
     fits_a_phone(page)
     page.screenshot(path=ARTIFACTS / "editor-import-ask-phone.png")
@@ -481,12 +500,15 @@ def test_a_photos_corners_are_placed_on_a_phone_with_zoom_and_a_magnifier(browse
     for index, (x, y) in enumerate(PHOTO_CORNERS):
         ring = page.locator(".corner").nth(index)
         # The photo's box scrolled to show the ring and where it goes, as a finger scrolls it.
-        page.evaluate("""([i, x, y]) => {
+        page.evaluate(
+            """([i, x, y]) => {
             const box = document.getElementById("photo-scroll"), ring = document.querySelectorAll(".corner")[i];
             const w = document.getElementById("photo-view").clientWidth / 1280;
             box.scrollIntoView({ block: "start" });
             box.scrollLeft = (ring.offsetLeft + x * w) / 2 - box.clientWidth / 2;
-            box.scrollTop = (ring.offsetTop + y * w) / 2 - box.clientHeight / 2; }""", [index, x, y])
+            box.scrollTop = (ring.offsetTop + y * w) / 2 - box.clientHeight / 2; }""",
+            [index, x, y],
+        )
         held = ring.bounding_box()
         view = page.locator("#photo-view").bounding_box()
         page.mouse.move(held["x"] + held["width"] / 2 + 7, held["y"] + held["height"] / 2 - 5)  # off the ring's centre

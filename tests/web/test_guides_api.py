@@ -11,8 +11,11 @@ def test_bad_guide_requests_are_400s_that_change_nothing(grid_served):
     before = served.profile.read_bytes()
     cases = [
         ("/api/calibration/grid", {}, "do: missing; expected a string"),
-        ("/api/calibration/grid", {"do": "fly"},
-         "do: expected one of start, probe, skip, back, redo, save, stop, not 'fly'"),
+        (
+            "/api/calibration/grid",
+            {"do": "fly"},
+            "do: expected one of start, probe, skip, back, redo, save, stop, not 'fly'",
+        ),
         ("/api/calibration/grid", {"do": "start", "sites": []}, "sites: expected a non-empty list of site ids"),
         ("/api/calibration/grid", {"do": "start", "sites": ["o9s9"]}, "sites: board 'trajectory' has no site 'o9s9'"),
         ("/api/calibration/grid", {"do": "start", "sites": "o1s0"}, "sites: expected a list, got 'o1s0'"),
@@ -45,8 +48,10 @@ def test_requests_that_do_not_fit_the_moment_are_409s(grid_served):
         status, answer = served.post(path, body)
         assert (status, answer) == (409, {"error": message})
     assert served.post("/api/calibration/grid", {"do": "start"})[0] == 200
-    for path, message in (("/api/calibration/grid", "the grid's walk-through is running: finish or stop it first"),
-                          ("/api/setup", "the grid's walk-through is running: finish or stop it first")):
+    for path, message in (
+        ("/api/calibration/grid", "the grid's walk-through is running: finish or stop it first"),
+        ("/api/setup", "the grid's walk-through is running: finish or stop it first"),
+    ):
         status, answer = served.post(path, {"do": "start"})
         assert (status, answer) == (409, {"error": message})
     assert served.post("/api/calibration/grid", {"do": "stop"})[1]["state"] == "stopped"

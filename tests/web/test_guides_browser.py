@@ -99,7 +99,8 @@ def test_the_grid_is_calibrated_from_the_page_and_the_table_reads_the_board_with
         assert served.observer.switch_sites == {switch: site for site, switch in SCRAMBLED.items()}
         assert served.live.senses.mode() == "grid alone"
         expect(player.locator("#log li").first).to_have_text(
-            "The board's grid is calibrated. Refereeing the board now: grid alone.")
+            "The board's grid is calibrated. Refereeing the board now: grid alone."
+        )
 
         # Every site still holds a calibration piece: the referee, back at work, asks for them to be taken off.
         expect(player.locator("#warning")).to_be_visible()
@@ -178,7 +179,8 @@ def test_a_new_game_is_set_out_piece_by_piece_as_the_sensors_see_it(browser, gri
         first_name = BOARD.site(order[0][1]).name
         served.put("o4s20")
         expect(page.locator("#guide-message")).to_have_text(
-            f"Wrong site: nothing goes on orbit 4 space 20. {guide_piece(order[0][0])} belongs on {first_name}.")
+            f"Wrong site: nothing goes on orbit 4 space 20. {guide_piece(order[0][0])} belongs on {first_name}."
+        )
         expect(page.locator('#map circle.site.mismatch[data-site="o4s20"]')).to_have_count(1)
         served.lift("o4s20")
         expect(page.locator("#guide-message")).to_be_hidden()

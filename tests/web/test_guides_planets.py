@@ -187,8 +187,10 @@ def test_the_phones_find_which_grid_lies_under_which_planet_map(swapped_served):
     assert (f"The grid at {planet2.grid.port} answered for planet 2's map, but the config had it under planet 5's "
             "map.") in walk["message"]  # fmt: skip
     config = load_config(served.profile)
-    assert {g.board: g.serial for g in config.boards} == {"orbital_battle:planet2": planet2.grid.port,
-                                                          "orbital_battle:planet5": planet5.grid.port}
+    assert {g.board: g.serial for g in config.boards} == {
+        "orbital_battle:planet2": planet2.grid.port,
+        "orbital_battle:planet5": planet5.grid.port,
+    }
     # The table reads planet 2's map from the grid that answered for it, at once.
     hand.onto(None)
     planet2.grid.close_switch(*planet2.sites["0000"])
@@ -216,7 +218,8 @@ def test_the_page_finds_each_maps_grid_and_names_the_swapped_one(browser, swappe
         expect(page.locator(f'#map .site.target[data-site="{site}"]')).to_have_count(1)
         hand.onto(site)
         expect(page.locator("#guide-message")).to_contain_text(
-            f"The grid at {planet2.grid.port} answered for planet 2's map, but the config had it under planet 5's map.")
+            f"The grid at {planet2.grid.port} answered for planet 2's map, but the config had it under planet 5's map."
+        )
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=ARTIFACTS / "calibration-probe.png", full_page=True)
         hand.onto(served.table.guides.walk.status()["site"])

@@ -111,7 +111,7 @@ def test_a_phone_that_replays_what_it_read_cannot_predict_the_next_draw(served):
             _, events = game.replay(record.players, exported["options"], seed, actions)
         except (IllegalAction, ValueError):
             continue  # the game as that seed would have it went another way: it foretold nothing
-        foretold = [e.text for e in events if e.type == "drew"][len(drawn):]
+        foretold = [e.text for e in events if e.type == "drew"][len(drawn) :]
         assert foretold != later, f"seed {seed} foretold the draws"
 
 

@@ -252,8 +252,13 @@ def test_an_address_gained_while_serving_gets_a_certificate_without_a_restart(se
     port, context = secure.server.https_port, trusting(table_ca)
     narrow = issue(load_authority(table_ca), Names(("orrery.local",)))  # as if made before 127.0.0.1 existed
     write_file(table_ca.server_cert, narrow.cert.public_bytes(serialization.Encoding.PEM), 0o644)
-    write_file(table_ca.server_key, narrow.key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()), 0o600)
+    write_file(
+        table_ca.server_key,
+        narrow.key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        ),
+        0o600,
+    )
     secure.server.reload_certificate()
     with pytest.raises(ssl.SSLCertVerificationError, match="IP address mismatch"):
         request(port, "/healthz", context, host="127.0.0.1")

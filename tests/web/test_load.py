@@ -14,6 +14,6 @@ def test_twenty_phones_for_a_minute_lose_nothing_and_the_server_memory_stays_fla
     assert result.lost == 0 and result.duplicated == 0
     # In order, each once (a finished game's successor adds its opening note to what the phones hear).
     assert all(phone.ids == sorted(set(phone.ids)) and len(phone.ids) >= 1200 for phone in result.phones)
-    warmed = result.rss_kb[len(result.rss_kb) // 5:]
+    warmed = result.rss_kb[len(result.rss_kb) // 5 :]
     assert len(warmed) >= 40 and warmed[-1] - warmed[0] < 8 * 1024, warmed  # KB: no growth with messages sent
     assert percentile(result.delays, 0.5) < 0.1, percentile(result.delays, 0.5)

@@ -49,8 +49,7 @@ def check(path: str, method: str, status: int, kind: str, body) -> None:
     assert media in content or "*/*" in content, f"{method} {path} {status}: {media} not in {sorted(content)}"
     schema = content.get(media, content.get("*/*"))["schema"]
     if media == "application/json":
-        jsonschema.validate(body, {**schema, "components": SPEC["components"]},
-                            cls=jsonschema.Draft202012Validator)
+        jsonschema.validate(body, {**schema, "components": SPEC["components"]}, cls=jsonschema.Draft202012Validator)
 
 
 @pytest.fixture
@@ -107,8 +106,9 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call("/api/qr", "/api/qr", token=None, expect=403)
     call("/api/calibration/snapshot.jpg", "/api/calibration/snapshot.jpg", expect=404)
     rendered = twin_camera("trajectory", BOARD, 1)  # the twin's camera over the table, read by the real vision
-    served.table.camera = CameraFeed(lambda: rendered.render(served.session.game.layout(served.session.state))[0],
-                                     rendered.vision)
+    served.table.camera = CameraFeed(
+        lambda: rendered.render(served.session.game.layout(served.session.state))[0], rendered.vision
+    )
     call("/api/calibration/snapshot.jpg", "/api/calibration/snapshot.jpg")
     served.mismatch()  # a warning in the state
     call("/api/state", "/api/state")
@@ -205,8 +205,13 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
                  ("/api/export", "GET", 409),  # a game whose data is gone: test_versions.py
                  *((p, "POST", 503) for p, item in SPEC["paths"].items() if "503" in item.get("post", {}).get(
                      "responses", {}))}  # a busy lane: test_attack.py  # fmt: skip
-    listed = {(p, m.upper(), int(s)) for p, item in SPEC["paths"].items() for m, op in item.items()
-              for s in op["responses"] if (p, m.upper(), int(s)) not in elsewhere}
+    listed = {
+        (p, m.upper(), int(s))
+        for p, item in SPEC["paths"].items()
+        for m, op in item.items()
+        for s in op["responses"]
+        if (p, m.upper(), int(s)) not in elsewhere
+    }
     assert listed <= call.seen, sorted(listed - call.seen)
 
 
@@ -294,8 +299,9 @@ def editors(call, served, tmp_path) -> None:
     call(save, save, "POST", {"game": "orbit", "name": "mine", "board": board}, token=None, expect=403)
     served.post("/api/games", {"game": "orbit", "players": ["red", "blue"], "options": {"board": "mine"}})
     call(save, save, "POST", {"game": "orbit", "name": "mine", "board": board}, expect=409)  # asked first
-    call(save, save, "POST", {"game": "orbit", "name": "mine", "board": board, "replace": True},
-         expect=201)  # a new version
+    call(
+        save, save, "POST", {"game": "orbit", "name": "mine", "board": board, "replace": True}, expect=201
+    )  # a new version
     photo = cv2.imencode(".png", np.full((300, 400, 3), 200, np.uint8))[1].tobytes()
     flatten = "/api/editor/flatten?corners=10,10,390,10,390,290,10,290&width=700&height=700"
     call("/api/editor/flatten", flatten, "POST", raw=photo)

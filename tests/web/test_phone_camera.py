@@ -41,7 +41,8 @@ def bench_frame():
     rng = np.random.default_rng([7, 1])
     mounting = random_mounting(board, SIZE, rng, (0.9, 0.95), 10.0)
     frame = MountedRenderer(board, registry.dictionary, mounting).render(
-        random_table(board, registry, rng, 18, False), random_shot("normal", rng), rng)
+        random_table(board, registry, rng, 18, False), random_shot("normal", rng), rng
+    )
     return frame, calibrated(mounting, rng, CameraProfile), board, registry
 
 
@@ -74,8 +75,12 @@ def _camera_page(video, port: int):
     """Chromium with its camera a fake device playing `video`, on the camera page."""
     from playwright.sync_api import sync_playwright
 
-    flags = [*FLAGS, "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
-             f"--use-file-for-fake-video-capture={video}"]
+    flags = [
+        *FLAGS,
+        "--use-fake-device-for-media-stream",
+        "--use-fake-ui-for-media-stream",
+        f"--use-file-for-fake-video-capture={video}",
+    ]
     playwright = sync_playwright().start()
     browser = WatchedBrowser(playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=flags))
     page = browser.new_page(viewport={"width": 360, "height": 740})
@@ -120,8 +125,10 @@ def test_a_phone_whose_pictures_changed_shape_is_told_to_recalibrate(tmp_path, p
     playwright, browser, page = _camera_page(video, server.port)
     try:
         page.wait_for_function("document.getElementById('state').textContent.includes('recalibrate')")
-        assert page.locator("#state").inner_text() == ("The table says: recalibrate the camera: its pictures are now "
-                                                       "640 x 480, and it was calibrated at 1280 x 720.")
+        assert page.locator("#state").inner_text() == (
+            "The table says: recalibrate the camera: its pictures are now "
+            "640 x 480, and it was calibrated at 1280 x 720."
+        )
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "camera-page-recalibrate.png"))
     finally:
@@ -146,8 +153,7 @@ def test_frames_take_the_token_and_must_be_images(phone_table, bench_frame):
     path = "/api/camera/frame?still=1"
     status, answer = _post(server.port, path, jpeg, {"Content-Type": "image/jpeg"})
     assert status == 403 and "\n" not in answer["error"]
-    status, answer = _post(server.port, path, b"not a picture", {"Content-Type": "image/jpeg",
-                                                                 "X-Orrery-Token": TOKEN})
+    status, answer = _post(server.port, path, b"not a picture", {"Content-Type": "image/jpeg", "X-Orrery-Token": TOKEN})
     assert status == 400 and answer["error"] == "the frame: not a picture the table can read (send a JPEG or PNG)"
     status, answer = _post(server.port, path, jpeg, {"Content-Type": "text/plain", "X-Orrery-Token": TOKEN})
     assert status == 415
@@ -162,8 +168,9 @@ def test_frames_take_the_token_and_must_be_images(phone_table, bench_frame):
     assert status == 200 and answer["width"] == 2560 and phone.read().image.shape == (720, 1280, 3)
     square = cv2.imencode(".jpg", bench_frame[0].image[:, :720])[1].tobytes()
     status, answer = _post(server.port, path, square, {"Content-Type": "image/jpeg", "X-Orrery-Token": TOKEN})
-    assert status == 409 and answer["error"] == ("recalibrate the camera: its pictures are now 720 x 720, and it was "
-                                                 "calibrated at 1280 x 720")
+    assert status == 409 and answer["error"] == (
+        "recalibrate the camera: its pictures are now 720 x 720, and it was calibrated at 1280 x 720"
+    )
 
 
 def test_a_still_is_read_in_gray_unless_pieces_are_found_by_colour(phone_table, bench_frame):

@@ -42,11 +42,12 @@ def test_the_form_names_options_in_words_and_starts_dakalio_with_the_chosen_firs
     options = page.locator("#setup-options")
     expect(options).to_contain_text("Hyper Accelerator Engine")
     expect(options.locator('select[data-option="mode"] option')).to_have_text(
-        ["Everyone for themselves", "Partnership", "Dual spaceship"])
+        ["Everyone for themselves", "Partnership", "Dual spaceship"]
+    )
     assert not re.search(r"\w_\w|JSON", options.locator(":scope > label").all_inner_texts().__str__())
     expect(options.locator("details")).not_to_have_attribute("open", "")
     expect(options.locator('details input[data-option="second_colours"]')).to_be_hidden()
-    for box in options.locator('label.option.bool').all():
+    for box in options.locator("label.option.bool").all():
         assert box.bounding_box()["height"] >= 44
     for pill in page.locator("#setup-players label").all():
         assert pill.bounding_box()["height"] >= 44

@@ -78,8 +78,11 @@ def test_an_announcement_leaves_the_server_within_milliseconds_of_the_commit(ser
     events = stream("/events?after=2")
     events.until("state")
     delays = []
-    for actor, action in (("red", Action.make("end_turn")), ("blue", Action.make("draw", card="action")),
-                          ("blue", Action.make("end_turn"))):
+    for actor, action in (
+        ("red", Action.make("end_turn")),
+        ("blue", Action.make("draw", card="action")),
+        ("blue", Action.make("end_turn")),
+    ):
         entry = served.session.submit(action, "phone", actor)
         message = events.until("entry")
         delays.append(time.time() - entry.created)

@@ -144,8 +144,9 @@ def test_an_extra_name_at_init_is_permitted_and_covered(tmp_path):
 def test_local_names_cover_the_mdns_name_the_host_and_loopback():
     names = local_names("Table-1")
     assert names.dns == ("orrery.local", "table-1", "table-1.local", "localhost")
-    assert ipaddress.ip_address("127.0.0.1") in names.ips and all(ip.version == 4 or str(ip) == "::1"
-                                                                  for ip in names.ips)
+    assert ipaddress.ip_address("127.0.0.1") in names.ips and all(
+        ip.version == 4 or str(ip) == "::1" for ip in names.ips
+    )
 
 
 @pytest.mark.parametrize(("damage", "message"), [

@@ -24,9 +24,11 @@ from .test_play_browser import PhonesOnly, fits, pass_and_play
 GAMES = ["trajectory", "orbit", "dakalio", "orbital_battle", "periorbis"]
 ACTIONS = {"trajectory": 14, "orbit": 14, "dakalio": 12, "orbital_battle": 26, "periorbis": 14}  # a few turns each
 # What the page shows to choose from: the sheet, its note, the map and the places ringed on it.
-SHOWN = ("[document.querySelector('#pick').hidden, document.querySelector('#pick-list').innerHTML.length, "
-         "document.querySelector('#pick-title').textContent, window.orrery.app.surfaces.shown, "
-         "[...(window.orrery.app.map.targets || [])].join()].join('|')")
+SHOWN = (
+    "[document.querySelector('#pick').hidden, document.querySelector('#pick-list').innerHTML.length, "
+    "document.querySelector('#pick-title').textContent, window.orrery.app.surfaces.shown, "
+    "[...(window.orrery.app.map.targets || [])].join()].join('|')"
+)
 GROUP = re.compile(r"^(.*) \((\d+)\)$")  # a picker's button for several actions: "Red's army (3)"
 
 
@@ -111,8 +113,9 @@ class Phone:
             self.tap(own.first)
             return
         if item["group"]:
-            self.tap(page.locator(f'#primary .headings[data-title="{item["title"]}"] button',
-                                  has_text=f"{item['group']} ("))
+            self.tap(
+                page.locator(f'#primary .headings[data-title="{item["title"]}"] button', has_text=f"{item['group']} (")
+            )
             return
         self.tap(page.locator(f'#declared button[data-title="{item["title"]}"]'))
 
@@ -143,7 +146,8 @@ class Phone:
                 assert dice, (item, texts)
                 # each die by whose it is ("Red's die"), as the table rolled them
                 assert page.locator("#pick-list .dice span").all_inner_texts() == [
-                    step[0] for step in item["steps"] if step[3:] == ["Dice"]], item["steps"]
+                    step[0] for step in item["steps"] if step[3:] == ["Dice"]
+                ], item["steps"]
                 for row, face in zip(page.locator("#pick-list .dice").all(), dice, strict=True):
                     self.tap(row.locator("button.face", has_text=str(face)))
                 self.tap(page.locator("#pick-list button.accent"))
@@ -203,8 +207,11 @@ def first_on_screen(page: Page, item: dict[str, Any]) -> None:
         .filter((e) => e.offsetParent !== null || e.closest('svg'))
         .map((e) => [e.textContent, e.dataset.site || '', e.dataset.title || '', e.getBoundingClientRect().bottom])""")
     starts = {item["title"], *(item["from"] or item["to"])[:1]}
-    ways = [bottom for text, site, title, bottom in boxes
-            if item["label"] in text or site in starts or title in starts or (item["group"] and item["group"] in text)]
+    ways = [
+        bottom
+        for text, site, title, bottom in boxes
+        if item["label"] in text or site in starts or title in starts or (item["group"] and item["group"] in text)
+    ]
     assert ways and min(ways) <= 740, f"{item['label']}: its first tap lies below the first screen ({ways}, {boxes})"
 
 
@@ -285,8 +292,10 @@ def test_a_few_turns_are_played_in_few_taps_on_a_phone(browser, one_table, game)
         fits(page, 360)
     taps = [taps for _, taps, kind in count.actions if kind != "muster"]
     turns = count.turns()
-    print(f"{game}: {len(taps)} actions, taps median {statistics.median(taps)} max {max(taps)}; "
-          f"{len(turns)} turns, median {statistics.median(turns)} max {max(turns)}")
+    print(
+        f"{game}: {len(taps)} actions, taps median {statistics.median(taps)} max {max(taps)}; "
+        f"{len(turns)} turns, median {statistics.median(turns)} max {max(turns)}"
+    )
     assert statistics.median(taps) <= 3, count.actions
     assert statistics.median(turns) <= 8, count.actions
     assert all(taps <= 2 for _, taps, kind in count.actions if kind == "play"), count.actions  # an ORBIT card

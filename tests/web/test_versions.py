@@ -26,14 +26,16 @@ def _board(label: str) -> dict:
 
 def _labels(served) -> set[str]:
     return {site.get("name") or "" for site in served.get("/api/board")["sites"]} | {
-        site.get("label") or "" for site in served.get("/api/board")["sites"]}
+        site.get("label") or "" for site in served.get("/api/board")["sites"]
+    }
 
 
 def test_a_save_or_an_import_over_a_set_a_game_used_changes_no_game(served, tmp_path):
     served.table.datasets = DataSets(tmp_path / "datasets")
     assert served.post("/api/editor/save", {"game": "orbit", "name": "club", "board": _board("the sun")})[0] == 201
-    assert served.post("/api/games", {"game": "orbit", "players": ["red", "blue"], "options": {"board": "club"}})[0] \
-        == 201
+    assert (
+        served.post("/api/games", {"game": "orbit", "players": ["red", "blue"], "options": {"board": "club"}})[0] == 201
+    )
     first = served.session.record
     assert set_path(first.options["board"]) == tmp_path / "datasets/orbit/board/club"
     assert VERSIONS in first.options["board"]  # the game names the version it was set up on
@@ -108,7 +110,6 @@ def test_a_game_logged_before_states_kept_their_material_whose_data_is_gone_is_k
         assert again.resumed and again.session.record.id == 2  # a restart resumes the new game: no loop of failures
     finally:
         again.stop()
-
 
 
 @pytest.mark.parametrize("damage", ["[1, 2]", "null", '"text"'])

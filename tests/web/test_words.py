@@ -36,12 +36,19 @@ PIECE_PARTS = {"ship", "planet", "station", "base", "army", "fleet", "infestor",
 CARD = re.compile(r"\b[Cc]ard:? c\d+\b")
 # A card or a ship by its number where it has a name: "hires card 29", "cards in the pool: 29, 2", "Card: 17",
 # "to ship 1-7", "Ship: 1-7".
-NUMBERED = re.compile(r"\bcards? \d+\b|\bcards\b[^.:;]*: \d+, \d+|\bCard: \d+(?![\w ])|"
-                      r"\b[Ss]hips?:? (?:ship )?\d+-\d+\b")
+NUMBERED = re.compile(
+    r"\bcards? \d+\b|\bcards\b[^.:;]*: \d+, \d+|\bCard: \d+(?![\w ])|"
+    r"\b[Ss]hips?:? (?:ship )?\d+-\d+\b"
+)
 COLOURS = {"red", "orange", "yellow", "green", "blue", "purple", "brown", "gray", "grey", "white", "black", "pink"}
 # An option's value as the rules spell it, where the New game form gives it a name ("simple": "Simple: one game").
-RAW = {value for game in names() for words in load(game).option_words.values() for value, name in words.choices.items()
-       if isinstance(value, str) and not name.startswith(value)}
+RAW = {
+    value
+    for game in names()
+    for words in load(game).option_words.values()
+    for value, name in words.choices.items()
+    if isinstance(value, str) and not name.startswith(value)
+}
 
 
 def mixed_case(text: str) -> list[str]:
@@ -98,7 +105,9 @@ def texts_of_a_game(game: str, players: int, seed: int) -> Iterator[tuple[str, s
 
 def test_the_leak_finder_catches_what_it_is_for():
     assert leaks("Green hires card 29, a basic employee. New employee cards in the pool: 29, 2.", set()) == [
-        "card 29", "cards in the pool: 29, 2"]
+        "card 29",
+        "cards in the pool: 29, 2",
+    ]
     assert leaks("Green carries 2 crates to ship 1-7. Ship: 1-7", set()) == ["ship 1-7", "Ship: 1-7"]
     assert leaks("Markers to place: orange, yellow, Green, Blue", set()) == ["orange, yellow, Green, Blue"]
     assert leaks("Mode: simple", set()) == ["simple"] and leaks("Difficulty: normal", set()) == ["normal"]
@@ -179,8 +188,10 @@ def test_records_in_the_books_name_their_numbers_and_the_asteroids_their_capital
     """Periorbis's books: ore by colour, a contract by its row and the ship's name, the pool card by card by the
     names the cards print, asteroids by the names the board prints (Ada, not ada); never a row of bare numbers."""
     words = Words(default_board("periorbis"), ["red", "green"])
-    employees = {"1": {"card": 0, "role": "basic", "where": "ada", "acted": True},
-                 "2": {"card": -1, "role": "engineer", "where": "hq", "acted": False}}
+    employees = {
+        "1": {"card": 0, "role": "basic", "where": "ada", "acted": True},
+        "2": {"card": -1, "role": "engineer", "where": "hq", "acted": False},
+    }
     ship = "level 1 ship paying 9 a crate"
     ledger = {"players": {"red": {"bases": ["ada", "eros"], "employees": employees,
                                   "contracts": [{"ship": "1-4", "name": ship, "row": 2, "crates": 1, "bonus": 0}]}},
@@ -189,10 +200,16 @@ def test_records_in_the_books_name_their_numbers_and_the_asteroids_their_capital
                         "pool": [{"card": 10, "name": "specialist miner no. 10", "price": 6},
                                  {"card": 12, "name": "specialist captain no. 12", "price": 8}]}}  # fmt: skip
     shown = books("periorbis", ledger, words)
-    assert dict(shown["players"][0]["rows"]) == {"Bases": "Ada, Eros", "Contracts": f"row 2 of the {ship}, 1 crate",
-                                                 "Employees": "1: basic on Ada, has acted; 2: engineer at HQ"}
-    assert dict(shown["table"]) == {"Ore": "Ada: black 4, grey 3, white 1", "Ships": f"{ship}: 1 of 5 crates",
-                                    "Pool": "specialist miner no. 10, 6 credits; specialist captain no. 12, 8 credits"}
+    assert dict(shown["players"][0]["rows"]) == {
+        "Bases": "Ada, Eros",
+        "Contracts": f"row 2 of the {ship}, 1 crate",
+        "Employees": "1: basic on Ada, has acted; 2: engineer at HQ",
+    }
+    assert dict(shown["table"]) == {
+        "Ore": "Ada: black 4, grey 3, white 1",
+        "Ships": f"{ship}: 1 of 5 crates",
+        "Pool": "specialist miner no. 10, 6 credits; specialist captain no. 12, 8 credits",
+    }
 
 
 def test_a_planet_is_named_with_the_way_its_arrow_points():
@@ -201,7 +218,8 @@ def test_a_planet_is_named_with_the_way_its_arrow_points():
     assert "r1s1" not in words.piece("planet-red>r1s1")
     # in a sentence too (the referee's advice names the pieces it wants back as the layout has them)
     assert words.text("Put planet-green>r4s1, ship-green back on r1s0.") == (
-        "Put green planet pointing to ring 4 spot 1, Green's ship back on ring 1 spot 0.")
+        "Put green planet pointing to ring 4 spot 1, Green's ship back on ring 1 spot 0."
+    )
     assert words.text("r1s0>r1s1, 2>1") == "ring 1 spot 0>ring 1 spot 1, 2>1"
 
 

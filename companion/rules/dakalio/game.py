@@ -64,9 +64,15 @@ ARGS: dict[str, dict[str, Any]] = {
 }
 # The table's facts (engine.Game): the mat is a board file of the table's own; the books' labels.
 DATA = {"mat": DataOption("file")}
-LABELS = {"reserve": "Ships in reserve", "inside": "Ships on the mat", "first": "First player",
-          "dakalio_carried": "Carrying Dakalio", "dakalio_delivered": "Dakalio delivered",
-          "dakalio_taken": "Dakalio taken", "game": "Game of the match"}
+LABELS = {
+    "reserve": "Ships in reserve",
+    "inside": "Ships on the mat",
+    "first": "First player",
+    "dakalio_carried": "Carrying Dakalio",
+    "dakalio_delivered": "Dakalio delivered",
+    "dakalio_taken": "Dakalio taken",
+    "game": "Game of the match",
+}
 SHOWN: dict[str, ShowCounter] = {"portals": lambda use, words: "not chosen yet" if use is None else words(use)}
 # Which stage each action belongs to.
 STAGES: dict[str, tuple[str, ...]] = {
@@ -125,8 +131,10 @@ class Dakalio(Game[State]):
             return Phase("over", None, f"{winner} has won: {state.reason}.", round=state.game)
         if state.stage == "between":
             nxt = who(other(state, state.first))
-            prompt = (f"{who(state.winners[-1])} won game {state.game}. Clear the mat, put the Dakalio back on their "
-                      f"bases and start game {state.game + 1}: {nxt} plays first.")
+            prompt = (
+                f"{who(state.winners[-1])} won game {state.game}. Clear the mat, put the Dakalio back on their "
+                f"bases and start game {state.game + 1}: {nxt} plays first."
+            )
             return Phase("between", None, prompt, "next_game", state.game)
         prompts = {
             "portals": f"{name} plays first: decide whether to play with portals.",

@@ -32,8 +32,9 @@ def after_turn(state: State, mover: str) -> tuple[State, list[Event]]:
     if delivered(state, mover) >= DELIVERIES_TO_WIN:
         return end_game(state, mover, f"{who(mover)} delivered a second Dakalio")
     state, events = _captures(state)
-    stuck = sorted(spot for spot, ship in state.ships.items()
-                   if ship.dakalio and not ship.delivered and not can_move(state, spot))
+    stuck = sorted(
+        spot for spot, ship in state.ships.items() if ship.dakalio and not ship.delivered and not can_move(state, spot)
+    )
     losers = sorted({state.ships[s].owner for s in stuck})
     if len(losers) == 2:
         done, end = end_game(state, mover, f"{who(mover)} made a double block: both ships with Dakalio are blocked")
@@ -51,16 +52,24 @@ def _captures(state: State) -> tuple[State, list[Event]]:
     another such ship with nowhere to go (a slide it made stopped only against a captured ship)."""
     events = []
     while True:
-        stuck = sorted(spot for spot, ship in state.ships.items()
-                       if not ship.dakalio and not ship.delivered and not can_move(state, spot))
+        stuck = sorted(
+            spot
+            for spot, ship in state.ships.items()
+            if not ship.dakalio and not ship.delivered and not can_move(state, spot)
+        )
         if not stuck:
             return state, events
         captured = dict(state.captured)
         for spot in stuck:
             owner = state.ships[spot].owner
             captured[owner] += 1
-            events.append(Event("capture", f"{who(owner)}'s ship on {spot} is blocked and captured: take it off the "
-                                           "mat.", {"player": owner, "spot": spot}))
+            events.append(
+                Event(
+                    "capture",
+                    f"{who(owner)}'s ship on {spot} is blocked and captured: take it off the mat.",
+                    {"player": owner, "spot": spot},
+                )
+            )
         ships = {spot: ship for spot, ship in state.ships.items() if spot not in stuck}
         state = replace(state, ships=ships, captured=captured)
 

@@ -63,15 +63,19 @@ class Mat:
 def from_board(board: Board, source: str = "mat") -> Mat:
     """The rules' view of a board; SetupError naming what is missing when the board is no Orbix mat."""
     kinds = {site.id: site.kind for site in board.sites}
-    tagged = {tag: frozenset(s.id for s in board.sites if tag in s.tags) for tag in
-              ("control", "signal", "station", "port", "red", "blue")}
+    tagged = {
+        tag: frozenset(s.id for s in board.sites if tag in s.tags)
+        for tag in ("control", "signal", "station", "port", "red", "blue")
+    }
     load_zone = frozenset(s for s, kind in kinds.items() if kind in LOAD_KINDS)
     spots = frozenset(s for s, kind in kinds.items() if kind == "spot")
     red = tuple(sorted(s for s in tagged["red"] if kinds[s] == "base"))
     blue = sorted(s for s in tagged["blue"] if kinds[s] == "base")
     if len(red) != 3 or len(blue) != 1:
-        raise SetupError(f"{source}: an Orbix mat needs 3 red bases and 1 blue base (sites of kind 'base' tagged "
-                         f"'red' or 'blue'); found {len(red)} and {len(blue)}")
+        raise SetupError(
+            f"{source}: an Orbix mat needs 3 red bases and 1 blue base (sites of kind 'base' tagged "
+            f"'red' or 'blue'); found {len(red)} and {len(blue)}"
+        )
     if not tagged["control"] <= spots or not tagged["control"]:
         raise SetupError(f"{source}: the Control Zone (tag 'control') must be a non-empty set of spots")
     grouped: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
@@ -92,9 +96,11 @@ def from_board(board: Board, source: str = "mat") -> Mat:
         # base) is a loop on its own; any other is one part of a loop with the line opposite.
         line = parts[0][1]
         if len(parts) == 1 and blue[0] not in line:
-            raise SetupError(f"{source}: the line from {line[0]} to {line[-1]} leaves the mat and comes back on no "
-                             f"line: join it to the line opposite it (only a line through the centre, {blue[0]}, "
-                             "is a loop on its own)")
+            raise SetupError(
+                f"{source}: the line from {line[0]} to {line[-1]} leaves the mat and comes back on no "
+                f"line: join it to the line opposite it (only a line through the centre, {blue[0]}, "
+                "is a loop on its own)"
+            )
     served_by: dict[str, str] = {}
     entries: dict[str, list[str]] = {}
     for link in board.links:
@@ -102,15 +108,18 @@ def from_board(board: Board, source: str = "mat") -> Mat:
             served_by[link.b] = link.a
         elif link.kind == "entry":
             if link.a not in tagged["control"] or link.a in tagged["signal"]:
-                raise SetupError(f"{source}: entry line {link.a}->{link.b} must start at a Control Zone spot "
-                                 "that is not on an anti-gravity signal")
+                raise SetupError(
+                    f"{source}: entry line {link.a}->{link.b} must start at a Control Zone spot "
+                    "that is not on an anti-gravity signal"
+                )
             entries.setdefault(link.a, []).append(link.b)
     for spot in tagged["station"] | tagged["port"]:
         base = served_by.get(spot)
         wanted = red if spot in tagged["station"] else tuple(blue)
         if base not in wanted:
-            raise SetupError(f"{source}: {spot} needs a 'serves' link from its {'red' if wanted == red else 'blue'} "
-                             "base")
+            raise SetupError(
+                f"{source}: {spot} needs a 'serves' link from its {'red' if wanted == red else 'blue'} base"
+            )
     return Mat(
         board.name,
         loops,

@@ -67,10 +67,10 @@ def place_asteroid(state: State, action: Action) -> tuple[State, list[Event]]:
     if left == 0:
         raise IllegalAction(f"{who(player)} has no asteroids left")
     at = place_check(state, action.get("at"), "asteroid")
-    state = replace(state, asteroids=(*state.asteroids, at), asteroids_left={**state.asteroids_left,
-                                                                              player: left - 1})
-    event = Event("asteroid", f"{who(player)} places an asteroid on {at} ({left - 1} left).",
-                  {"player": player, "at": at})
+    state = replace(state, asteroids=(*state.asteroids, at), asteroids_left={**state.asteroids_left, player: left - 1})
+    event = Event(
+        "asteroid", f"{who(player)} places an asteroid on {at} ({left - 1} left).", {"player": player, "at": at}
+    )
     if state.stage == "play":
         state, events = after_turn(state, player)
         return state, [event, *events]

@@ -57,8 +57,9 @@ def enter(state: State, action: Action) -> tuple[State, list[Event]]:
         raise IllegalAction(_why_no_entry(state, to))
     at = min(options)
     route = options[at]
-    state = replace(state, ships={**state.ships, to: Ship(player)}, reserve={**state.reserve,
-                                                                             player: state.reserve[player] - 1})
+    state = replace(
+        state, ships={**state.ships, to: Ship(player)}, reserve={**state.reserve, player: state.reserve[player] - 1}
+    )
     text = f"{who(player)} enters at {at} and slides{_how(route)} to {spot_role(board, to)}."
     state, events = after_turn(state, player)
     return state, [Event("enter", text, {"player": player, "at": at, "to": to}), *events]
@@ -70,22 +71,32 @@ def _why_no_entry(state: State, to: str) -> str:
     if to in board.load_zone or to in blocked:
         return why_not(board, blocked, "", (), to, ())
     # The shortest entry that would get there but for a signal on its way.
-    barred = [(len(r.spots), at, r) for at in sorted(board.entries) if at not in blocked
-              for r in entry_routes(state, at, over_signals=True) if r.to == to and signal_on(board, r)]
+    barred = [
+        (len(r.spots), at, r)
+        for at in sorted(board.entries)
+        if at not in blocked
+        for r in entry_routes(state, at, over_signals=True)
+        if r.to == to and signal_on(board, r)
+    ]
     if barred:
         _, at, route = min(barred, key=lambda b: b[:2])
         signal = signal_on(board, route)
         verb = "stop on" if signal == to else "slide over"
-        return (f"entering at {at}, the ship would {verb} the anti-gravity signal on {signal}: only ships already "
-                "inside may cross or stop on signals")
+        return (
+            f"entering at {at}, the ship would {verb} the anti-gravity signal on {signal}: only ships already "
+            "inside may cross or stop on signals"
+        )
     blocker = next(_blockers(state, to), None)
     if blocker is not None:  # a piece in the way: said by its spot, which the player can see and clear
         spot, at = blocker
         if spot == at:
             return f"the way in to {to} starts at {at}, and {obstacle(blocked, at)} stands there"
         reason = why_not(board, blocked, at, board.entry_ways(at), to, state.portals)
-        return f"entering at {at}: {reason}" if spot in reason.split() else (
-            f"entering at {at}: {obstacle(blocked, spot)} is in the way to {to}")
+        return (
+            f"entering at {at}: {reason}"
+            if spot in reason.split()
+            else (f"entering at {at}: {obstacle(blocked, spot)} is in the way to {to}")
+        )
     reasons = []
     for at in sorted(board.entries):
         ways = board.entry_ways(at)
@@ -96,8 +107,10 @@ def _why_no_entry(state: State, to: str) -> str:
         for reason in reasons:
             if clue in reason:
                 return reason
-    return (f"no entry line from an empty Control Zone spot leads to {to} (the Control Zone spots on anti-gravity "
-            "signals have none)")
+    return (
+        f"no entry line from an empty Control Zone spot leads to {to} (the Control Zone spots on anti-gravity "
+        "signals have none)"
+    )
 
 
 def _blockers(state: State, to: str) -> Iterator[tuple[str, str]]:
@@ -162,8 +175,11 @@ def take_dakalio(state: State, action: Action) -> tuple[State, list[Event]]:
         red_left = sum(1 for b in state.crystals if b != base)
         if red_left:
             raise IllegalAction(f"Blue Dakalio must be taken last: {red_left} red Dakalio still on their bases")
-    state = replace(state, ships={**state.ships, at: replace(ship, dakalio=colour)},
-                    crystals=tuple(b for b in state.crystals if b != base))
+    state = replace(
+        state,
+        ships={**state.ships, at: replace(ship, dakalio=colour)},
+        crystals=tuple(b for b in state.crystals if b != base),
+    )
     text = f"{who(player)}'s ship on {at} takes the {colour} Dakalio from the base {base}."
     state, events = after_turn(state, player)
     return state, [Event("dakalio", text, {"player": player, "at": at, "dakalio": colour}), *events]

@@ -100,8 +100,14 @@ def arrive(state: State, colour: str, events: list[Event]) -> State:
             )
         else:
             state = _offer(state, Offer("station", colour))
-            events.append(Event("offer", f"{who(name)} may collect the {STATION_NAMES[tile]} on {where(state, site)} "
-                                         "(activate) or leave it (decline).", {"kind": "station", "station": tile}))
+            events.append(
+                Event(
+                    "offer",
+                    f"{who(name)} may collect the {STATION_NAMES[tile]} on {where(state, site)} "
+                    "(activate) or leave it (decline).",
+                    {"kind": "station", "station": tile},
+                )
+            )
     elif tile == "fuel":
         if fill_energy(state, name)[1]:
             state = _offer(state, Offer("station", colour))
@@ -129,14 +135,21 @@ def activate(state: State, colour: str) -> tuple[State, list[Event]]:
     tile = state.stations[site]
     if tile == "fuel":
         state, gain = fill_energy(state, name)
-        return state, [Event("fuel-depot", f"The fuel depot fills {who(name)}'s energy: take {gain} cubes.",
-                             {"player": name, "gain": gain})]
+        return state, [
+            Event(
+                "fuel-depot",
+                f"The fuel depot fills {who(name)}'s energy: take {gain} cubes.",
+                {"player": name, "gain": gain},
+            )
+        ]
     label, _ = UPGRADES[tile]
     state = upgrade(state, name, tile)
     state = replace(state, stations={k: v for k, v in state.stations.items() if k != site})
     state = with_player(state, name, collected=(*state.people[name].collected, tile))
-    text = (f"{who(name)} collects the {STATION_NAMES[tile]} on {where(state, site)}: take it off the board "
-            f"({label} now {_level(state, name, tile)}).")
+    text = (
+        f"{who(name)} collects the {STATION_NAMES[tile]} on {where(state, site)}: take it off the board "
+        f"({label} now {_level(state, name, tile)})."
+    )
     return state, [Event("station-collected", text, {"player": name, "station": tile, "site": site})]
 
 

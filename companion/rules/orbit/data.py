@@ -69,8 +69,10 @@ def _load_deck(path: str, stamp: int) -> DeckFile:
             raise SetupError(f"{where}: deck.cards[{i}]: counts are at least 1 and planets advance 1 or 2 positions")
         twice = next((c for j, (c, _) in enumerate(card.planets) if c in [d for d, _ in card.planets[:j]]), None)
         if twice is not None:
-            raise SetupError(f"{where}: deck.cards[{i}]: the {twice} planet is on it twice; a card shows each planet "
-                             "once (advance it 2 instead)")
+            raise SetupError(
+                f"{where}: deck.cards[{i}]: the {twice} planet is on it twice; a card shows each planet "
+                "once (advance it 2 instead)"
+            )
     for planet, feature in deck.markers.items():
         if feature not in MARKER_FEATURES:
             raise SetupError(f"{where}: deck.markers.{planet}: {feature!r} is not one of {MARKER_FEATURES}")
@@ -113,7 +115,7 @@ def feature_words(feature: str) -> str:
 
 
 def describe(card: Card) -> str:
-    """"advance red 1, gray 2; fly 3; take 1 energy" for the phones."""
+    """ "advance red 1, gray 2; fly 3; take 1 energy" for the phones."""
     parts = ["advance " + ", ".join(f"{c} {n}" for c, n in card.planets)] if card.planets else []
     parts += ["advance every planet 1"] if card.all else []
     parts += [f"{card.wild} wild planet" + ("s" if card.wild > 1 else "")] if card.wild else []

@@ -31,13 +31,16 @@ def energy_split(state: State, name: str, cubes: int, partner_share: object = No
     if partner is None:
         raise IllegalAction("only a partnership spends a partner's energy cubes")
     if not isinstance(partner_share, int) or isinstance(partner_share, bool) or not 0 <= partner_share <= cubes:
-        raise IllegalAction(f"the partner's share of the energy is a whole number from 0 to {cubes}, "
-                            f"not {partner_share!r}")
+        raise IllegalAction(
+            f"the partner's share of the energy is a whole number from 0 to {cubes}, not {partner_share!r}"
+        )
     if partner_share > partner_have:
         raise IllegalAction(f"{who(partner)} has only {plural(partner_have, 'energy cube')}")
     if cubes - partner_share > own_have:
-        raise IllegalAction(f"{who(name)} has only {plural(own_have, 'energy cube')} of the "
-                            f"{cubes - partner_share} to come from {who(name)}'s own board")
+        raise IllegalAction(
+            f"{who(name)} has only {plural(own_have, 'energy cube')} of the "
+            f"{cubes - partner_share} to come from {who(name)}'s own board"
+        )
     return cubes - partner_share, partner_share
 
 
@@ -175,8 +178,10 @@ def start_cannon(state: State, action: Action) -> Result:
 def hyper_jump(state: State, colour: str, site: str, elsewhere: bool) -> Result:
     start = state.ships[colour].site
     if site not in jump_targets(state, start, elsewhere):
-        raise IllegalAction(f"a hyper jump goes to {'another ' if elsewhere else 'an '}intersection showing the hyper "
-                            f"jump portal; {where(state, site)} shows none")
+        raise IllegalAction(
+            f"a hyper jump goes to {'another ' if elsewhere else 'an '}intersection showing the hyper "
+            f"jump portal; {where(state, site)} shows none"
+        )
     state = with_ship(state, colour, site=site)
     text = f"{ship_name(state, colour)} hyper jumps from {where(state, start)} to {where(state, site)}."
     return state, [Event("jumped", text, {"ship": colour, "from": start, "to": site})]

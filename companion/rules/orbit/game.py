@@ -114,8 +114,14 @@ def piece(state: State, colour: str) -> str:
 SIDES = {"front": "ORBIT's front side", "back": "ORBIT's back side"}
 DATA = {"board": DataOption("file", tuple(SIDES)), "deck": DataOption("file", ("",))}
 SHOWN = {"markers": markers_words}  # by the planets' colours
-LABELS = {"hand": "Cards in hand", "sites": "Where", "markers": "Markers to place", "engine": "Engine fitted",
-          "friendship_tile": "Friendship tile", "deck": "Cards in the deck"}
+LABELS = {
+    "hand": "Cards in hand",
+    "sites": "Where",
+    "markers": "Markers to place",
+    "engine": "Engine fitted",
+    "friendship_tile": "Friendship tile",
+    "deck": "Cards in the deck",
+}
 
 
 class Orbit(Game[State]):
@@ -126,8 +132,17 @@ class Orbit(Game[State]):
     state_type = State
     # Moves whose board outcome tells them apart. Tiles, tokens, the engine and the start position's portal or
     # cannon can leave the same board as a flight would, so they are declared on a phone.
-    marks: ClassVar[Mapping[str, str]] = {"planet": "", "ship": "S", "station-hand": "H", "station-energy": "E",
-        "station-portal": "J", "station-cannon": "C", "station-fuel": "F", "prism": "◆", "nebula": "N"}
+    marks: ClassVar[Mapping[str, str]] = {
+        "planet": "",
+        "ship": "S",
+        "station-hand": "H",
+        "station-energy": "E",
+        "station-portal": "J",
+        "station-cannon": "C",
+        "station-fuel": "F",
+        "prism": "◆",
+        "nebula": "N",
+    }
     board_moves = frozenset({"advance", "fly", "jump", "cannon", "nebula"})
     actions = ARGS
     board_option = "board"
@@ -286,8 +301,11 @@ def _candidates(state: State) -> Iterator[Action]:
         if offer.kind == "station":
             yield make("activate")
         else:
-            targets = jump_targets(state, site, offer.elsewhere) if offer.kind == "jump" else straight_lines(
-                material, site, blocked)
+            targets = (
+                jump_targets(state, site, offer.elsewhere)
+                if offer.kind == "jump"
+                else straight_lines(material, site, blocked)
+            )
             for to in targets:
                 yield make(offer.kind, to=to)
         yield make("decline")
@@ -351,7 +369,6 @@ def _feature_actions(state: State, mine: tuple[str, ...], ship: Callable[[str], 
     if "nebula" in items:
         for site in sp.colour_of:
             yield make("nebula", site=site)
-
 
 
 def _shares(state: State, plain: Action, cubes: int) -> Iterator[Action]:

@@ -34,8 +34,10 @@ def friendship(state: State, action: Action) -> Result:
         raise IllegalAction(f"{ship_name(state, mover)} is already with {ship_name(state, other)}")
     start = state.ships[mover].site
     state = with_ship(with_player(state, name, friendship=False), mover, site=site)
-    text = f"{who(name)} uses the friendship tile: {ship_name(state, mover)} flies from {where(state, start)} to " \
-           f"{ship_name(state, other)} on {where(state, site)}."
+    text = (
+        f"{who(name)} uses the friendship tile: {ship_name(state, mover)} flies from {where(state, start)} to "
+        f"{ship_name(state, other)} on {where(state, site)}."
+    )
     return state, [Event("friendship", text, {"ship": mover, "from": start, "to": site})]
 
 
@@ -50,8 +52,10 @@ def exchange(state: State, action: Action) -> Result:
         raise IllegalAction("both spaceships stand on the same intersection: there is nothing to exchange")
     state = with_ship(with_ship(state, mover, site=b), other, site=a)
     state = replace(state, exchange=tuple(t for t in state.exchange if t != team))
-    text = f"{who(name)} uses the exchange tile: {ship_name(state, mover)} and {ship_name(state, other)} swap places " \
-           f"({where(state, a)} and {where(state, b)})."
+    text = (
+        f"{who(name)} uses the exchange tile: {ship_name(state, mover)} and {ship_name(state, other)} swap places "
+        f"({where(state, a)} and {where(state, b)})."
+    )
     return state, [Event("exchange", text, {"ships": [mover, other]})]
 
 

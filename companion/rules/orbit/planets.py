@@ -53,8 +53,10 @@ def walk(
                 )
             heading = choices.pop(0)
             if heading not in onward:
-                raise IllegalAction(f"from {where(state, site)} the {colour} orbit goes on only to "
-                                    + " or ".join(where(state, s) for s in onward))
+                raise IllegalAction(
+                    f"from {where(state, site)} the {colour} orbit goes on only to "
+                    + " or ".join(where(state, s) for s in onward)
+                )
         if site in state.nebulas:
             passed.append(site)
             continue
@@ -152,8 +154,10 @@ def nebula(state: State, action: Action) -> Result:
         raise IllegalAction(f"a nebula chip goes on a planet symbol of an orbit; {site!r} is none")
     if len(state.nebulas) >= NEBULA_CHIPS:
         raise IllegalAction(f"all {NEBULA_CHIPS} nebula chips are on the board")
-    if site in state.nebulas or any(p.site == site for p in state.planets.values()) or any(
-        s.site == site for s in state.ships.values()
+    if (
+        site in state.nebulas
+        or any(p.site == site for p in state.planets.values())
+        or any(s.site == site for s in state.ships.values())
     ):
         raise IllegalAction(f"{where(state, site)} must be free of planets, spaceships and nebulas")
     state = replace(with_turn(state, features=spend(turn, item)), nebulas=(*state.nebulas, site))
@@ -178,8 +182,11 @@ def steer(state: State, action: Action) -> Result:
     heading = action.get("heading")
     ways = steer_ways(state)
     if heading not in ways:
-        raise IllegalAction(f"the {colour} planet goes on from its fork only to "
-                            + " or ".join(where(state, s) for s in ways) + ", never back the way it came")
+        raise IllegalAction(
+            f"the {colour} planet goes on from its fork only to "
+            + " or ".join(where(state, s) for s in ways)
+            + ", never back the way it came"
+        )
     state = replace(state, planets={**state.planets, colour: replace(planet, heading=heading)})
     state = with_turn(state, steer=None, ways=())
     text = f"The {colour} planet's arrow points to {where(state, heading)}."

@@ -60,6 +60,7 @@ def place_planets(sp: Space, opts: Options, rng: Rng) -> tuple[dict[str, Planet]
     for colour, sector in zip(COLOURS, sectors, strict=True):
         site = given.get(colour)
         if site is None:
+
             def angle(s: str) -> float:
                 p = board.site(s)
                 return math.degrees(math.atan2(p.y - cy, p.x - cx)) % 360

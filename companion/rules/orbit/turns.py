@@ -109,7 +109,8 @@ def end_turn(state: State, action: Action) -> Result:
     winners = won(state, name)
     if winners:
         reason = (
-            " and ".join(who(w) for w in winners) + (" have" if len(winners) > 1 else " has")
+            " and ".join(who(w) for w in winners)
+            + (" have" if len(winners) > 1 else " has")
             + " visited every planet and ended the turn docked at home"
         )
         events.append(Event("game-won", f"{reason}: the game is won!", {"winners": list(winners)}))

@@ -81,7 +81,7 @@ def placeable(state: State, player: str, kind: str, site: str) -> bool:
             if site in near(state, state.planets[planet]) and _fits(state, kind, planet, site, taken):
                 return True
         elif site.startswith(planet_site(planet, "")):
-            terrain = planet_map(state, planet).terrain.get(site[len(planet_site(planet, "")):], "edge")
+            terrain = planet_map(state, planet).terrain.get(site[len(planet_site(planet, "")) :], "edge")
             return terrain != "edge" and _fits(state, kind, planet, site, taken)
     return False
 
@@ -100,7 +100,8 @@ def _fits(state: State, kind: str, planet: str, site: str, taken: dict[str, Unit
     if kind == "air_force":
         return hex_ in pmap.starports
     return can_enter(kind, pmap.terrain[hex_], pmap.feature(hex_)) and (
-        state.stage == "deploy" or hex_ == pmap.armory or pmap.armory in planet_neighbours(hex_))
+        state.stage == "deploy" or hex_ == pmap.armory or pmap.armory in planet_neighbours(hex_)
+    )
 
 
 def _where_rule(state: State, kind: str) -> str:
@@ -123,8 +124,10 @@ def buy(state: State, action: Action) -> Result:
         raise IllegalAction(f"there is no unit called {kind!r} (units: {', '.join(KINDS)})")
     cost = KINDS[kind].cost
     if state.points[player] < cost:
-        raise IllegalAction(f"{who(player)} needs {plural(cost, 'build point')} for {KIND_NAMES[kind]}; "
-                            f"{who(player)} has {state.points[player]}")
+        raise IllegalAction(
+            f"{who(player)} needs {plural(cost, 'build point')} for {KIND_NAMES[kind]}; "
+            f"{who(player)} has {state.points[player]}"
+        )
     number = next_number(state, player, kind)
     if number is None:
         raise IllegalAction(f"all {KINDS[kind].qty} of {who(player)}'s {KIND_NAMES[kind]} counters are in play")
@@ -140,8 +143,14 @@ def buy(state: State, action: Action) -> Result:
         raise IllegalAction(f"{KIND_NAMES[kind]} cannot be placed on {site}: {why}")
     new = Unit(kind, player, number, site)
     state = replace(state, units=(*state.units, new), points={**state.points, player: state.points[player] - cost})
-    return state, [Event("bought", f"{who(player)} buys {name(new)} for {plural(cost, 'build point')}: put it on "
-                         f"{place(site)} ({state.points[player]} left).", {"unit": new.uid, "at": site})]
+    return state, [
+        Event(
+            "bought",
+            f"{who(player)} buys {name(new)} for {plural(cost, 'build point')}: put it on "
+            f"{place(site)} ({state.points[player]} left).",
+            {"unit": new.uid, "at": site},
+        )
+    ]
 
 
 def scrap(state: State, action: Action) -> Result:
@@ -154,5 +163,10 @@ def scrap(state: State, action: Action) -> Result:
         raise IllegalAction(f"{who(player)} can only scrap structures of {who(player)}'s own")
     state = removed(state, target)
     state = replace(state, points={**state.points, player: state.points[player] + 1})
-    return state, [Event("scrapped", f"{who(player)} scraps {name(target)} for 1 build point: take it off "
-                         f"{place(target.site)}.", {"unit": target.uid})]
+    return state, [
+        Event(
+            "scrapped",
+            f"{who(player)} scraps {name(target)} for 1 build point: take it off {place(target.site)}.",
+            {"unit": target.uid},
+        )
+    ]

@@ -77,13 +77,21 @@ def reach(state: State, attacker: Unit, target: Unit, phase: str) -> str | None:
 def attackers(state: State, player: str, phase: str) -> list[Unit]:
     """The player's units that may still attack in this phase: ships (and planet defenses) in space combat,
     ships in bombardment, land units in land combat; never cargo, never a unit with no attack rating."""
+
     def fits(u: Unit) -> bool:
         if phase == "land_combat":
             return u.domain == "land"
         return u.domain == "space" or (phase == "space_combat" and u.kind == "planet_defense")
 
-    return [u for u in state.units if u.owner == player and u.uid not in state.acted and KINDS[u.kind].attack > 0
-            and not u.site.startswith("in:") and fits(u)]
+    return [
+        u
+        for u in state.units
+        if u.owner == player
+        and u.uid not in state.acted
+        and KINDS[u.kind].attack > 0
+        and not u.site.startswith("in:")
+        and fits(u)
+    ]
 
 
 def targets(state: State, player: str, phase: str) -> list[tuple[Unit, list[Unit]]]:
@@ -110,8 +118,9 @@ def _roll(state: State, action: Action) -> tuple[int, int, State, str]:
         d, rng = rng.below(6)
         return a + 1, d + 1, replace(state, rng=rng), "the companion rolled"
     if not (isinstance(dice, tuple) and len(dice) == 2 and all(isinstance(x, int) and 1 <= x <= 6 for x in dice)):
-        raise IllegalAction("dice: give the attacker's and the defender's die, each 1 to 6 (or leave them out and "
-                            "the companion rolls)")
+        raise IllegalAction(
+            "dice: give the attacker's and the defender's die, each 1 to 6 (or leave them out and the companion rolls)"
+        )
     return dice[0], dice[1], state, "the table rolled"
 
 
@@ -121,8 +130,9 @@ def _modifiers(state: State, gang: list[Unit], target: Unit, phase: str) -> tupl
     if phase == "bombard":
         att -= 2
         why.append("-2 for bombarding")
-        shield = any(u.kind == "planet_defense" and u.owner == target.owner for u in on_planet(state, target.planet
-                                                                                                 or ""))
+        shield = any(
+            u.kind == "planet_defense" and u.owner == target.owner for u in on_planet(state, target.planet or "")
+        )
         if shield and target.kind != "planet_defense":
             dfn += 2
             why.append("+2 to the defender from its planet defense")
@@ -132,7 +142,8 @@ def _modifiers(state: State, gang: list[Unit], target: Unit, phase: str) -> tupl
     planet = target.planet or ""
     if contested(state, planet) and not any(
         u.owner == gang[0].owner and u.domain == "space" and planet in planets_beside(state, u.site)
-        for u in state.units if not u.site.startswith(("in:", "p"))
+        for u in state.units
+        if not u.site.startswith(("in:", "p"))
     ):
         att -= 1
         why.append("-1 to the attacker, out of supply")
@@ -180,19 +191,32 @@ def attack(state: State, action: Action) -> Result:
         if action.get("dice") is not None:
             raise IllegalAction("a bombarded factory is destroyed outright: no roll")
         state = removed(state, target)
-        return state, [Event("destroyed", f"{', '.join(name(u) for u in gang)} bombard {name(target)}: a factory "
-                             f"under bombardment is destroyed (take it off {place(target.site)}).",
-                             {"unit": target.uid})]
+        return state, [
+            Event(
+                "destroyed",
+                f"{', '.join(name(u) for u in gang)} bombard {name(target)}: a factory "
+                f"under bombardment is destroyed (take it off {place(target.site)}).",
+                {"unit": target.uid},
+            )
+        ]
     a_die, d_die, state, roller = _roll(state, action)
     att_mod, def_mod, why = _modifiers(state, gang, target, phase)
     a_total = sum(KINDS[u.kind].attack for u in gang) + a_die + att_mod
     d_total = KINDS[target.kind].defense + d_die + def_mod
     margin = a_total - d_total
     verb = "attack" if len(gang) > 1 else "attacks"
-    text = (f"{' and '.join(name(u) for u in gang)} {verb} {name(target)} ({roller} {a_die} and {d_die}"
-            f"{'; ' + ', '.join(why) if why else ''}): {a_total} against {d_total}. ")
-    data = {"attackers": list(names), "target": target.uid, "dice": [a_die, d_die], "roller": roller,
-            "attack": a_total, "defense": d_total}
+    text = (
+        f"{' and '.join(name(u) for u in gang)} {verb} {name(target)} ({roller} {a_die} and {d_die}"
+        f"{'; ' + ', '.join(why) if why else ''}): {a_total} against {d_total}. "
+    )
+    data = {
+        "attackers": list(names),
+        "target": target.uid,
+        "dice": [a_die, d_die],
+        "roller": roller,
+        "attack": a_total,
+        "defense": d_total,
+    }
     if margin == 0:
         return state, [Event("combat", text + "A tie: nothing happens.", data)]
     events: list[Event] = []
@@ -226,8 +250,9 @@ def _immune(state: State, u: Unit, target: Unit, phase: str) -> str:
     return ""
 
 
-def _hit(state: State, u: Unit, size: int, away: tuple[str, ...], owed: list[Retreat], phase: str,
-         as_attacker: bool = False) -> tuple[State, str]:
+def _hit(
+    state: State, u: Unit, size: int, away: tuple[str, ...], owed: list[Retreat], phase: str, as_attacker: bool = False
+) -> tuple[State, str]:
     if size >= 3:
         state = removed(state, u)
         cargo = " with everything aboard" if u.kind == "transport" else ""
@@ -258,8 +283,13 @@ def settle_retreats(state: State, events: list[Event]) -> Result:
         state = replace(state, retreats=state.retreats[1:])
         if u is not None:
             state = removed(state, u)
-            events.append(Event("destroyed", f"{name(u)} cannot retreat {owed.hexes} and is destroyed "
-                                f"(take it off {place(u.site)}).", {"unit": u.uid}))
+            events.append(
+                Event(
+                    "destroyed",
+                    f"{name(u)} cannot retreat {owed.hexes} and is destroyed (take it off {place(u.site)}).",
+                    {"unit": u.uid},
+                )
+            )
     return state, events
 
 
@@ -277,11 +307,15 @@ def retreat(state: State, action: Action) -> Result:
     ends = retreat_ends(state, u, owed.hexes, owed.away)
     site = action.get("to")
     if site not in ends:
-        raise IllegalAction(f"{name(u)} must retreat exactly {owed.hexes} from {place(u.site)}, no closer to its "
-                            f"enemies, to an empty hex: one of {', '.join(sorted(ends))}")
+        raise IllegalAction(
+            f"{name(u)} must retreat exactly {owed.hexes} from {place(u.site)}, no closer to its "
+            f"enemies, to an empty hex: one of {', '.join(sorted(ends))}"
+        )
     state = replace(moved(state, u, site), retreats=state.retreats[1:])
-    return settle_retreats(state, [Event("retreated", f"{name(u)} retreats from {place(u.site)} to {place(site)}.",
-                                         {"unit": u.uid, "to": site})])
+    return settle_retreats(
+        state,
+        [Event("retreated", f"{name(u)} retreats from {place(u.site)} to {place(site)}.", {"unit": u.uid, "to": site})],
+    )
 
 
 def _why_not(state: State, u: Unit, target: Unit, phase: str) -> str:

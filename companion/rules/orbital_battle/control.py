@@ -49,9 +49,14 @@ def conquests(state: State) -> tuple[State, list[Event]]:
     for planet, holder, lost in losses(state.units):
         state = removed(state, *lost)
         listed = ", ".join(name(u) for u in lost)
-        events.append(Event("conquered", f"{who(holder)} conquers planet {planet}: {listed} destroyed "
-                            f"(take {'them' if len(lost) > 1 else 'it'} off the planet map).",
-                            {"planet": planet, "player": holder, "destroyed": [u.uid for u in lost]}))
+        events.append(
+            Event(
+                "conquered",
+                f"{who(holder)} conquers planet {planet}: {listed} destroyed "
+                f"(take {'them' if len(lost) > 1 else 'it'} off the planet map).",
+                {"planet": planet, "player": holder, "destroyed": [u.uid for u in lost]},
+            )
+        )
     return state, events
 
 
@@ -95,5 +100,3 @@ def victory(state: State) -> tuple[State, list[Event]]:
             Event("game-won", f"{who(leader)} wins: {reason}.", {"winner": leader, "planets": counts})
         ]
     return state, []
-
-

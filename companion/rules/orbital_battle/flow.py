@@ -45,8 +45,13 @@ def roll(state: State, action: Action) -> Result:
         return state, [Event("rolled", f"{said}: a tie, roll again.", {"dice": list(dice), "roller": roller})]
     chooser = first if dice[0] > dice[1] else second
     state = replace(state, stage="home", chooser=chooser, first=chooser)
-    return state, [Event("rolled", f"{said}: {who(chooser)} picks a home world first.",
-                         {"dice": list(dice), "roller": roller, "chooser": chooser})]
+    return state, [
+        Event(
+            "rolled",
+            f"{said}: {who(chooser)} picks a home world first.",
+            {"dice": list(dice), "roller": roller, "chooser": chooser},
+        )
+    ]
 
 
 def home(state: State, action: Action) -> Result:
@@ -72,10 +77,15 @@ def done(state: State, action: Action) -> Result:
     if state.stage == "deploy" and not state.retreats:
         if player == state.chooser:
             return start_turn(replace(state, first=other(state, player)), 1), [
-                Event("deployed", f"{who(player)} is deployed. The game begins.", {"player": player})]
+                Event("deployed", f"{who(player)} is deployed. The game begins.", {"player": player})
+            ]
         return replace(state, first=other(state, state.first)), [
-            Event("deployed", f"{who(state.first)} is deployed; {who(state.chooser)} buys starting forces now.",
-                  {"player": state.first})]
+            Event(
+                "deployed",
+                f"{who(state.first)} is deployed; {who(state.chooser)} buys starting forces now.",
+                {"player": state.first},
+            )
+        ]
     if state.stage != "turn" or player is None or state.retreats:
         raise IllegalAction("there is no player's phase to end now")
     return advance(state)
@@ -95,8 +105,9 @@ def advance(state: State) -> Result:
     if state.stage == "over":
         return state, events + more
     state = start_turn(replace(state, first=other(state, state.first)), state.turn + 1)
-    begins = Event("turn", f"Turn {state.turn} begins; {who(state.first)} is player 1.",
-                   {"turn": state.turn, "first": state.first})
+    begins = Event(
+        "turn", f"Turn {state.turn} begins; {who(state.first)} is player 1.", {"turn": state.turn, "first": state.first}
+    )
     return state, [*events, begins]
 
 
@@ -107,7 +118,12 @@ def skip_idle(state: State, events: list[Event], options: Callable[[State], Iter
             break
         phase, player = phase_name(state), actor(state) or ""
         state, more = advance(state)
-        events.append(Event("phase-skipped", f"{who(player)} has nothing to do in the {PHASE_NAMES[phase]} phase.",
-                            {"phase": phase, "player": player}))
+        events.append(
+            Event(
+                "phase-skipped",
+                f"{who(player)} has nothing to do in the {PHASE_NAMES[phase]} phase.",
+                {"phase": phase, "player": player},
+            )
+        )
         events.extend(more[1:])
     return state, events

@@ -105,8 +105,13 @@ DATA = {"planet_files": DataOption("files", keys={p: f"planet {p}" for p in PLAN
 # The planet maps lie beside the solar map, each on a grid of its own, and the page opens their surfaces.
 BESIDE = tuple(Beside(f"orbital_battle:planet{p}", planet_site(p, ""), f"planet {p}") for p in PLANETS)
 SURFACES = tuple(Surface(p, f"Planet {p}") for p in PLANETS)
-LABELS = {"build_points": "Build points", "home": "Home world", "player_1": "First player", "phase": None,
-          "planets": "Planets"}
+LABELS = {
+    "build_points": "Build points",
+    "home": "Home world",
+    "player_1": "First player",
+    "phase": None,
+    "planets": "Planets",
+}
 # The home world by the planet's number as its map prints it, never a bare number.
 SHOWN = {"home": lambda planet, words: "not picked yet" if planet is None else f"planet {planet}"}
 
@@ -119,10 +124,25 @@ class OrbitalBattle(Game[State]):
     state_type = State
     # Landings and land moves are board moves too: a table with its planet maps on grids of their own follows them
     # by hand (a table that senses the solar map alone does not see them, and they are declared on a phone).
-    marks: ClassVar[Mapping[str, str]] = {"planet": "", "army": "Ar", "mech-infantry": "MI", "marines": "Ma",
-        "armor": "Tk", "artillery": "Gn", "air-force": "AF", "militia": "Mi", "transport": "T", "destroyer": "D",
-        "light-cruiser": "LC", "missile-cruiser": "MC", "heavy-cruiser": "HC", "battle-cruiser": "BC",
-        "battleship": "BB", "planet-defense": "PD", "factory": "F"}
+    marks: ClassVar[Mapping[str, str]] = {
+        "planet": "",
+        "army": "Ar",
+        "mech-infantry": "MI",
+        "marines": "Ma",
+        "armor": "Tk",
+        "artillery": "Gn",
+        "air-force": "AF",
+        "militia": "Mi",
+        "transport": "T",
+        "destroyer": "D",
+        "light-cruiser": "LC",
+        "missile-cruiser": "MC",
+        "heavy-cruiser": "HC",
+        "battle-cruiser": "BC",
+        "battleship": "BB",
+        "planet-defense": "PD",
+        "factory": "F",
+    }
     board_moves = frozenset({"orbit", "fly", "withdraw", "unload", "march"})
     actions = ARGS
     board_option = "solar_map"
@@ -145,9 +165,12 @@ class OrbitalBattle(Game[State]):
         pmap = planet_map(state, surface)
         board = planet_board(int(surface), pmap.terrain, {h: pmap.feature(h) for h in all_hexes() if pmap.feature(h)})
         prefix = planet_site(surface, "")
-        return replace(board, sites=tuple(replace(site, id=prefix + site.id) for site in board.sites),
-                          links=tuple(replace(link, a=prefix + link.a, b=prefix + link.b) for link in board.links),
-                          orbits={})
+        return replace(
+            board,
+            sites=tuple(replace(site, id=prefix + site.id) for site in board.sites),
+            links=tuple(replace(link, a=prefix + link.a, b=prefix + link.b) for link in board.links),
+            orbits={},
+        )
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
         opts = _read_options(Options, options)
@@ -178,16 +201,27 @@ class OrbitalBattle(Game[State]):
             owed = state.retreats[0]
             u = unit(state, owed.unit)
             kind = "ship" if u is not None and u.domain == "space" else "land unit"
-            return Phase(phase_name(state), player, f"{who(player or '')}: retreat your {kind} {owed.unit} "
-                         f"{owed.hexes} {'hex' if owed.hexes == 1 else 'hexes'}.", "retreat", state.turn)
+            return Phase(
+                phase_name(state),
+                player,
+                f"{who(player or '')}: retreat your {kind} {owed.unit} "
+                f"{owed.hexes} {'hex' if owed.hexes == 1 else 'hexes'}.",
+                "retreat",
+                state.turn,
+            )
         if state.stage == "roll":
             return Phase("setup", None, "Each player rolls a die: the higher picks a home world first.", "roll")
         if state.stage == "home":
             return Phase("setup", player, f"{who(player or '')}: pick a vacant planet as your home world.", "home")
         if state.stage == "deploy":
             points = plural(state.points[player or ""], "build point")
-            return Phase("setup", player, f"{who(player or '')}: buy your starting forces (on and around your home "
-                         f"world) with your {points}, then say done.", "deploy")
+            return Phase(
+                "setup",
+                player,
+                f"{who(player or '')}: buy your starting forces (on and around your home "
+                f"world) with your {points}, then say done.",
+                "deploy",
+            )
         name = phase_name(state)
         prompt = PROMPTS[name].format(p=who(player or ""))
         return Phase(name, player, prompt, "orbit" if name == "orbit" else "act", state.turn)
@@ -367,13 +401,19 @@ def read_material(opts: Options) -> Material:
     """The solar map and the planets' terrain the options name (ours where they name none), read now; setup's
     alone. `opts` are read options, the table's solar map already checked."""
     files = opts.planet_files or {}
-    return _material(opts.solar_map, file_stamp(opts.solar_map), opts.rings, opts.radius,
-                     tuple((planet, files.get(planet), file_stamp(files.get(planet))) for planet in PLANETS))
+    return _material(
+        opts.solar_map,
+        file_stamp(opts.solar_map),
+        opts.rings,
+        opts.radius,
+        tuple((planet, files.get(planet), file_stamp(files.get(planet))) for planet in PLANETS),
+    )
 
 
 @lru_cache(maxsize=16)
-def _material(solar: str | None, stamp: int, rings: tuple[int, ...], radius: int,
-              planets: tuple[tuple[str, str | None, int], ...]) -> Material:
+def _material(
+    solar: str | None, stamp: int, rings: tuple[int, ...], radius: int, planets: tuple[tuple[str, str | None, int], ...]
+) -> Material:
     board = _solar_board(solar) if solar else solar_board(rings, radius)
     return Material.of(board=board, planets={planet: read_planet(planet, path) for planet, path, _ in planets})
 
@@ -387,8 +427,9 @@ def _validate(players: Sequence[str], opts: Options) -> None:
     if rings[-1] > opts.radius:
         raise SetupError(f"options.rings: ring {rings[-1]} lies outside a map of radius {opts.radius}")
     if sites_in(opts.radius) > 256:
-        raise SetupError(f"options.radius: {sites_in(opts.radius)} hexes do not fit the 16 x 16 reed grid "
-                         "(radius 8 at most)")
+        raise SetupError(
+            f"options.radius: {sites_in(opts.radius)} hexes do not fit the 16 x 16 reed grid (radius 8 at most)"
+        )
     if opts.start_points < 0 or opts.turn_limit < 0:
         raise SetupError("options.start_points and options.turn_limit cannot be negative")
     for planet in opts.planet_files or {}:

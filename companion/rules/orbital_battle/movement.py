@@ -72,8 +72,12 @@ def _marches(u: Unit, units: tuple[Unit, ...], material: Material) -> frozenset[
     taken = standing(units)
     budget = 2 * KINDS[u.kind].speed
     here_prefix = planet_site(pmap.planet, "")
-    zoc = {n for x in taken.values() if x.site.startswith(here_prefix) and x.owner != u.owner and x.domain == "land"
-           for n in planet_neighbours(x.hex)}
+    zoc = {
+        n
+        for x in taken.values()
+        if x.site.startswith(here_prefix) and x.owner != u.owner and x.domain == "land"
+        for n in planet_neighbours(x.hex)
+    }
     best = {u.hex: 0}
     queue = [(0, u.hex)]
     ends: set[str] = set()
@@ -103,6 +107,7 @@ def retreats(state: State, u: Unit, hexes: int, away: tuple[str, ...]) -> set[st
     take (through friends, never enemies), on an empty hex it may stand on, no closer to any of its attackers."""
     taken = occupied(state)
     if u.domain == "space":
+
         def step_ok(site: str) -> bool:
             there = taken.get(site)
             return not solid(state, site) and (there is None or there.owner == u.owner)
@@ -123,7 +128,7 @@ def retreats(state: State, u: Unit, hexes: int, away: tuple[str, ...]) -> set[st
 
         steps, far = planet_neighbours, planet_distance
         start = u.hex
-        wrap = (lambda s: planet_site(u.planet or "", s))  # noqa: E731
+        wrap = lambda s: planet_site(u.planet or "", s)  # noqa: E731
         foes = tuple(a.split(":")[1] for a in away if a.startswith(f"p{u.planet}:"))
     frontier = {start}
     seen = {start}

@@ -18,8 +18,10 @@ Result = tuple[State, list[Event]]
 def _mover(state: State, action: Action, phase: str, domain: str) -> Unit:
     player = actor(state)
     if player is None or state.retreats or phase_name(state) != phase:
-        raise IllegalAction(f"{'ships' if domain == 'space' else 'land units'} move in their owner's "
-                            f"{'space' if domain == 'space' else 'land'} movement phase")
+        raise IllegalAction(
+            f"{'ships' if domain == 'space' else 'land units'} move in their owner's "
+            f"{'space' if domain == 'space' else 'land'} movement phase"
+        )
     u = unit(state, action.get("unit") or "")
     if u is None or u.owner != player or u.domain != domain:
         raise IllegalAction(f"name one of {who(player)}'s {'spaceships' if domain == 'space' else 'land units'}")
@@ -32,16 +34,23 @@ def _mover(state: State, action: Action, phase: str, domain: str) -> Unit:
 
 def _went(state: State, u: Unit, site: str) -> Result:
     state = replace(moved(state, u, site), acted=(*state.acted, u.uid))
-    return state, [Event("moved", f"{name(u)} moves from {place(u.site)} to {place(site)}.",
-                         {"unit": u.uid, "from": u.site, "to": site})]
+    return state, [
+        Event(
+            "moved",
+            f"{name(u)} moves from {place(u.site)} to {place(site)}.",
+            {"unit": u.uid, "from": u.site, "to": site},
+        )
+    ]
 
 
 def fly(state: State, action: Action) -> Result:
     u = _mover(state, action, "space_move", "space")
     site = action.get("to")
     if site not in flights(state, u):
-        raise IllegalAction(f"{name(u)} cannot reach {site} this turn: speed {KINDS[u.kind].speed}, through friendly "
-                            f"ships only, never through enemy ships, planets or the star, ending on an empty hex")
+        raise IllegalAction(
+            f"{name(u)} cannot reach {site} this turn: speed {KINDS[u.kind].speed}, through friendly "
+            f"ships only, never through enemy ships, planets or the star, ending on an empty hex"
+        )
     return _went(state, u, site)
 
 
@@ -65,8 +74,12 @@ def march(state: State, action: Action) -> Result:
     site = action.get("to")
     if site not in destinations(state, u):
         if u.kind == "air_force":
-            raise IllegalAction(f"{name(u)} stays in its starport until {who(u.owner)} controls the planet; then it "
-                                "may move to another empty starport there")
-        raise IllegalAction(f"{name(u)} cannot reach {site} this turn: speed {KINDS[u.kind].speed} with terrain "
-                            "costs, stopping in craters and next to enemy land units, ending on an empty hex")
+            raise IllegalAction(
+                f"{name(u)} stays in its starport until {who(u.owner)} controls the planet; then it "
+                "may move to another empty starport there"
+            )
+        raise IllegalAction(
+            f"{name(u)} cannot reach {site} this turn: speed {KINDS[u.kind].speed} with terrain "
+            "costs, stopping in craters and next to enemy land units, ending on an empty hex"
+        )
     return _went(state, u, site)

@@ -16,13 +16,38 @@ from companion.rules.orbital_battle.units import KINDS
 Apply = Callable[[State, Action], tuple[State, list[Event]]]
 # The order purchases are placed in: structures and air forces first (they have the fewest places), heavy units
 # before the units that may stand anywhere, militia last among land units (they never leave), then the ships.
-PLACING = ("planet_defense", "factory", "air_force", "armor", "artillery", "mech_infantry", "army", "marines",
-           "militia", "transport", "destroyer", "light_cruiser", "missile_cruiser", "heavy_cruiser",
-           "battle_cruiser", "battleship")
+PLACING = (
+    "planet_defense",
+    "factory",
+    "air_force",
+    "armor",
+    "artillery",
+    "mech_infantry",
+    "army",
+    "marines",
+    "militia",
+    "transport",
+    "destroyer",
+    "light_cruiser",
+    "missile_cruiser",
+    "heavy_cruiser",
+    "battle_cruiser",
+    "battleship",
+)
 # A starting force that can fight, carry troops and land them (49 of the rulebook's 50 points), bought in this
 # order, one at a time round the list, while points, counters and room last.
-OPENING = (("transport", 2), ("army", 4), ("marines", 2), ("destroyer", 2), ("armor", 1), ("light_cruiser", 1),
-           ("mech_infantry", 1), ("artillery", 1), ("air_force", 1), ("militia", 2))
+OPENING = (
+    ("transport", 2),
+    ("army", 4),
+    ("marines", 2),
+    ("destroyer", 2),
+    ("armor", 1),
+    ("light_cruiser", 1),
+    ("mech_infantry", 1),
+    ("artillery", 1),
+    ("air_force", 1),
+    ("militia", 2),
+)
 
 
 def offer(state: State) -> Muster | None:
@@ -67,8 +92,9 @@ def actions(apply: Apply, state: State, counts: Mapping[str, int]) -> tuple[Acti
         raise IllegalAction(f"there is no unit called {unknown[0]!r} (units: {', '.join(KINDS)})")
     cost = sum(KINDS[kind].cost * n for kind, n in counts.items())
     if cost > state.points[player]:
-        raise IllegalAction(f"that force costs {plural(cost, 'build point')}; "
-                            f"{player.capitalize()} has {state.points[player]}")
+        raise IllegalAction(
+            f"that force costs {plural(cost, 'build point')}; {player.capitalize()} has {state.points[player]}"
+        )
     bought: list[Action] = []
     for kind in PLACING:
         for i in range(counts.get(kind, 0)):

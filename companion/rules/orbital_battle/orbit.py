@@ -46,6 +46,7 @@ def shove_choices(state: State, planet: str) -> tuple[str, ...] | None:
 def shove_plans(state: State) -> Iterator[tuple[str, ...]]:
     """Every way the ships in the planets' paths may make way this orbit phase: one hex per ship that must choose,
     in the order the planets move (one empty plan when no ship has to)."""
+
     def plans(state: State, planet: int, made: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
         if planet > len(PLANETS):
             yield made
@@ -71,12 +72,16 @@ def orbit(state: State, action: Action) -> Result:
         if choices:
             blocker = occupied(state)[path_ahead(state, planet)[1]]
             if not shoves:
-                raise IllegalAction(f"{who(blocker.owner)}: say where {name(blocker)} makes way to when planet "
-                                    f"{planet} moves, one of {', '.join(choices)}")
+                raise IllegalAction(
+                    f"{who(blocker.owner)}: say where {name(blocker)} makes way to when planet "
+                    f"{planet} moves, one of {', '.join(choices)}"
+                )
             choice, shoves = shoves[0], shoves[1:]
             if choice not in choices:
-                raise IllegalAction(f"{who(blocker.owner)}: say where {name(blocker)} makes way to when planet "
-                                    f"{planet} moves, one of {', '.join(choices)}")
+                raise IllegalAction(
+                    f"{who(blocker.owner)}: say where {name(blocker)} makes way to when planet "
+                    f"{planet} moves, one of {', '.join(choices)}"
+                )
         state, more = _move_planet(state, planet, choice)
         events += more
     if shoves:
@@ -90,24 +95,45 @@ def _move_planet(state: State, planet: str, shove: str | None) -> Result:
     `shove`, or destroyed when it has nowhere to go)."""
     target, beyond = path_ahead(state, planet)
     taken = occupied(state)
-    events = [Event("orbited", f"Planet {planet} moves one hex clockwise to {place(target)}.",
-                    {"planet": planet, "from": state.planets[planet], "to": target})]
+    events = [
+        Event(
+            "orbited",
+            f"Planet {planet} moves one hex clockwise to {place(target)}.",
+            {"planet": planet, "from": state.planets[planet], "to": target},
+        )
+    ]
     choices = shove_choices(state, planet)
     if choices is not None:
         blocker = taken[beyond]
         if not choices:
             state = removed(state, blocker)
-            events.append(Event("destroyed", f"{name(blocker)} has no room to make way and is destroyed "
-                                f"(take it and its cargo off {place(beyond)}).", {"unit": blocker.uid}))
+            events.append(
+                Event(
+                    "destroyed",
+                    f"{name(blocker)} has no room to make way and is destroyed "
+                    f"(take it and its cargo off {place(beyond)}).",
+                    {"unit": blocker.uid},
+                )
+            )
         elif shove is not None:
             state = moved(state, blocker, shove)
-            events.append(Event("shoved", f"{name(blocker)} makes way from {place(beyond)} to {place(shove)}.",
-                                {"unit": blocker.uid, "to": shove}))
+            events.append(
+                Event(
+                    "shoved",
+                    f"{name(blocker)} makes way from {place(beyond)} to {place(shove)}.",
+                    {"unit": blocker.uid, "to": shove},
+                )
+            )
     pushed = taken.get(target)
     if pushed is not None:
         state = moved(state, pushed, beyond)
-        events.append(Event("pushed", f"Planet {planet} pushes {name(pushed)} ahead to {place(beyond)}.",
-                            {"unit": pushed.uid, "to": beyond}))
+        events.append(
+            Event(
+                "pushed",
+                f"Planet {planet} pushes {name(pushed)} ahead to {place(beyond)}.",
+                {"unit": pushed.uid, "to": beyond},
+            )
+        )
     return replace(state, planets={**state.planets, planet: target}), events
 
 
@@ -119,7 +145,9 @@ def collect(state: State) -> Result:
         gain = income(state, player)
         points[player] += gain
         planets = len(controlled(state, player))
-        text = (f"{who(player)} earns {plural(gain, 'build point')} ({plural(planets, 'planet')} and "
-                f"{plural(gain - planets, 'factory')}); {points[player]} in all.")
+        text = (
+            f"{who(player)} earns {plural(gain, 'build point')} ({plural(planets, 'planet')} and "
+            f"{plural(gain - planets, 'factory')}); {points[player]} in all."
+        )
         events.append(Event("income", text, {"player": player, "gain": gain}))
     return replace(state, points=points, step=1, acted=()), events

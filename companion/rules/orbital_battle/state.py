@@ -207,8 +207,9 @@ def on_planet(state: State, planet: str) -> tuple[Unit, ...]:
 
 def moved(state: State, old: Unit, site: str) -> State:
     # Units are unique in a state: the one to move is found by its counter (a unit's fields compare slowly).
-    return replace(state, units=tuple(replace(u, site=site) if u.number == old.number and u == old else u
-                                      for u in state.units))
+    return replace(
+        state, units=tuple(replace(u, site=site) if u.number == old.number and u == old else u for u in state.units)
+    )
 
 
 def removed(state: State, *gone: Unit) -> State:

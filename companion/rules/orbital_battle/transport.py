@@ -74,8 +74,10 @@ def landing_problem(state: State, ship: Unit, u: Unit, site: str) -> str | None:
         if u.kind == "marines" and hex_ in pmap.rim:
             return "marines cannot set down next to enemy land units"
         if u.kind == "marines":
-            return (f"{place(site)} is inland: marines set down on an empty hex on the planet's edge, or in or next "
-                    "to a starport with no enemy units in or next to it")
+            return (
+                f"{place(site)} is inland: marines set down on an empty hex on the planet's edge, or in or next "
+                "to a starport with no enemy units in or next to it"
+            )
         return f"{rule} with no enemy units in or next to it"
     return None
 
@@ -105,8 +107,14 @@ def load(state: State, action: Action) -> Result:
         raise IllegalAction(problem)
     state = moved(state, u, f"in:{ship.uid}")
     state = replace(state, loaded=tuple(dict.fromkeys((*state.loaded, ship.uid))))
-    return state, [Event("loaded", f"{name(u)} boards {name(ship)}: take it off {place(u.site)} and stack it under "
-                         f"the transport on {place(ship.site)}.", {"unit": u.uid, "transport": ship.uid})]
+    return state, [
+        Event(
+            "loaded",
+            f"{name(u)} boards {name(ship)}: take it off {place(u.site)} and stack it under "
+            f"the transport on {place(ship.site)}.",
+            {"unit": u.uid, "transport": ship.uid},
+        )
+    ]
 
 
 def unload(state: State, action: Action) -> Result:
@@ -121,5 +129,10 @@ def unload(state: State, action: Action) -> Result:
         raise IllegalAction(problem)
     state = moved(state, u, site)
     state = replace(state, unloaded=tuple(dict.fromkeys((*state.unloaded, ship.uid))))
-    return state, [Event("unloaded", f"{name(u)} lands from {name(ship)}: put it on {place(site)}.",
-                         {"unit": u.uid, "transport": ship.uid, "at": site})]
+    return state, [
+        Event(
+            "unloaded",
+            f"{name(u)} lands from {name(ship)}: put it on {place(site)}.",
+            {"unit": u.uid, "transport": ship.uid, "at": site},
+        )
+    ]

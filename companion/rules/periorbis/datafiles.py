@@ -264,8 +264,12 @@ def _check_employees(file: _EmployeesFile, setup: Setup, source: str, setup_sour
             )
             cards[card.number] = card
     starters = {card.number for card in file.start}
-    _need(bool(setup.start_team), setup_source, "setup.start_team[0]", "empty: a player would start with no "
-          "employee and could do nothing")
+    _need(
+        bool(setup.start_team),
+        setup_source,
+        "setup.start_team[0]",
+        "empty: a player would start with no employee and could do nothing",
+    )
     for i, number in enumerate(setup.start_team):
         _need(number in starters, setup_source, f"setup.start_team[{i}]", f"no start card {number} in employees.json")
     _need(len(setup.start_team) <= setup.hq_open, setup_source, "setup.start_team", "more employees than open HQ slots")

@@ -107,8 +107,14 @@ CARGO = frozenset({"carry", "ship_ore"})
 # The table's facts (engine.Game): a folder of the table's own data files; the books' labels and the employees said
 # by role and place.
 DATA = {"data": DataOption("folder")}
-LABELS = {"vp": "Victory points", "hq_slots": "HQ slots", "top_employee": None, "order": "Turn order",
-          "fleet_used": "Fleet used", "wages_due": "Wages due"}
+LABELS = {
+    "vp": "Victory points",
+    "hq_slots": "HQ slots",
+    "top_employee": None,
+    "order": "Turn order",
+    "fleet_used": "Fleet used",
+    "wages_due": "Wages due",
+}
 SHOWN = {"employees": employees_words, "pool": pool_words, "ships": ships_words, "contracts": contracts_words}
 
 
@@ -120,8 +126,15 @@ class Periorbis(Game[State]):
     state_type = State
     # The sensed board is the orbit track (the turn marker) and the asteroid bases (employee discs): an employee
     # carried to or from a base, and the bureaucracy moving the turn marker. All else is declared on a phone.
-    marks: ClassVar[Mapping[str, str]] = {"base": "B", "disc1": "1", "disc2": "2", "disc3": "3", "disc4": "4",
-        "disc5": "5", "turn-marker": "T"}
+    marks: ClassVar[Mapping[str, str]] = {
+        "base": "B",
+        "disc1": "1",
+        "disc2": "2",
+        "disc3": "3",
+        "disc4": "4",
+        "disc5": "5",
+        "turn-marker": "T",
+    }
     board_moves = frozenset({"carry", "bureaucracy"})
     actions = ARGS
     data_options = DATA
@@ -234,8 +247,13 @@ class Periorbis(Game[State]):
             books = state.books[name]
             acted = state.active.acted if state.active is not None and state.active.player == name else ()
             contracts = [
-                {"ship": ship.card, "name": ship_name(state, ship.card), "row": row + 1, "crates": c.crates,
-                 "bonus": c.bonus}
+                {
+                    "ship": ship.card,
+                    "name": ship_name(state, ship.card),
+                    "row": row + 1,
+                    "crates": c.crates,
+                    "bonus": c.bonus,
+                }
                 for ship in state.ships
                 for row, c in enumerate(ship.rows)
                 if c is not None and c.player == name
@@ -273,12 +291,18 @@ class Periorbis(Game[State]):
             "reachable": reach(state) if state.stage != "over" else {},
             "ore": {name: {o: getattr(ore, o) for o in ORES} for name, ore in state.ore.items()},
             "ships": [
-                {"ship": s.card, "name": ship_name(state, s.card), "crates": s.crates,
-                 "minimum": data(state).ships[s.card].minimum}
+                {
+                    "ship": s.card,
+                    "name": ship_name(state, s.card),
+                    "crates": s.crates,
+                    "minimum": data(state).ships[s.card].minimum,
+                }
                 for s in state.ships
             ],
-            "pool": [{"card": o.card, "name": card_name(card(state, o.card)), "price": turns.hire_price(state, o)}
-                     for o in state.pool],
+            "pool": [
+                {"card": o.card, "name": card_name(card(state, o.card)), "price": turns.hire_price(state, o)}
+                for o in state.pool
+            ],
             "acting_order": list(acting_order(state)),
             "employee_cards_left": sum(len(d) for d in state.employee_decks),
             "ship_cards_left": sum(len(d) for d in state.ship_decks),

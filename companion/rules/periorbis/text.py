@@ -71,8 +71,10 @@ def ship_card_words(state: State, ship: ShipCard) -> str:
     """A trading ship card by what is printed on it, for the table to find it among its cards."""
     sizes = [str(row.size) for row in ship.rows]
     rows = " and ".join([", ".join(sizes[:-1]), sizes[-1]] if len(sizes) > 1 else sizes)
-    return (f"level {ship_level(state, ship.id)} ship paying {ship.price} a crate, {ship.spaces} spaces "
-            f"({ship.minimum} to leave), contracts of {rows} crates")
+    return (
+        f"level {ship_level(state, ship.id)} ship paying {ship.price} a crate, {ship.spaces} spaces "
+        f"({ship.minimum} to leave), contracts of {rows} crates"
+    )
 
 
 def ship_name(state: State, ship_id: str) -> str:
@@ -81,8 +83,13 @@ def ship_name(state: State, ship_id: str) -> str:
     cards = data(state).ships
     ship = cards[ship_id]
     name = f"level {ship_level(state, ship_id)} ship paying {ship.price} a crate"
-    alike = [s.card for s in state.ships if s.card != ship_id and ship_level(state, s.card) == ship_level(
-        state, ship_id) and cards[s.card].price == ship.price]
+    alike = [
+        s.card
+        for s in state.ships
+        if s.card != ship_id
+        and ship_level(state, s.card) == ship_level(state, ship_id)
+        and cards[s.card].price == ship.price
+    ]
     if alike and all(cards[other].spaces != ship.spaces for other in alike):
         return f"{name}, {ship.spaces} spaces"
     if alike:

@@ -107,8 +107,13 @@ ARGS: dict[str, dict[str, Any]] = {
 
 # The table's facts (engine.Game): a copy of the board is a file of the table's own; the books' labels.
 DATA = {"board": DataOption("file")}
-LABELS = {"site": "Where", "class": "Ship class", "weight": "Cargo weight", "piles": "Cards in the piles",
-          "planets_infested": "Infested planets"}
+LABELS = {
+    "site": "Where",
+    "class": "Ship class",
+    "weight": "Cargo weight",
+    "piles": "Cards in the piles",
+    "planets_infested": "Infested planets",
+}
 
 
 class Trajectory(Game[State]):
@@ -117,9 +122,20 @@ class Trajectory(Game[State]):
     min_players = 1
     max_players = 6
     state_type = State
-    marks: ClassVar[Mapping[str, str]] = {"planet-home": "Ho", "planet-metal": "Me", "planet-helium": "He",
-        "planet-ice": "Ic", "ship": "S", "infestor": "X", "station-storage": "SR", "station-habitat": "Hb",
-        "station-fuel-depot": "FD", "station-refit": "RS", "station-accelerator": "AR", "station-trap": "Tr"}
+    marks: ClassVar[Mapping[str, str]] = {
+        "planet-home": "Ho",
+        "planet-metal": "Me",
+        "planet-helium": "He",
+        "planet-ice": "Ic",
+        "ship": "S",
+        "infestor": "X",
+        "station-storage": "SR",
+        "station-habitat": "Hb",
+        "station-fuel-depot": "FD",
+        "station-refit": "RS",
+        "station-accelerator": "AR",
+        "station-trap": "Tr",
+    }
     board_moves = frozenset({"move", "boost", "move_infestors", "orbit"})
     board_option = "board"
     fixed_sites = True
@@ -133,6 +149,7 @@ class Trajectory(Game[State]):
         if isinstance(data, dict):
             data = {key: value for key, value in data.items() if key not in self._RETIRED}
         return super().state_from_json(data, material)
+
     actions = ARGS
 
     def setup(self, players: Sequence[str], options: Mapping[str, Any], seed: int) -> State:
@@ -271,8 +288,10 @@ def _validate(players: Sequence[str], opts: Options) -> None:
     for n, sector in enumerate(opts.spinner):
         shows = sector_shows(sector)
         if any(r not in SEARCH_FINDS.values() for r in shows) or len(set(shows)) != len(shows):
-            raise SetupError(f"options.spinner[{n}]: {sector!r} is no sector: name metal, helium or ice, two joined "
-                             f"by '+' (ice+helium), or {BLANK!r}")
+            raise SetupError(
+                f"options.spinner[{n}]: {sector!r} is no sector: name metal, helium or ice, two joined "
+                f"by '+' (ice+helium), or {BLANK!r}"
+            )
     for planet, space in (opts.planets or {}).items():
         if planet not in PLANET_ORBIT:
             raise SetupError(f"options.planets: no planet {planet!r} (planets: {', '.join(PLANETS)})")

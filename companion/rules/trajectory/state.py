@@ -35,6 +35,8 @@ SPINNER = (
 def sector_shows(sector: str) -> tuple[str, ...]:
     """The resources a spinner sector shows ("ice+helium": ice and helium; "blank": none)."""
     return () if sector == BLANK else tuple(sector.split("+"))
+
+
 # What a miner extracts from each planet.
 EXTRACTS = {"metal": "metal", "helium": "helium", "ice": "ice"}
 RESOURCES = ("metal", "helium", "ice")

@@ -32,6 +32,6 @@ def where(site: str) -> str:
 
 
 def amounts(goods: dict[str, int]) -> str:
-    """"2 fuel and 1 metal", "1 action card": counted nouns get their plural, mass nouns stay as they are."""
+    """ "2 fuel and 1 metal", "1 action card": counted nouns get their plural, mass nouns stay as they are."""
     parts = [plural(n, good) if good == "action card" else f"{n} {good}" for good, n in goods.items() if n]
     return " and ".join(parts) if parts else "nothing"

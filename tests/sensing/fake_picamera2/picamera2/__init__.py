@@ -14,8 +14,9 @@ if os.environ.get("FAKE_PICAMERA2_LOG"):
     with open(os.environ["FAKE_PICAMERA2_LOG"], "a") as log:
         log.write("imported\n")
 if MODE == "numpy-mismatch":
-    raise ValueError("numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, "
-                     "got 88 from PyObject")
+    raise ValueError(
+        "numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 from PyObject"
+    )
 if MODE == "no-libcamera":
     raise ModuleNotFoundError("No module named 'libcamera'", name="libcamera")
 if MODE == "chatty":
