@@ -279,6 +279,8 @@ class LiveTable:
         """One grid came or went: the table's grid counts as up only while every grid under its boards is (a
         planet map whose grid is away would read as empty). One coming up while another has not yet (at start) is
         no loss: nothing is said until every grid answers."""
+        if self._stop.is_set():
+            return  # the table is stopping: its links going down is no news, and the log is closing
         connected = self._grids_connected()
         if self.signals is not None:
             self.signals.link(up and connected)
@@ -334,7 +336,9 @@ class LiveTable:
             thread.join(timeout=2)
         if self.signals is not None:
             self.signals.close()
-        self.store.close()
+        self.session.close()  # (after any announcement under way: a thread slow to stop may be in one)
+        if self.store is not self.session.store:
+            self.store.close()
 
     def _spawn(self, target: Callable[[], None], name: str) -> None:
         thread = threading.Thread(target=target, name=name, daemon=True)

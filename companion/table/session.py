@@ -270,6 +270,12 @@ class Session:
             self.record = self.store.game(self.record.id)
             return entry
 
+    def close(self) -> None:
+        """Close the log once no call of this session is under way: a sense's thread may be announcing through it
+        as the table stops, and SQLite must not be closed under a statement in another thread."""
+        with self._lock:
+            self.store.close()
+
     def note(self, event: Event, source: str = "companion") -> Entry:
         """Log and announce something the table must know that changes no rule state (a sensor lost or back)."""
         with self._lock:

@@ -198,3 +198,31 @@ def test_a_write_the_disk_refuses_is_cannot_save_until_one_succeeds(tmp_path):
     store.append(game.id, "note", None, "companion", None, [])
     assert store.failure is None and heard == ["its storage is read-only", None]
     assert set_aside_if_damaged(tmp_path / "t.db") is None and set_aside_if_damaged(tmp_path / "none.db") is None
+
+
+def test_closing_a_session_waits_for_an_announcement_under_way(tmp_path):
+    """A sense's thread may be announcing through the session (its listeners reading the log) as the table stops:
+    the log is closed after that announcement, never under it (SQLite closed under a statement in another thread
+    crashes the process)."""
+    import threading
+    import time
+
+    from companion.rules import Event
+
+    session = Session.start(Store(tmp_path / "t.db"), "trajectory", ["red", "blue"], {}, 1)
+    started, read = threading.Event(), []
+
+    def slow(entry) -> None:
+        started.set()
+        time.sleep(0.3)
+        read.append(session.store.last_entry_id())
+
+    session.entries.subscribe(slow)
+    announcing = threading.Thread(target=session.note, args=(Event("grid-lost", "The grid is lost."),))
+    announcing.start()
+    assert started.wait(5)
+    session.close()
+    announcing.join(5)
+    assert read and read[0] > 0
+    with pytest.raises(sqlite3.ProgrammingError):
+        session.store.last_entry_id()
