@@ -45,7 +45,6 @@ class Senses:
             "camera": "up" if camera else "absent",
         }
         self._why: dict[str, str] = {}  # why a sense that is lost went, where the table knows
-        self._unsaid: set[str] = set()  # senses out of step whose loss the log has not been told
         self._lock = threading.Lock()
         self.changes: Listeners[Status] = Listeners()  # the status after each change is announced (the page's)
 
@@ -79,29 +78,20 @@ class Senses:
                 if learnt is None:
                     continue
                 up = grid_up if sense == "grid" else self._state["camera"] != "lost"
-                if learnt and not up and self._state[sense] != "lost":
-                    self._unsaid.add(sense)  # out of step before it was ever said to be (a table starting up)
                 self._state[sense] = ("up" if up else "lost") if learnt else "absent"
         self.changes.tell(self.status())
 
     def _report(self, sense: str, up: bool, why: str | None = None) -> None:
         with self._lock:
             state = self._state[sense]
-            unsaid = sense in self._unsaid
-            self._unsaid.discard(sense)
             again = state == "lost" and not up and why is not None and why != self._why.get(sense)
-            if state == "absent" or ((state == "up") == up and not again and not unsaid):
+            if state == "absent" or ((state == "up") == up and not again):
                 return
             self._state[sense] = "up" if up else "lost"
             if up or why is None:
                 self._why.pop(sense, None)
             else:
                 self._why[sense] = why
-        if up and unsaid:  # its loss was never told (a table starting up): coming into step is no news for the log
-            if self.observer is not None:
-                (self.observer.grid_available if sense == "grid" else self.observer.camera_available)(True)
-            self.changes.tell(self.status())
-            return
         if self.observer is not None and sense == "grid" and not again:
             self.observer.grid_available(up)
         elif self.observer is not None and not again:

@@ -60,17 +60,3 @@ def test_a_table_without_a_camera_never_announces_one(tmp_path):
     senses.camera(False)
     assert senses.status() == {"grid": "up", "camera": "absent", "mode": "grid alone"}
     assert _notes(session) == []
-
-
-def test_a_grid_coming_into_step_as_the_table_starts_is_no_news_but_one_that_never_answers_is_lost(tmp_path):
-    """A table reads its grid as out of step until the link first answers: that is not a loss the log has told, so
-    its coming into step says nothing; a grid that does not answer in time is announced lost, and then back."""
-    session, _, senses = _table(tmp_path)
-    senses.board_changed(True, None, False)  # the board read before any link is open
-    assert senses.status()["grid"] == "lost"
-    senses.grid(True)
-    assert _notes(session) == [] and senses.status()["grid"] == "up"
-    senses.board_changed(True, None, False)
-    senses.grid(False)  # start's wait ran out
-    senses.grid(True)
-    assert _notes(session) == ["grid-lost", "grid-back"]
