@@ -149,7 +149,7 @@ def test_with_the_phones_alone_each_piece_is_a_tap_and_back_goes_one_back():
     assert guided.guide.command("back")["count"] == "1 of 6 placed"
     status = guided.guide.command("stop")
     assert status["state"] == "stopped" and guided.ended == 1
-    assert status["message"] == "The guide has stopped. The companion checks the board now."
+    assert status["message"] == "The guide has stopped. Play on: moves are declared on the phones."
 
 
 def test_an_empty_layout_needs_no_guide():
