@@ -33,7 +33,7 @@ def table_ca(root: DebianRoot) -> bytes:
     return pem
 
 
-def installed(root: DebianRoot, first: subprocess.CompletedProcess[str]) -> bytes:
+def installed(root: DebianRoot, first: subprocess.CompletedProcess[str], within: float = 30.0) -> bytes:
     """What a first install leaves, on any release: its report, the program, the service user, the unit, the system
     files, and the service's command answering over http and https. Returns the table's CA."""
     # One indented line per change, and the summary counts them all.
@@ -58,7 +58,9 @@ def installed(root: DebianRoot, first: subprocess.CompletedProcess[str]) -> byte
     assert "<port>80</port>" in (root.path / "etc/avahi/services/orrery.service").read_text()
     assert (root.path / "etc/hostname").read_text() == "orrery\n"
     ca = table_ca(root)
-    health = root.health()  # the installed service's command, as its user, answering the page's health check
+    # The installed service's command, as its user, answering the page's health check (`within` seconds: an
+    # emulated arm64 root starts it many times slower).
+    health = root.health(within)
     assert health.http["version"] == __version__ and health.http["sensors"]["mode"] == "phones alone", health
     assert health.https is not None and health.https["https_port"] == health.http["https_port"] is not None
     return ca
