@@ -125,7 +125,7 @@ class SetupGuide:
                 self.state = "stopped"
                 self.message = (
                     "The guide has stopped. The companion checks the board now."
-                    if self.observer
+                    if self.observer is not None
                     else "The guide has stopped. Play on: moves are declared on the phones."
                 )
             elif self.done == len(self.order):

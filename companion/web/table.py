@@ -153,14 +153,15 @@ class Table:
         guide stopped). Where no sense watches the board the guide is only help in setting out: a move declared
         means the group has set out and is playing, so it ends the guide."""
         guide = self.guides.guide
-        if guide is not None and guide.running and self.loop is None:
-            self.guides.guide_command("stop")
-        elif guide is not None and guide.running:
+        if guide is not None and guide.running and self.loop is not None:
             status = guide.status()
             left = status["total"] - status["placed"]
             raise NotNow(f"set out the board first: {left} {'piece' if left == 1 else 'pieces'} still to place "
                          "(or stop the guide)")  # fmt: skip
-        return self.session.submit(action, "phone", actor, phone)
+        entry = self.session.submit(action, "phone", actor, phone)
+        if guide is not None and guide.running:  # (only once the move is booked: a refused one changes nothing)
+            self.guides.guide_command("stop")
+        return entry
 
     def override(self, action: Action, actor: str | None, phone: str | None = None) -> Entry:
         loop = self.loop

@@ -265,6 +265,8 @@ def test_with_no_sense_watching_the_board_a_move_declared_on_a_phone_ends_the_gu
         key = _host(page, token)
         assert _call(page, "api/games", token, {"game": "trajectory", "players": ["red", "blue"]}, key)[0] == 201
         assert _call(page, "api/setup")[1]["state"] == "placing"
+        status, _ = _call(page, "api/act", token, {"action": {"type": "no_such_move"}, "actor": "red"}, key)
+        assert status == 400 and _call(page, "api/setup")[1]["state"] == "placing"  # a refused move changes nothing
         status, done = _call(page, "api/act", token, _declared(page, token, key), key)
         assert status == 200 and done["entry"]["kind"] == "action"
         guide = _call(page, "api/setup")[1]
