@@ -295,7 +295,7 @@ def test_from_the_page_a_copy_is_laid_over_its_photo_its_grid_walked_and_its_mov
         options.locator("[data-option=board]").select_option("my-copy")
         options.locator("[data-option=deck]").select_option("club")
 
-    start_from_the_form(phone, gs, "orbit", ours)
+    start_from_the_form(phone, gs, "orbit", ours, stop_guide=False)
     assert gs.session.state.deck > 0 and gs.live.playing.sites[0].id == "site1"
     expect(phone.locator("#log")).to_contain_text("The grid has not learnt the board “my-copy” yet")
     # The page leads with the walk-through: the grid could not feel the pieces being set out.

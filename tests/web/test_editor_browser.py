@@ -263,9 +263,10 @@ def enter(box, label: str, value: str) -> None:
     box.get_by_label(label).dispatch_event("change")
 
 
-def start_from_the_form(page, served, game: str, choose) -> None:
+def start_from_the_form(page, served, game: str, choose, stop_guide: bool = True) -> None:
     """The host starts a new game of `game` from the phone page's new-game form, `choose` setting its options; the
-    guided setup it begins with is stopped on the page (the group has set the pieces out on its own copy)."""
+    guided setup it begins with is stopped on the page (the group has set the pieces out on its own copy), unless
+    `stop_guide` is False (the caller follows what the page leads with)."""
     join(page, served, "red")
     page.click('button[data-open="setup"]')
     page.select_option("#setup-game", game)
@@ -275,6 +276,8 @@ def start_from_the_form(page, served, game: str, choose) -> None:
     page.click("#confirm-yes")
     expect(page.locator("#setup")).to_be_hidden()
     assert served.session.game.name == game
+    if not stop_guide:
+        return
     expect(page.locator("#guide-title")).to_have_text("Setting out the pieces")
     page.locator("#guide-buttons button", has_text="Stop guiding").click()
     expect(page.locator("#guide-text")).to_contain_text("The guide has stopped")

@@ -104,7 +104,9 @@ def test_a_phone_that_replays_what_it_read_cannot_predict_the_next_draw(served):
     # A seed may explain a few draws by luck; none foretells the draws to come (their chance of all matching by luck
     # is under one in two hundred for each such seed).
     later = play_draws(served, 12)
-    assert len(later) >= 8
+    # (The system's entropy may end the game sooner: fewer draws to come foretell less, so that is only fine where
+    # no seed explained the draws before.)
+    assert len(later) >= 8 or not consistent, (len(later), consistent)
     actions = [Action.from_json(a) for a in served.get("/api/export")["actions"]]
     for seed in consistent:
         try:
