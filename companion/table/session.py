@@ -276,10 +276,13 @@ class Session:
         with self._lock:
             self.store.close()
 
-    def note(self, event: Event, source: str = "companion") -> Entry:
-        """Log and announce something the table must know that changes no rule state (a sensor lost or back)."""
+    def note(
+        self, event: Event, source: str = "companion", actor: str | None = None, phone: str | None = None
+    ) -> Entry:
+        """Log and announce something the table must know that changes no rule state (a sensor lost or back, a
+        seat played on another phone: `actor` the seat, `phone` the phone that made the change)."""
         with self._lock:
-            entry = self.store.append(self.record.id, "note", None, source, None, [event.to_json()])
+            entry = self.store.append(self.record.id, "note", None, source, actor, [event.to_json()], phone=phone)
             self._announce(entry)
             return entry
 

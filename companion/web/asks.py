@@ -1,6 +1,7 @@
 """What one phone asks that another must agree to: taking back another seat's move (that seat's phone or the host
-agrees), and the host giving a seat to another phone (the seat's phone agrees). Every phone sees what is asked;
-only the phones that may agree get the buttons. Kept in memory: a restart forgets them (asking again is a tap)."""
+agrees), and a seat for another phone (the seat's phone agrees, or the host gives it at once). Every phone sees
+what is asked; only the phones that may agree get the buttons. Kept in memory: a restart forgets them (asking
+again is a tap)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,20 @@ class Asks:
                 raise AskRefused(f"ask: only {asked.seat.capitalize()}'s phone may answer that")
             del self._open[ask_id]
             return asked
+
+    def grant(self, ask_id: int) -> Ask:
+        """The host's word on a seat asked for: the question `ask_id`, closed, for the seat to go where it asked."""
+        with self._lock:
+            asked = self._open.get(ask_id)
+            if asked is None or asked.kind != "give":
+                raise AskRefused("ask: no phone is asking for a seat by that question (answered or withdrawn)")
+            del self._open[ask_id]
+            return asked
+
+    def drop(self, kind: str, seat: str) -> None:
+        """Questions of `kind` about `seat` that no longer fit (its seat changed phones)."""
+        with self._lock:
+            self._open = {i: a for i, a in self._open.items() if not (a.kind == kind and a.seat == seat)}
 
     def clear(self) -> None:
         with self._lock:

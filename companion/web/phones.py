@@ -1,7 +1,8 @@
 """Phones and seats (docs/openapi.json): a phone joins with the table token and gets a key of its own; it takes a
 seat, leaves it or gives it to another phone, or asks the phone that plays a seat for it; the host gives a seat
-once the seat's phone agrees; a phone answers what another asks of its seat. And the check every move makes: the
-seat a request acts for is the phone's own."""
+once the seat's phone agrees, or at once to a phone that asked for it, and frees a seat (a lost phone's); a phone
+answers what another asks of its seat. Every change of a seat's phone is an entry of the game's log, in players'
+words. And the check every move makes: the seat a request acts for is the phone's own."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify
 
+from companion.rules import Event
 from companion.web.asks import AskRefused
 from companion.web.body import field, json_body
 from companion.web.context import table
 from companion.web.errors import BadInput
-from companion.web.guard import Access, requires_phone, requires_token, the_phone, this_phone
+from companion.web.guard import Access, requires_host, requires_phone, requires_token, the_phone, this_phone
 from companion.web.seats import Phone, SeatRefused
 
 phones = Blueprint("phones", __name__, url_prefix="/api")
@@ -79,11 +81,13 @@ def take() -> Response:
     """This phone takes a free seat; a second seat only with `together` (pass and play)."""
     data = json_body()
     seat, together = _seat(data), field(data, "together", bool, False)
+    before = table().seats.holder(seat)
     try:
         phone = table().seats.take(the_phone(), seat, together)
     except SeatRefused as error:
         raise _refused(error) from None
-    table().publish_state()
+    if before is None:
+        _logged(seat, f"{seat_name(seat)} joins the table on {_played_on(phone, seat, 'a phone')}.", phone.id)
     return jsonify(_me(phone))
 
 
@@ -95,7 +99,8 @@ def leave() -> Response:
         phone = table().seats.leave(the_phone(), seat)
     except SeatRefused as error:
         raise _refused(error) from None
-    table().publish_state()
+    table().asks.drop("give", seat)
+    _logged(seat, f"{seat_name(seat)}'s seat is free: its phone left it.", phone.id)
     return jsonify(_me(phone))
 
 
@@ -111,8 +116,7 @@ def give() -> tuple[Response, int]:
         raise BadInput("phone: no phone of this table has that id (it must join first)")
     holder = seats.holder(seat)
     if holder == phone.id or (holder is None and phone.host):
-        seats.give(seat, to)
-        table().publish_state()
+        _hand_over(seat, to, True, phone.id, "" if holder == phone.id else ": the host gave it")
         return jsonify(entry=None, asked=None, state=table().state()), 200
     if not phone.host:
         raise BadInput(f"seat: {seat_name(seat)}'s seat is another phone's: only its player or the host may give it",
@@ -162,7 +166,7 @@ def answer() -> Response:
         raise _refused(error) from None
     entry = None
     if yes and asked.kind == "give" and asked.to is not None:
-        table().seats.give(asked.seat, asked.to, asked.keep)
+        _hand_over(asked.seat, asked.to, asked.keep, phone.id)
     elif yes and asked.kind == "undo":
         session = table().session
         if len(session.actions) != asked.moves:
@@ -171,3 +175,59 @@ def answer() -> Response:
         entry = session.undo("phone", asked.seat, phone.id)
     table().publish_state()
     return jsonify(entry=None if entry is None else table().entry_json(entry), asked=None, state=table().state())
+
+
+@phones.post("/seats/grant")
+@requires_host
+def grant() -> Response:
+    """The host gives a seat to the phone that asked for it (`ask`, of the state's `asks`), at once: the seat's
+    phone need not agree (it may be lost or dead), and no longer acts for it."""
+    ask_id = field(json_body(), "ask", int)
+    try:
+        asked = table().asks.grant(ask_id)
+    except AskRefused as error:
+        raise _refused(error) from None
+    if asked.to is None or table().seats.phone_by_id(asked.to) is None:
+        raise BadInput("ask: the phone that asked is no longer one of this table's", 409)
+    _hand_over(asked.seat, asked.to, asked.keep, the_phone().id, ": the host gave it")
+    return jsonify(entry=None, asked=None, state=table().state())
+
+
+@phones.post("/seats/free")
+@requires_host
+def free() -> Response:
+    """The host frees a seat (a lost phone's): nobody plays it until a phone takes it."""
+    seat = _seat(json_body())
+    if table().seats.free(seat) is None:
+        raise BadInput(f"seat: {seat_name(seat)}'s seat is free already", 409)
+    table().asks.drop("give", seat)
+    _logged(seat, f"The host freed {seat_name(seat)}'s seat: any phone may take it.", the_phone().id)
+    return jsonify(entry=None, asked=None, state=table().state())
+
+
+def _hand_over(seat: str, to: str, keep: bool, by: str, how: str = "") -> None:
+    """The seat to the phone `to` (see Seats.give), logged as the players say it; `how`: who gave it, if not its
+    own phone."""
+    seats = table().seats
+    had = seats.phone_by_id(to)
+    try:
+        seats.give(seat, to, keep)
+    except SeatRefused as error:
+        raise _refused(error) from None
+    table().asks.drop("give", seat)
+    receiver = seats.phone_by_id(to)
+    where = _played_on(receiver, seat, "another phone") if receiver else "another phone"
+    _logged(seat, f"{seat_name(seat)} is now played on {where}{how}.", by)
+    for left in [s for s in (had.seats if had else ()) if s != seat and seats.holder(s) is None]:
+        _logged(left, f"{seat_name(left)}'s seat is free: its phone plays {seat_name(seat)} now.", to)
+
+
+def _played_on(phone: Phone, seat: str, otherwise: str) -> str:
+    """The phone a seat is played on, as the players know it: the phone of its other seat, or `otherwise`."""
+    others = [s for s in phone.seats if s != seat]
+    return f"{seat_name(others[0])}'s phone" if others else otherwise
+
+
+def _logged(seat: str, text: str, phone: str) -> None:
+    """A change of a seat's phone, kept in the game's log (every phone sees it, and the state after it)."""
+    table().session.note(Event("seat", text), "phone", seat, phone)

@@ -7,7 +7,8 @@ own), which phone holds which seat, the host, and the players' names beside the 
   Pi's console lets the next phone to join be the host instead (a lost phone), as `companion token rotate` makes
   a new token.
 - A seat belongs to the phone that took it: its holder may give it to another phone or leave it; the host may give
-  it to another phone once the seat's phone agrees. A phone holds one seat unless it chose pass and play.
+  it to another phone once the seat's phone agrees, and may give it at once to a phone that asked for it or free it
+  (a lost or dead phone never holds a seat for good). A phone holds one seat unless it chose pass and play.
 Kept beside the game log (so across restarts) when the table has a data folder; in memory otherwise (tests).
 """
 
@@ -191,6 +192,15 @@ class Seats:
             if sum(holder == to for holder in self._holders.values()) > 1:
                 self._together.add(to)  # given a second seat: it now plays both
             self._save()
+
+    def free(self, seat: str) -> str | None:
+        """The host's word: nobody plays `seat` now; the phone that played it, if any."""
+        with self._lock:
+            holder = self._holders.pop(seat, None)
+            if holder is not None and holder not in self._holders.values():
+                self._together.discard(holder)
+            self._save()
+            return holder
 
     def keep_seats(self, seats: tuple[str, ...]) -> None:
         """A new game: holders of seats the new game still has keep them; the others are free."""

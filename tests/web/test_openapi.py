@@ -257,6 +257,16 @@ def phones(call, served) -> None:
     served.request("POST", "/api/seats/leave", {"seat": players[-1]}, key=other)
     call("/api/seats/ask", "/api/seats/ask", "POST", {"seat": players[-1]}, expect=409)  # nobody's: take it
     served.post("/api/seats/take", {"seat": players[-1], "together": True})
+    asked = served.request("POST", "/api/seats/ask", {"seat": players[-1]}, key=other)[1]["asked"]
+    call("/api/seats/grant", "/api/seats/grant", "POST", {"ask": asked["id"]}, key=other, expect=403)
+    call("/api/seats/grant", "/api/seats/grant", "POST", {"ask": "one"}, expect=400)
+    call("/api/seats/grant", "/api/seats/grant", "POST", {"ask": asked["id"]})  # the host gives it at once
+    call("/api/seats/grant", "/api/seats/grant", "POST", {"ask": asked["id"]}, expect=409)
+    call("/api/seats/free", "/api/seats/free", "POST", {"seat": players[-1]}, key=other, expect=403)
+    call("/api/seats/free", "/api/seats/free", "POST", {"seat": "mauve"}, expect=400)
+    call("/api/seats/free", "/api/seats/free", "POST", {"seat": players[-1]})  # the other phone's, freed
+    call("/api/seats/free", "/api/seats/free", "POST", {"seat": players[-1]}, expect=409)
+    served.post("/api/seats/take", {"seat": players[-1], "together": True})
 
 
 def data_editor(call, kind: str, start: str, key: str, good, bad) -> None:
