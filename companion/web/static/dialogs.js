@@ -51,6 +51,7 @@ export function openJoin(app) {
     const choice = $("join").returnValue;
     const chosen = seats.querySelector("input:checked");
     if (choice !== "join" && choice !== "watch") return;
+    for (const seat of mine) app.letGo.add(seat);  // this phone's choice: no news when they go
     try {
       const together = choice === "join" && $("together").checked;
       if (choice === "join" && chosen && chosen.dataset.theirs) {

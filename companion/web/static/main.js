@@ -7,6 +7,7 @@ import { openCalibration, openInvite, openJoin, openOverride, openSettings, open
 import { startSecure } from "./secure.js";
 import { Guides } from "./guide.js";
 import { Moves } from "./play.js";
+import { openSeats, renderAsks, renderSeats, seatsChanged } from "./seats.js";
 import { shareSummary } from "./share.js";
 import { Surfaces } from "./surfaces.js";
 
@@ -21,6 +22,7 @@ const app = {
   isPlayer: false,  // this phone holds the table token
   phone: null,  // this phone as the table knows it: {phone, host, seats}
   wanted: null,  // the seat this phone asked another phone for: {name, colour} (it shows once given)
+  letGo: new Set(),  // seats this phone chose to leave or swap (no news when they go)
   seat: JSON.parse(localStorage.getItem("orrery.seat") || "{}"),
   vibrateOn: localStorage.getItem("orrery.vibrate") !== "off",
   warning: null,
@@ -120,12 +122,14 @@ function showSeat() {
 // The phase banner, the map, the ledger and the setup list, from one state.
 function renderState(state) {
   const newGame = state.game_id !== app.gameId;
+  const before = app.state ? app.mySeats() : [];
   app.state = state;
   if (app.wanted && app.mySeats().includes(app.wanted.name)) {  // the seat this phone asked for is its own now
     app.seat = app.wanted;
     app.wanted = null;
     localStorage.setItem("orrery.seat", JSON.stringify(app.seat));
   }
+  seatsChanged(app, before);
   showPhone();
   if (newGame) startGame(state);
   $("title").textContent = state.title;
@@ -143,7 +147,8 @@ function renderState(state) {
   $("pause").textContent = state.status === "paused" ? "Resume" : "Pause";
   renderWarning(state.warning);
   renderQuestion(state.question);
-  renderAsks(state.asks || []);
+  renderAsks(app, state.asks || []);
+  if ($("seat-control").open) renderSeats(app);
   app.redrawMap();
   renderLedger(state.books, phase.actor);
   renderSummary(state);
@@ -158,29 +163,6 @@ function showPhone() {
   document.body.classList.toggle("host", app.host);
   $("watching").textContent = app.isPlayer ? "Watching. To play, tap ⚙ (Settings), then Change seat: take a free seat, or ask for one."
     : "Watching. Scan the table's QR code to play.";
-}
-
-// What one phone asks of another's seat (taking back its move, giving the seat away): every phone sees it; the
-// phones that may agree get the buttons.
-function renderAsks(asks) {
-  const mine = app.mySeats();
-  $("asks").hidden = !asks.length;
-  $("asks").replaceChildren(...asks.map((ask) => {
-    const item = Object.assign(document.createElement("div"), { className: "ask" });
-    item.append(Object.assign(document.createElement("p"), { textContent: ask.text }));
-    if (mine.includes(ask.seat) || (app.host && ask.host_may)) {
-      const row = Object.assign(document.createElement("div"), { className: "row" });
-      for (const [label, yes] of [["Agree", true], ["Refuse", false]]) {
-        const button = Object.assign(document.createElement("button"), { textContent: label, className: yes ? "accent" : "" });
-        button.onclick = () => app.send("/api/asks/answer", { ask: ask.id, yes });
-        row.appendChild(button);
-      }
-      item.appendChild(row);
-    } else {
-      item.append(Object.assign(document.createElement("p"), { className: "muted", textContent: `Waiting for ${app.nameOf(ask.seat)}'s phone to agree.` }));
-    }
-    return item;
-  }));
 }
 
 async function startGame(state) {
@@ -198,7 +180,7 @@ async function startGame(state) {
   // The last move, highlighted from the first load: the sites its action names.
   const last = [...log.entries].reverse().find((entry) => ["action", "correction"].includes(entry.kind) && entry.action);
   if (last) app.map.setMoved(Object.values(last.action).flat().filter((value) => app.map.sites.has(value)));
-  app.opening = log.entries.length <= 1;  // no move yet: the page lists where every piece goes
+  app.opening = log.entries.every((entry) => entry.kind === "note");  // no move yet: the page lists where every piece goes
   renderPlaceList();
   if (earlier !== null && wantsSeat()) openJoin(app);  // a new game: its seats may be other seats
 }
@@ -413,6 +395,7 @@ async function start() {
     const open = { settings: openSettings, invite: openInvite, setup: openSetup, calibration: openCalibration }[button.dataset.open];
     button.onclick = () => Promise.resolve(open(app)).catch((error) => complain(error.message));
   }
+  $("seat-control-open").onclick = () => { $("settings").close(); openSeats(app); };
   $("override-open").onclick = () => openOverride(app).catch((error) => complain(error.message));
   $("guide-start").onclick = () => app.send("/api/setup", { do: "start" });
   $("undo").onclick = async () => {

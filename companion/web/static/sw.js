@@ -1,10 +1,10 @@
 // The page's shell is cached so that it reloads while the companion is away a moment (a restart, a Wi-Fi blip).
 // The API and the stream are never cached: the page shows "reconnecting" and the stream catches up by its ids.
 // Every module the page imports is in the shell (a test holds it): one missing and the page runs no script offline.
-const CACHE = "orrery-shell-7";
+const CACHE = "orrery-shell-8";
 const SHELL = ["/", "/static/style.css", "/static/main.js", "/static/map.js", "/static/speech.js",
                "/static/dialogs.js", "/static/guide.js", "/static/play.js", "/static/api.js", "/static/share.js", "/static/surfaces.js", "/static/secure.js", "/static/secure.css",
-               "/static/pickers.js", "/static/muster.js",
+               "/static/pickers.js", "/static/muster.js", "/static/seats.js",
                "/static/icon.svg", "/manifest.webmanifest"];
 
 self.addEventListener("install", (event) => {
