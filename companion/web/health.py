@@ -3,6 +3,7 @@ and monitors)."""
 
 from __future__ import annotations
 
+import functools
 from importlib.metadata import PackageNotFoundError, version
 
 from flask import Blueprint, Response, jsonify
@@ -13,6 +14,7 @@ from companion.web.trust import https_port
 health = Blueprint("health", __name__)
 
 
+@functools.cache  # read once: the installed package's metadata is files on disk, and a monitor asks often
 def companion_version() -> str:
     try:
         return version("orrery-companion")

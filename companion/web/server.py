@@ -34,6 +34,7 @@ from companion.web.context import KEY
 from companion.web.door import Door
 from companion.web.events import EVENTS_PATH, stream
 from companion.web.hub import Hub
+from companion.web.shell import Shell
 from companion.web.wsgi import Lane, call_app
 
 LANES = ("check", "picture")  # heavy work, each kind in a lane of one worker: a game set up; a picture decoded
@@ -245,7 +246,7 @@ class WebServer:
         extension = self.app.extensions[KEY]
         table, settings = extension.table, extension.settings
         pool, replay, limits, app, lanes = self._pool, self._replay, self.limits, self.app, self._lanes
-        door = Door(app, table)
+        door, shell = Door(app, table), Shell()
 
         async def handle(request: web.BaseRequest) -> web.StreamResponse:
             connection = request.protocol
@@ -254,7 +255,8 @@ class WebServer:
             try:
                 if request.path == EVENTS_PATH and request.method == "GET":
                     return await stream(request, table, settings, replay)
-                return await call_app(request, app, pool, limits, door, lanes)
+                page = shell.answer(request)  # (a response is a mapping, and an empty one is false: no `or`)
+                return page if page is not None else await call_app(request, app, pool, limits, door, lanes)
             finally:
                 connection.finished()
 

@@ -351,6 +351,32 @@ def test_the_attacks_at_once_leave_a_phone_its_page_and_its_moves(served):
             crowd.stop()
 
 
+def test_the_page_is_answered_from_memory_while_every_worker_of_the_api_is_busy(served):
+    import http.client
+    import threading
+
+    from companion.web.pages import STATIC
+
+    held = threading.Event()
+    workers = served.server._pool  # every worker that runs the app, kept busy as a flood of requests would
+    for _ in range(workers._max_workers):
+        workers.submit(held.wait, 10)
+    try:
+        assert phone_check(served.port, ("/", "/sw.js", "/static/main.js")) < 1.0
+        connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=5)
+        connection.request("GET", "/")
+        page = connection.getresponse()
+        assert page.read() == (STATIC / "index.html").read_bytes()
+        assert page.getheader("Content-Type") == "text/html; charset=utf-8"
+        assert (page.getheader("Cache-Control"), page.getheader("X-Content-Type-Options")) == ("no-cache", "nosniff")
+        connection.request("GET", "/", headers={"If-None-Match": page.getheader("ETag")})
+        again = connection.getresponse()
+        assert again.status == 304 and again.read() == b""
+        connection.close()
+    finally:
+        held.set()
+
+
 @pytest.mark.parametrize("game, options, says", [
     ("orbit", {"deck": "/etc/passwd"}, "deck: '/etc/passwd' is not a data set this table offers"),
     ("orbit", {"board": "/dev/zero"}, "board: '/dev/zero' is not a data set this table offers (offered: 'front', "),
