@@ -213,7 +213,9 @@ def test_a_seatless_phone_and_a_phone_acting_for_another_seat_may_only_watch(ser
         assert status == 403, (path, answer)  # Red's move, Red's name, the host's controls: not Blue's phone's
     assert served.post("/api/seats/take", {"seat": "red"}, key=guest)[0] == 409  # the host's phone plays red
     entries = served.table.logbook.entries()
-    assert entries[-1]["actor"] == "red" and entries[-1]["phone"] is None  # Red's draw, before: nothing since
+    seats = [entry["events"][0]["text"] for entry in entries[-2:]]  # the seats' history: nothing refused is in it
+    assert seats == ["Blue's seat is free: its phone left it.", "Blue joins the table on a phone."]
+    assert entries[-3]["actor"] == "red" and entries[-3]["phone"] is None  # Red's draw, before: nothing else since
 
 
 def test_another_seats_move_is_taken_back_only_once_that_seat_agrees(served):

@@ -70,7 +70,8 @@ export function renderSeats(app) {
 export function seatsChanged(app, before) {
   const now = app.mySeats();
   for (const seat of now) app.letGo.delete(seat);
-  const lost = before.filter((seat) => !now.includes(seat) && !app.letGo.has(seat));
+  // (a seat the new game does not have went with the old game: no news)
+  const lost = before.filter((seat) => app.state.players.includes(seat) && !now.includes(seat) && !app.letGo.has(seat));
   if (!lost.length) return;
   const holders = app.state.holders || {};
   const said = lost.map((seat) => (holders[seat] ? `${app.nameOf(seat)} is now played on another phone.`
