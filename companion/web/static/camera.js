@@ -121,7 +121,8 @@ async function tick() {
         ? await send(`crops=${plan.plan}`, crops.body, "application/octet-stream")
         : await post(picture, true);
       stills += 1;
-      const what = crops ? `${plan.boxes.length} parts of a ${kind} of ${crops.width} × ${crops.height}`
+      const parts = plan && `${plan.boxes.length} ${plan.boxes.length === 1 ? "part" : "parts"}`;
+      const what = crops ? `${parts} of a ${kind} of ${crops.width} × ${crops.height}`
         : `a ${kind} of ${answer.width} × ${answer.height}`;
       sent.textContent = `${stills} ${stills === 1 ? "picture" : "pictures"} sent, the last ${what}.`;
       say("watching the board");
