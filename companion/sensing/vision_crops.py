@@ -6,7 +6,7 @@ merged, so a sticker on the edge between two sites is decoded whole once, not cu
 
 A camera that sends JPEGs (a phone) costs more to decode whole than a change is worth: the table asks it for the
 pixels the next reading needs (a CropPlan: the crops round the sites to read and round the corner markers that tell
-the board has not moved, and the whole picture shrunk OVERVIEW_SHRINK times for the occlusion check), and reads them
+the board has not moved, and the whole picture shrunk to OVERVIEW_LINES or so for the occlusion check), and reads them
 as sent, raw, with nothing to decode (`compose`).
 """
 
@@ -18,7 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 
 PAD_PX = 6  # a sticker's edge needs a few pixels of its white margin around it to be found
-OVERVIEW_SHRINK = 4  # the occlusion check's 4 mm cells need no more than a quarter of a 12 MP picture's side
+# The shrunk whole picture has at least this many lines: the occlusion check's 4 mm cells were measured on a quarter of
+# a 1080p frame (270 lines); a 12 MP picture shrunk an eighth a side (375 lines) sends a quarter of the bytes of a
+# quarter.
+OVERVIEW_LINES = 360
 
 Box = tuple[int, int, int, int]
 
@@ -38,8 +41,9 @@ class CropPlan:
 
     @property
     def overview(self) -> tuple[int, int]:
-        """The shrunk whole picture's size (width, height)."""
-        return self.size[0] // OVERVIEW_SHRINK, self.size[1] // OVERVIEW_SHRINK
+        """The shrunk whole picture's size (width, height): the picture's shrunk a whole number of times a side."""
+        shrink = max(1, self.size[1] // OVERVIEW_LINES)
+        return self.size[0] // shrink, self.size[1] // shrink
 
     def nbytes(self) -> int:
         """What the camera sends for it: one gray byte a pixel, the overview then each box, row by row."""

@@ -38,11 +38,11 @@ def moved():
     first = renderer.render(before, shot, rng)
     second = renderer.render(after, shot, rng)
     profile = calibrated(mounting, rng, CameraProfile)
-    return board, registry, profile, first, second, taken.site
+    return board, registry, profile, first, second, taken.site, (renderer, after)
 
 
 def test_a_change_read_from_a_phones_crops_reads_as_the_whole_frame(moved):
-    board, registry, profile, first, second, site = moved
+    board, registry, profile, first, second, site, _ = moved
     crops, framed = Vision(board, registry, profile), Vision(board, registry, profile)
     assert crops.crop_plan({site}) is None  # nothing read yet: the whole picture first
     crops.process(first.image)
@@ -65,7 +65,7 @@ def test_a_change_read_from_a_phones_crops_reads_as_the_whole_frame(moved):
 
 
 def test_crops_of_another_length_or_an_older_plan_change_nothing(moved):
-    board, registry, profile, first, second, site = moved
+    board, registry, profile, first, second, site, _ = moved
     vision = Vision(board, registry, profile)
     vision.process(first.image)
     phone = PushedFrames(lambda: True, size=SIZE, colour=False, planner=lambda: vision.crop_plan({site}))
@@ -86,7 +86,7 @@ def test_crops_of_another_length_or_an_older_plan_change_nothing(moved):
 
 
 def test_a_board_moved_under_the_crops_has_the_next_picture_asked_for_whole(moved):
-    board, registry, profile, first, second, site = moved
+    board, registry, profile, first, second, site, _ = moved
     vision = Vision(board, registry, profile)
     vision.process(first.image)
     plan = vision.crop_plan({site})
@@ -96,3 +96,23 @@ def test_a_board_moved_under_the_crops_has_the_next_picture_asked_for_whole(move
     assert not report.reliable and "moved" in report.reason
     assert vision.crop_plan({site}) is None
     assert vision.process(shifted, 2.0).reliable  # read whole, it is found again
+
+
+def test_an_arm_over_the_board_is_seen_in_the_shrunk_whole_as_in_the_frame(moved):
+    """The occlusion check reads the whole picture shrunk: a hand over the board is flagged where the whole frame
+    flags it, far from the sites the crops hold as well."""
+    board, registry, profile, first, _, site, (renderer, after) = moved
+    rng = np.random.default_rng([33, 5])
+    arm = next(t.arm for t in iter(lambda: random_table(board, registry, rng, 1, True), None) if t.arm is not None)
+    armed = renderer.render(Table(after.pieces, arm), random_shot("normal", rng), rng)
+    crops, framed = Vision(board, registry, profile), Vision(board, registry, profile)
+    crops.process(first.image)
+    framed.process(first.image)
+    plan = crops.crop_plan({site})
+    image, cropped = compose(plan, cut(armed.image, plan))
+    hidden = {
+        s for r in crops.process(image, 1.0, cropped=cropped).unreliable if r.reason == "occluded" for s in r.sites
+    }
+    seen = {s for r in framed.process(armed.image, 1.0, {site}).unreliable if r.reason == "occluded" for s in r.sites}
+    assert len(seen) >= 3 and len(hidden & seen) >= 0.9 * len(seen) and len(hidden) <= 1.2 * len(seen)
+    assert hidden - plan.read  # sites the crops do not hold

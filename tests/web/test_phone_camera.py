@@ -240,20 +240,20 @@ def test_parts_are_checked_against_the_tables_plan_before_they_are_read(phone_ta
     wanted = json.loads(connection.getresponse().read())
     connection.close()
     crops = wanted["crops"]
-    assert wanted["still"] and crops["boxes"] == [[10, 20, 110, 70]] and crops["overview"] == [320, 180]
+    assert wanted["still"] and crops["boxes"] == [[10, 20, 110, 70]] and crops["overview"] == [640, 360]
     assert (crops["width"], crops["height"]) == SIZE
     body = bytes(range(256)) * ((plan.nbytes() + 255) // 256)
     path, headers = f"/api/camera/frame?crops={crops['plan']}", {"X-Orrery-Token": TOKEN}
     status, answer = _post(server.port, path, body[: plan.nbytes()], {**headers, "Content-Type": "image/jpeg"})
     assert status == 415
     status, answer = _post(server.port, path, body, {**headers, "Content-Type": "application/octet-stream"})
-    assert status == 400 and answer["error"] == f"the crops: {len(body)} bytes where the table asked for 62600"
+    assert status == 400 and answer["error"] == f"the crops: {len(body)} bytes where the table asked for 235400"
     stale = f"/api/camera/frame?crops={crops['plan'] + 1}"
-    status, answer = _post(server.port, stale, body[:62600], {**headers, "Content-Type": "application/octet-stream"})
+    status, answer = _post(server.port, stale, body[:235400], {**headers, "Content-Type": "application/octet-stream"})
     assert status == 409 and answer["error"] == "these parts were of an earlier picture: the camera takes another"
     assert phone.wants_still()  # nothing taken
-    status, answer = _post(server.port, path, body[:62600], {**headers, "Content-Type": "application/octet-stream"})
+    status, answer = _post(server.port, path, body[:235400], {**headers, "Content-Type": "application/octet-stream"})
     assert status == 200 and answer == {"width": 1280, "height": 720, "still": True}
     frame = phone.read()
-    assert frame.cropped.plan == plan and frame.image[20:70, 10:110].tobytes() == body[57600:62600]
+    assert frame.cropped.plan == plan and frame.image[20:70, 10:110].tobytes() == body[230400:235400]
     assert frame.image[:20].max() == 0  # nothing but the parts asked for
