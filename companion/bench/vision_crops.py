@@ -152,6 +152,7 @@ def _row(
     from companion.boards import default_board
     from companion.sensing.pieces import default_registry
     from companion.sensing.vision import Vision
+    from companion.sensing.vision_crops import Composer
     from companion.sensing.vision_profile import CameraProfile
     from companion.sim.mounted_camera import random_mounting
     from companion.sim.mounted_render import MountedRenderer
@@ -178,6 +179,7 @@ def _row(
         cut = baseline = None
         if not delivered.raw and not colours:
             cut, baseline = Vision(board, registry, profile), Vision(board, registry, profile)
+            composer = Composer()  # the table's kept frame (PushedFrames)
             cut.process(first, 0.0)
             baseline.process(first, 0.0)
             row.outcomes.update({"cut": row.outcomes.get("cut", []), "luma": row.outcomes.get("luma", [])})
@@ -202,7 +204,7 @@ def _row(
                 runs.append((c1 - c0, t1 - t0, reader, report))
             crops, a = runs[0][2], runs[0][3]
             if cut is not None and baseline is not None:
-                cut, report = _phone_crops(cut, sent, changed, k + 1.0, repeats, row)
+                cut, report = _phone_crops(cut, composer, sent, changed, k + 1.0, repeats, row)
                 row.outcomes["cut"].append(_score(report, frame.truth, sites, table, profile.colours))
                 luma = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
                 baseline, report, seconds = _least(
@@ -246,13 +248,12 @@ def _least(reader, work, repeats: int):
     return runs[0][1], runs[0][2], min(seconds for seconds, _, _ in runs)
 
 
-def _phone_crops(reader, sent, changed: set[str], when: float, repeats: int, row: Row):
+def _phone_crops(reader, composer, sent, changed: set[str], when: float, repeats: int, row: Row):
     """The change read from the crops the phone cuts from its photo (the JPEG `sent`) where the table's plan asks,
     as the camera page and the table do: the plan made, the body the page sends composed into a frame and read, the
     table's share timed (the phone decodes its own photo). Without a plan the page sends the JPEG, decoded here."""
     import cv2
 
-    from companion.sensing.vision_crops import compose
     from companion.sim.phone_crops import cut
 
     plan = reader.crop_plan(changed)
@@ -262,7 +263,7 @@ def _phone_crops(reader, sent, changed: set[str], when: float, repeats: int, row
     def read(vision):
         if vision.crop_plan(changed) is None:
             return vision.process(cv2.imdecode(sent, cv2.IMREAD_GRAYSCALE), when, changed)
-        image, cropped = compose(plan, body)
+        image, cropped = composer.compose(plan, body)
         return vision.process(image, when, cropped=cropped)
 
     reader, report, seconds = _least(reader, read, repeats)

@@ -28,7 +28,7 @@ import numpy as np
 
 from companion.errors import UserError
 from companion.sensing.camera import Frame
-from companion.sensing.vision_crops import CropPlan, compose
+from companion.sensing.vision_crops import Composer, CropPlan
 
 QUIET_SECONDS = 6.0  # nothing at all from the phone for this long: it is gone (asleep, out of battery, closed)
 SAME_SHAPE = 0.01  # pictures whose sides' ratio differs from the profile's by less than this are the same shape
@@ -80,6 +80,7 @@ class PushedFrames:
         self.planner = planner  # the crops the table would read the next still in (None: the whole still)
         self._plan: tuple[int, CropPlan] | None = None  # the plan the phone was last given, and its number
         self._plans = 0
+        self._composer = Composer()
         self.size = size  # the camera profile's frame size (width, height): stills are fitted to it
         self.colour = colour  # stills in colour (pieces found by colour); gray otherwise, decoded in half the time
         self._quiet = quiet
@@ -116,14 +117,12 @@ class PushedFrames:
 
     def push_crops(self, number: int, body: bytes) -> None:
         """The crops the phone cut for plan `number`: the still the table reads in their place."""
-        plan = self.plan(number)
-        try:
-            image, cropped = compose(plan, body)
-        except ValueError as error:
-            raise UserError(f"the crops: {error}") from None
-        with self._lock:
-            if self._plan is None or self._plan[0] != number:  # another still came in meanwhile
-                raise StalePlan("these parts were of an earlier picture: the camera takes another")
+        with self._lock:  # (the plan is good for one still, and the kept frame is composed once for it)
+            plan = self.plan(number)
+            try:
+                image, cropped = self._composer.compose(plan, body)
+            except ValueError as error:
+                raise UserError(f"the crops: {error}") from None
             self._heard = time.monotonic()
             self._still = Frame(image, time.time(), "phone camera", cropped)
             self._awaiting_read = True

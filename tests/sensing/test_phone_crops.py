@@ -116,3 +116,15 @@ def test_an_arm_over_the_board_is_seen_in_the_shrunk_whole_as_in_the_frame(moved
     seen = {s for r in framed.process(armed.image, 1.0, {site}).unreliable if r.reason == "occluded" for s in r.sites}
     assert len(seen) >= 3 and len(hidden & seen) >= 0.9 * len(seen) and len(hidden) <= 1.2 * len(seen)
     assert hidden - plan.read  # sites the crops do not hold
+
+
+def test_a_kept_frame_holds_the_last_plans_parts_alone():
+    from companion.sensing.vision_crops import Composer, CropPlan
+
+    composer = Composer()
+    first = CropPlan("trajectory", frozenset(), 0, SIZE, ((0, 0, 100, 100), (500, 500, 600, 550)))
+    second = CropPlan("trajectory", frozenset(), 0, SIZE, ((50, 50, 150, 150),))
+    composer.compose(first, b"\x07" * first.nbytes())
+    frame, cropped = composer.compose(second, b"\x09" * second.nbytes())
+    assert frame[50:150, 50:150].min() == 9 and cropped.overview.shape == (360, 640)
+    assert frame[:50].max() == 0 and frame[500:550, 500:600].max() == 0  # the last plan's parts wiped
