@@ -204,7 +204,7 @@ def _row(
                 runs.append((c1 - c0, t1 - t0, reader, report))
             crops, a = runs[0][2], runs[0][3]
             if cut is not None and baseline is not None:
-                cut, report = _phone_crops(cut, composer, sent, changed, k + 1.0, repeats, row)
+                cut, report = _phone_crops(cut, composer, frame.image, sent, changed, k + 1.0, repeats, row)
                 row.outcomes["cut"].append(_score(report, frame.truth, sites, table, profile.colours))
                 luma = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
                 baseline, report, seconds = _least(
@@ -248,16 +248,17 @@ def _least(reader, work, repeats: int):
     return runs[0][1], runs[0][2], min(seconds for seconds, _, _ in runs)
 
 
-def _phone_crops(reader, composer, sent, changed: set[str], when: float, repeats: int, row: Row):
-    """The change read from the crops the phone cuts from its photo (the JPEG `sent`) where the table's plan asks,
-    as the camera page and the table do: the plan made, the body the page sends composed into a frame and read, the
-    table's share timed (the phone decodes its own photo). Without a plan the page sends the JPEG, decoded here."""
+def _phone_crops(reader, composer, photo, sent, changed: set[str], when: float, repeats: int, row: Row):
+    """The change read from the crops the phone cuts from its photo where the table's plan asks, as the camera page
+    and the table do: the plan made, the body the page sends composed into a frame and read, the table's share timed.
+    The photo is the frame as the camera's own JPEG left it (the renderer compresses a phone's frames), which the
+    phone decodes itself; without a plan the page sends it whole, the JPEG `sent`, decoded here."""
     import cv2
 
     from companion.sim.phone_crops import cut
 
     plan = reader.crop_plan(changed)
-    body = cut(cv2.imdecode(sent, cv2.IMREAD_COLOR), plan) if plan is not None else bytes(sent)
+    body = cut(photo, plan) if plan is not None else bytes(sent)
     row.sent_bytes.append(len(body))
 
     def read(vision):
