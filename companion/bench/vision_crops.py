@@ -5,6 +5,9 @@ Each mounting (companion/sim/mounted_*.py) starts from a table read whole; then 
 an empty site (or off the board, or a piece out of the box onto an empty site), the frame is taken once it has
 settled, and the pipeline reads it twice: in crops (told the two sites that changed) and whole (a second pipeline
 kept on the same frames). Both readings are scored against the truth as the mounted bench scores them.
+A camera that sends JPEGs (a phone) is read a third and a fourth way, by pipelines of their own on the same frames:
+from the crops the phone cuts from its photo where the table asks (CropPlan: nothing to decode), and from the same
+frame's luma as a Pi camera sends it (the baseline the crops are held to).
 With --colours, each mounting's first table is also the layout `calibrate colours` samples (its pieces without a
 sticker whose colour names one kind, on their sites), and pieces found by colour are scored too: read (its kind on
 its site) or missed, and a colour sighting of nothing there is a false piece.
@@ -55,6 +58,11 @@ class Row:
     fallbacks: int = 0
     calibrated: int = 0  # mountings whose colour ranges were calibrated (--colours)
     raw: bool = True  # the camera sends raw frames (no JPEG to decode)
+    # A JPEG camera's frames read from the phone's crops, and as raw luma (the baseline): least CPU seconds
+    cut: list[float] = field(default_factory=list)
+    baseline: list[float] = field(default_factory=list)
+    sent_bytes: list[int] = field(default_factory=list)  # what the phone sent for each change
+    whole_bytes: list[int] = field(default_factory=list)  # and the JPEG it would have sent instead
 
 
 def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
@@ -69,6 +77,7 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
         f"settled changes read in crops against the whole frame: {args.changes} changes per mounting, "
         f"{args.scenes} mountings per row, board filling {args.fill} of the frame, one thread"
     )
+    names = {"crops": "crops", "whole": "whole", "cut": "phone's crops", "luma": "raw luma"}
     for size in sizes:
         row = _row(
             args.game,
@@ -83,14 +92,13 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
             Extremes.of(args),
             args.repeats,
         )
-        for name in ("crops", "whole"):
-            records = row.outcomes[name]
+        for name, records in row.outcomes.items():
             stickers = [o for results, _ in records for side, o in results if side > 0]
             plain = [o for results, _ in records for side, o in results if side == 0]
             right = sum(1 for results, false in records if not false and all(o == "read" for _, o in results))
             n = max(1, len(stickers))
             print(
-                f"{args.game} {size[0]}x{size[1]} {name}: {len(records)} frames, all correct "
+                f"{args.game} {size[0]}x{size[1]} {names[name]}: {len(records)} frames, all correct "
                 f"{100 * right / max(1, len(records)):.1f}%; stickers {len(stickers)}: missed "
                 f"{100 * stickers.count('missed') / n:.2f}%, withheld {100 * stickers.count('withheld') / n:.2f}%, "
                 f"wrong {100 * stickers.count('wrong') / n:.2f}%; false pieces {sum(f for _, f in records)}"
@@ -114,6 +122,13 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
             )
         for name, seconds in row.decodes.items():
             print(f"    of which the JPEG, {name}, least CPU time  {summary(seconds, 1e3, 'ms')}")
+        if row.cut:
+            print(
+                f"  per settled change, from the phone's crops, least CPU time  {summary(row.cut, 1e3, 'ms')}  "
+                f"(goal 25 ms; sent {summary(row.sent_bytes, 1e-6, 'MB')}, against "
+                f"{summary(row.whole_bytes, 1e-6, 'MB')} for its JPEG)"
+            )
+            print(f"    baseline, the same frames as raw luma   {summary(row.baseline, 1e3, 'ms')}")
         print(f"  baseline, the whole frame     {summary(row.whole, 1e3, 'ms')}")
     return 0
 
@@ -137,6 +152,7 @@ def _row(
     from companion.boards import default_board
     from companion.sensing.pieces import default_registry
     from companion.sensing.vision import Vision
+    from companion.sensing.vision_crops import Composer
     from companion.sensing.vision_profile import CameraProfile
     from companion.sim.mounted_camera import random_mounting
     from companion.sim.mounted_render import MountedRenderer
@@ -159,6 +175,14 @@ def _row(
         first = delivered.frame(delivered.sent(renderer.render(table, shot, rng).image))
         crops.process(first, 0.0)
         whole.process(first, 0.0)
+        # A phone's crops, and its frames' luma as a Pi camera sends it (gray tables only: colour reads whole)
+        cut = baseline = None
+        if not delivered.raw and not colours:
+            cut, baseline = Vision(board, registry, profile), Vision(board, registry, profile)
+            composer = Composer()  # the table's kept frame (PushedFrames)
+            cut.process(first, 0.0)
+            baseline.process(first, 0.0)
+            row.outcomes.update({"cut": row.outcomes.get("cut", []), "luma": row.outcomes.get("luma", [])})
         if colours and (ranges := _calibrate_colours(board, registry, profile, whole, table, first)):
             profile = replace(profile, colours=ranges)
             crops, whole = Vision(board, registry, profile), Vision(board, registry, profile)
@@ -179,9 +203,22 @@ def _row(
                 t1, c1 = time.perf_counter(), time.process_time()
                 runs.append((c1 - c0, t1 - t0, reader, report))
             crops, a = runs[0][2], runs[0][3]
-            if not delivered.raw:  # what the JPEG alone costs, whole and decoded at half the size (still entropy
-                # decoded whole: the least a JPEG can cost)
-                for name, flag in (("decode", cv2.IMREAD_GRAYSCALE), ("decode half", cv2.IMREAD_REDUCED_GRAYSCALE_2)):
+            if cut is not None and baseline is not None:
+                cut, report = _phone_crops(cut, composer, frame.image, sent, changed, k + 1.0, repeats, row)
+                row.outcomes["cut"].append(_score(report, frame.truth, sites, table, profile.colours))
+                luma = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+                baseline, report, seconds = _least(
+                    baseline, lambda r, f=luma, at=k + 1.0, c=changed: r.process(f, at, c), repeats
+                )
+                row.baseline.append(seconds)
+                row.outcomes["luma"].append(_score(report, frame.truth, sites, table, profile.colours))
+                row.whole_bytes.append(len(sent))
+            if not delivered.raw:  # what the JPEG alone costs, whole and decoded at an eighth of its side (still
+                # entropy decoded whole: the least any partial decoding of a JPEG without restart markers can cost)
+                for name, flag in (
+                    ("decode", cv2.IMREAD_GRAYSCALE),
+                    ("decode at an eighth", cv2.IMREAD_REDUCED_GRAYSCALE_8),
+                ):
                     row.decodes.setdefault(name, []).append(
                         min(_cpu(lambda f=flag, j=sent: cv2.imdecode(j, f)) for _ in range(repeats))
                     )
@@ -197,6 +234,42 @@ def _row(
             for name, report in (("crops", a), ("whole", b)):
                 row.outcomes[name].append(_score(report, frame.truth, sites, table, profile.colours))
     return row
+
+
+def _least(reader, work, repeats: int):
+    """`work(copy of reader)` done `repeats` times: the first copy after it, its report, and the least CPU seconds
+    taken."""
+    runs = []
+    for _ in range(repeats):
+        copied = copy.copy(reader)
+        start = time.process_time()
+        report = work(copied)
+        runs.append((time.process_time() - start, copied, report))
+    return runs[0][1], runs[0][2], min(seconds for seconds, _, _ in runs)
+
+
+def _phone_crops(reader, composer, photo, sent, changed: set[str], when: float, repeats: int, row: Row):
+    """The change read from the crops the phone cuts from its photo where the table's plan asks, as the camera page
+    and the table do: the plan made, the body the page sends composed into a frame and read, the table's share timed.
+    The photo is the frame as the camera's own JPEG left it (the renderer compresses a phone's frames), which the
+    phone decodes itself; without a plan the page sends it whole, the JPEG `sent`, decoded here."""
+    import cv2
+
+    from companion.sim.phone_crops import cut
+
+    plan = reader.crop_plan(changed)
+    body = cut(photo, plan) if plan is not None else bytes(sent)
+    row.sent_bytes.append(len(body))
+
+    def read(vision):
+        if vision.crop_plan(changed) is None:
+            return vision.process(cv2.imdecode(sent, cv2.IMREAD_GRAYSCALE), when, changed)
+        image, cropped = composer.compose(plan, body)
+        return vision.process(image, when, cropped=cropped)
+
+    reader, report, seconds = _least(reader, read, repeats)
+    row.cut.append(seconds)
+    return reader, report
 
 
 def _cpu(work) -> float:

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from companion.errors import UserError
+from companion.sensing.vision_crops import Cropped
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 
@@ -25,6 +26,7 @@ class Frame:
     image: np.ndarray  # BGR uint8, or gray uint8 (a Pi camera's luma plane)
     time: float  # seconds (wall clock for cameras, file time for files, scene time for the renderer)
     source: str
+    cropped: Cropped | None = None  # the image holds only the crops the table asked a phone for (vision_crops.py)
 
 
 class FrameSource(Protocol):

@@ -10,6 +10,11 @@ than the one its camera profile was made at. A still of the profile's shape eith
 to the profile's size (the pipeline finds the board again by its markers, and a phone's lens is centred enough that
 either quarter turn keeps the calibration's lens model); one of another shape is refused, and the phone is told to
 calibrate the camera again, before the table's camera thread ever sees it.
+
+A phone's 12 MP JPEG costs the table more to decode than a settled change may take, so where the table can read the
+change in crops it asks for them instead (`wanted`: a CropPlan and its number): the page cuts them from its photo,
+turned and scaled as `fitted` would, and sends their gray bytes (`push_crops`), which the table reads as sent. A plan
+is good for one still: one sent for an older plan is refused, and the page asks again.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import numpy as np
 
 from companion.errors import UserError
 from companion.sensing.camera import Frame
+from companion.sensing.vision_crops import Composer, CropPlan
 
 QUIET_SECONDS = 6.0  # nothing at all from the phone for this long: it is gone (asleep, out of battery, closed)
 SAME_SHAPE = 0.01  # pictures whose sides' ratio differs from the profile's by less than this are the same shape
@@ -55,6 +61,10 @@ def fitted(image: np.ndarray, size: tuple[int, int] | None) -> np.ndarray:
     return image
 
 
+class StalePlan(UserError):
+    """Crops sent for a plan the table no longer waits for (it asked anew, or took a still since)."""
+
+
 class PushedFrames:
     """A frame source fed by `push` (the web server's threads) and read by the table's camera thread."""
 
@@ -64,8 +74,13 @@ class PushedFrames:
         quiet: float = QUIET_SECONDS,
         size: tuple[int, int] | None = None,
         colour: bool = True,
+        planner: Callable[[], CropPlan | None] = lambda: None,
     ) -> None:
         self._still_wanted = still_wanted
+        self.planner = planner  # the crops the table would read the next still in (None: the whole still)
+        self._plan: tuple[int, CropPlan] | None = None  # the plan the phone was last given, and its number
+        self._plans = 0
+        self._composer = Composer()
         self.size = size  # the camera profile's frame size (width, height): stills are fitted to it
         self.colour = colour  # stills in colour (pieces found by colour); gray otherwise, decoded in half the time
         self._quiet = quiet
@@ -88,9 +103,42 @@ class PushedFrames:
                 self._still = Frame(image, time.time(), "phone camera")
                 self.latest = image
                 self._awaiting_read = True
+                self._plan = None
             else:
                 self.preview = image
             self._lock.notify_all()
+
+    def plan(self, number: int) -> CropPlan:
+        """The plan the phone was given as `number`; StalePlan when the table waits for no such crops now."""
+        with self._lock:
+            if self._plan is None or self._plan[0] != number:
+                raise StalePlan("these parts were of an earlier picture: the camera takes another")
+            return self._plan[1]
+
+    def push_crops(self, number: int, body: bytes) -> None:
+        """The crops the phone cut for plan `number`: the still the table reads in their place."""
+        with self._lock:  # (the plan is good for one still, and the kept frame is composed once for it)
+            plan = self.plan(number)
+            try:
+                image, cropped = self._composer.compose(plan, body)
+            except ValueError as error:
+                raise UserError(f"the crops: {error}") from None
+            self._heard = time.monotonic()
+            self._still = Frame(image, time.time(), "phone camera", cropped)
+            self._awaiting_read = True
+            self._plan = None
+            self._lock.notify_all()
+
+    def wanted(self) -> tuple[bool, tuple[int, CropPlan] | None]:
+        """Whether the phone should send a still now, and the crops to send instead of it with their plan's number
+        (None: the whole still)."""
+        if not self.wants_still():
+            return False, None
+        plan = self.planner()
+        with self._lock:
+            self._plans += 1
+            self._plan = None if plan is None else (self._plans, plan)
+            return True, self._plan
 
     def wants_still(self) -> bool:
         """Whether the phone should send a full-resolution still now."""

@@ -28,7 +28,7 @@ from companion.boards.model import Board
 from companion.errors import UserError
 from companion.sensing.pieces import PieceEntry, Registry
 from companion.sensing.vision_colour import COLOUR_CONFIDENCE, ColourFinder, windows_around
-from companion.sensing.vision_crops import distinct, site_boxes
+from companion.sensing.vision_crops import Box, Cropped, CropPlan, distinct, merge_boxes, site_boxes
 from companion.sensing.vision_decode import CodeBook, edge_blur, fit_edges
 from companion.sensing.vision_legibility import legible, site_sides
 from companion.sensing.vision_occlusion import OcclusionFinder
@@ -62,6 +62,7 @@ AGREED_QUALITY = 0.2  # a code the detector decoded needs at least this lead fro
 MIN_CONFIDENCE = 0.4  # a sighting less sure than this (size, place, decode margin) is a sticker not read
 DEFAULT_BLUR_PX = 1.0  # the lens's blur (sigma) until measured, where calibration did not measure it either
 UNREAD = "unread"  # a region's reason: a sticker seen there whose code could not be read
+MOVED_SINCE = "the board or the camera moved since the last picture: the next is read whole"
 
 
 @dataclass(frozen=True)
@@ -252,6 +253,7 @@ class Vision:
         markers: FrameMarkers | None = None,
         more: Sequence[np.ndarray] = (),
         by_look: bool = False,
+        cropped: Cropped | None = None,
     ) -> FrameReport:
         """What the frame shows. `changed`: the sites the reed grid says changed since the last frame read; the
         stickers are then decoded only in crops around them and a few more sites of a slow sweep (the rest as the
@@ -261,7 +263,9 @@ class Vision:
         first (a sensor's noise falls with the square root of their number; dim light makes it the limit).
         `by_look`: the frames come one after another from a camera with no grid behind it: a big frame is read in
         crops round the sites that look changed since they were last read (without it, `changed` None reads the
-        whole frame, as for frames of unrelated scenes)."""
+        whole frame, as for frames of unrelated scenes). `cropped`: the frame holds only what `crop_plan` asked for
+        (a phone's crops): its sites are read, or, when the board moved, nothing is, and the next plan is None (the
+        whole picture is needed)."""
         if image is None or image.ndim not in (2, 3) or image.size == 0:
             raise UserError("the frame is empty or not an image")
         for other in more:
@@ -288,6 +292,12 @@ class Vision:
             # the sites that look different from when they were last read are the changed ones.
             looked = self._site_looks(colour)
             changed = self._changed_by_look(looked)
+        if cropped is not None:
+            report = self._process_sites(colour, time, cropped.plan.read, self._last, cropped) if self._last else None
+            self._last = report
+            return report or FrameReport(
+                time, False, MOVED_SINCE, unreliable=(self._whole_board(MOVED_SINCE),), identifies=self.identifies
+            )
         if changed is not None and self._last is not None:
             report = self._process_sites(colour, time, changed, self._last)
             if report is not None:
@@ -300,6 +310,33 @@ class Vision:
         if by_look and report.reliable and height > CORNER_SEARCH_LINES:
             self._remember_looks(looked or self._site_looks(colour), {s.id for s in self.board.sites})
         return report
+
+    def crop_plan(self, changed: Collection[str]) -> CropPlan | None:
+        """What the next frame must hold for the sites `changed` to be read in crops (with the sweep's next few) while
+        the board has not moved: None when it cannot be read so (no reading yet, the corner markers' looks not
+        kept, or pieces found by colour, whose windows reach past the crops), and the whole frame is needed."""
+        pose, looks = self._pose, self._marker_looks  # (taken once: the camera's thread replaces them)
+        if self._last is None or pose is None or len(looks) < MIN_FRESH_MARKERS or self._colour:
+            return None
+        width, height = self.profile.image_size
+        read, sweep = self._to_read(changed, self._sweep)
+        boxes = site_boxes(self._site_pixels(pose, (height, width), read), (height, width))
+        boxes += [_look_box(corners, (height, width)) for corners, _ in looks.values()]
+        return CropPlan(self.board.name, frozenset(read), sweep, (width, height), tuple(merge_boxes(boxes)))
+
+    def _to_read(self, changed: Collection[str], sweep_at: int) -> tuple[set[str], int]:
+        """The sites a frame read in crops reads: the changed ones and the slow sweep's next few from `sweep_at`;
+        and where the sweep goes on from after them."""
+        ids = [s.id for s in self.board.sites]
+        read = set(changed) & set(ids)
+        sweep = max(1, math.ceil(len(ids) / SWEEP_ROUNDS))
+        while sweep and len(read) < len(ids):
+            site = ids[sweep_at % len(ids)]
+            sweep_at += 1
+            if site not in read:
+                read.add(site)
+                sweep -= 1
+        return read, sweep_at
 
     def _site_looks(self, colour: np.ndarray) -> dict[str, np.ndarray]:
         """Each site's look: the frame round it (as far as its stickers reach) shrunk LOOK_SHRINK times, a few
@@ -373,10 +410,16 @@ class Vision:
         )
 
     def _process_sites(
-        self, colour: np.ndarray, time: float, changed: Collection[str], last: FrameReport
+        self,
+        colour: np.ndarray,
+        time: float,
+        changed: Collection[str],
+        last: FrameReport,
+        cropped: Cropped | None = None,
     ) -> FrameReport | None:
-        """The frame read in crops around the changed sites and the sweep's next few; None when the board or the
-        camera moved (fewer than three corner markers look as they did), for the whole frame to be read."""
+        """The frame read in crops around the changed sites and the sweep's next few (`cropped`: its plan's sites);
+        None when the board or the camera moved (fewer than three corner markers look as they did), for the whole
+        frame to be read."""
         clock = _Clock()
         corners = self._unchanged_markers(colour)
         if len(corners) < MIN_FRESH_MARKERS:
@@ -386,15 +429,11 @@ class Vision:
             return None
         clock.lap("corners")
         ids = [s.id for s in self.board.sites]
-        read = set(changed) & set(ids)
+        if cropped is not None:
+            read, self._sweep = set(cropped.plan.read), cropped.plan.sweep
+        else:
+            read, self._sweep = self._to_read(changed, self._sweep)
         self._sites_read = read
-        sweep = max(1, math.ceil(len(ids) / SWEEP_ROUNDS))
-        while sweep and len(read) < len(ids):
-            site = ids[self._sweep % len(ids)]
-            self._sweep += 1
-            if site not in read:
-                read.add(site)
-                sweep -= 1
         found, doubtful = [], []
         for x0, y0, x1, y1 in site_boxes(self._site_pixels(pose, colour.shape, read), colour.shape):
             gray = self._fused(colour, None, (x0, y0, x1, y1))
@@ -429,7 +468,8 @@ class Vision:
 
         kept = tuple(s for s in last.sightings if s.site not in read and (s.site is not None or not close(s)))
         fresh = tuple(s for s in sightings if s.site in read or (s.site is None and close(s)))
-        regions = self._unreliable_regions(colour, pose, corners) + self._unread_regions(unread)
+        overview = None if cropped is None else cropped.overview
+        regions = self._unreliable_regions(colour, pose, corners, overview) + self._unread_regions(unread)
         clock.lap("unreliable")
         hidden = {s for r in regions for s in r.sites}
         out = tuple(s if s.site not in hidden else _replace_confidence(s, s.confidence * 0.8) for s in fresh + kept)
@@ -1020,9 +1060,15 @@ class Vision:
         return max(0, x0), max(0, y0), min(shape[1], x1), min(shape[0], y1)
 
     # -- what the frame cannot tell
-    def _unreliable_regions(self, colour: np.ndarray, pose: Pose, corners: dict) -> list[Region]:
+    def _unreliable_regions(
+        self, colour: np.ndarray, pose: Pose, corners: dict, overview: np.ndarray | None = None
+    ) -> list[Region]:
+        """What the frame cannot tell: hidden, out of view, round a hidden corner marker. `overview`: the whole
+        picture shrunk (a frame holding crops alone), for the occlusion check."""
         frame_shape = colour.shape[:2]
-        if frame_shape[0] > CORNER_SEARCH_LINES:
+        if overview is not None:
+            small, scale = overview, overview.shape[1] / frame_shape[1]
+        elif frame_shape[0] > CORNER_SEARCH_LINES:
             # A big frame (12 MP): the check samples its 4 mm cells from the frame itself (a few tens of thousands
             # of pixels, blurred across cells after); shrinking the frame first costs more than a settled change may.
             small, scale = colour, 1.0
@@ -1156,14 +1202,22 @@ def _replace_confidence(s: Sighting, confidence: float) -> Sighting:
     return Sighting(s.piece, s.sticker, s.site, s.level, s.x, s.y, confidence, s.time, s.turn)
 
 
+def _look_box(corners: np.ndarray, shape: tuple[int, int] | None = None) -> Box:
+    """The pixels a marker's look samples: its bounding box with a little margin (clipped to a frame of `shape`)."""
+    x0, y0 = (int(v) for v in np.floor(corners.min(axis=0)).astype(int) - 2)
+    x1, y1 = (int(v) for v in np.ceil(corners.max(axis=0)).astype(int) + 3)
+    if shape is None:
+        return x0, y0, x1, y1
+    return max(0, x0), max(0, y0), min(shape[1], x1), min(shape[0], y1)
+
+
 def _marker_look(gray: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
     """A marker's bounding box (with a little margin) sampled small, zero mean and unit length; None when it is
     flat (covered by something plain) or leaves the frame."""
-    lo = np.floor(corners.min(axis=0)).astype(int) - 2
-    hi = np.ceil(corners.max(axis=0)).astype(int) + 3
-    if lo.min() < 0 or hi[0] > gray.shape[1] or hi[1] > gray.shape[0]:
+    x0, y0, x1, y1 = _look_box(corners)
+    if min(x0, y0) < 0 or x1 > gray.shape[1] or y1 > gray.shape[0]:
         return None
-    patch = gray[lo[1] : hi[1], lo[0] : hi[0]]
+    patch = gray[y0:y1, x0:x1]
     if patch.ndim == 3:  # a colour frame: only the patch is made gray
         patch = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
     patch = cv2.resize(patch, (LOOK_CELLS, LOOK_CELLS), interpolation=cv2.INTER_AREA)

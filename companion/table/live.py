@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from companion.sensing.pieces import Registry
     from companion.sensing.pushed import PushedFrames
     from companion.sensing.vision import Vision
+    from companion.sensing.vision_crops import Cropped, CropPlan
     from companion.sensing.vision_profile import CameraProfile
     from companion.sensing.vision_table import TableVision
 
@@ -128,6 +129,7 @@ class LiveTable:
             if self.phone is not None:
                 self.phone.size = self.camera_profile.image_size  # stills turned or scaled are fitted to it
                 self.phone.colour = bool(self.camera_profile.colours)  # gray stills unless pieces are found by colour
+                self.phone.planner = self._crop_plan  # crops instead of the still where the change reads in them
         self.signals = self.devices.signals()  # the GPIO's LED, buzzer and button (None: none wired)
         self.playing = self.board  # the board of the game in play, which the senses read
         self.switch_sites = own_switches
@@ -396,23 +398,44 @@ class LiveTable:
         changed = observer.changed_sites()
         return changed is None or (bool(changed) and observer.grid_quiet(time.monotonic()))
 
-    def read_frame(self, image: np.ndarray, now: float) -> None:
+    def _crop_plan(self) -> CropPlan | None:
+        """The crops a phone sends instead of its still: where the board in play's reader would read the sites the
+        grid says changed (None: the whole still, as on a table of several boards or before the first reading)."""
+        from companion.sensing.vision import Vision
+
+        reader, observer = self.vision, self.observer
+        changed = observer.sites_to_read() if observer is not None else None
+        if reader is None or changed is None or not isinstance(reader[0], Vision):
+            return None
+        return reader[0].crop_plan(changed)
+
+    def read_frame(self, image: np.ndarray, now: float, cropped: Cropped | None = None) -> None:
         """One camera frame read (every board in view, each by its own markers) and handed to the observer. A frame
-        of another size than the profile's is rescaled when it has the profile's shape, else FrameSize."""
+        of another size than the profile's is rescaled when it has the profile's shape, else FrameSize. `cropped`:
+        the frame holds only the crops of a plan (a phone's), read where the plan says."""
         assert self.observer is not None
         image = self._fitted(image)
-        self.latest_image = image
         reader = self.vision  # (a game on another board brings another)
+        changed = self.observer.sites_to_read()  # decoded in crops around them (and a slow sweep)
+        if cropped is not None and (
+            changed is None or not changed <= cropped.plan.read or not _planned(reader, cropped)
+        ):
+            return  # the grid or the board changed since the crops were asked for: the next still is asked for anew
+        if cropped is None:  # (the calibration view shows the last whole picture)
+            self.latest_image = image
         if reader is None:  # the board in play is one the camera cannot read: the calibration view only
             return
         vision, registry = reader
-        changed = self.observer.sites_to_read()  # decoded in crops around them (and a slow sweep)
         # While the grid stays quiet the board is still: the frames since it settled are fused with this one where
         # stickers are decoded (a site read unread in the first is read again in the average of several).
-        still = changed is not None and self.observer.grid_quiet(now)
+        still = changed is not None and self.observer.grid_quiet(now) and cropped is None
         fused = self._settled_frames if still and all(f.shape == image.shape for f in self._settled_frames) else []
         # With no grid, a big frame is read where the board looks changed (the frames follow one another).
-        reading = vision.process(image, now, changed, more=tuple(fused), by_look=not self.observer.watches_grid())
+        by_look = not self.observer.watches_grid()
+        if cropped is not None:
+            reading = vision.process(image, now, changed, cropped=cropped)
+        else:
+            reading = vision.process(image, now, changed, more=tuple(fused), by_look=by_look)
         self._settled_frames = [*fused, image][-FUSED_FRAMES + 1 :] if still else []
         # A side's counters are named for the player who plays them (the game in play's players).
         names = registry.seated(self.session.record.players)
@@ -449,7 +472,7 @@ class LiveTable:
                 self._camera_source = source
                 frame = source.read()
                 if frame is not None:
-                    self.read_frame(frame.image, time.monotonic())
+                    self.read_frame(frame.image, time.monotonic(), frame.cropped)
             except UserError as error:  # cannot be opened (unplugged, in use): said once it counts as gone
                 frame, why = None, str(error)
             except FrameSize as error:  # said at once: the next frame will be no better
@@ -484,6 +507,13 @@ class LiveTable:
             self._camera_source = None
             with contextlib.suppress(Exception):
                 source.close()
+
+
+def _planned(reader: Reader | None, cropped: Cropped) -> bool:
+    """Whether the reader is the one board's whose plan the crops follow."""
+    from companion.sensing.vision import Vision
+
+    return reader is not None and isinstance(reader[0], Vision) and reader[0].board.name == cropped.plan.board
 
 
 def _vision(

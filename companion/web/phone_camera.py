@@ -4,6 +4,10 @@ The phone opens /camera over https (the table's own certificate authority makes 
 getUserMedia requires), grants the camera, and sends what it sees: a still at the camera's full resolution when the
 table asks for one (the grid settled on a change the camera has not read), and a small preview every few seconds
 otherwise. Sending frames changes what the referee sees, so it takes the table token, as a move does.
+
+Where the table can read the change in crops, it names them when it asks for the still (`crops`: the picture's size,
+the boxes, the shrunk whole's size, and the plan's number): the page keeps its photo and sends their gray bytes
+instead (application/octet-stream, ?crops=N), whose length the table checks against the plan before reading any.
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from companion.sensing.pushed import OtherSize, PushedFrames
-from companion.web.body import takes
+from companion.errors import UserError
+from companion.sensing.pushed import SAME_SHAPE, OtherSize, PushedFrames, StalePlan
+from companion.web.body import takes, whole_arg
 from companion.web.context import table
 from companion.web.errors import BadInput
 from companion.web.guard import requires_token
@@ -48,7 +53,19 @@ def page() -> Response:
 @phone_camera.get("/api/camera/wanted")
 @requires_token
 def wanted() -> Response:
-    return jsonify({"still": bool(_phone().wants_still()), "preview_every_ms": PREVIEW_EVERY_MS})
+    still, plan = _phone().wanted()
+    answer: dict[str, Any] = {"still": still, "preview_every_ms": PREVIEW_EVERY_MS}
+    if plan is not None:
+        number, crops = plan
+        answer["crops"] = {
+            "plan": number,
+            "width": crops.size[0],
+            "height": crops.size[1],
+            "overview": list(crops.overview),
+            "boxes": [list(box) for box in crops.boxes],
+            "shape_tolerance": SAME_SHAPE,  # a photo of another shape goes whole (the table says what to do)
+        }
+    return jsonify(answer)
 
 
 @phone_camera.post(FRAME_PATH)
@@ -56,6 +73,8 @@ def wanted() -> Response:
 @takes(frame_bytes, lane="picture")
 def frame() -> Response:
     phone = _phone()
+    if "crops" in request.args:
+        return _crops(phone, whole_arg("crops", 0))
     still = request.args.get("still", "0") == "1"
     if request.mimetype not in ("image/jpeg", "image/png"):
         raise BadInput(f"the frame must be image/jpeg or image/png, not {request.mimetype or 'untyped'}", 415)
@@ -70,3 +89,19 @@ def frame() -> Response:
     except OtherSize as error:  # a picture of another shape than the camera was calibrated for: the phone is told
         raise BadInput(str(error), 409) from None
     return jsonify({"width": int(image.shape[1]), "height": int(image.shape[0]), "still": still})
+
+
+def _crops(phone: PushedFrames, number: int) -> Response:
+    """The crops plan `number` asked for, their length checked against it before the body is read."""
+    if request.mimetype != "application/octet-stream":
+        raise BadInput(f"the crops must be application/octet-stream, not {request.mimetype or 'untyped'}", 415)
+    try:
+        plan = phone.plan(number)
+        if request.content_length != plan.nbytes():
+            raise BadInput(f"the crops: {request.content_length or 0} bytes where the table asked for {plan.nbytes()}")
+        phone.push_crops(number, request.get_data(cache=False))
+    except StalePlan as error:
+        raise BadInput(str(error), 409) from None
+    except UserError as error:
+        raise BadInput(str(error)) from None
+    return jsonify({"width": plan.size[0], "height": plan.size[1], "still": True})

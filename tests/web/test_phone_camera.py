@@ -1,6 +1,7 @@
 """A spare phone as the table's camera: the camera page in Chromium, its camera a fake capture device fed with a
-frame from the mounted-camera bench, sends a full-size photo the table's pipeline reads (held either way up), and
-previews; a picture of another shape than the camera profile's is refused with what to do."""
+frame from the mounted-camera bench, sends a full-size photo the table's pipeline reads (held either way up), or the
+parts of it the table names, and previews; a picture of another shape than the camera profile's is refused with what
+to do."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from companion.rules import Action
 from companion.sensing.pieces import default_registry
 from companion.sensing.pushed import PushedFrames
 from companion.sensing.vision import Vision
+from companion.sensing.vision_crops import CropPlan
 from companion.sensing.vision_profile import CameraProfile
 from companion.sim.mounted_camera import random_mounting, random_shot
 from companion.sim.mounted_render import MountedRenderer
@@ -118,8 +120,46 @@ def test_the_camera_page_sends_a_full_size_photo_the_pipeline_reads(tmp_path, be
     assert len(results) >= 12 and all(outcome == "read" for _, outcome in results), results
 
 
-def test_a_phone_whose_pictures_changed_shape_is_told_to_recalibrate(tmp_path, phone_table):
+def test_the_camera_page_sends_the_parts_the_table_names_and_the_table_reads_them(tmp_path, bench_frame, phone_table):
+    """The phone held upright: it turns its photo back as the table would, and sends the crops round the sites the
+    table names (and the corner markers), with the whole photo shrunk; the table reads them with nothing to decode."""
+    frame, profile, board, registry = bench_frame
     server, phone = phone_table
+    vision = Vision(board, registry, profile)
+    vision.process(frame.image)
+    changed = {board.sites[0].id, board.sites[len(board.sites) // 2].id}
+    phone.colour, phone.planner = False, lambda: vision.crop_plan(changed)
+    video = tmp_path / "board.y4m"
+    _y4m(cv2.rotate(frame.image, cv2.ROTATE_90_COUNTERCLOCKWISE), video)
+    playwright, browser, page = _camera_page(video, server.port)
+    try:
+        still = phone.read()
+        assert still is not None and still.cropped is not None, page.locator("#state").inner_text()
+        page.wait_for_function("document.getElementById('sent').textContent.includes('parts of a photo of 720 × 1280')")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "camera-page-parts.png"))
+    finally:
+        browser.close()
+        playwright.stop()
+    plan = still.cropped.plan
+    assert changed <= plan.read and still.image.shape == (SIZE[1], SIZE[0])
+    # The parts are the picture's own pixels, where the table asked for them (the fake camera's 4:2:0 and the
+    # photo's JPEG aside), and the shrunk whole is the whole picture.
+    gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+    for x0, y0, x1, y1 in plan.boxes:
+        assert np.abs(still.image[y0:y1, x0:x1].astype(int) - gray[y0:y1, x0:x1]).mean() < 8
+    small = cv2.resize(gray, plan.overview, interpolation=cv2.INTER_AREA)
+    assert np.abs(still.cropped.overview.astype(int) - small).mean() < 8
+    report = vision.process(still.image, 1.0, cropped=still.cropped)
+    results, false = score(report, frame.truth, {s.id for s in board.sites})
+    assert report.reliable and false == 0 and all(outcome == "read" for _, outcome in results), results
+
+
+def test_a_phone_whose_pictures_changed_shape_is_told_to_recalibrate(tmp_path, phone_table):
+    """Told to send parts of its photo or not, a phone whose photo is of another shape sends it whole, and the
+    table says what to do."""
+    server, phone = phone_table
+    phone.planner = lambda: CropPlan("trajectory", frozenset({"o1s1"}), 0, SIZE, ((0, 0, 64, 64),))
     video = tmp_path / "four-by-three.y4m"
     _y4m(np.full((480, 640, 3), 160, np.uint8), video)
     playwright, browser, page = _camera_page(video, server.port)
@@ -189,3 +229,31 @@ def test_a_still_is_read_in_gray_unless_pieces_are_found_by_colour(phone_table, 
     report = Vision(board, registry, profile).process(gray)
     results, false = score(report, frame.truth, {s.id for s in board.sites})
     assert report.reliable and false == 0 and all(outcome == "read" for _, outcome in results), results
+
+
+def test_parts_are_checked_against_the_tables_plan_before_they_are_read(phone_table):
+    server, phone = phone_table
+    plan = CropPlan("trajectory", frozenset({"o1s1"}), 0, SIZE, ((10, 20, 110, 70),))
+    phone.planner = lambda: plan
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    connection.request("GET", "/api/camera/wanted", headers={"X-Orrery-Token": TOKEN})
+    wanted = json.loads(connection.getresponse().read())
+    connection.close()
+    crops = wanted["crops"]
+    assert wanted["still"] and crops["boxes"] == [[10, 20, 110, 70]] and crops["overview"] == [640, 360]
+    assert (crops["width"], crops["height"]) == SIZE
+    body = bytes(range(256)) * ((plan.nbytes() + 255) // 256)
+    path, headers = f"/api/camera/frame?crops={crops['plan']}", {"X-Orrery-Token": TOKEN}
+    status, answer = _post(server.port, path, body[: plan.nbytes()], {**headers, "Content-Type": "image/jpeg"})
+    assert status == 415
+    status, answer = _post(server.port, path, body, {**headers, "Content-Type": "application/octet-stream"})
+    assert status == 400 and answer["error"] == f"the crops: {len(body)} bytes where the table asked for 235400"
+    stale = f"/api/camera/frame?crops={crops['plan'] + 1}"
+    status, answer = _post(server.port, stale, body[:235400], {**headers, "Content-Type": "application/octet-stream"})
+    assert status == 409 and answer["error"] == "these parts were of an earlier picture: the camera takes another"
+    assert phone.wants_still()  # nothing taken
+    status, answer = _post(server.port, path, body[:235400], {**headers, "Content-Type": "application/octet-stream"})
+    assert status == 200 and answer == {"width": 1280, "height": 720, "still": True}
+    frame = phone.read()
+    assert frame.cropped.plan == plan and frame.image[20:70, 10:110].tobytes() == body[230400:235400]
+    assert frame.image[:20].max() == 0  # nothing but the parts asked for

@@ -1,7 +1,9 @@
 // The camera page: this phone as the table's camera. A full-resolution still when the table asks for one (the board
 // settled on a change), a small preview every few seconds otherwise. The still is the camera's full-size photo where
 // the browser offers one (ImageCapture), else the video's largest frame; the table turns or refuses a picture of
-// another size than the one the camera was calibrated at, and the page shows what it said.
+// another size than the one the camera was calibrated at, and the page shows what it said. Where the table names
+// crops (the sites that changed, and the board's corner markers), the page keeps its photo and sends their gray
+// instead, with the whole photo shrunk: the table reads them as they come, with no 12 MP picture to decode.
 import { takeTokenFromUrl, token } from "/static/api.js";
 
 const POLL_MS = 500;
@@ -25,8 +27,12 @@ class Refused extends Error {} // the table read the picture and said what is wr
 
 async function post(blob, still) {
   const type = blob.type === "image/png" ? "image/png" : "image/jpeg";
-  const response = await fetch(`/api/camera/frame?still=${still ? 1 : 0}`, {
-    method: "POST", body: blob, headers: { "Content-Type": type, "X-Orrery-Token": token() },
+  return send(`still=${still ? 1 : 0}`, blob, type);
+}
+
+async function send(query, body, type) {
+  const response = await fetch(`/api/camera/frame?${query}`, {
+    method: "POST", body, headers: { "Content-Type": type, "X-Orrery-Token": token() },
   });
   if (!response.ok) {
     const answer = await response.json().catch(() => ({}));
@@ -49,6 +55,49 @@ async function still() {
   return [await grab(0), "video frame"];
 }
 
+async function cutOut(blob, plan) {
+  // The photo turned and scaled to the size the camera was calibrated at, as the table turns a whole still; the
+  // whole of it shrunk, then each box the table named, one gray byte a pixel. Null when the photo's shape is
+  // another: it goes whole, and the table says what to do.
+  const bitmap = await createImageBitmap(blob);
+  const { width, height } = bitmap;
+  const turned = (width > height) !== (plan.width > plan.height) && width !== height;
+  const [w, h] = turned ? [height, width] : [width, height];
+  if (Math.abs((w / h) / (plan.width / plan.height) - 1) > plan.shape_tolerance) {
+    bitmap.close();
+    return null;
+  }
+  const fit = canvasOf(plan.width, plan.height);
+  if (turned) { // a quarter turn clockwise
+    fit.context.translate(plan.width, 0);
+    fit.context.rotate(Math.PI / 2);
+    fit.context.drawImage(bitmap, 0, 0, plan.height, plan.width);
+  } else fit.context.drawImage(bitmap, 0, 0, plan.width, plan.height);
+  bitmap.close();
+  const [ow, oh] = plan.overview;
+  const small = canvasOf(ow, oh);
+  small.context.drawImage(fit.canvas, 0, 0, ow, oh);
+  const parts = [small.context.getImageData(0, 0, ow, oh),
+    ...plan.boxes.map(([x0, y0, x1, y1]) => fit.context.getImageData(x0, y0, x1 - x0, y1 - y0))];
+  const body = new Uint8Array(parts.reduce((n, part) => n + part.width * part.height, 0));
+  let at = 0;
+  for (const { data } of parts) {
+    for (let i = 0; i < data.length; i += 4) {
+      body[at++] = Math.round(0.299 * data[i] + 0.587 * data[i + 1] + 0.114 * data[i + 2]); // the luma
+    }
+  }
+  return { body, width, height };
+}
+
+function canvasOf(width, height) {
+  const canvas = document.createElement("canvas");
+  canvas.width = width;
+  canvas.height = height;
+  const context = canvas.getContext("2d", { willReadFrequently: true });
+  context.imageSmoothingQuality = "high";
+  return { canvas, context };
+}
+
 function grab(width) {
   const scale = width ? width / view.videoWidth : 1;
   const canvas = document.createElement("canvas");
@@ -66,10 +115,16 @@ async function tick() {
     previewEvery = wanted.preview_every_ms || previewEvery;
     if (wanted.still) {
       const [picture, kind] = await still();
-      const answer = await post(picture, true);
+      const plan = wanted.crops;
+      const crops = plan ? await cutOut(picture, plan) : null;
+      const answer = crops
+        ? await send(`crops=${plan.plan}`, crops.body, "application/octet-stream")
+        : await post(picture, true);
       stills += 1;
-      sent.textContent = `${stills} ${stills === 1 ? "picture" : "pictures"} sent, the last a ${kind} of `
-        + `${answer.width} × ${answer.height}.`;
+      const parts = plan && `${plan.boxes.length} ${plan.boxes.length === 1 ? "part" : "parts"}`;
+      const what = crops ? `${parts} of a ${kind} of ${crops.width} × ${crops.height}`
+        : `a ${kind} of ${answer.width} × ${answer.height}`;
+      sent.textContent = `${stills} ${stills === 1 ? "picture" : "pictures"} sent, the last ${what}.`;
       say("watching the board");
     } else if (Date.now() - lastPreview > previewEvery) {
       lastPreview = Date.now();
