@@ -210,7 +210,8 @@ class LiveTable:
         self.site_name = site_namer(board, beside)
         grid = None if self.grid is None else self.switch_sites is not None
         camera = None if self.camera_profile is None else self.vision is not None
-        self.senses.board_changed(grid, camera, self._grids_connected())
+        # (at start no link is open yet: the grid is out of step until it answers, which is no news for the log)
+        self.senses.board_changed(grid, camera, self._grids_connected(), told=announce)
         if not announce:  # at start, for the terminal: the phones were told when the game began
             self.notes.extend(text.rstrip(".") for text in told)
             return

@@ -45,6 +45,7 @@ class Senses:
             "camera": "up" if camera else "absent",
         }
         self._why: dict[str, str] = {}  # why a sense that is lost went, where the table knows
+        self._unsaid: set[str] = set()  # senses out of step since the table started, whose loss the log was not told
         self._lock = threading.Lock()
         self.changes: Listeners[Status] = Listeners()  # the status after each change is announced (the page's)
 
@@ -70,28 +71,39 @@ class Senses:
         text = f"{what} is calibrated{'' if first else ' again'}. Refereeing the board now: {mode}."
         self._note(Event(f"{sense}-calibrated", text, {"mode": mode}))
 
-    def board_changed(self, grid: bool | None, camera: bool | None, grid_up: bool) -> None:
+    def board_changed(self, grid: bool | None, camera: bool | None, grid_up: bool, told: bool = True) -> None:
         """A game on another board: whether each sense (of those the table has: None for one it has not) is
-        calibrated for it. Nothing is announced here: the table says it in the board's words."""
+        calibrated for it. Nothing is announced here: the table says it in the board's words. `told` False: the
+        table is starting (its grid's links not open yet): a grid out of step now is no loss the log was told, so
+        its coming into step is no news, and one that never answers is announced lost."""
         with self._lock:
             for sense, learnt in (("grid", grid), ("camera", camera)):
                 if learnt is None:
                     continue
                 up = grid_up if sense == "grid" else self._state["camera"] != "lost"
                 self._state[sense] = ("up" if up else "lost") if learnt else "absent"
+                if not told and learnt and not up:
+                    self._unsaid.add(sense)
         self.changes.tell(self.status())
 
     def _report(self, sense: str, up: bool, why: str | None = None) -> None:
         with self._lock:
             state = self._state[sense]
+            unsaid = sense in self._unsaid
+            self._unsaid.discard(sense)
             again = state == "lost" and not up and why is not None and why != self._why.get(sense)
-            if state == "absent" or ((state == "up") == up and not again):
+            if state == "absent" or ((state == "up") == up and not again and not unsaid):
                 return
             self._state[sense] = "up" if up else "lost"
             if up or why is None:
                 self._why.pop(sense, None)
             else:
                 self._why[sense] = why
+        if up and unsaid:  # in step at last as the table starts: the phones see it, the log has nothing to take back
+            if self.observer is not None:
+                (self.observer.grid_available if sense == "grid" else self.observer.camera_available)(True)
+            self.changes.tell(self.status())
+            return
         if self.observer is not None and sense == "grid" and not again:
             self.observer.grid_available(up)
         elif self.observer is not None and not again:

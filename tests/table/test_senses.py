@@ -60,3 +60,38 @@ def test_a_table_without_a_camera_never_announces_one(tmp_path):
     senses.camera(False)
     assert senses.status() == {"grid": "up", "camera": "absent", "mode": "grid alone"}
     assert _notes(session) == []
+
+
+def test_a_grid_coming_into_step_as_the_table_starts_is_no_news_but_one_that_never_answers_is_lost(tmp_path):
+    """`companion serve`'s table on a virtual grid: one that answers at start adds nothing to the log; one that does
+    not answer within the start's wait is announced lost (the phones are told to declare moves), then back."""
+    import time
+
+    from companion.boards import default_board
+    from companion.calibration.grid import GridProfile, save_profile
+    from companion.sim.simavr_grid import virtual_grid
+    from companion.sim.twin import switch_map
+    from companion.table.config import TableConfig
+    from companion.table.live import LiveTable
+
+    board = default_board("trajectory")
+    save_profile(GridProfile(board.name, 8, 8, switch_map(board, 8, 8)), tmp_path / "grid.json")
+    for answers, db in ((True, "in-step.db"), (False, "silent.db")):
+        with virtual_grid(8, 8) as grid:
+            if answers:
+                grid.go()
+            config = TableConfig(game="trajectory", players=("red", "blue"), db=str(tmp_path / db), serial=grid.port,
+                                 grid_profile=str(tmp_path / "grid.json"))  # fmt: skip
+            live = LiveTable(config).start(wait=3.0 if answers else 0.3, threads=False)
+            try:
+                if answers:
+                    assert _notes(live.session) == [] and live.senses.status()["grid"] == "up"
+                    continue
+                assert _notes(live.session) == ["grid-lost"] and live.senses.mode() == "phones alone"
+                grid.go()  # it answers at last
+                deadline = time.monotonic() + 10
+                while _notes(live.session) != ["grid-lost", "grid-back"] and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                assert _notes(live.session) == ["grid-lost", "grid-back"] and live.senses.mode() == "grid alone"
+            finally:
+                live.stop()
