@@ -1,6 +1,8 @@
-"""A real table served over real HTTP: a session on SQLite, the table loop fed boards as the sensors would see them,
-the Flask app under aiohttp on a free port of 127.0.0.1. `grid_served` is a table with its reed grid (`companion
-serve`'s LiveTable on a virtual grid over a pty); `browser` is Debian's Chromium driven by Playwright."""
+"""A real table served over real HTTP: `companion serve`'s own assembly (LiveTable from a TableConfig, its web
+table from `web_table`) on a session in SQLite, its reed grid a virtual grid process on a pty, the Flask app under
+aiohttp on a free port of 127.0.0.1. `served` is fed boards as the grid would report them, on its own observer at
+the tests' own times (the table's threads stay still, as the twin's do on a clock of its own); `grid_served` is a
+table whose own threads read its grid; `browser` is Debian's Chromium driven by Playwright."""
 
 from __future__ import annotations
 
@@ -11,20 +13,24 @@ import socket
 import ssl
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from companion.boards import default_board
+from companion.calibration.grid import GridProfile, save_profile
+from companion.sim.simavr_grid import GridProcess, virtual_grid
 from companion.sim.twin import switch_map
+from companion.table.config import TableConfig
+from companion.table.live import LiveTable
 from companion.table.loop import TableLoop
 from companion.table.observe import CameraView, Observer
 from companion.table.session import Session
 from companion.table.store import Store
 from companion.web.context import WebSettings
-from companion.web.serve import Tls, start_server
+from companion.web.serve import Tls, start_server, web_table
 from companion.web.server import Limits, WebServer
 from companion.web.table import Table
 
@@ -60,9 +66,11 @@ def host_phone(table: Table) -> str:
 class Served:
     table: Table
     server: WebServer
-    observer: Observer
+    observer: Observer | None  # None: no grid and no camera
     store: Store
     key: str = ""  # the key of the tests' own phone (joined at its first request: the host when no page came first)
+    live: LiveTable | None = None  # the table as `companion serve` assembles it
+    grid: GridProcess | None = None  # the virtual grid on the pty its link reads
 
     @property
     def port(self) -> int:
@@ -134,19 +142,33 @@ class Served:
         assert status == 201, joined
         return joined["key"]
 
-    def restart(self) -> None:
-        """Stop the server and start the companion again on the same log and port, as after a power cut."""
+    def restart(self, db: Path | None = None, sensed: bool | None = None) -> None:
+        """Stop the server and start the companion again on the same port and grid, as after a power cut: on the same
+        log, or on the one in `db` (the table resumes its unfinished game); `sensed`: with its grid plugged in or
+        not (None: as before)."""
+        assert self.live is not None
         port = self.port
         self.server.stop()  # a second stop (the test stopped it already) does nothing
-        self.store = Store(self.store.path)
-        session = Session.resume(self.store)
-        assert session is not None
-        fresh = serve(self.store, session, port)
-        self.table, self.server, self.observer, self.key = fresh.table, fresh.server, fresh.observer, ""
+        self.live.stop()
+        sensed = self.observer is not None if sensed is None else sensed
+        fresh = serve(db or Path(self.live.config.db), port, grid=self.grid, sensed=sensed)
+        assert fresh.live is not None and fresh.live.resumed
+        self.table, self.server, self.observer, self.store, self.live = (
+            fresh.table, fresh.server, fresh.observer, fresh.store, fresh.live)  # fmt: skip
+        self.key = ""
+
+    def stop(self) -> None:
+        """The server, the table and its grid stopped."""
+        assert self.live is not None
+        self.server.stop()
+        self.live.stop()
+        if self.grid is not None:
+            self.grid.stop()
 
     # The board, as the sensors report it to the table loop.
     def board(self, layout: dict[str, tuple[str, ...]], at: float) -> Any:
         closed = frozenset(SWITCHES[site] for site, pieces in layout.items() if pieces)
+        assert self.observer is not None
         self.observer.reed(closed, at)
         return self.loop.tick(at + 1.0)
 
@@ -176,32 +198,44 @@ def free_port() -> int:
 
 
 def serve(
-    store: Store, session: Session, port: int = 0, tls: Tls | None = None, limits: Limits | None = None
-) -> Served:
-    port = port or free_port()
-    observer = Observer({switch: site for site, switch in SWITCHES.items()}, None, settle=0.3)
-    loop = TableLoop(session, observer, lambda site: BOARD.site(site).name)
-    table = Table(session, loop, token=TOKEN, make_loop=lambda s: TableLoop(s, observer))
+    db: Path, port: int = 0, tls: Tls | None = None, limits: Limits | None = None, grid: GridProcess | None = None,
+    sensed: bool = True,
+) -> Served:  # fmt: skip
+    """`companion serve`'s table on the log in `db` (its unfinished game resumed, else a new two-player Trajectory
+    with the tests' seed), its grid the virtual one on `grid`'s pty (default: a new one) calibrated to the board in
+    `grid.json` beside the log; `sensed` False: no grid and no camera, the phones alone. The table's own threads stay
+    still: the tests look at the board themselves."""
+    config = TableConfig(game="trajectory", players=("red", "blue"), seed=1, options=OPTIONS, db=str(db),
+                         serial="none", settle=0.3)  # fmt: skip
+    if sensed:
+        if grid is None:
+            grid = virtual_grid(8, 8).start()
+            grid.go()
+        profile = db.parent / "grid.json"
+        save_profile(GridProfile(BOARD.name, 8, 8, SWITCHES), profile)
+        config = replace(config, serial=grid.port, grid_profile=str(profile))
+    live = LiveTable(config).start(wait=10, threads=False)
+    assert not sensed or (live.link is not None and live.link.wait_synced(10))
+    table = web_table(live, TOKEN)
     settings = WebSettings(heartbeat=0.3, retry_ms=300)
-    server = start_server(table, "127.0.0.1", port, settings, threads=24, tls=tls, limits=limits)
-    return Served(table, server, observer, store)
+    server = start_server(table, "127.0.0.1", port or free_port(), settings, threads=24, tls=tls, limits=limits)
+    return Served(table, server, live.observer, live.store, live=live, grid=grid)
 
 
 @contextlib.contextmanager
-def new_table(folder: Path, tls: Tls | None = None, limits: Limits | None = None) -> Iterator[Served]:
+def new_table(
+    folder: Path, tls: Tls | None = None, limits: Limits | None = None, sensed: bool = True
+) -> Iterator[Served]:
     """A two-player Trajectory in `folder`, Red having drawn, served until the block ends (with https on `tls`,
-    and the server's `limits`)."""
+    and the server's `limits`; `sensed` False: with no grid and no camera)."""
     from companion.rules import Action
 
-    store = Store(folder / "table.db")
-    session = Session.start(store, "trajectory", ["red", "blue"], OPTIONS, 1)
-    session.submit(Action.make("draw", card="action"), "phone", "red")
-    table = serve(store, session, tls=tls, limits=limits)
+    table = serve(folder / "table.db", tls=tls, limits=limits, sensed=sensed)
+    table.session.submit(Action.make("draw", card="action"), "phone", "red")
     try:
         yield table
     finally:
-        table.server.stop()
-        store.close()
+        table.stop()
 
 
 class WatchedBrowser:
@@ -256,6 +290,13 @@ def _no_page_errors():
 @pytest.fixture
 def served(tmp_path):
     with new_table(tmp_path) as table:
+        yield table
+
+
+@pytest.fixture
+def phones_served(tmp_path):
+    """The same table with no grid and no camera: the phones alone."""
+    with new_table(tmp_path, sensed=False) as table:
         yield table
 
 
@@ -322,8 +363,6 @@ SCRAMBLED = {site.id: (7 - i // 8, (3 * i + 5) % 8) for i, site in enumerate(BOA
 
 @dataclass
 class GridServed(Served):
-    live: Any = None
-    grid: Any = None
     profile: Any = None
     wiring: dict[str, tuple[int, int]] | None = None  # site -> the switch really under it
 
@@ -359,12 +398,6 @@ def grid_served(tmp_path):
     """Start a LiveTable on a virtual grid: `grid_served(wiring, calibrated)`; the grid profile file is
     tmp_path/grid.json (written from `wiring` when `calibrated`, else absent: the table's first calibration).
     `game` and `options` are the table's game (two players, red and blue) and its first game's options."""
-    from companion.calibration.grid import GridProfile, save_profile
-    from companion.sim.simavr_grid import virtual_grid
-    from companion.table.config import TableConfig
-    from companion.table.live import LiveTable
-    from companion.web.serve import web_table
-
     started: list[GridServed] = []
 
     def start(wiring: dict[str, tuple[int, int]], calibrated: bool, game: str = "trajectory",
@@ -389,6 +422,4 @@ def grid_served(tmp_path):
 
     yield start
     for served in started:
-        served.server.stop()
-        served.live.stop()
-        served.grid.stop()
+        served.stop()

@@ -9,7 +9,7 @@ def test_health_names_the_game_the_sensors_and_the_version(served):
     health = served.get("/healthz")
     assert health["ok"] is True and health["version"] == "0.1.0"
     assert health["game"] == {"name": "trajectory", "id": 1, "status": "playing", "phase": "turn", "actor": "red"}
-    assert set(health["sensors"]) == {"grid", "camera"}
+    assert health["sensors"] == {"grid": "up", "camera": "absent", "mode": "grid alone"}
 
 
 def test_state_log_ledger_and_board_describe_the_game(served):
@@ -151,7 +151,8 @@ def test_the_setup_wizard_starts_a_new_game_on_the_same_log(served):
     assert [e["kind"] for e in served.get("/api/log")["entries"]] == ["note"]
 
 
-def test_the_calibration_view_says_when_a_table_has_no_grid_and_no_camera(served):
+def test_the_calibration_view_says_when_a_table_has_no_grid_and_no_camera(phones_served):
+    served = phones_served
     assert served.get("/api/calibration/grid") == {"board": "trajectory", "grid": False, "rows": None, "cols": None,
                                                    "profile": None, "mapped": None, "walk": None, "boards": [],
                                                    "probe": False}  # fmt: skip

@@ -133,7 +133,7 @@ def test_a_page_names_its_log_and_a_replaced_log_gives_it_a_fresh_start_not_sile
     from companion.table.session import Session
     from companion.table.store import Store
 
-    from .conftest import OPTIONS, serve
+    from .conftest import OPTIONS
 
     streams: list[str] = []
     page.on("request", lambda request: streams.append(request.url) if "/events" in request.url else None)
@@ -146,21 +146,23 @@ def test_a_page_names_its_log_and_a_replaced_log_gives_it_a_fresh_start_not_sile
     expect(page.locator("#link")).to_have_text("reconnecting…")
     # The table comes back on another database, whose log is longer than the one the phone knew: the phone's
     # position (its Last-Event-ID, or ?after=) is another log's, and must not be taken as one of this log's.
-    store = Store(tmp_path / "replaced.db")
+    replaced = tmp_path / "replaced.db"
+    store = Store(replaced)
     session = Session.start(store, "trajectory", ["red", "green"], OPTIONS, 2)
     session.note(Event("note", "This table keeps a new log."))
     for actor, action in (("red", Action.make("draw", card="action")), ("red", Action.make("end_turn")),
                           ("green", Action.make("draw", card="action"))):  # fmt: skip
         session.submit(action, "phone", actor)
     assert session.record.id == served.session.record.id and store.last_entry_id() > old.last_entry_id()
-    fresh = serve(store, session, port)
-    served.table, served.server, served.observer, served.store = fresh.table, fresh.server, fresh.observer, store
+    store.close()
+    served.restart(replaced)
+    assert served.port == port
     live(page)
     expect(page.locator("#prompt")).to_have_text("Green: fly, trade, build, then end your turn.")
     texts = [e["text"] for entry in reversed(served.table.logbook.entries()) for e in entry["events"]]
     assert texts[-2] == "This table keeps a new log."
     expect(page.locator("#log li")).to_have_text(texts)
-    later = session.submit(Action.make("end_turn"), "phone", "green")  # and it hears the new log's moves
+    later = served.session.submit(Action.make("end_turn"), "phone", "green")  # and it hears the new log's moves
     expect(page.locator(f'#log li[data-entry="{later.id}"]')).to_have_count(len(later.events))
 
 
@@ -242,10 +244,12 @@ def test_a_piece_in_the_hand_is_shown_with_one_tap_for_where_it_went(browser, tm
 
     lift = trajectory_lift_two
     store = Store(tmp_path / "lift.db")
-    session = Session.start(store, "trajectory", list(lift.players), OPTIONS, lift.seed)
+    start = Session.start(store, "trajectory", list(lift.players), OPTIONS, lift.seed)
     for action in lift.actions:
-        session.submit(action, "phone", session.game.phase(session.state).actor)
-    served = serve(store, session)
+        start.submit(action, "phone", start.game.phase(start.state).actor)
+    store.close()
+    served = serve(tmp_path / "lift.db")  # the table takes the game up
+    session = served.session
     context = browser.new_context(viewport={"width": 360, "height": 740})
     page = context.new_page()
     try:
@@ -277,5 +281,4 @@ def test_a_piece_in_the_hand_is_shown_with_one_tap_for_where_it_went(browser, tm
         assert session.actions[-1] == lift.onto_taken.action
     finally:
         context.close()
-        served.server.stop()
-        store.close()
+        served.stop()

@@ -242,11 +242,13 @@ def first_move(served) -> tuple[int, dict]:
 
 
 def set_out(served) -> None:
-    """A new game begins with its guided setup, and a move declared meanwhile waits for the board; the group has
-    set the pieces out on its own copy, which the table's grid does not know, and stops the guide."""
-    status, answer = first_move(served)
-    assert status == 409 and answer["error"].startswith("set out the board first"), answer
-    served.stop_guide()
+    """A new game on a board the table's grid has not learnt (the table's grid knows its own Trajectory board) begins
+    with the guide's step for a board new to the grid; the group sets the pieces out on its own copy and stops the
+    guide, as its Stop guiding button does: the phones declare the moves."""
+    setup = served.get("/api/setup")
+    assert setup["state"] == "waiting", setup
+    status, answer = served.post("/api/setup", {"do": "stop"})
+    assert status == 200 and answer["state"] == "stopped", answer
 
 
 def play(served, moves: int) -> None:
@@ -265,8 +267,9 @@ def enter(box, label: str, value: str) -> None:
 
 def start_from_the_form(page, served, game: str, choose, stop_guide: bool = True) -> None:
     """The host starts a new game of `game` from the phone page's new-game form, `choose` setting its options; the
-    guided setup it begins with is stopped on the page (the group has set the pieces out on its own copy), unless
-    `stop_guide` is False (the caller follows what the page leads with)."""
+    page leads with the guide's step for a board new to the grid (the table's grid knows its own Trajectory board),
+    which is stopped on the page (the group has set the pieces out on its own copy), unless `stop_guide` is False
+    (the caller follows what the page leads with)."""
     join(page, served, "red")
     page.click('button[data-open="setup"]')
     page.select_option("#setup-game", game)
@@ -278,7 +281,7 @@ def start_from_the_form(page, served, game: str, choose, stop_guide: bool = True
     assert served.session.game.name == game
     if not stop_guide:
         return
-    expect(page.locator("#guide-title")).to_have_text("Setting out the pieces")
+    expect(page.locator("#guide-title")).to_have_text("A board new to the grid")
     page.locator("#guide-buttons button", has_text="Stop guiding").click()
     expect(page.locator("#guide-text")).to_contain_text("The guide has stopped")
 

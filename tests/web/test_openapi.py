@@ -12,10 +12,7 @@ import pytest
 
 from companion.boards import default_board
 from companion.sensing.pushed import PushedFrames
-from companion.sensing.reed import ReedLink
-from companion.sim.simavr_grid import virtual_grid
 from companion.sim.table_setup import twin_camera
-from companion.table.grid_walk import TableGrid
 from companion.web.app import create_app
 from companion.web.calibration import CameraFeed
 from companion.web.events import EVENTS_PATH
@@ -136,24 +133,21 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call("/api/choose", "/api/choose", "POST", {"question": question["id"], "index": 0, "actor": "blue"})
     call("/api/choose", "/api/choose", "POST", {"question": question["id"], "index": 0}, expect=400)
     call("/api/choose", "/api/choose", "POST", {"question": 1, "index": 0}, token=None, expect=403)
-    # The guides: a table with no grid, then one with a grid (a virtual grid on a pty, read by the real link).
+    # The guides: the table started with no grid, then again with its grid (a virtual grid on a pty, read by the
+    # table's own link).
     grid_path, setup_path = "/api/calibration/grid", "/api/setup"
+    served.restart(sensed=False)
     call(grid_path, grid_path, "POST", {"do": "start"}, expect=409)
     call(grid_path, grid_path, "POST", {"do": "fly"}, expect=400)
     call(grid_path, grid_path, "POST", {"do": "start"}, token=None, expect=403)
     call(setup_path, setup_path)  # none yet: null
-    with virtual_grid(8, 8) as grid:
-        grid.go()
-        link = ReedLink(grid.port).start()
-        assert link.wait_synced(10)
-        served.table.guides.grid = TableGrid(BOARD, lambda: link, tmp_path / "grid.json", served.observer)
-        call(grid_path, grid_path)
-        call(grid_path, grid_path, "POST", {"do": "start", "sites": ["o1s0", "o1s1"]})
-        call(grid_path, grid_path)  # with its walk
-        call(grid_path, grid_path, "POST", {"do": "skip"})
-        call(grid_path, grid_path, "POST", {"do": "skip"})  # every site had its turn: review
-        call(grid_path, grid_path, "POST", {"do": "stop"})
-        link.stop()
+    served.restart(sensed=True)
+    call(grid_path, grid_path)
+    call(grid_path, grid_path, "POST", {"do": "start", "sites": ["o1s0", "o1s1"]})
+    call(grid_path, grid_path)  # with its walk
+    call(grid_path, grid_path, "POST", {"do": "skip"})
+    call(grid_path, grid_path, "POST", {"do": "skip"})  # every site had its turn: review
+    call(grid_path, grid_path, "POST", {"do": "stop"})
     call(setup_path, setup_path, "POST", {"do": "start"})
     call(setup_path, setup_path, "POST", {"do": "start"}, expect=409)
     call(setup_path, setup_path)

@@ -14,12 +14,11 @@ from playwright.sync_api import Page, expect
 
 from companion.boards import default_board
 from companion.rules.words import verdict
-from companion.table.session import Session
-from companion.table.store import Store
+from companion.table.config import TableConfig
+from companion.table.live import LiveTable
 from companion.table.token import token_file
 from companion.web.context import WebSettings
-from companion.web.serve import start_server
-from companion.web.table import Table
+from companion.web.serve import start_server, web_table
 
 from .conftest import ARTIFACTS, free_port
 
@@ -28,13 +27,16 @@ SIZES = {"phone": (360, 740), "desktop": (1280, 800)}
 
 
 class PhonesOnly:
-    """A table with no grid and no camera: the phones are its only input. Its token is kept beside the log."""
+    """`companion serve`'s table with no grid and no camera: the phones are its only input. Its token is kept beside
+    the log."""
 
     def __init__(self, folder: Path, game: str, port: int | None = None) -> None:
         self.folder, self.game = folder, game
-        self.store = Store(folder / "table.db")
-        session = Session.resume(self.store) or Session.start(self.store, game, ["red", "green"], {}, 7)
-        self.table = Table(session, None, token_path=token_file(self.store.path))
+        config = TableConfig(game=game, players=("red", "green"), seed=7, db=str(folder / "table.db"), serial="none",
+                             camera="none")  # fmt: skip
+        self.live = LiveTable(config).start()
+        self.store = self.live.store
+        self.table = web_table(self.live)
         self.server = start_server(self.table, "127.0.0.1", port or free_port(), WebSettings(0.3, 300), threads=24)
 
     @property
@@ -43,13 +45,12 @@ class PhonesOnly:
 
     def restart(self) -> PhonesOnly:
         port = self.server.port
-        self.server.stop()
-        self.store.close()
+        self.stop()
         return PhonesOnly(self.folder, self.game, port)
 
     def stop(self) -> None:
         self.server.stop()
-        self.store.close()
+        self.live.stop()
 
 
 @pytest.fixture
