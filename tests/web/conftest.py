@@ -12,7 +12,7 @@ import json
 import socket
 import ssl
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -236,6 +236,22 @@ def new_table(
         yield table
     finally:
         table.stop()
+
+
+@contextlib.contextmanager
+def phones_table(
+    db: Path, game: str = "trajectory", players: Sequence[str] = ("red", "blue"), options: dict | None = None,
+    seed: int = 1, token: str | None = TOKEN,
+) -> Iterator[Table]:  # fmt: skip
+    """`companion serve`'s web table with no grid and no camera (the phones alone), unserved, on the log in `db`: its
+    unfinished game resumed, else a new `game`; `token` None: the table's token kept beside the log."""
+    config = TableConfig(game=game, players=tuple(players), seed=seed, options=options or {}, db=str(db),
+                         serial="none", camera="none")  # fmt: skip
+    live = LiveTable(config).start()
+    try:
+        yield web_table(live, token)
+    finally:
+        live.stop()
 
 
 class WatchedBrowser:

@@ -282,18 +282,14 @@ def test_the_console_lets_the_next_phone_to_join_be_the_host(tmp_path):
     import subprocess
     import sys
 
-    from companion.table.session import Session
-    from companion.table.store import Store
-    from companion.table.token import token_file
-    from companion.web.table import Table
+    from .conftest import phones_table
 
-    store = Store(tmp_path / "table.db")
-    table = Table(Session.start(store, "trajectory", ["red", "blue"], {}, 1), token_path=token_file(store.path))
-    first, _ = table.seats.join()
-    assert first.host
-    done = subprocess.run([sys.executable, "-m", "companion", "token", "host", "--db", str(store.path)],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
-    assert done.returncode == 0 and "next phone to join" in done.stdout
-    second, key = table.seats.join()  # the running table reads the console's word at once
-    assert second.host and not table.seats.phone_by_id(first.id).host and table.seats.phone(key) == second
-    store.close()
+    db = tmp_path / "table.db"
+    with phones_table(db, token=None) as table:  # its token kept beside the log, as `companion serve` keeps it
+        first, _ = table.seats.join()
+        assert first.host
+        done = subprocess.run([sys.executable, "-m", "companion", "token", "host", "--db", str(db)],
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert done.returncode == 0 and "next phone to join" in done.stdout
+        second, key = table.seats.join()  # the running table reads the console's word at once
+        assert second.host and not table.seats.phone_by_id(first.id).host and table.seats.phone(key) == second

@@ -98,14 +98,11 @@ def test_every_phone_hears_each_step_and_the_referee_waits_until_the_setup_is_do
 def test_the_setup_guide_names_pieces_as_the_box_does(tmp_path):
     """A dual ORBIT game's second ship (`ship-blue-red` in the layout) is the blue ship in the box, so the guide
     looks for that piece when the camera reads the board."""
-    from companion.table.session import Session
-    from companion.table.store import Store
-    from companion.web.table import Table
+    from .conftest import phones_table
 
-    session = Session.start(Store(tmp_path / "t.db"), "orbit", ["red", "green"], {"mode": "dual"}, 1)
-    table = Table(session)
-    table.guides.start_guide()
-    try:
-        assert table.guides.guide is not None and table.guides.guide.physical("ship-blue-red") == "ship-blue"
-    finally:
-        table.guides.guide_command("stop")
+    with phones_table(tmp_path / "t.db", "orbit", ["red", "green"], {"mode": "dual"}) as table:
+        table.guides.start_guide()
+        try:
+            assert table.guides.guide is not None and table.guides.guide.physical("ship-blue-red") == "ship-blue"
+        finally:
+            table.guides.guide_command("stop")

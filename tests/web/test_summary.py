@@ -14,12 +14,11 @@ import pytest
 
 from companion.sim.players import random_action
 from companion.table.session import Session
-from companion.table.store import Store
 from companion.web.serve import start_server
 from companion.web.summary import played_on, seat_name
 from companion.web.table import Table
 
-from .conftest import free_port
+from .conftest import free_port, phones_table
 from .test_words import GAMES, ids_of, leaks
 
 NAMES = {"red": "Ann", "green": "Bartholomew Wiśniewski"}
@@ -48,10 +47,14 @@ def played_out(session: Session, seed: int, most: int = 2500) -> None:
 
 @pytest.mark.parametrize("game", list(GAMES))
 def test_a_games_summary_picture_and_page_name_every_player_and_score(tmp_path, game):
-    store = Store(tmp_path / "table.db")
     seats = ["red", "green", "blue"][: GAMES[game]]
-    session = Session.start(store, game, seats, {}, 5)
-    table = Table(session, token="t")
+    with phones_table(tmp_path / "table.db", game, seats, seed=5) as table:
+        summarised(table, game, seats)
+
+
+def summarised(table: Table, game: str, seats: list[str]) -> None:
+    """The game at `table` played out, and its summary picture and page served."""
+    session = table.session
     for seat, name in NAMES.items():
         table.name_seat(seat, name)
     played_out(session, 5)
@@ -87,7 +90,6 @@ def test_a_games_summary_picture_and_page_name_every_player_and_score(tmp_path, 
         assert status == 404 and "no such game" in missing
     finally:
         server.stop()
-        store.close()
 
 
 def test_the_day_is_said_in_words():

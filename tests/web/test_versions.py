@@ -60,20 +60,19 @@ def test_a_save_or_an_import_over_a_set_a_game_used_changes_no_game(served, tmp_
 
 
 def test_a_game_logged_before_sets_had_versions_is_pinned_to_its_set_as_it_is(served, tmp_path):
-    sets = DataSets(tmp_path / "datasets")
+    from .conftest import phones_table
+
     folder = tmp_path / "datasets/orbit/board"
     folder.mkdir(parents=True)
     (folder / "club").write_text(json.dumps(_board("the sun")))
     store = Store(tmp_path / "old.db")
     Session.start(store, "orbit", ["red", "blue"], {"board": str(folder / "club")}, 3)  # as a table logged it
-    from companion.web.table import Table
-
-    table = Table(Session.resume(store), token="t", datasets=sets)
-    pinned = store.game(1).options["board"]
-    assert VERSIONS in pinned and set_path(pinned) == folder / "club"
-    (folder / "club").write_text(json.dumps(_board("the moon")))  # a later save: the old game keeps its board
-    assert any(site.name == "the sun" or site.label == "the sun" for site in table.board().sites)
     store.close()
+    with phones_table(tmp_path / "old.db", "orbit") as table:  # the table takes it up, its sets beside the log
+        pinned = table.session.store.game(1).options["board"]
+        assert VERSIONS in pinned and set_path(pinned) == folder / "club"
+        (folder / "club").write_text(json.dumps(_board("the moon")))  # a later save: the old game keeps its board
+        assert any(site.name == "the sun" or site.label == "the sun" for site in table.board().sites)
 
 
 def test_a_game_logged_before_states_kept_their_material_whose_data_is_gone_is_kept_and_a_new_one_begins(tmp_path):

@@ -157,20 +157,18 @@ def test_the_twins_warnings_and_questions_use_names(game, tmp_path):
 
 def test_the_stream_and_the_log_hand_out_the_sentences_in_words(tmp_path):
     """An ORBIT card played: its announcement names no card id, live, in the log and in a replayed page alike."""
-    from companion.table.session import Session
-    from companion.table.store import Store
-    from companion.web.table import Table
+    from .conftest import phones_table
 
-    session = Session.start(Store(tmp_path / "t.db"), "orbit", ["red", "green"], {}, 1)
-    table = Table(session, token="t")
-    card = next(iter(session.game.legal_actions(session.state)))
-    entry = session.submit(card, "phone", "red")
-    assert "card c" in entry.events[0]["text"]  # the engine's own sentence, kept in the log as it was
-    shown = table.entry_json(entry)["events"][0]["text"]
-    assert shown.startswith("Red plays a card: ") and not leaks(shown, ids_of("orbit"))
-    assert [e["events"] for e in table.logbook.entries()][-1][0]["text"] == shown
-    _, _, replayed = table.logbook.replay_page(0, 50)
-    assert b"card c" not in replayed and shown.encode() in replayed
+    with phones_table(tmp_path / "t.db", "orbit", ["red", "green"]) as table:
+        session = table.session
+        card = next(iter(session.game.legal_actions(session.state)))
+        entry = session.submit(card, "phone", "red")
+        assert "card c" in entry.events[0]["text"]  # the engine's own sentence, kept in the log as it was
+        shown = table.entry_json(entry)["events"][0]["text"]
+        assert shown.startswith("Red plays a card: ") and not leaks(shown, ids_of("orbit"))
+        assert [e["events"] for e in table.logbook.entries()][-1][0]["text"] == shown
+        _, _, replayed = table.logbook.replay_page(0, 50)
+        assert b"card c" not in replayed and shown.encode() in replayed
 
 
 def test_orbit_books_name_the_card_in_play_by_what_it_does():
@@ -239,20 +237,18 @@ def test_a_site_already_named_in_words_is_named_once():
 
 def test_a_prompt_names_the_player_as_the_header_does(tmp_path):
     """A seat given a player's name: the banner's prompt and the end say "Ann (Red)" as the header above them."""
-    from companion.table.session import Session
-    from companion.table.store import Store
-    from companion.web.table import Table
+    from .conftest import phones_table
 
-    session = Session.start(Store(tmp_path / "t.db"), "dakalio", ["red", "green"], {}, 1)
-    table = Table(session, token="t")
-    table.name_seat("green", "Ann")
-    assert table.state()["phase"]["prompt"].startswith("Ann (Green) plays first: ")
-    game = session.game
-    while not any(a.type == "resign" for a in game.legal_actions(session.state)):  # the asteroids placed
-        session.submit(next(iter(game.legal_actions(session.state))), "phone", game.phase(session.state).actor)
-    resign = next(a for a in game.legal_actions(session.state) if a.type == "resign")
-    session.submit(resign, "phone", game.phase(session.state).actor)
-    assert "Ann (Green)" in table.state()["outcome"]["sentence"], table.state()["outcome"]
+    with phones_table(tmp_path / "t.db", "dakalio", ["red", "green"]) as table:
+        session = table.session
+        table.name_seat("green", "Ann")
+        assert table.state()["phase"]["prompt"].startswith("Ann (Green) plays first: ")
+        game = session.game
+        while not any(a.type == "resign" for a in game.legal_actions(session.state)):  # the asteroids placed
+            session.submit(next(iter(game.legal_actions(session.state))), "phone", game.phase(session.state).actor)
+        resign = next(a for a in game.legal_actions(session.state) if a.type == "resign")
+        session.submit(resign, "phone", game.phase(session.state).actor)
+        assert "Ann (Green)" in table.state()["outcome"]["sentence"], table.state()["outcome"]
 
 
 def test_orbital_battles_books_say_the_home_world_is_a_planet():
