@@ -7,6 +7,7 @@ table whose own threads read its grid; `browser` is Debian's Chromium driven by 
 from __future__ import annotations
 
 import contextlib
+import functools
 import http.client
 import json
 import socket
@@ -15,14 +16,18 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
 from companion.boards import default_board
 from companion.calibration.grid import GridProfile, save_profile
+from companion.sensing.vision_profile import save_profile as save_camera
+from companion.sim.render_camera import sim_profile
 from companion.sim.simavr_grid import GridProcess, virtual_grid
+from companion.sim.table_setup import twin_camera
 from companion.sim.twin import switch_map
+from companion.sim.twin_camera import TwinCamera
 from companion.table.config import TableConfig
 from companion.table.live import LiveTable
 from companion.table.loop import TableLoop
@@ -39,6 +44,7 @@ SWITCHES = switch_map(BOARD, 8, 8)
 # Planets where the tests expect them; Red has drawn, so Red may fly.
 OPTIONS = {"planets": {"metal": 0, "home": 0, "helium": 0, "ice": 0}, "difficulty": "easy"}
 TOKEN = "test-table-token"
+Senses = Literal["grid", "camera", "none"]  # what a table in these tests has to see the board with
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [
     "--no-sandbox",
@@ -142,16 +148,16 @@ class Served:
         assert status == 201, joined
         return joined["key"]
 
-    def restart(self, db: Path | None = None, sensed: bool | None = None) -> None:
+    def restart(self, db: Path | None = None, senses: Senses | None = None) -> None:
         """Stop the server and start the companion again on the same port and grid, as after a power cut: on the same
-        log, or on the one in `db` (the table resumes its unfinished game); `sensed`: with its grid plugged in or
-        not (None: as before)."""
+        log, or on the one in `db` (the table resumes its unfinished game); with `senses` (None: as before)."""
         assert self.live is not None
         port = self.port
         self.server.stop()  # a second stop (the test stopped it already) does nothing
         self.live.stop()
-        sensed = self.observer is not None if sensed is None else sensed
-        fresh = serve(db or Path(self.live.config.db), port, grid=self.grid, sensed=sensed)
+        config = self.live.config
+        before: Senses = "grid" if config.serial != "none" else "camera" if config.camera != "none" else "none"
+        fresh = serve(db or Path(config.db), port, grid=self.grid, senses=senses or before)
         assert fresh.live is not None and fresh.live.resumed
         self.table, self.server, self.observer, self.store, self.live = (
             fresh.table, fresh.server, fresh.observer, fresh.store, fresh.live)  # fmt: skip
@@ -165,11 +171,16 @@ class Served:
         if self.grid is not None:
             self.grid.stop()
 
-    # The board, as the sensors report it to the table loop.
+    # The board, as the table's senses report it to its observer: the grid's closed switches, or the camera's two
+    # frames a settle window apart (on a table with the camera alone).
     def board(self, layout: dict[str, tuple[str, ...]], at: float) -> Any:
-        closed = frozenset(SWITCHES[site] for site, pieces in layout.items() if pieces)
-        assert self.observer is not None
-        self.observer.reed(closed, at)
+        assert self.observer is not None and self.live is not None
+        if self.live.grid is None:  # the camera alone
+            stacks = {site: pieces for site, pieces in layout.items() if pieces}
+            for t in (at, at + 0.5):
+                self.observer.camera(CameraView(t, stacks, frozenset()))
+        else:
+            self.observer.reed(frozenset(SWITCHES[site] for site, pieces in layout.items() if pieces), at)
         return self.loop.tick(at + 1.0)
 
     def mismatch(self, at: float = 0.0) -> Any:
@@ -180,14 +191,15 @@ class Served:
     def put_right(self, at: float = 5.0) -> Any:
         return self.board(self.session.game.layout(self.session.state), at)
 
-    def ambiguous(self) -> Any:
-        """A camera that watches only the home space sees Red's ship gone, not where to: the phones must say."""
-        camera_only = Observer(None, frozenset({"o2s0"}), settle=0.3)
-        loop = TableLoop(self.session, camera_only)
-        self.table.use_loop(loop)
-        for t in (1.0, 1.5):
-            camera_only.camera(CameraView(t, {"o2s0": ("planet-home", "ship-blue")}, frozenset()))
-        return loop.tick(1.5)
+    def ambiguous(self, at: float = 10.0) -> Any:
+        """On a table with the camera alone (`camera_served`), Red's ship is lifted from the home space and the
+        camera's frames read the home space only (every other sticker unclear): it sees the ship gone, not where to,
+        and the phones must say."""
+        assert self.observer is not None and self.live is not None and self.live.grid is None, "the camera alone"
+        elsewhere = frozenset(site.id for site in BOARD.sites) - {"o2s0"}
+        for t in (at, at + 0.5):
+            self.observer.camera(CameraView(t, {"o2s0": ("planet-home", "ship-blue")}, elsewhere, unread=elsewhere))
+        return self.loop.tick(at + 0.5)
 
 
 def free_port() -> int:
@@ -199,23 +211,29 @@ def free_port() -> int:
 
 def serve(
     db: Path, port: int = 0, tls: Tls | None = None, limits: Limits | None = None, grid: GridProcess | None = None,
-    sensed: bool = True,
+    senses: Senses = "grid", camera: Path | None = None,
 ) -> Served:  # fmt: skip
     """`companion serve`'s table on the log in `db` (its unfinished game resumed, else a new two-player Trajectory
-    with the tests' seed), its grid the virtual one on `grid`'s pty (default: a new one) calibrated to the board in
-    `grid.json` beside the log; `sensed` False: no grid and no camera, the phones alone. The table's own threads stay
-    still: the tests look at the board themselves."""
+    with the tests' seed), with `senses`: "grid", the virtual one on `grid`'s pty (default: a new one) calibrated to
+    the board in `grid.json` beside the log; "camera", the camera alone, a phone on a stand whose profile is the
+    rendered camera's (`camera.json` beside the log) or the one in `camera`; "none", the phones alone. The table's
+    own threads stay still: the tests look at the board themselves."""
     config = TableConfig(game="trajectory", players=("red", "blue"), seed=1, options=OPTIONS, db=str(db),
                          serial="none", settle=0.3)  # fmt: skip
-    if sensed:
+    if senses == "grid":
         if grid is None:
             grid = virtual_grid(8, 8).start()
             grid.go()
         profile = db.parent / "grid.json"
         save_profile(GridProfile(BOARD.name, 8, 8, SWITCHES), profile)
         config = replace(config, serial=grid.port, grid_profile=str(profile))
+    elif senses == "camera":
+        profile = camera or db.parent / "camera.json"
+        if camera is None:
+            save_camera(sim_profile(rendered_camera().camera, BOARD.name), profile)
+        config = replace(config, camera="phone", camera_profile=str(profile))
     live = LiveTable(config).start(wait=10, threads=False)
-    assert not sensed or (live.link is not None and live.link.wait_synced(10))
+    assert senses != "grid" or (live.link is not None and live.link.wait_synced(10))
     table = web_table(live, TOKEN)
     settings = WebSettings(heartbeat=0.3, retry_ms=300)
     server = start_server(table, "127.0.0.1", port or free_port(), settings, threads=24, tls=tls, limits=limits)
@@ -224,13 +242,14 @@ def serve(
 
 @contextlib.contextmanager
 def new_table(
-    folder: Path, tls: Tls | None = None, limits: Limits | None = None, sensed: bool = True
-) -> Iterator[Served]:
+    folder: Path, tls: Tls | None = None, limits: Limits | None = None, senses: Senses = "grid",
+    camera: Path | None = None,
+) -> Iterator[Served]:  # fmt: skip
     """A two-player Trajectory in `folder`, Red having drawn, served until the block ends (with https on `tls`,
-    and the server's `limits`; `sensed` False: with no grid and no camera)."""
+    and the server's `limits`; with `senses`, and the camera profile in `camera`)."""
     from companion.rules import Action
 
-    table = serve(folder / "table.db", tls=tls, limits=limits, sensed=sensed)
+    table = serve(folder / "table.db", tls=tls, limits=limits, senses=senses, camera=camera)
     table.session.submit(Action.make("draw", card="action"), "phone", "red")
     try:
         yield table
@@ -312,8 +331,23 @@ def served(tmp_path):
 @pytest.fixture
 def phones_served(tmp_path):
     """The same table with no grid and no camera: the phones alone."""
-    with new_table(tmp_path, sensed=False) as table:
+    with new_table(tmp_path, senses="none") as table:
         yield table
+
+
+@pytest.fixture
+def camera_served(tmp_path):
+    """The same table with the camera alone (a phone on a stand, no grid)."""
+    with new_table(tmp_path, senses="camera") as table:
+        yield table
+
+
+@functools.cache
+def rendered_camera() -> TwinCamera:
+    """The twin's rendered camera over the Trajectory board (its frames read by the real vision)."""
+    camera = twin_camera("trajectory", BOARD, 1)
+    assert isinstance(camera, TwinCamera)
+    return camera
 
 
 class Stream:

@@ -121,7 +121,8 @@ def test_undo_pause_and_override_are_logged_with_their_source(served):
     assert served.post("/api/pause", {"paused": False})[1]["state"]["status"] == "playing"
 
 
-def test_an_ambiguous_move_is_confirmed_through_the_api(served):
+def test_an_ambiguous_move_is_confirmed_through_the_api(camera_served):
+    served = camera_served
     assert served.ambiguous().verdict == "ambiguous"
     question = served.get("/api/state")["question"]
     index = next(i for i, text in enumerate(question["choices"]) if "orbit 3 space 1" in text)

@@ -19,7 +19,6 @@ import pytest
 
 from companion.boards.files import board_to_json
 from companion.boards.orbit import build
-from companion.sensing.pushed import PushedFrames
 from companion.web.attack import Guests, phone_check
 
 from .test_attack import answer_of, credentials
@@ -99,9 +98,9 @@ def png_claiming(width: int, height: int) -> bytes:
 
 
 @pytest.fixture
-def camera_table(served):
-    served.table.phone = PushedFrames()  # the table's camera is a phone: the frame path is open (with the token)
-    return served
+def camera_table(camera_served):
+    """The table's camera is a phone on a stand: the frame path is open (with the token)."""
+    return camera_served
 
 
 def test_without_the_token_no_large_body_is_read_whatever_it_declares(served):

@@ -10,8 +10,6 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from companion.rules import Action
-from companion.table.loop import TableLoop
-from companion.table.observe import CameraView, Observer
 
 from .conftest import ARTIFACTS, BOARD, TOKEN
 
@@ -84,7 +82,8 @@ def test_a_move_is_on_the_page_within_100_ms_of_the_server_sending_it(page, serv
     expect(page.locator('#map circle.site.moved[data-site="o3s1"]')).to_have_count(1)  # the last move
 
 
-def test_an_ambiguous_move_is_confirmed_with_one_tap(page, served):
+def test_an_ambiguous_move_is_confirmed_with_one_tap(page, camera_served):
+    served = camera_served
     join(page, served, "blue")
     assert served.ambiguous().verdict == "ambiguous"
     choice = page.locator("#choices button", has_text="orbit 3 space 1")
@@ -166,7 +165,8 @@ def test_a_page_names_its_log_and_a_replaced_log_gives_it_a_fresh_start_not_sile
     expect(page.locator(f'#log li[data-entry="{later.id}"]')).to_have_count(len(later.events))
 
 
-def test_a_spectator_sees_everything_and_is_refused_any_change(page, served):
+def test_a_spectator_sees_everything_and_is_refused_any_change(page, camera_served):
+    served = camera_served
     page.goto(served.base + "/")
     live(page)
     expect(page.locator("#watching")).to_be_visible()
@@ -213,19 +213,16 @@ def test_screenshots_at_phone_and_tablet_sizes(browser, served, name, width, hei
         context.close()
 
 
-def test_a_move_part_way_done_says_what_is_left_not_that_the_board_is_wrong(page, served):
+def test_a_move_part_way_done_says_what_is_left_not_that_the_board_is_wrong(page, camera_served):
+    served = camera_served
     page.set_viewport_size({"width": 360, "height": 740})
     page.goto(served.base + "/")
     live(page)
-    # The camera sees Red's ship gone from home and not yet anywhere: a move in the hand, not a wrong board.
+    # The camera (alone at this table) sees Red's ship gone from home and not yet anywhere: a move in the hand, not
+    # a wrong board.
     layout = served.session.game.layout(served.session.state)
-    camera_only = Observer(None, frozenset(s.id for s in served.table.board().sites), settle=0.3)
-    loop = TableLoop(served.session, camera_only, lambda site: served.table.board().site(site).name)
-    served.table.use_loop(loop)
     lifted = {site: tuple(p for p in pieces if p != "ship-red") for site, pieces in layout.items()}
-    for t in (1.0, 1.5):
-        camera_only.camera(CameraView(t, lifted, frozenset()))
-    assert loop.tick(1.5).verdict == "in_progress"
+    assert served.board(lifted, 1.0).verdict == "in_progress"
     expect(page.locator("#warning")).to_be_visible()
     expect(page.locator("#warning-headline")).to_contain_text("A move is under way")
     expect(page.locator("#warning")).to_have_class(re.compile("progress"))

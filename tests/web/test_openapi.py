@@ -10,16 +10,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from companion.boards import default_board
-from companion.sensing.pushed import PushedFrames
-from companion.sim.table_setup import twin_camera
 from companion.web.app import create_app
-from companion.web.calibration import CameraFeed
 from companion.web.events import EVENTS_PATH
+
+from .conftest import rendered_camera
 
 SPEC = json.loads((Path(__file__).resolve().parents[2] / "docs" / "openapi.json").read_text())
 TOKEN = "test-table-token"
-BOARD = default_board("trajectory")
 
 
 def spec_routes() -> set[tuple[str, str]]:
@@ -101,12 +98,10 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call("/api/qr", "/api/qr")
     call("/api/qr", "/api/qr?watch=true", token=None)
     call("/api/qr", "/api/qr", token=None, expect=403)
-    call("/api/calibration/snapshot.jpg", "/api/calibration/snapshot.jpg", expect=404)
-    rendered = twin_camera("trajectory", BOARD, 1)  # the twin's camera over the table, read by the real vision
-    served.table.camera = CameraFeed(
-        lambda: rendered.render(served.session.game.layout(served.session.state))[0], rendered.vision
-    )
-    call("/api/calibration/snapshot.jpg", "/api/calibration/snapshot.jpg")
+    call("/api/calibration/snapshot.jpg", "/api/calibration/snapshot.jpg", expect=404)  # no camera at this table
+    call("/camera", "/camera")
+    call("/api/camera/wanted", "/api/camera/wanted", expect=409)  # this table's camera is no phone
+    call("/api/camera/frame", "/api/camera/frame?still=1", "POST", raw=b"\xff\xd8", expect=409)
     served.mismatch()  # a warning in the state
     call("/api/state", "/api/state")
     served.put_right()
@@ -127,6 +122,15 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call("/api/override", "/api/override", "POST", {"action": {"type": "move", "to": "o3s2"}, "actor": "blue"},
          expect=409)  # fmt: skip
     served.post("/api/undo", {})
+    # The table again with the camera alone: a phone on a stand, its profile the rendered camera's.
+    served.restart(senses="camera")
+    layout = served.session.game.layout(served.session.state)
+    served.live.read_frame(rendered_camera().render(layout)[0], 1.0)  # a frame read through the table's vision
+    call("/api/calibration/snapshot.jpg", "/api/calibration/snapshot.jpg")
+    call("/api/camera/wanted", "/api/camera/wanted")
+    call("/api/camera/wanted", "/api/camera/wanted", token=None, expect=403)
+    call("/api/camera/frame", "/api/camera/frame?still=1", "POST", raw=b"\xff\xd8", token=None, expect=403)
+    call("/api/camera/frame", "/api/camera/frame?still=1", "POST", raw=b"\xff\xd8", expect=415)  # sent as JSON
     assert served.ambiguous().verdict == "ambiguous"
     question = served.get("/api/state")["question"]
     call("/api/state", "/api/state")  # a question in the state
@@ -136,12 +140,12 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     # The guides: the table started with no grid, then again with its grid (a virtual grid on a pty, read by the
     # table's own link).
     grid_path, setup_path = "/api/calibration/grid", "/api/setup"
-    served.restart(sensed=False)
+    served.restart(senses="none")
     call(grid_path, grid_path, "POST", {"do": "start"}, expect=409)
     call(grid_path, grid_path, "POST", {"do": "fly"}, expect=400)
     call(grid_path, grid_path, "POST", {"do": "start"}, token=None, expect=403)
     call(setup_path, setup_path)  # none yet: null
-    served.restart(sensed=True)
+    served.restart(senses="grid")
     call(grid_path, grid_path)
     call(grid_path, grid_path, "POST", {"do": "start", "sites": ["o1s0", "o1s1"]})
     call(grid_path, grid_path)  # with its walk
@@ -182,15 +186,6 @@ def test_real_answers_match_the_schemas_for_every_operation(served, call, tmp_pa
     call("/api/muster", "/api/muster", "POST", {"counts": {"army": 1}}, token=None, expect=403)
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": []}, expect=400)
     call("/api/games", "/api/games", "POST", {"game": "trajectory", "players": ["red"]}, token=None, expect=403)
-    call("/camera", "/camera")
-    call("/api/camera/wanted", "/api/camera/wanted", expect=409)  # this table's camera is no phone
-    call("/api/camera/frame", "/api/camera/frame?still=1", "POST", raw=b"\xff\xd8", expect=409)
-    served.table.phone = PushedFrames()
-    call("/api/camera/wanted", "/api/camera/wanted")
-    call("/api/camera/wanted", "/api/camera/wanted", token=None, expect=403)
-    call("/api/camera/frame", "/api/camera/frame?still=1", "POST", raw=b"\xff\xd8", token=None, expect=403)
-    call("/api/camera/frame", "/api/camera/frame?still=1", "POST", raw=b"\xff\xd8", expect=415)  # sent as JSON
-    served.table.phone = None
     phones(call, served)
     editors(call, served, tmp_path)
     # Every operation in the file was exercised, and each status it lists was seen.

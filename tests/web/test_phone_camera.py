@@ -15,22 +15,17 @@ import pytest
 
 from companion.bench.vision_mounted import calibrated, score
 from companion.boards import default_board
-from companion.rules import Action
+from companion.sensing.camera import Frame
 from companion.sensing.pieces import default_registry
 from companion.sensing.pushed import PushedFrames
 from companion.sensing.vision import Vision
 from companion.sensing.vision_crops import CropPlan
-from companion.sensing.vision_profile import CameraProfile
+from companion.sensing.vision_profile import CameraProfile, save_profile
 from companion.sim.mounted_camera import random_mounting, random_shot
 from companion.sim.mounted_render import MountedRenderer
 from companion.sim.mounted_scene import random_table
-from companion.table.session import Session
-from companion.table.store import Store
-from companion.web.context import WebSettings
-from companion.web.serve import start_server
-from companion.web.table import Table
 
-from .conftest import ARTIFACTS, CHROMIUM, FLAGS, OPTIONS, TOKEN, WatchedBrowser, free_port
+from .conftest import ARTIFACTS, CHROMIUM, FLAGS, TOKEN, WatchedBrowser, new_table
 
 SIZE = (1280, 720)
 
@@ -59,18 +54,24 @@ def _y4m(image: np.ndarray, path) -> None:
 
 
 @pytest.fixture
-def phone_table(tmp_path):
-    store = Store(tmp_path / "table.db")
-    session = Session.start(store, "trajectory", ["red", "blue"], OPTIONS, 1)
-    session.submit(Action.make("draw", card="action"), "phone", "red")
-    phone = PushedFrames(lambda: True, quiet=30.0, size=SIZE)
-    table = Table(session, token=TOKEN, phone=phone)
-    server = start_server(table, "127.0.0.1", free_port(), WebSettings(heartbeat=0.3, retry_ms=300), threads=8)
-    try:
-        yield server, phone
-    finally:
-        server.stop()
-        store.close()
+def phone_table(tmp_path, bench_frame):
+    """`companion serve`'s table with a phone on a stand as its camera alone, calibrated as the bench's camera; its
+    own threads stay still: the tests read the stills it is sent."""
+    profile = tmp_path / "camera.json"
+    save_profile(bench_frame[1], profile)
+    with new_table(tmp_path, senses="camera", camera=profile) as served:
+        assert served.live is not None and served.live.phone is not None
+        yield served.server, served.live.phone
+
+
+def _still(phone: PushedFrames, within: float = 30.0) -> Frame | None:
+    """The next still the phone sends (the table waits on while the camera page is still loading)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        still = phone.read()
+        if still is not None:
+            return still
+    return None
 
 
 def _camera_page(video, port: int):
@@ -98,7 +99,7 @@ def test_the_camera_page_sends_a_full_size_photo_the_pipeline_reads(tmp_path, be
     _y4m(cv2.rotate(frame.image, cv2.ROTATE_90_COUNTERCLOCKWISE), video)
     playwright, browser, page = _camera_page(video, server.port)
     try:
-        still = phone.read()
+        still = _still(phone)
         assert still is not None, page.locator("#state").inner_text()
         assert still.image.shape[:2] == (SIZE[1], SIZE[0])  # the profile's size, turned back
         # The camera's own photo (ImageCapture), not a frame of its video drawn on a canvas.
@@ -133,7 +134,7 @@ def test_the_camera_page_sends_the_parts_the_table_names_and_the_table_reads_the
     _y4m(cv2.rotate(frame.image, cv2.ROTATE_90_COUNTERCLOCKWISE), video)
     playwright, browser, page = _camera_page(video, server.port)
     try:
-        still = phone.read()
+        still = _still(phone)
         assert still is not None and still.cropped is not None, page.locator("#state").inner_text()
         page.wait_for_function("document.getElementById('sent').textContent.includes('parts of a photo of 720 × 1280')")
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -201,11 +202,11 @@ def test_frames_take_the_token_and_must_be_images(phone_table, bench_frame):
     status, answer = _post(server.port, path, jpeg, {"Content-Type": "image/jpeg", "X-Orrery-Token": TOKEN})
     assert status == 200 and answer == {"width": 1280, "height": 720, "still": True}
     assert not phone.wants_still()  # not again until the table has read this one
-    assert phone.read().image.shape == (720, 1280, 3)
+    assert phone.read().image.shape[:2] == (720, 1280)  # (in gray: this profile finds no piece by colour)
     # A bigger photo of the profile's shape is scaled to its size; one of another shape refused, and not taken.
     big = cv2.imencode(".jpg", cv2.resize(bench_frame[0].image, (2560, 1440)))[1].tobytes()
     status, answer = _post(server.port, path, big, {"Content-Type": "image/jpeg", "X-Orrery-Token": TOKEN})
-    assert status == 200 and answer["width"] == 2560 and phone.read().image.shape == (720, 1280, 3)
+    assert status == 200 and answer["width"] == 2560 and phone.read().image.shape[:2] == (720, 1280)
     square = cv2.imencode(".jpg", bench_frame[0].image[:, :720])[1].tobytes()
     status, answer = _post(server.port, path, square, {"Content-Type": "image/jpeg", "X-Orrery-Token": TOKEN})
     assert status == 409 and answer["error"] == (
@@ -220,7 +221,7 @@ def test_a_still_is_read_in_gray_unless_pieces_are_found_by_colour(phone_table, 
     frame, profile, board, registry = bench_frame
     jpeg = cv2.imencode(".jpg", frame.image)[1].tobytes()
     headers = {"Content-Type": "image/jpeg", "X-Orrery-Token": TOKEN}
-    phone.colour = False
+    assert not phone.colour  # the table reads this profile's stills in gray: it finds no piece by colour
     status, _ = _post(server.port, "/api/camera/frame?still=1", jpeg, headers)
     gray = phone.read().image
     assert status == 200 and gray.shape == (720, 1280)

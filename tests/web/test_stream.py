@@ -7,6 +7,8 @@ import time
 
 from companion.rules import Action
 
+from .conftest import Stream, new_table
+
 
 def entry_ids(stream, count):
     return [stream.until("entry")["data"]["id"] for _ in range(count)]
@@ -51,7 +53,7 @@ def test_replay_survives_a_restart_of_the_companion(served, stream):
     assert entry_ids(stream(last_id=2), 1) == [with_new_server]
 
 
-def test_the_open_question_and_the_mismatch_reach_every_stream_and_every_newcomer(served, stream):
+def test_the_open_question_and_the_mismatch_reach_every_stream_and_every_newcomer(served, stream, tmp_path):
     events = stream("/events?after=2")
     served.mismatch()
     warning = events.until("warning", lambda data: data is not None)["data"]
@@ -60,9 +62,19 @@ def test_the_open_question_and_the_mismatch_reach_every_stream_and_every_newcome
     assert newcomer.until("warning")["data"] == warning  # the latest of each transient, on connect
     served.put_right()
     assert events.until("warning", lambda data: data is None)["data"] is None
-    assert served.ambiguous().verdict == "ambiguous"
-    question = events.until("question", lambda data: data is not None)["data"]
-    assert any("orbit 3 space 1" in text for text in question["choices"])
+    # A question is asked where the camera alone watches the board.
+    (tmp_path / "camera").mkdir()
+    with new_table(tmp_path / "camera", senses="camera") as camera:
+        events = Stream(camera.port, "/events?after=2")
+        try:
+            assert camera.ambiguous().verdict == "ambiguous"
+            question = events.until("question", lambda data: data is not None)["data"]
+            assert any("orbit 3 space 1" in text for text in question["choices"])
+            newcomer = Stream(camera.port, "/events?after=2")
+            assert newcomer.until("question")["data"] == question
+            newcomer.close()
+        finally:
+            events.close()
 
 
 def test_an_idle_stream_gets_keep_alive_comments(served, stream):
