@@ -77,6 +77,7 @@ class Served:
     key: str = ""  # the key of the tests' own phone (joined at its first request: the host when no page came first)
     live: LiveTable | None = None  # the table as `companion serve` assembles it
     grid: GridProcess | None = None  # the virtual grid on the pty its link reads
+    own_grid: bool = True  # the grid was started for this table (not a module's, shared by its tables)
 
     @property
     def port(self) -> int:
@@ -164,11 +165,11 @@ class Served:
         self.key = ""
 
     def stop(self) -> None:
-        """The server, the table and its grid stopped."""
+        """The server, the table and its own grid stopped."""
         assert self.live is not None
         self.server.stop()
         self.live.stop()
-        if self.grid is not None:
+        if self.grid is not None and self.own_grid:
             self.grid.stop()
 
     # The board, as the table's senses report it to its observer: the grid's closed switches, or the camera's two
@@ -220,6 +221,7 @@ def serve(
     own threads stay still: the tests look at the board themselves."""
     config = TableConfig(game="trajectory", players=("red", "blue"), seed=1, options=OPTIONS, db=str(db),
                          serial="none", settle=0.3)  # fmt: skip
+    own = senses == "grid" and grid is None
     if senses == "grid":
         if grid is None:
             grid = virtual_grid(8, 8).start()
@@ -237,19 +239,19 @@ def serve(
     table = web_table(live, TOKEN)
     settings = WebSettings(heartbeat=0.3, retry_ms=300)
     server = start_server(table, "127.0.0.1", port or free_port(), settings, threads=24, tls=tls, limits=limits)
-    return Served(table, server, live.observer, live.store, live=live, grid=grid)
+    return Served(table, server, live.observer, live.store, live=live, grid=grid, own_grid=own)
 
 
 @contextlib.contextmanager
 def new_table(
     folder: Path, tls: Tls | None = None, limits: Limits | None = None, senses: Senses = "grid",
-    camera: Path | None = None,
+    camera: Path | None = None, grid: GridProcess | None = None,
 ) -> Iterator[Served]:  # fmt: skip
     """A two-player Trajectory in `folder`, Red having drawn, served until the block ends (with https on `tls`,
-    and the server's `limits`; with `senses`, and the camera profile in `camera`)."""
+    and the server's `limits`; with `senses`, the camera profile in `camera`, and the virtual grid `grid`)."""
     from companion.rules import Action
 
-    table = serve(folder / "table.db", tls=tls, limits=limits, senses=senses, camera=camera)
+    table = serve(folder / "table.db", tls=tls, limits=limits, senses=senses, camera=camera, grid=grid)
     table.session.submit(Action.make("draw", card="action"), "phone", "red")
     try:
         yield table
@@ -322,9 +324,18 @@ def _no_page_errors():
     assert not errors, errors
 
 
+@pytest.fixture(scope="module")
+def grid_device():
+    """One virtual grid process for a module's tables: each table opens its own link to its pty, as a table
+    restarted on the same grid does (a grid process per table would cost each test its start)."""
+    with virtual_grid(8, 8) as grid:
+        grid.go()
+        yield grid
+
+
 @pytest.fixture
-def served(tmp_path):
-    with new_table(tmp_path) as table:
+def served(tmp_path, grid_device):
+    with new_table(tmp_path, grid=grid_device) as table:
         yield table
 
 
