@@ -57,6 +57,12 @@ def data_folder(database: str | Path) -> Path:
     return Path(database).resolve().parent / "datasets"
 
 
+def quoted(name: str) -> str:
+    """A set's name as every page and error quotes it: in typographic quotes, as typed (a wrong name may hold
+    anything: its printable characters only, at most 40)."""
+    return f"“{''.join(ch for ch in name[:40] if ch.isprintable())}”"
+
+
 class DataSets:
     """The data sets in one table's folder (None: the games' own data only)."""
 
@@ -77,7 +83,7 @@ class DataSets:
         """Copy a file or folder into the table's data sets under `name` (the host's command, never a phone's)."""
         kind = declared(game, option).kind
         if not NAME.fullmatch(name):
-            raise SetupError(f"{name!r}: a data set's name is 1 to 40 lower-case letters, digits, - and _")
+            raise SetupError(f"{quoted(name)}: a data set's name is 1 to 40 lower-case letters, digits, - and _")
         source = Path(source)
         if (kind == "folder") != source.is_dir() or not (source.is_dir() or source.is_file()):
             raise SetupError(f"{source}: {game}'s {option} takes a {'folder' if kind == 'folder' else 'file'}")

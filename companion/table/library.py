@@ -17,7 +17,7 @@ from typing import Any
 from companion.boards import BoardFileError
 from companion.jsonfile import read_json
 from companion.rules import SetupError, load
-from companion.table.datasets import NAME, DataSets, declared, every_data_option
+from companion.table.datasets import NAME, DataSets, declared, every_data_option, quoted
 
 FORMAT = "orrery-library"
 SEATS = ("red", "green", "blue", "yellow")  # seat colours every game takes, for the trial set-up
@@ -65,7 +65,7 @@ def save(sets: DataSets, game: str, option: str, name: str, data: Any, replace: 
 def _refuse_taken(sets: DataSets, todo: list[tuple[str, str, str, Any]], source: str, replace: bool, how: str) -> None:
     """SetExists for the sets of `todo` whose names the table holds already, unless `replace` says to replace them;
     `how`: what the person may do instead."""
-    taken = [f"{load(game).title}'s {option.replace('_', ' ')} {named!r}" for game, option, named, _ in todo
+    taken = [f"{load(game).title}'s {option.replace('_', ' ')} {quoted(named)}" for game, option, named, _ in todo
              if named in sets.names(game, option)]  # fmt: skip
     if taken and not replace:
         raise SetExists(
@@ -78,7 +78,7 @@ def save_file(sets: DataSets, game: str, option: str, name: str, source: str | P
     """Check the file (or folder) at `source` as the game reads it, then keep a copy as the named set."""
     kind, source = _kind(game, option), Path(source)
     if not NAME.fullmatch(name):
-        raise SetupError(f"{name!r}: a data set's name is 1 to 40 lower-case letters, digits, - and _")
+        raise SetupError(f"{quoted(name)}: a data set's name is 1 to 40 lower-case letters, digits, - and _")
     if (kind == "folder") != source.is_dir() or not source.exists():
         raise SetupError(f"{source}: {game}'s {option} takes {KINDS[kind]}")
     check(game, option, source)
@@ -92,7 +92,7 @@ def export(sets: DataSets, chosen: Iterable[tuple[str, str, str]] | None = None)
     for game, option, name in wanted:
         kind = _kind(game, option)
         if name not in sets.names(game, option):
-            raise SetupError(f"{game} {option}: this table has no data set {name!r}")
+            raise SetupError(f"{game} {option}: this table has no data set {quoted(name)}")
         path = sets.root / game / option / name  # type: ignore[operator]
         entry: dict[str, Any] = {"game": game, "option": option, "name": name}
         if kind == "folder":
@@ -127,7 +127,7 @@ def import_library(
         data = entry.get("files" if kind == "folder" else "data")
         if data is None:
             wanted = "files" if kind == "folder" else "data"
-            raise SetupError(f"{where} ({game} {option} {entry_name!r}): missing its {wanted}")
+            raise SetupError(f"{where} ({game} {option} {quoted(entry_name)}): missing its {wanted}")
         todo.append((game, option, entry_name, data))
     if name is not None:
         if len(todo) != 1:
@@ -145,7 +145,7 @@ def _save_checked(sets: DataSets, todo: list[tuple[str, str, str, Any]], source:
     with tempfile.TemporaryDirectory(prefix=".checking-", dir=sets.root) as staging:
         staged = []
         for i, (game, option, name, data) in enumerate(todo):
-            label = f"{source + ': ' if source else ''}{game} {option} {name!r}"
+            label = f"{source + ': ' if source else ''}{game} {option} {quoted(name)}"
             if not NAME.fullmatch(name):
                 raise SetupError(f"{label}: a data set's name is 1 to 40 lower-case letters, digits, - and _")
             path = Path(staging) / f"{i}-{name}"

@@ -17,6 +17,7 @@ from companion.boards.files import board_from_json, board_to_json
 from companion.boards.markers import with_corner_markers
 from companion.rules import SetupError, load
 from companion.table import library
+from companion.table.datasets import quoted
 from companion.table.game_board import BOARD_OPTIONS
 from companion.web.body import UPLOAD_BYTES, field, json_body, takes
 from companion.web.context import table
@@ -81,7 +82,7 @@ def start() -> Response:
             raise BadInput(str(error)) from None
     else:
         offered = ", ".join(_starts(game, sets))
-        raise BadInput(f"start: {name[:40]!r} is no board of {game} at this table (there are: {offered})", 404)
+        raise BadInput(f"start: {quoted(name)} is no board of {game} at this table (there are: {offered})", 404)
     return jsonify(
         game=game,
         start=name,

@@ -10,6 +10,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from companion.rules.orbit.data import DEFAULT_DECK, MARKER_FEATURES, STATION_KINDS, DeckFile, describe, load_deck
 from companion.table import library
+from companion.table.datasets import quoted
 from companion.web.body import UPLOAD_BYTES, field, json_body, takes
 from companion.web.context import table
 from companion.web.editor import save_checked, trial
@@ -37,7 +38,7 @@ def start() -> Response:
     elif name in sets.names("orbit", "deck"):
         data = library.export(sets, [("orbit", "deck", name)])["sets"][0]["data"]
     else:
-        raise BadInput(f"start: {name[:40]!r} is no deck at this table", 404)
+        raise BadInput(f"start: {quoted(name)} is no deck at this table", 404)
     return jsonify(
         start=name,
         deck=data,

@@ -14,6 +14,7 @@ from flask import Blueprint, Response, jsonify, request
 from companion.rules import SetupError
 from companion.rules.periorbis.datafiles import FILES, ORES, Card, ShipCard, default_path, load
 from companion.table import library
+from companion.table.datasets import quoted
 from companion.web.body import UPLOAD_BYTES, field, json_body, takes
 from companion.web.context import table
 from companion.web.editor import save_checked
@@ -53,7 +54,7 @@ def start() -> Response:
     if name in sets.names(GAME, OPTION):
         files.update(library.export(sets, [(GAME, OPTION, name)])["sets"][0]["files"])
     elif name != OWN:
-        raise BadInput(f"start: {name[:40]!r} is no Periorbis data at this table", 404)
+        raise BadInput(f"start: {quoted(name)} is no Periorbis data at this table", 404)
     return jsonify(
         start=name,
         files=files,

@@ -13,6 +13,7 @@ from companion.boards.orbital_battle import COLUMNS, ROWS
 from companion.boards.orbital_battle_maps import LEGEND, load_map
 from companion.rules import load
 from companion.table import library
+from companion.table.datasets import quoted
 from companion.web.body import UPLOAD_BYTES, field, json_body, takes
 from companion.web.context import table
 from companion.web.editor import save_checked, trial
@@ -41,7 +42,7 @@ def start() -> Response:
     elif name in sets.names(GAME, OPTION):
         data = library.export(sets, [(GAME, OPTION, name)])["sets"][0]["data"]
     else:
-        raise BadInput(f"start: {name[:40]!r} is no planet map at this table", 404)
+        raise BadInput(f"start: {quoted(name)} is no planet map at this table", 404)
     return jsonify(
         start=name,
         planet=data,

@@ -126,8 +126,9 @@ class Hub:
         self._clients: set[Client] = set()
         self._by_address: Counter[str] = Counter()
         self._latest: dict[str, bytes] = {}  # transient kind -> its latest message
+        self._made: dict[str, int] = {}  # transient kind -> the number of its latest message, when numbered
         self._lock = threading.Lock()
-        self._order = threading.Lock()
+        self._order = threading.RLock()
         self.closed = False
         self.sent = 0  # messages handed to streams, for the health check and the benchmark
 
@@ -166,14 +167,19 @@ class Hub:
         """An entry, the moment it is committed."""
         self._fan_out([(entry_id, sse.message("entry", data, sse.event_id(log, entry_id)))])
 
-    def transient(self, kind: str, data: object) -> None:
-        self._fan_out([(None, self._keep(kind, data))])
-
-    def _keep(self, kind: str, data: object) -> bytes:
+    def transient(self, kind: str, data: object, made: int | None = None) -> None:
+        """The latest `data` of its kind, to every stream. `made`: its number where values of the kind are made on
+        several threads at once (numbered before each is made): one older than a value already sent is dropped, so
+        no phone is left showing it."""
         message = sse.message(kind, data)
-        with self._lock:
-            self._latest[kind] = message
-        return message
+        with self._order:  # kept and sent in one order: the latest kept is the last every stream got
+            if made is not None:
+                if made < self._made.get(kind, made):
+                    return
+                self._made[kind] = made
+            with self._lock:
+                self._latest[kind] = message
+            self._fan_out([(None, message)])
 
     def close(self) -> None:
         """End every stream (the server is stopping)."""

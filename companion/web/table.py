@@ -9,6 +9,7 @@ games of the log (pastgames.py), and the walks and guides (guiding.py).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -91,6 +92,7 @@ class Table:
         self.guides = Guides(self, self.hub, grid, beside, probe)
         self._make_loop = make_loop or (lambda session: None)
         self._lock = threading.RLock()
+        self._states = itertools.count()  # each state published, numbered in the order it was made
         self.games: Listeners[NewGame] = Listeners()  # each game a phone starts, once the table has taken it up
         self._attach(session, loop)
 
@@ -114,8 +116,16 @@ class Table:
 
     def state(self) -> dict[str, Any]:
         """What every phone shows: the session's snapshot, the seats, the open question and the warning."""
+        loop = self.loop
+        snapshot = self._snapshot()
+        snapshot["question"] = self._question(loop.question if loop else None)
+        snapshot["warning"] = self._warning(loop.warning if loop else None)
+        return snapshot
+
+    def _snapshot(self) -> dict[str, Any]:
+        """The state without the question and the warning (the stream sends those as messages of their own)."""
         with self._lock:
-            session, loop = self.session, self.loop
+            session = self.session
         snapshot = session.snapshot()
         snapshot["title"] = session.game.title
         snapshot["log"] = self.log  # the log's identity: the page names it when it opens a stream (?after=LOG-N)
@@ -133,8 +143,6 @@ class Table:
             outcome = snapshot["outcome"]
             said = named(words.text(verdict(outcome["result"], outcome["winners"], outcome["reason"])), names)
             snapshot["outcome"] = {**outcome, "reason": words.text(outcome["reason"]), "sentence": said}
-        snapshot["question"] = self._question(loop.question if loop else None)
-        snapshot["warning"] = self._warning(loop.warning if loop else None)
         return snapshot
 
     # Acting (the API has checked the token).
@@ -142,8 +150,7 @@ class Table:
         loop = self.loop
         if loop is None:
             raise LookupError("no sensors watch this board, so there is no question to answer")
-        entry = loop.choose(question_id, index, actor, phone)
-        self.hub.transient("question", None)
+        entry = loop.choose(question_id, index, actor, phone)  # (the loop tells the phones the question is closed)
         self.publish_state()
         return entry
 
@@ -301,7 +308,12 @@ class Table:
         }
 
     def publish_state(self) -> None:
-        self.hub.transient("state", self.state())
+        """The state to every phone. Without the question and the warning: a state made before the loop asked (or
+        withdrew) a question may go out after it, and would take it back. Numbered before it is made, so that of
+        two made at once on two threads the older never follows the newer (every change is published after it is
+        made, so the newer holds it)."""
+        made = next(self._states)
+        self.hub.transient("state", self._snapshot(), made)
 
 
 def _pin_versions(session: Session, sets: DataSets) -> None:

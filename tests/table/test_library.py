@@ -41,7 +41,7 @@ def test_a_set_of_the_same_name_is_replaced_only_when_asked_and_a_file_of_one_co
     library.save(sets, "orbit", "board", "mine", _board())
     bundle = library.export(sets)
     bundle["sets"][0]["data"]["name"] = "a friend's"
-    with pytest.raises(library.SetExists, match=r"^shared\.json: ORBIT's board 'mine' is already on this table"):
+    with pytest.raises(library.SetExists, match=r"^shared\.json: ORBIT's board “mine” is already on this table"):
         library.import_library(sets, bundle, "shared.json")
     assert json.loads((tmp_path / "sets/orbit/board/mine").read_text()) == _board()
     assert library.import_library(sets, bundle, "shared.json", name="theirs") == [("orbit", "board", "theirs")]
@@ -62,7 +62,7 @@ def test_one_wrong_set_adds_none_and_the_error_names_the_file_the_set_and_the_fi
     }
     with pytest.raises(SetupError) as error:
         library.import_library(sets, bundle, "friend.json")
-    assert "friend.json: orbit board 'broken'" in str(error.value) and "board.links[3]" in str(error.value)
+    assert "friend.json: orbit board “broken”" in str(error.value) and "board.links[3]" in str(error.value)
     assert "\n" not in str(error.value)
     assert sets.names("orbit", "board") == []
 
@@ -85,7 +85,7 @@ def test_one_wrong_set_adds_none_and_the_error_names_the_file_the_set_and_the_fi
                 "format": "orrery-library",
                 "sets": [{"game": "orbit", "option": "deck", "name": "d", "data": {"cards": 3}}],
             },
-            "orbit deck 'd'",
+            "orbit deck “d”",
         ),
     ],
 )
@@ -135,5 +135,5 @@ def test_a_replaced_dakalio_mat_is_read_again_by_the_rules(tmp_path):
                         if (link["kind"], link["a"], link["b"]) != ("entry", "a5", "b6")]  # fmt: skip
     library.save(sets, "dakalio", "mat", "ours", changed)
     assert len(mat(path).entries["a5"]) == 2
-    with pytest.raises(SetupError, match="dakalio mat 'wrong'"):
+    with pytest.raises(SetupError, match="dakalio mat “wrong”"):
         library.save(sets, "dakalio", "mat", "wrong", {**first, "sites": first["sites"][1:]})

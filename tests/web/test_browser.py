@@ -206,11 +206,42 @@ def test_screenshots_at_phone_and_tablet_sizes(browser, served, name, width, hei
         served.mismatch()
         expect(page.locator("#warning")).to_be_visible()
         assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing runs off the side
+        # The map's key on one line, each mark beside its words.
+        lines = page.evaluate("[...document.querySelectorAll('#map-key > span:not([hidden])')].map((e) => e.offsetTop)")
+        assert len(lines) == 4 and len(set(lines)) == 1, lines
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=True)
         assert (ARTIFACTS / f"{name}.png").stat().st_size > 10_000
     finally:
         context.close()
+
+
+def test_a_piece_picked_stays_picked_through_a_state_that_changes_nothing_it_may_do(browser, served):
+    """A player's piece tapped, where it may go ringed; meanwhile another player gives their name (a new state, the
+    same moves): the piece stays picked, and a tap on where it goes books the move."""
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    try:
+        join(page, served, "red")
+        page.wait_for_function("window.orrery.app.moves.mine() && window.orrery.app.moves.loads > 0")
+        inputs = served.get("/api/inputs")
+        items = [item for item in inputs["phone"] + inputs["board"] if item["from"] and item["to"]]
+        item = next(i for i in items if [(j["from"], j["to"]) for j in items].count((i["from"], i["to"])) == 1)
+        page.locator(f'#map [data-site="{item["from"][0]}"]').click()
+        ringed = page.locator(f'#map .dest[data-site="{item["to"][0]}"]')
+        expect(ringed).to_have_count(1)
+        loads = page.evaluate("window.orrery.app.moves.loads")
+        served.table.name_seat("blue", "Sam")
+        page.wait_for_function(f"window.orrery.app.moves.loads > {loads}")
+        expect(ringed).to_have_count(1)
+        before = len(served.session.actions)
+        page.locator(f'#map [data-site="{item["to"][0]}"]').click()
+        expect(page.locator("#pick")).to_be_hidden()
+        deadline = time.monotonic() + 5
+        while len(served.session.actions) == before and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert served.session.actions[-1].to_json() == item["action"]
+    finally:
+        page.context.close()
 
 
 def test_a_move_part_way_done_says_what_is_left_not_that_the_board_is_wrong(page, camera_served):

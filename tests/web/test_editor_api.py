@@ -63,7 +63,7 @@ def test_a_saved_board_is_a_data_set_a_new_game_is_played_and_mapped_on(served, 
     kept = (tmp_path / "datasets/orbit/board/my-copy").read_bytes()
     status, answer = served.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board})
     assert status == 409 and answer["error"] == (
-        "ORBIT's board 'my-copy' is already on this table: keep it under another name, or say to replace it"
+        "ORBIT's board “my-copy” is already on this table: keep it under another name, or say to replace it"
     )
     assert (tmp_path / "datasets/orbit/board/my-copy").read_bytes() == kept
     status, answer = served.post("/api/editor/save", {"game": "orbit", "name": "my-copy", "board": board,
@@ -90,7 +90,7 @@ def test_a_library_file_is_shared_and_added_whole_or_not_at_all(served, tmp_path
     bundle["sets"][0]["data"]["sites"][0]["x"] = -5
     bundle["sets"][0]["name"] = "wrong"
     status, answer = served.request("POST", "/api/library/import?file=wrong.json", raw=json.dumps(bundle).encode())
-    assert status == 400 and answer["error"].startswith("options.board: wrong.json: orbit board 'wrong'")
+    assert status == 400 and answer["error"].startswith("options.board: wrong.json: orbit board “wrong”")
     assert "outside the board" in answer["error"]
     assert served.table.datasets.names("orbit", "board") == ["friends"]
 
@@ -104,7 +104,7 @@ def test_a_library_file_never_replaces_a_set_unasked_and_may_come_under_a_new_na
     raw = json.dumps(bundle).encode()
     status, answer = served.request("POST", "/api/library/import?file=friends.json", raw=raw)
     assert status == 409 and answer["error"] == (
-        "friends.json: ORBIT's board 'mine' is already on this table: add it under another name, or say to replace it"
+        "friends.json: ORBIT's board “mine” is already on this table: add it under another name, or say to replace it"
     )
     assert (tmp_path / "datasets" / "orbit" / "board" / "mine").read_bytes() == kept  # nothing changed
     status, answer = served.request("POST", "/api/library/import?file=friends.json&name=friends", raw=raw)

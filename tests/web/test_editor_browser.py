@@ -104,12 +104,16 @@ def over_a_photo(page, picture, path, empty: bool = True, size_mm: float | None 
 
 
 def open_editor(browser, served, tmp_path, path: str, size=(1280, 900)):
-    """The editor at `path` in Chromium at `size`, the table keeping data sets in `tmp_path`; and its errors."""
+    """The editor at `path` in Chromium at `size`, the table keeping data sets in `tmp_path`, its phone joined; and its
+    errors."""
     served.table.datasets = DataSets(tmp_path / "datasets")
     page = browser.new_context(viewport={"width": size[0], "height": size[1]}).new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"{served.base}{path}{'&' if '?' in path else '?'}t={served.table.seats.token}")
+    # The page has joined (the page's load does not wait for it): the table's first phone, so its host, who keeps
+    # and adds sets; a request of the tests' own phone before it would make that phone the host.
+    page.wait_for_function("localStorage.getItem('orrery.phone')")
     return page, errors
 
 
@@ -318,7 +322,7 @@ def test_a_deck_is_entered_card_by_card_kept_and_dealt(browser, served, tmp_path
     # Kept again under a name the table holds: the page asks first, as for a library file.
     page.click("#save")
     expect(page.locator("#import-ask-text")).to_have_text(
-        "ORBIT's deck 'club' is already on this table: keep it under another name, or say to replace it."
+        "ORBIT's deck “club” is already on this table: keep it under another name, or say to replace it."
     )
     expect(page.locator("#import-as")).to_have_text("Keep under this name")
     expect(page.locator("#import-name")).to_have_value("club-2")
@@ -469,7 +473,7 @@ def test_a_library_file_over_a_set_of_the_same_name_is_added_only_as_the_host_an
     page.locator("#import").set_input_files(str(shared))
     expect(page.locator("#import-ask")).to_be_visible()
     expect(page.locator("#import-ask-text")).to_have_text(
-        "Dakalio's mat 'ours' is already on this table: add it under another name, or say to replace it."
+        "Dakalio's mat “ours” is already on this table: add it under another name, or say to replace it."
     )
     expect(page.locator("#import-name")).to_have_value("ours-2")
     fits_a_phone(page)

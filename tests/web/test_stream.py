@@ -3,6 +3,8 @@ keep-alive comments, and how fast an announcement leaves the server."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
 
 from companion.rules import Action
@@ -75,6 +77,40 @@ def test_the_open_question_and_the_mismatch_reach_every_stream_and_every_newcome
             newcomer.close()
         finally:
             events.close()
+
+
+def test_a_state_made_before_a_change_never_follows_the_state_after_it(served, stream, monkeypatch):
+    """Two phones change the table at once (a seat taken, a name given): the state made first may be sent last, on
+    a busy Pi. It is dropped, so no phone is left showing the table as it was; and a state carries no question (the
+    question is its own message), so a state made before the board's question cannot take it back."""
+    events = stream("/events?after=2")
+    events.until("state")
+    table, made, sent = served.table, threading.Event(), threading.Event()
+    snapshot = table._snapshot
+
+    def slow_snapshot():  # the first state made waits, made, until the next has gone out
+        taken = snapshot()
+        if not made.is_set():
+            made.set()
+            sent.wait(5)
+        return taken
+
+    monkeypatch.setattr(table, "_snapshot", slow_snapshot)
+    first = threading.Thread(target=table.publish_state)
+    first.start()
+    made.wait(5)
+    served.table.name_seat("blue", "Sam")  # made after the first, sent before it
+    sent.set()
+    first.join(5)
+    states = []
+    with contextlib.suppress(TimeoutError):
+        while True:
+            message = events.next(time.monotonic() + 1.0)
+            if message.get("event") == "state":
+                states.append(message["data"])
+    assert states and all(state["seat_names"] == {"blue": "Sam"} for state in states), states
+    assert all("question" not in state and "warning" not in state for state in states)
+    assert stream("/events?after=2").until("state")["data"]["seat_names"] == {"blue": "Sam"}  # the newest is kept
 
 
 def test_an_idle_stream_gets_keep_alive_comments(served, stream):

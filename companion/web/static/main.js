@@ -26,6 +26,7 @@ const app = {
   seat: JSON.parse(localStorage.getItem("orrery.seat") || "{}"),
   vibrateOn: localStorage.getItem("orrery.vibrate") !== "off",
   warning: null,
+  question: null,
   map: new BoardMap($("map")),
   setSeat(seat) {
     this.seat = seat;
@@ -145,8 +146,7 @@ function renderState(state) {
   $("banner").classList.toggle("over", !!state.outcome);
   $("banner").classList.toggle("mine", yours);
   $("pause").textContent = state.status === "paused" ? "Resume" : "Pause";
-  renderWarning(state.warning);
-  renderQuestion(state.question);
+  renderQuestion(app.question);  // (its buttons: this phone's seats may have changed)
   renderAsks(app, state.asks || []);
   if ($("seat-control").open) renderSeats(app);
   app.redrawMap();
@@ -292,9 +292,17 @@ function renderWarning(warning) {
   if (app.map.circles) app.redrawMap();
 }
 
+// The question and the warning come on their own, never in a state (one made before them may arrive after). The
+// same question again keeps its buttons: none is replaced under a finger.
 function renderQuestion(question) {
+  const same = !!question && JSON.stringify(question) === JSON.stringify(app.question);
+  app.question = question;
   $("question").hidden = !question;
   const choices = $("choices");
+  if (same) {
+    for (const button of choices.children) button.disabled = !app.seated;
+    return;
+  }
   choices.replaceChildren();
   if (!question) return;
   // A piece that may still be in a hand: what is held, and one tap per place the board cannot feel it land.
@@ -428,6 +436,8 @@ async function start() {
   document.body.classList.toggle("player", app.isPlayer);
   app.lastId = state.last_entry;
   app.log = state.log;
+  renderWarning(state.warning);
+  renderQuestion(state.question);
   renderState(state);
   connect();
   if (wantsSeat()) openJoin(app);

@@ -38,12 +38,15 @@ export class Moves {
     return app.seated && !!app.state && !app.state.outcome && (this.actor === null || this.actor === app.actorName());
   }
 
+  // The same inputs again (a name given, a phone joined): the piece picked and the sheet stay as they were.
   load(inputs) {
+    const same = JSON.stringify(inputs) === this.loaded;
+    this.loaded = JSON.stringify(inputs);
     this.items = [...inputs.phone, ...inputs.board];
     this.actor = inputs.actor;
     this.muster = inputs.muster;
     this.loads = (this.loads || 0) + 1;  // for the browser tests: the inputs of the latest state are in
-    this.clearPick();
+    if (!same) this.clearPick();
     this.render();
   }
 
