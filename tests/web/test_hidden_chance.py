@@ -141,7 +141,8 @@ def test_an_entropy_seed_drives_the_keyed_generator_and_a_typed_seed_the_replaya
         roll, table = table.below(6)
         rolls.append(roll)
     # Fair: Pearson's chi-square over the six faces, 5 degrees of freedom. Above 35.9 a fair die lands once in a
-    # million runs, so the test fails a fair generator that rarely, and a die favouring one face by a fifth almost always.
+    # million runs, so the test fails a fair generator that rarely, and a die favouring one face by a fifth almost
+    # always.
     assert sum((rolls.count(face) - 1000) ** 2 / 1000 for face in range(6)) < 35.9, [rolls.count(f) for f in range(6)]
     store = Store(":memory:")
     assert Session.start(store, "trajectory", ["red", "blue"], {}).record.seed >= KEYED_FROM
