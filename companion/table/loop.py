@@ -22,7 +22,6 @@ prompt (already announced) says what to move.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -116,8 +115,10 @@ class TableLoop:
         self.judged_in = 0.0  # seconds the referee took over the last settled board (for the benchmarks)
         self._last_seen: Observation | None = None
         self._judged: Any = None  # the state the last settled board was judged against
-        # Re-entrant: the loop's own bookings reach `_on_entry` through the session while the lock is held.
-        self._lock = threading.RLock()
+        # The session's own (re-entrant) lock: the loop's bookings reach `_on_entry` through the session while it is
+        # held, and another thread's change reaches `_on_entry` holding it, so a lock of the loop's own would be
+        # taken in opposite orders by the referee and by that thread.
+        self._lock = session.lock
         self._held = False
         self._booking = False  # the loop itself is submitting: the board it judged is the new state's
         self._layout = session.game.layout(session.state)

@@ -48,7 +48,10 @@ class Session:
         self._state = state
         self._opening = opening  # the first state: undo replays from it, never from the files set up from
         self._stack = stack
-        self._lock = threading.RLock()
+        # Every change is made and announced under this lock; whoever listens and locks as it hears (the referee's
+        # loop) shares it rather than taking a second lock, as two locks taken in opposite orders by two threads
+        # (a phone's move or a sense's note against the referee's booking) would stop the table.
+        self.lock = threading.RLock()
         self.entries: Listeners[Entry] = Listeners()  # each entry once committed, in the thread that made it
 
     @classmethod
@@ -117,7 +120,7 @@ class Session:
     def snapshot(self) -> dict[str, Any]:
         """Everything a phone shows, in JSON form (the phase with `count`: where the game stands, as its banner says
         it)."""
-        with self._lock:
+        with self.lock:
             outcome = self.game.outcome(self._state)
             phase = self.game.phase(self._state)
             return {
@@ -137,7 +140,7 @@ class Session:
         and the phone that sent it)."""
         if source not in SOURCES:
             raise ValueError(f"unknown source {source!r}")
-        with self._lock:
+        with self.lock:
             if self.record.status == "paused":
                 raise IllegalAction("the game is paused; resume it first")
             state, events = self.game.apply(self._state, action)
@@ -170,7 +173,7 @@ class Session:
     ) -> list[Entry]:
         """Apply several actions in order (a force bought by numbers), all or none: every one is checked against the
         state the ones before it leave before the first is committed; then each is committed and announced."""
-        with self._lock:
+        with self.lock:
             state = self._state
             for action in actions:
                 state, _ = self.game.apply(state, action)
@@ -178,7 +181,7 @@ class Session:
 
     def undo(self, source: str, actor: str | None = None, phone: str | None = None) -> Entry:
         """Take back the last action; the table must put the pieces back as the announcement says."""
-        with self._lock:
+        with self.lock:
             if not self._stack.actions:
                 raise IllegalAction("there is nothing to undo")
             stack = Stack(self._stack.actions[:-1], self._stack.texts[:-1], self._stack.actors[:-1])
@@ -205,7 +208,7 @@ class Session:
     ) -> Entry:
         """Replace the last action (logged as entry `entry`) with `action`, legal in the state before it: one new
         entry that says what is corrected, so that nothing a phone was told is lost."""
-        with self._lock:
+        with self.lock:
             if not self._stack.actions:
                 raise IllegalAction("there is nothing to correct")
             if self.record.status == "paused":
@@ -242,7 +245,7 @@ class Session:
             return logged
 
     def set_paused(self, paused: bool, source: str, actor: str | None = None, phone: str | None = None) -> Entry:
-        with self._lock:
+        with self.lock:
             if self.record.status == "over":
                 raise IllegalAction("the game is over")
             status = "paused" if paused else "playing"
@@ -264,7 +267,7 @@ class Session:
     def abandon(self, why: str) -> Entry:
         """End a game the table could not take up (it failed as it began): noted with why and over, so that no
         restart resumes it in place of the game being played. The phones were never told of it."""
-        with self._lock:
+        with self.lock:
             event = Event("abandoned", f"This game could not begin: {why}.")
             entry = self.store.append(self.record.id, "note", None, "companion", None, [event.to_json()], status="over")
             self.record = self.store.game(self.record.id)
@@ -273,7 +276,7 @@ class Session:
     def close(self) -> None:
         """Close the log once no call of this session is under way: a sense's thread may be announcing through it
         as the table stops, and SQLite must not be closed under a statement in another thread."""
-        with self._lock:
+        with self.lock:
             self.store.close()
 
     def note(
@@ -281,7 +284,7 @@ class Session:
     ) -> Entry:
         """Log and announce something the table must know that changes no rule state (a sensor lost or back, a
         seat played on another phone: `actor` the seat, `phone` the phone that made the change)."""
-        with self._lock:
+        with self.lock:
             entry = self.store.append(self.record.id, "note", None, source, actor, [event.to_json()], phone=phone)
             self._announce(entry)
             return entry
@@ -289,7 +292,7 @@ class Session:
     def export(self) -> dict[str, Any]:
         """The whole game as JSON: its setup, every log entry, the actions in force and the state they give (with
         the material it was set up on, so that it reads again without any file)."""
-        with self._lock:
+        with self.lock:
             return {
                 "game": self.record.game,
                 "players": list(self.record.players),

@@ -284,3 +284,40 @@ def test_a_phone_books_the_move_in_hand_at_once(lifted):
     entry = loop.choose(question.id, 0, "red")
     assert session.actions[-1] == lift.onto_taken.action and entry.source == "phone"
     assert loop.question is None
+
+
+def test_a_note_from_another_thread_while_the_referee_books_a_move_stops_neither(session):
+    """A sense's note (a grid lost or back) or a phone's move comes in on its own thread while the referee, on its
+    thread, is booking the board's move: both go through, in some order; the table never stops."""
+    import threading
+
+    referee_judging, note_inside = threading.Event(), threading.Event()
+
+    class Judging(Observer):
+        def observation(self, now):
+            seen = super().observation(now)
+            if seen is not None and now >= 5.0:  # the settled board with the move: the referee is about to book it
+                referee_judging.set()
+                note_inside.wait(1.5)  # the note's thread gets as far as it can meanwhile
+            return seen
+
+    session.entries.subscribe(lambda entry: note_inside.set() if entry.kind == "note" else None)
+    observer = Judging({v: k for k, v in SWITCH.items()}, None, settle=0.3)
+    loop = TableLoop(session, observer)
+    game = session.game
+    settle(loop, observer, game.layout(session.state), 0.0)
+    target = game.layout(game.apply(session.state, Action.make("move", to="o3s1"))[0])
+    observer.reed(closed(target), 5.0)
+
+    def note() -> None:
+        referee_judging.wait(5)
+        session.note(Event("grid-back", "The board's grid is back."))
+
+    threads = [threading.Thread(target=loop.tick, args=(6.0,), daemon=True), threading.Thread(target=note, daemon=True)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert not any(thread.is_alive() for thread in threads), "the referee and the note wait on each other"
+    kinds = [entry.kind for entry in session.store.entries(session.record.id)]
+    assert sorted(kinds[-2:]) == ["action", "note"] and session.actions[-1] == Action.make("move", to="o3s1")
