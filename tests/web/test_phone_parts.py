@@ -8,7 +8,7 @@ from __future__ import annotations
 import http.client
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,7 @@ from companion.table.live import LiveTable
 from companion.web.context import WebSettings
 from companion.web.serve import start_server, web_table
 from companion.web.server import WebServer
+from tests.table.conftest import until
 
 from .conftest import BOARD, OPTIONS, SWITCHES, TOKEN, free_port, rendered_camera
 
@@ -65,15 +66,17 @@ class PhoneOnStand:
         self.grid.set_all(closed)
         observer = self.live.observer
         assert self.live.link is not None and observer is not None
-        until(lambda: self.live.link.occupancy() == closed, "the grid's report")
+        until(lambda: self.live.link.occupancy() == closed, what="the grid's report")
         if before is not None:
             changed = {site for site in SWITCHES if bool(layout.get(site)) != bool(before.get(site))}
-            until(lambda: changed <= (observer.changed_sites() or set()), "the change in the table's senses")
-        until(lambda: observer.grid_quiet(time.monotonic()), "the grid settling")
+            until(lambda: changed <= (observer.changed_sites() or set()), what="the change in the table's senses")
+        until(lambda: observer.grid_quiet(time.monotonic()), what="the grid settling")
 
     def wanted(self) -> dict:
         """What the table asks the phone for once it wants a photo."""
-        return until(lambda: (w := self.request("GET", "/api/camera/wanted")[1])["still"] and w, "a photo asked for")
+        return until(
+            lambda: (w := self.request("GET", "/api/camera/wanted")[1])["still"] and w, what="a photo asked for"
+        )
 
     def photo(self, layout: Layout) -> np.ndarray:
         return rendered_camera().render(layout)[0]
@@ -96,21 +99,11 @@ class PhoneOnStand:
     def read_through(self) -> None:
         """Wait until the table's camera thread has taken what was sent (it then waits for the next photo)."""
         assert self.live.phone is not None
-        until(self.live.phone.wants_still, "the photo read")
+        until(self.live.phone.wants_still, what="the photo read")
 
     def booked(self) -> list[dict]:
         session = self.live.session
         return [entry.action for entry in session.store.entries(session.record.id) if entry.source == "board"]
-
-
-def until(test: Callable[[], Any], what: str, within: float = 15.0) -> Any:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        value = test()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"{what} did not come within {within} s")
 
 
 @pytest.fixture
@@ -132,7 +125,7 @@ def table(tmp_path, grid_device) -> Iterator[tuple[PhoneOnStand, Layout]]:
         stand.show(layout)
         assert "crops" not in stand.wanted()  # nothing read yet: the whole photo first
         # (asked for whole again should it have been read before the grid's first report reached the table)
-        until(lambda: "crops" in stand.wanted() or stand.send_whole(layout), "the board read whole")
+        until(lambda: "crops" in stand.wanted() or stand.send_whole(layout), what="the board read whole")
         yield stand, layout
     finally:
         server.stop()
@@ -151,9 +144,9 @@ def test_a_settled_change_is_read_from_the_parts_the_phone_sends_and_booked(tabl
     wanted = stand.wanted()
     assert "crops" in wanted and "o2s1" in stand.live.phone.plan(wanted["crops"]["plan"]).read
     stand.send_parts(wanted, stand.photo(after))
-    assert until(stand.booked, "the move booked") == [{"type": "move", "to": "o2s1"}]
+    assert until(stand.booked, what="the move booked") == [{"type": "move", "to": "o2s1"}]
     session = stand.live.session
-    until(lambda: session.game.layout(session.state).get("o2s1") == ("ship-red",), "the ship in the game")
+    until(lambda: session.game.layout(session.state).get("o2s1") == ("ship-red",), what="the ship in the game")
 
 
 def test_parts_that_arrive_after_the_grid_changed_again_are_dropped_and_the_next_photo_is_read(table):
@@ -176,4 +169,4 @@ def test_parts_that_arrive_after_the_grid_changed_again_are_dropped_and_the_next
     wanted = stand.wanted()
     assert later in stand.live.phone.plan(wanted["crops"]["plan"]).read
     stand.send_parts(wanted, stand.photo(moved))
-    assert until(stand.booked, "the move booked") == [{"type": "move", "to": later}]
+    assert until(stand.booked, what="the move booked") == [{"type": "move", "to": later}]
