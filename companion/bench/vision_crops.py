@@ -6,8 +6,9 @@ an empty site (or off the board, or a piece out of the box onto an empty site), 
 settled, and the pipeline reads it twice: in crops (told the two sites that changed) and whole (a second pipeline
 kept on the same frames). Both readings are scored against the truth as the mounted bench scores them.
 A camera that sends JPEGs (a phone) is read a third and a fourth way, by pipelines of their own on the same frames:
-from the crops the phone cuts from its photo where the table asks (CropPlan: nothing to decode), and from the same
-frame's luma as a Pi camera sends it (the baseline the crops are held to).
+from the crops the phone cuts from its photo where the table asks (CropPlan: nothing to decode; with --colours the
+parts the colour windows are warped from, in colour), and from the same frame as a Pi camera sends it, raw (its luma;
+in colour with --colours: the baseline the crops are held to).
 With --colours, each mounting's first table is also the layout `calibrate colours` samples (its pieces without a
 sticker whose colour names one kind, on their sites), and pieces found by colour are scored too: read (its kind on
 its site) or missed, and a colour sighting of nothing there is a false piece.
@@ -77,7 +78,12 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
         f"settled changes read in crops against the whole frame: {args.changes} changes per mounting, "
         f"{args.scenes} mountings per row, board filling {args.fill} of the frame, one thread"
     )
-    names = {"crops": "crops", "whole": "whole", "cut": "phone's crops", "luma": "raw luma"}
+    names = {
+        "crops": "crops",
+        "whole": "whole",
+        "cut": "phone's crops",
+        "luma": "raw colour" if args.colours else "raw luma",
+    }
     for size in sizes:
         row = _row(
             args.game,
@@ -128,7 +134,8 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
                 f"(goal 25 ms; sent {summary(row.sent_bytes, 1e-6, 'MB')}, against "
                 f"{summary(row.whole_bytes, 1e-6, 'MB')} for its JPEG)"
             )
-            print(f"    baseline, the same frames as raw luma   {summary(row.baseline, 1e3, 'ms')}")
+            raw = "raw colour" if args.colours else "raw luma"
+            print(f"    baseline, the same frames as {raw}   {summary(row.baseline, 1e3, 'ms')}")
         print(f"  baseline, the whole frame     {summary(row.whole, 1e3, 'ms')}")
     return 0
 
@@ -175,20 +182,20 @@ def _row(
         first = delivered.frame(delivered.sent(renderer.render(table, shot, rng).image))
         crops.process(first, 0.0)
         whole.process(first, 0.0)
-        # A phone's crops, and its frames' luma as a Pi camera sends it (gray tables only: colour reads whole)
-        cut = baseline = None
-        if not delivered.raw and not colours:
-            cut, baseline = Vision(board, registry, profile), Vision(board, registry, profile)
-            composer = Composer()  # the table's kept frame (PushedFrames)
-            cut.process(first, 0.0)
-            baseline.process(first, 0.0)
-            row.outcomes.update({"cut": row.outcomes.get("cut", []), "luma": row.outcomes.get("luma", [])})
-        if colours and (ranges := _calibrate_colours(board, registry, profile, whole, table, first)):
+        if colours and (ranges := sampled_colours(board, registry, profile, whole, table, first)):
             profile = replace(profile, colours=ranges)
             crops, whole = Vision(board, registry, profile), Vision(board, registry, profile)
             crops.process(first, 0.0)
             whole.process(first, 0.0)
             row.calibrated += 1
+        # A phone's crops, and its frames as a Pi camera sends them, raw (luma; colour where pieces are found by it)
+        cut = baseline = None
+        if not delivered.raw:
+            cut, baseline = Vision(board, registry, profile), Vision(board, registry, profile)
+            composer = Composer()  # the table's kept frame (PushedFrames)
+            cut.process(first, 0.0)
+            baseline.process(first, 0.0)
+            row.outcomes.update({"cut": row.outcomes.get("cut", []), "luma": row.outcomes.get("luma", [])})
         for k in range(changes):
             table, changed = _move_one(board, table, rng)
             frame = renderer.render(table, camera.shot(rng), rng)
@@ -204,9 +211,9 @@ def _row(
                 runs.append((c1 - c0, t1 - t0, reader, report))
             crops, a = runs[0][2], runs[0][3]
             if cut is not None and baseline is not None:
-                cut, report = _phone_crops(cut, composer, frame.image, sent, changed, k + 1.0, repeats, row)
+                cut, report = _phone_crops(cut, composer, frame.image, sent, changed, k + 1.0, repeats, row, colours)
                 row.outcomes["cut"].append(_score(report, frame.truth, sites, table, profile.colours))
-                luma = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+                luma = frame.image if colours else cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
                 baseline, report, seconds = _least(
                     baseline, lambda r, f=luma, at=k + 1.0, c=changed: r.process(f, at, c), repeats
                 )
@@ -216,7 +223,7 @@ def _row(
             if not delivered.raw:  # what the JPEG alone costs, whole and decoded at an eighth of its side (still
                 # entropy decoded whole: the least any partial decoding of a JPEG without restart markers can cost)
                 for name, flag in (
-                    ("decode", cv2.IMREAD_GRAYSCALE),
+                    (("decode in colour", cv2.IMREAD_COLOR) if colours else ("decode", cv2.IMREAD_GRAYSCALE)),
                     ("decode at an eighth", cv2.IMREAD_REDUCED_GRAYSCALE_8),
                 ):
                     row.decodes.setdefault(name, []).append(
@@ -248,11 +255,14 @@ def _least(reader, work, repeats: int):
     return runs[0][1], runs[0][2], min(seconds for seconds, _, _ in runs)
 
 
-def _phone_crops(reader, composer, photo, sent, changed: set[str], when: float, repeats: int, row: Row):
+def _phone_crops(
+    reader, composer, photo, sent, changed: set[str], when: float, repeats: int, row: Row, colours: bool = False
+):
     """The change read from the crops the phone cuts from its photo where the table's plan asks, as the camera page
     and the table do: the plan made, the body the page sends composed into a frame and read, the table's share timed.
     The photo is the frame as the camera's own JPEG left it (the renderer compresses a phone's frames), which the
-    phone decodes itself; without a plan the page sends it whole, the JPEG `sent`, decoded here."""
+    phone decodes itself; without a plan the page sends it whole, the JPEG `sent`, decoded here (in colour where
+    pieces are found by colour)."""
     import cv2
 
     from companion.sim.phone_crops import cut
@@ -263,7 +273,9 @@ def _phone_crops(reader, composer, photo, sent, changed: set[str], when: float, 
 
     def read(vision):
         if vision.crop_plan(changed) is None:
-            return vision.process(cv2.imdecode(sent, cv2.IMREAD_GRAYSCALE), when, changed)
+            return vision.process(
+                cv2.imdecode(sent, cv2.IMREAD_COLOR if colours else cv2.IMREAD_GRAYSCALE), when, changed
+            )
         image, cropped = composer.compose(plan, body)
         return vision.process(image, when, cropped=cropped)
 
@@ -279,7 +291,7 @@ def _cpu(work) -> float:
     return time.process_time() - start
 
 
-def _calibrate_colours(board, registry, profile, vision, table, image) -> dict:
+def sampled_colours(board, registry, profile, vision, table, image) -> dict:
     """The colour ranges `calibrate colours` samples from this frame, its layout the table's pieces without a sticker
     whose colour names one kind (empty when there are none, or the board was not found)."""
     import cv2

@@ -27,8 +27,8 @@ import numpy as np
 from companion.boards.model import Board
 from companion.errors import UserError
 from companion.sensing.pieces import PieceEntry, Registry
-from companion.sensing.vision_colour import COLOUR_CONFIDENCE, ColourFinder, windows_around
-from companion.sensing.vision_crops import Box, Cropped, CropPlan, distinct, merge_boxes, site_boxes
+from companion.sensing.vision_colour import COLOUR_CONFIDENCE, ColourFinder, window_pixels, windows_around
+from companion.sensing.vision_crops import PLAN_BYTES, Box, Cropped, CropPlan, distinct, merge_boxes, site_boxes
 from companion.sensing.vision_decode import CodeBook, edge_blur, fit_edges
 from companion.sensing.vision_legibility import legible, site_sides
 from companion.sensing.vision_occlusion import OcclusionFinder
@@ -314,15 +314,26 @@ class Vision:
     def crop_plan(self, changed: Collection[str]) -> CropPlan | None:
         """What the next frame must hold for the sites `changed` to be read in crops (with the sweep's next few) while
         the board has not moved: None when it cannot be read so (no reading yet, the corner markers' looks not
-        kept, or pieces found by colour, whose windows reach past the crops), and the whole frame is needed."""
+        kept, or parts that would cost more to send than the whole picture's gray or PLAN_BYTES), and the whole frame
+        is needed. Where pieces are found by colour, the frame's parts their windows round the same sites are warped
+        from are asked for in colour."""
         pose, looks = self._pose, self._marker_looks  # (taken once: the camera's thread replaces them)
-        if self._last is None or pose is None or len(looks) < MIN_FRESH_MARKERS or self._colour:
+        if self._last is None or pose is None or len(looks) < MIN_FRESH_MARKERS:
             return None
         width, height = self.profile.image_size
         read, sweep = self._to_read(changed, self._sweep)
         boxes = site_boxes(self._site_pixels(pose, (height, width), read), (height, width))
         boxes += [_look_box(corners, (height, width)) for corners, _ in looks.values()]
-        return CropPlan(self.board.name, frozenset(read), sweep, (width, height), tuple(merge_boxes(boxes)))
+        colour: list[Box] = []
+        if self._colour:
+            heights = set(self._colour.heights.values())
+            windows = self._colour_windows(read)
+            pixels = [window_pixels(self.board, pose, self.matrix, self.dist, heights, w) for w in windows]
+            colour = site_boxes(pixels, (height, width))
+        plan = CropPlan(
+            self.board.name, frozenset(read), sweep, (width, height), tuple(merge_boxes(boxes)), tuple(colour)
+        )
+        return plan if plan.nbytes() <= min(width * height, PLAN_BYTES) else None  # (else the whole still is less)
 
     def _to_read(self, changed: Collection[str], sweep_at: int) -> tuple[set[str], int]:
         """The sites a frame read in crops reads: the changed ones and the slow sweep's next few from `sweep_at`;
@@ -455,10 +466,7 @@ class Vision:
         near = self._site_xy[[i for i, site in enumerate(ids) if site in read]]
         reach = self._tolerance + self._sticker_reach
         if self._colour:  # in top-down windows round the same sites, as far out as a piece read afresh may stand
-            windows = windows_around(
-                self.board, [(float(x), float(y)) for x, y in near], reach + self._colour.margin_mm()
-            )
-            sightings = sightings + self._find_by_colour(colour, pose, sightings, time, windows)
+            sightings = sightings + self._find_by_colour(colour, pose, sightings, time, self._colour_windows(read))
             clock.lap("colour in crops")
         # Sites read now take what this frame shows; the others keep the last report's reading. A piece off every
         # site is read afresh within a sticker's reach of a site read, and kept from the last reading further out.
@@ -486,6 +494,12 @@ class Vision:
             clock.laps,
             self.identifies,
         )
+
+    def _colour_windows(self, read: Collection[str]) -> list[tuple[int, int, int, int]]:
+        """The top-down windows pieces are found by colour in round the sites read: as far out as a piece read
+        afresh may stand."""
+        near = [(s.x, s.y) for s in self.board.sites if s.id in read]
+        return windows_around(self.board, near, self._tolerance + self._sticker_reach + self._colour.margin_mm())
 
     def _site_pixels(self, pose: Pose, shape: tuple[int, ...], sites: Collection[str]) -> list[np.ndarray]:
         """For each site, the frame pixels of the ring within which a sticker of a piece on it may lie (at board

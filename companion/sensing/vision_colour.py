@@ -8,6 +8,7 @@ a lower confidence.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import cv2
@@ -66,16 +67,38 @@ def top_down(
     """
     c0, r0, c1, r1 = window or (0, 0, round(board.width * PX_PER_MM), round(board.height * PX_PER_MM))
     cols, rows = c1 - c0, r1 - r0
-    gx = c0 / PX_PER_MM + np.arange(0, cols / PX_PER_MM + GRID_MM, GRID_MM)
-    gy = board.height - r0 / PX_PER_MM - np.arange(0, rows / PX_PER_MM + GRID_MM, GRID_MM)
-    xx, yy = np.meshgrid(gx, gy)
-    points = np.column_stack([xx.ravel(), yy.ravel(), np.full(xx.size, height_mm)])
-    grid = pose.project(points, matrix, dist).reshape(len(gy), len(gx), 2).astype(np.float32)
+    grid = _warp_grid(board, pose, matrix, dist, height_mm, (c0, r0, c1, r1)).astype(np.float32)
     # Top-down pixel (col, row) lies (col + 0.5) / PX_PER_MM / GRID_MM grid steps along: interpolate the grid there.
     steps_x = ((np.arange(cols, dtype=np.float32) + 0.5) / (PX_PER_MM * GRID_MM))[None, :].repeat(rows, axis=0)
     steps_y = ((np.arange(rows, dtype=np.float32) + 0.5) / (PX_PER_MM * GRID_MM))[:, None].repeat(cols, axis=1)
     map_xy = cv2.remap(grid, steps_x, steps_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return cv2.remap(image, map_xy[..., 0], map_xy[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+
+def _warp_grid(
+    board: Board, pose: Pose, matrix: np.ndarray, dist: np.ndarray, height_mm: float, window: tuple[int, int, int, int]
+) -> np.ndarray:
+    """The frame pixels (rows, cols, 2) of the warp grid's points over a top-down window at z = height_mm: the
+    frame's part the window is warped from lies within them, give or take the interpolation's pixel."""
+    c0, r0, c1, r1 = window
+    gx = c0 / PX_PER_MM + np.arange(0, (c1 - c0) / PX_PER_MM + GRID_MM, GRID_MM)
+    gy = board.height - r0 / PX_PER_MM - np.arange(0, (r1 - r0) / PX_PER_MM + GRID_MM, GRID_MM)
+    xx, yy = np.meshgrid(gx, gy)
+    points = np.column_stack([xx.ravel(), yy.ravel(), np.full(xx.size, height_mm)])
+    return pose.project(points, matrix, dist).reshape(len(gy), len(gx), 2)
+
+
+def window_pixels(
+    board: Board,
+    pose: Pose,
+    matrix: np.ndarray,
+    dist: np.ndarray,
+    heights: Collection[float],
+    window: tuple[int, int, int, int],
+) -> np.ndarray:
+    """The frame pixels (n, 2) that bound the part of the frame a top-down window is warped from, at each of the
+    `heights` its pieces' tops are looked for at."""
+    return np.concatenate([_warp_grid(board, pose, matrix, dist, h, window).reshape(-1, 2) for h in heights])
 
 
 def windows_around(board: Board, points: list[tuple[float, float]], reach_mm: float) -> list[tuple[int, int, int, int]]:

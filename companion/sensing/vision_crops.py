@@ -7,7 +7,8 @@ merged, so a sticker on the edge between two sites is decoded whole once, not cu
 A camera that sends JPEGs (a phone) costs more to decode whole than a change is worth: the table asks it for the
 pixels the next reading needs (a CropPlan: the crops round the sites to read and round the corner markers that tell
 the board has not moved, and the whole picture shrunk to OVERVIEW_LINES or so for the occlusion check), and reads them
-as sent, raw, with nothing to decode (`Composer`).
+as sent, raw, with nothing to decode (`Composer`). Where pieces are found by colour, the plan names too the boxes of
+the picture the colour windows round the same sites are warped from, sent in colour.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ PAD_PX = 6  # a sticker's edge needs a few pixels of its white margin around it 
 # a 1080p frame (270 lines); a 12 MP picture shrunk an eighth a side (375 lines) sends a quarter of the bytes of a
 # quarter.
 OVERVIEW_LINES = 360
+# The most a plan asks a camera to send (its colour parts take three bytes a pixel): well under the web's limit on a
+# picture's body (companion/web/phone_camera.py FRAME_BYTES, 24 MB).
+PLAN_BYTES = 16 * 1024 * 1024
 
 Box = tuple[int, int, int, int]
 
@@ -31,13 +35,15 @@ class CropPlan:
     """What the next frame is read from when the camera sends only part of its picture: the sites to read, where the
     slow sweep goes on from after them, the picture's size (width, height) and the boxes (x0, y0, x1, y1) to send,
     which cover every pixel the reading takes (the sites' crops and the corner markers' looks), for the board
-    named."""
+    named; `colour`: boxes sent in colour (three bytes a pixel, blue, green, red), where pieces are found by colour
+    round the sites read."""
 
     board: str
     read: frozenset[str]
     sweep: int
     size: tuple[int, int]
     boxes: tuple[Box, ...]
+    colour: tuple[Box, ...] = ()
 
     @property
     def overview(self) -> tuple[int, int]:
@@ -46,14 +52,20 @@ class CropPlan:
         return self.size[0] // shrink, self.size[1] // shrink
 
     def nbytes(self) -> int:
-        """What the camera sends for it: one gray byte a pixel, the overview then each box, row by row."""
+        """What the camera sends for it: one gray byte a pixel, the overview then each box, row by row; then three
+        bytes a pixel for each colour box."""
         width, height = self.overview
-        return width * height + sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in self.boxes)
+        return width * height + _area(self.boxes) + 3 * _area(self.colour)
+
+
+def _area(boxes: tuple[Box, ...]) -> int:
+    return sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes)
 
 
 @dataclass(frozen=True)
 class Cropped:
-    """A frame that holds only its plan's boxes (zero elsewhere), and the whole picture shrunk."""
+    """A frame that holds only its plan's boxes (zero elsewhere; in colour where the plan has colour boxes, its gray
+    boxes gray in every channel), and the whole picture shrunk."""
 
     plan: CropPlan
     overview: np.ndarray
@@ -78,16 +90,22 @@ class Composer:
         width, height = plan.overview
         overview, at = data[: width * height].reshape(height, width), width * height
         frame = self._frame
-        if frame is None or frame.shape != (plan.size[1], plan.size[0]):
-            frame = self._frame = np.zeros((plan.size[1], plan.size[0]), np.uint8)
+        shape = (plan.size[1], plan.size[0], 3) if plan.colour else (plan.size[1], plan.size[0])
+        if frame is None or frame.shape != shape:
+            frame = self._frame = np.zeros(shape, np.uint8)
         else:
             for x0, y0, x1, y1 in self._boxes:
                 frame[y0:y1, x0:x1] = 0
         for x0, y0, x1, y1 in plan.boxes:
             size = (x1 - x0) * (y1 - y0)
-            frame[y0:y1, x0:x1] = data[at : at + size].reshape(y1 - y0, x1 - x0)
+            part = data[at : at + size].reshape(y1 - y0, x1 - x0)
+            frame[y0:y1, x0:x1] = part if frame.ndim == 2 else part[:, :, None]
             at += size
-        self._boxes = plan.boxes
+        for x0, y0, x1, y1 in plan.colour:
+            size = 3 * (x1 - x0) * (y1 - y0)
+            frame[y0:y1, x0:x1] = data[at : at + size].reshape(y1 - y0, x1 - x0, 3)
+            at += size
+        self._boxes = plan.boxes + plan.colour
         return frame, Cropped(plan, overview)
 
 

@@ -63,6 +63,7 @@ def wanted() -> Response:
             "height": crops.size[1],
             "overview": list(crops.overview),
             "boxes": [list(box) for box in crops.boxes],
+            "colour": [list(box) for box in crops.colour],  # sent three bytes a pixel: blue, green, red
             "shape_tolerance": SAME_SHAPE,  # a photo of another shape goes whole (the table says what to do)
         }
     return jsonify(answer)

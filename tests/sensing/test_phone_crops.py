@@ -4,6 +4,8 @@ an older plan change nothing, and a board that moved has the next picture asked 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -128,3 +130,53 @@ def test_a_kept_frame_holds_the_last_plans_parts_alone():
     frame, cropped = composer.compose(second, b"\x09" * second.nbytes())
     assert frame[50:150, 50:150].min() == 9 and cropped.overview.shape == (360, 640)
     assert frame[:50].max() == 0 and frame[500:550, 500:600].max() == 0  # the last plan's parts wiped
+
+
+@pytest.fixture(scope="module")
+def coloured():
+    """An ORBIT table whose nebula chips (no sticker) are found by colour, the ranges sampled as `calibrate colours`
+    samples them from the first frame; then the same table with a chip moved to an empty site."""
+    from dataclasses import replace
+
+    from companion.bench.vision_crops import sampled_colours
+    from companion.sim.mounted_scene import Piece
+
+    board, registry = default_board("orbit"), default_registry("orbit")
+    rng = np.random.default_rng([33, 6])
+    mounting = random_mounting(board, SIZE, rng, (0.9, 0.95), 10.0)
+    renderer = MountedRenderer(board, registry.dictionary, mounting)
+    before = random_table(board, registry, rng, 16, False)
+    shot = random_shot("normal", rng)
+    first = renderer.render(before, shot, rng)
+    profile = calibrated(mounting, rng, CameraProfile)
+    reader = Vision(board, registry, profile)
+    reader.process(first.image)
+    profile = replace(profile, colours=sampled_colours(board, registry, profile, reader, before, first.image))
+    chip = next(p for p in before.pieces if p.entry.sticker is None and p.entry.colour in profile.colours)
+    taken = {p.site for p in before.pieces}
+    site = next(s for s in board.sites if s.id not in taken and math.dist((s.x, s.y), (chip.x, chip.y)) > 150)
+    moved = Piece(chip.entry, site.x, site.y, chip.turn, 0.0, site.id)
+    after = Table(tuple(moved if p is chip else p for p in before.pieces), before.arm)
+    return board, registry, profile, first, renderer.render(after, shot, rng), {chip.site, site.id}
+
+
+def test_where_pieces_are_found_by_colour_the_phone_sends_their_windows_parts_in_colour(coloured):
+    board, registry, profile, first, second, changed = coloured
+    crops, framed = Vision(board, registry, profile), Vision(board, registry, profile)
+    crops.process(first.image)
+    framed.process(first.image)
+    plan = crops.crop_plan(changed)
+    assert plan is not None and plan.colour and plan.nbytes() < SIZE[0] * SIZE[1]
+    image, cropped = compose(plan, cut(second.image, plan))
+    assert image.ndim == 3 and image[cropped.plan.colour[0][1], cropped.plan.colour[0][0]].tolist() == (
+        second.image[plan.colour[0][1], plan.colour[0][0]].tolist()
+    )
+    report = crops.process(image, 1.0, cropped=cropped)
+    whole = framed.process(second.image, 1.0, changed)
+    assert report.reliable and {(s.piece, s.site) for s in report.sightings} == {
+        (s.piece, s.site) for s in whole.sightings
+    }
+    found = {(s.piece, s.site) for s in report.sightings if s.sticker is None}
+    assert any(site in changed and site is not None for _, site in found), found  # the chip read where it now is
+    # Parts of every site in colour would cost more than the whole picture: it is asked for whole.
+    assert crops.crop_plan({s.id for s in board.sites}) is None

@@ -57,7 +57,8 @@ async function still() {
 
 async function cutOut(blob, plan) {
   // The photo turned and scaled to the size the camera was calibrated at, as the table turns a whole still; the
-  // whole of it shrunk, then each box the table named, one gray byte a pixel. Null when the photo's shape is
+  // whole of it shrunk, then each box the table named, one gray byte a pixel, then each box it named in colour
+  // (where pieces are found by colour), three bytes a pixel, blue, green, red. Null when the photo's shape is
   // another: it goes whole, and the table says what to do.
   const bitmap = await createImageBitmap(blob);
   const { width, height } = bitmap;
@@ -77,13 +78,22 @@ async function cutOut(blob, plan) {
   const [ow, oh] = plan.overview;
   const small = canvasOf(ow, oh);
   small.context.drawImage(fit.canvas, 0, 0, ow, oh);
-  const parts = [small.context.getImageData(0, 0, ow, oh),
-    ...plan.boxes.map(([x0, y0, x1, y1]) => fit.context.getImageData(x0, y0, x1 - x0, y1 - y0))];
-  const body = new Uint8Array(parts.reduce((n, part) => n + part.width * part.height, 0));
+  const cut = ([x0, y0, x1, y1]) => fit.context.getImageData(x0, y0, x1 - x0, y1 - y0);
+  const parts = [small.context.getImageData(0, 0, ow, oh), ...plan.boxes.map(cut)];
+  const coloured = (plan.colour || []).map(cut);
+  const pixels = (list) => list.reduce((n, part) => n + part.width * part.height, 0);
+  const body = new Uint8Array(pixels(parts) + 3 * pixels(coloured));
   let at = 0;
   for (const { data } of parts) {
     for (let i = 0; i < data.length; i += 4) {
       body[at++] = Math.round(0.299 * data[i] + 0.587 * data[i + 1] + 0.114 * data[i + 2]); // the luma
+    }
+  }
+  for (const { data } of coloured) {
+    for (let i = 0; i < data.length; i += 4) {
+      body[at++] = data[i + 2];
+      body[at++] = data[i + 1];
+      body[at++] = data[i];
     }
   }
   return { body, width, height };
