@@ -158,8 +158,19 @@ def score(report, truth, sites: set[str]) -> tuple[list[tuple[float, str]], int]
         if take(lambda s, p=p: s.piece == p.entry.piece) or take(lambda s, p=p: s.site == p.site is not None):
             out[k] = "wrong"
         else:
-            out[k] = "withheld" if p.site in unreliable else "missed"
+            out[k] = "withheld" if p.site in unreliable or _said_unread(report, p) else "missed"
     return [(t.side_px, out[k]) for k, t in enumerate(truth) if t.visible], len(left)
+
+
+def _said_unread(report, piece) -> bool:
+    """A piece off every site lying where the report says a sticker was seen but not read (an unread region of no
+    site within 20 mm, as an off-site sighting is matched)."""
+    from companion.sensing.vision import UNREAD
+
+    return piece.site is None and any(
+        r.reason == UNREAD and not r.sites and math.dist(np.mean(r.polygon, axis=0), (piece.x, piece.y)) < 20
+        for r in report.unreliable
+    )
 
 
 def run_cell(

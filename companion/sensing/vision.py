@@ -108,6 +108,11 @@ class Region:
         return {"reason": self.reason, "sites": list(self.sites), "polygon": [list(p) for p in self.polygon]}
 
 
+def _centre(region: Region) -> tuple[float, float]:
+    x, y = np.mean(region.polygon, axis=0)
+    return float(x), float(y)
+
+
 @dataclass(frozen=True)
 class FrameReport:
     time: float
@@ -406,13 +411,13 @@ class Vision:
                 identifies=self.identifies,
             )
         assert pose is not None
-        sightings, rejected, unread = self._find_pieces(gray, pose, time)
+        sightings, rejected, unread, unread_off_site = self._find_pieces(gray, pose, time)
         unread |= self._illegible(pose, {s.id for s in self.board.sites}) - {s.site for s in sightings}
         clock.lap("stickers")
         if self._colour:
             sightings = sightings + self._find_by_colour(colour, pose, sightings, time)
             clock.lap("colour")
-        regions = self._unreliable_regions(colour, pose, corners) + self._unread_regions(unread)
+        regions = self._unreliable_regions(colour, pose, corners) + self._unread_regions(unread) + unread_off_site
         clock.lap("unreliable")
         hidden = {s for r in regions for s in r.sites}
         sightings = tuple(s if s.site not in hidden else _replace_confidence(s, s.confidence * 0.8) for s in sightings)
@@ -454,11 +459,8 @@ class Vision:
         sightings, dropped, doubted = self._trace(distinct(found), pose, time)
         rejected = len(dropped)
         # A site keeps the last reading's doubt until it is read again.
-        fresh_unread = (
-            self._doubtful_sites(doubtful + dropped, pose)
-            | doubted
-            | (self._illegible(pose, read) - {s.site for s in sightings})
-        )
+        doubtful_sites, unread_off_site = self._doubtful_sites(doubtful + dropped, pose)
+        fresh_unread = doubtful_sites | doubted | (self._illegible(pose, read) - {s.site for s in sightings})
         unread = (fresh_unread & read) | {
             site for r in last.unreliable if r.reason == UNREAD for site in r.sites if site not in read
         }
@@ -471,13 +473,22 @@ class Vision:
         # Sites read now take what this frame shows; the others keep the last report's reading. A piece off every
         # site is read afresh within a sticker's reach of a site read, and kept from the last reading further out.
 
+        def close_to(x: float, y: float) -> bool:
+            return float(np.hypot(*(near - (x, y)).T).min(initial=np.inf)) <= reach
+
         def close(s: Sighting) -> bool:
-            return float(np.hypot(*(near - (s.x, s.y)).T).min(initial=np.inf)) <= reach
+            return close_to(s.x, s.y)
 
         kept = tuple(s for s in last.sightings if s.site not in read and (s.site is not None or not close(s)))
         fresh = tuple(s for s in sightings if s.site in read or (s.site is None and close(s)))
+        # Stickers seen but not read off every site: likewise, afresh near the sites read, kept from the last further.
+        unread_off_site = [r for r in unread_off_site if close_to(*_centre(r))] + [
+            r for r in last.unreliable if r.reason == UNREAD and not r.sites and not close_to(*_centre(r))
+        ]
         overview = None if cropped is None else cropped.overview
-        regions = self._unreliable_regions(colour, pose, corners, overview) + self._unread_regions(unread)
+        regions = (
+            self._unreliable_regions(colour, pose, corners, overview) + self._unread_regions(unread) + unread_off_site
+        )
         clock.lap("unreliable")
         hidden = {s for r in regions for s in r.sites}
         out = tuple(s if s.site not in hidden else _replace_confidence(s, s.confidence * 0.8) for s in fresh + kept)
@@ -619,12 +630,16 @@ class Vision:
         return float(np.max(np.linalg.norm(new.to_board(pixels, 0.0, self.matrix, self.dist) - corners[:, :2], axis=1)))
 
     # -- the pieces
-    def _find_pieces(self, gray: np.ndarray, pose: Pose, time: float) -> tuple[tuple[Sighting, ...], int, set[str]]:
-        """The board's pieces, how many stickers were rejected, and the sites where a sticker was seen but not read."""
+    def _find_pieces(
+        self, gray: np.ndarray, pose: Pose, time: float
+    ) -> tuple[tuple[Sighting, ...], int, set[str], list[Region]]:
+        """The board's pieces, how many stickers were rejected, the sites where a sticker was seen but not read, and
+        an unread region for each such sticker off every site."""
         x0, y0, x1, y1 = self._board_box(pose, gray.shape)
         found, doubtful = self._decode(self._fused(None, gray, (x0, y0, x1, y1)), (x0, y0), pose)
         sightings, rejected, doubted = self._trace(found, pose, time)
-        return sightings, len(rejected), self._doubtful_sites(doubtful + rejected, pose) | doubted
+        sites, off_site = self._doubtful_sites(doubtful + rejected, pose)
+        return sightings, len(rejected), sites | doubted, off_site
 
     def _decode(
         self, roi: np.ndarray, origin: tuple[int, int], pose: Pose
@@ -747,20 +762,27 @@ class Vision:
             for fid in self.board.fiducials
         ]
 
-    def _doubtful_sites(self, doubtful: list[np.ndarray], pose: Pose) -> set[str]:
+    def _doubtful_sites(self, doubtful: list[np.ndarray], pose: Pose) -> tuple[set[str], list[Region]]:
         """The sites a sticker seen but not read may stand on: its centre traced at every height a sticker may
-        stand at (the lowest piece's top to the tallest stack's), each site within the tolerance of the trace."""
+        stand at (the lowest piece's top to the tallest stack's), each site within the tolerance of the trace; and
+        for each such sticker that lies near no site at any height (a piece set down off every site), an unread
+        region of no site where it lies on the lowest piece's top, so that its miss is said, not silent."""
         if not doubtful:
-            return set()
+            return set(), []
         heights = np.linspace(min(e.height for e in self.registry.entries), max(self._tallest, 1.0), 4)
-        out = set()
+        out: set[str] = set()
+        off_site = []
         for quad in doubtful:
             centre = np.repeat(quad.mean(axis=0, keepdims=True), len(heights), axis=0)
-            for x, y in pose.to_board(centre, heights, self.matrix, self.dist):
-                site, _ = self._nearest_site(float(x), float(y))
-                if site is not None:
-                    out.add(site)
-        return out
+            near = {
+                self._nearest_site(float(x), float(y))[0]
+                for x, y in pose.to_board(centre, heights, self.matrix, self.dist)
+            }
+            out |= near - {None}
+            if near == {None}:
+                corners = pose.to_board(quad.reshape(4, 2), np.full(4, heights[0]), self.matrix, self.dist)
+                off_site.append(Region(UNREAD, tuple((float(x), float(y)) for x, y in corners), ()))
+        return out, off_site
 
     def _illegible(self, pose: Pose, sites: Collection[str]) -> set[str]:
         """Of `sites`, those where this camera would not reliably read a sticker (too small for the lens's blur:

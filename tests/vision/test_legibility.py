@@ -180,3 +180,40 @@ def test_a_frame_to_fuse_is_averaged_in_only_where_it_shows_what_the_frame_read_
 def _sticker_pixels(vision: Vision, piece) -> np.ndarray:
     square = piece.sticker_square(piece.entry.sticker_mm)
     return vision.pose.project(np.column_stack([square, np.full(4, piece.top)]), vision.matrix, vision.dist)
+
+
+def test_a_sticker_seen_but_not_read_off_every_site_of_a_planet_map_is_said_unread_where_it_lies():
+    """A piece set down on Orbital Battle's planet map away from every site, its sticker found as a square but its
+    code not read: the report says a sticker lies unread there (a region of no site), instead of nothing."""
+    from companion.bench.vision_spread import box_registry
+    from companion.boards import default_board
+    from companion.sim.mounted_scene import Table, _off_site
+
+    board = default_board("orbital_battle:planet3")
+    box = box_registry()
+    registry = replace(box, entries=tuple(e for e in box.entries if not e.piece.startswith("planet-")))
+    cam = _webcam(board)
+    rng = np.random.default_rng(4)
+    table = random_table(board, registry, rng, 8, arm=False)
+    entry = next(
+        e for e in registry.entries if e.sticker is not None and e.id not in {p.entry.id for p in table.pieces}
+    )
+    lone = _off_site(board, list(table.pieces), entry, rng)
+    assert lone is not None
+    optics = replace(random_optics("webcam", (1920, 1080), rng), lens_sigma=0.6, lux=400.0)
+    frame = MountedRenderer(board, registry.dictionary, cam).render(
+        Table((*table.pieces, lone), None), world_shot("normal", optics, rng), rng
+    )
+    profile = calibrated(cam, rng, CameraProfile)
+    image = frame.image.copy()
+    vision = Vision(board, registry, profile)
+    before = vision.process(image)
+    assert any(s.site is None and math.hypot(s.x - lone.x, s.y - lone.y) < 10 for s in before.sightings)
+    assert not [r for r in before.unreliable if r.reason == UNREAD and not r.sites]
+    corners = _sticker_pixels(vision, lone)  # glare washes the code out; its border and margin still show a sticker
+    centre = corners.mean(axis=0)
+    cv2.fillConvexPoly(image, np.round(centre + (corners - centre) * 0.62).astype(np.int32), (200, 200, 200))
+    after = Vision(board, registry, profile).process(image)
+    assert not any(s.site is None and math.hypot(s.x - lone.x, s.y - lone.y) < 20 for s in after.sightings)
+    said = [np.mean(r.polygon, axis=0) for r in after.unreliable if r.reason == UNREAD and not r.sites]
+    assert any(math.hypot(x - lone.x, y - lone.y) < 10 for x, y in said)
