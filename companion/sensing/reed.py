@@ -194,6 +194,12 @@ class ReedLink:
         return self._synced
 
     @property
+    def open_port(self) -> str | None:
+        """The port the link holds open now, handshaken or not (None between openings). Opening a port drops what
+        arrived before it (pyserial empties the input queue), so only bytes sent after this are read."""
+        return self._opened_port if self._serial is not None else None
+
+    @property
     def found_port(self) -> str | None:
         """The port that last spoke the protocol (the named one, or the candidate the link found)."""
         return self._found

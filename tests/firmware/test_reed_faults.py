@@ -60,7 +60,9 @@ def test_garbage_before_the_handshake(grid, wire, wait_for):
     grid.close_switch(0, 3)
     link = ReedLink(str(wire.path)).start()
     try:
-        wait_for(lambda: wire.opens == 1)  # the host has the port open: the board powers up after, not reset by it
+        # The host has the port open (the board powers up after, not reset by it), and has emptied its input queue
+        # as every opening does: garbage sent before that would never reach the link.
+        wait_for(lambda: wire.opens == 1 and link.open_port is not None)
         wire.inject(b"\x00\xff\xfeNOISE 12 *ZZZZ\r\n00 S 00000000 8x8 FFFFFFFFFFFFFFFF *0000\r\nbabble")
         grid.go()
         assert link.wait_synced(30)
