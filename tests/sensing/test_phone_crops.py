@@ -25,15 +25,20 @@ from companion.sim.phone_crops import cut
 SIZE = (1920, 1080)
 
 
+def _scene(game: str, seed: int, fill: tuple[float, float], pieces: int):
+    """A mounted camera over a random table of `game`: board, registry, generator, mounting, renderer, table, shot."""
+    board, registry = default_board(game), default_registry(game)
+    rng = np.random.default_rng([33, seed])
+    mounting = random_mounting(board, SIZE, rng, fill, 10.0)
+    renderer = MountedRenderer(board, registry.dictionary, mounting)
+    before = random_table(board, registry, rng, pieces, False)
+    return board, registry, rng, mounting, renderer, before, random_shot("normal", rng)
+
+
 @pytest.fixture(scope="module")
 def moved():
     """A Trajectory table as a mounted camera sees it, then the same table with one piece taken off its site."""
-    board, registry = default_board("trajectory"), default_registry("trajectory")
-    rng = np.random.default_rng([33, 4])
-    mounting = random_mounting(board, SIZE, rng, (0.85, 0.95), 10.0)
-    renderer = MountedRenderer(board, registry.dictionary, mounting)
-    before = random_table(board, registry, rng, 18, False)
-    shot = random_shot("normal", rng)
+    board, registry, rng, mounting, renderer, before, shot = _scene("trajectory", 4, (0.85, 0.95), 18)
     alone = [p for p in before.pieces if p.site is not None and [q.site for q in before.pieces].count(p.site) == 1]
     taken = next(p for p in alone if p.entry.sticker is not None)
     after = Table(tuple(p for p in before.pieces if p is not taken), before.arm)
@@ -141,12 +146,7 @@ def coloured():
     from companion.bench.vision_crops import sampled_colours
     from companion.sim.mounted_scene import Piece
 
-    board, registry = default_board("orbit"), default_registry("orbit")
-    rng = np.random.default_rng([33, 6])
-    mounting = random_mounting(board, SIZE, rng, (0.9, 0.95), 10.0)
-    renderer = MountedRenderer(board, registry.dictionary, mounting)
-    before = random_table(board, registry, rng, 16, False)
-    shot = random_shot("normal", rng)
+    board, registry, rng, mounting, renderer, before, shot = _scene("orbit", 6, (0.9, 0.95), 16)
     first = renderer.render(before, shot, rng)
     profile = calibrated(mounting, rng, CameraProfile)
     reader = Vision(board, registry, profile)
