@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aiohttp import web
+from werkzeug.http import parse_accept_header, parse_etags, unquote_etag
 from werkzeug.utils import get_content_type
 
 from companion.web.pages import NAMED, STATIC, page_headers
@@ -44,25 +45,13 @@ class Shell:
         file = self._kept.get(request.path) if request.method == "GET" and not request.body_exists else None
         if file is None:
             return None
-        kept = file.gzipped if file.gzipped and _takes_gzip(request.headers.get("Accept-Encoding", "")) else file.plain
-        held = {tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")}
-        if kept.headers["ETag"] in held:
+        # werkzeug's parsers: q-values, wildcards, weak and quoted tags as RFC 9110 has them.
+        takes_gzip = parse_accept_header(request.headers.get("Accept-Encoding"))["gzip"] > 0
+        kept = file.gzipped if file.gzipped and takes_gzip else file.plain
+        if parse_etags(request.headers.get("If-None-Match")).contains_weak(unquote_etag(kept.headers["ETag"])[0]):
             skip = ("Content-Type", "Content-Encoding")
             return web.Response(status=304, headers={k: v for k, v in kept.headers.items() if k not in skip})
         return web.Response(body=kept.body, headers=kept.headers)
-
-
-def _takes_gzip(accepted: str) -> bool:
-    """Whether an Accept-Encoding header takes gzip (and does not refuse it with q=0)."""
-    for item in accepted.split(","):
-        name, *params = [part.strip().lower() for part in item.split(";")]
-        if name in ("gzip", "x-gzip"):
-            quality = next((param[2:] for param in params if param.startswith("q=")), "1")
-            try:
-                return float(quality) > 0
-            except ValueError:
-                return False
-    return False
 
 
 def _keep(path: Path, kind: str | None) -> File:
