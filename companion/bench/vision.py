@@ -183,8 +183,8 @@ def run(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)  # one-core figures
     if args.game not in GAMES or (args.game != "orbital_battle" and not has_registry(args.game)):
         raise UserError(f"bench vision: --game must be one of {', '.join(GAMES)}, not {args.game!r}")
-    if args.game == "orbital_battle" and (args.model != "mounted" or args.changes):
-        raise UserError("bench vision: --game orbital_battle runs on the mounted model only, without --changes")
+    if args.game == "orbital_battle" and (args.model != "mounted" or args.colours):
+        raise UserError("bench vision: --game orbital_battle runs on the mounted model only, without --colours")
     if args.scenes < 1:
         raise UserError("bench vision: --scenes must be 1 or more")
     if args.colours and not (args.changes and args.model == "mounted"):

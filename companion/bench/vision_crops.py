@@ -12,6 +12,9 @@ in colour with --colours: the baseline the crops are held to).
 With --colours, each mounting's first table is also the layout `calibrate colours` samples (its pieces without a
 sticker whose colour names one kind, on their sites), and pieces found by colour are scored too: read (its kind on
 its site) or missed, and a colour sighting of nothing there is a false piece.
+With --game orbital_battle, each mounting is over Orbital Battle's spread (the solar map with planet maps 3 and 5
+beside it, as bench vision_spread.py lays them) read by one pipeline a board (TableVision), and each change moves a
+piece on one of its boards: the phone's parts are then one plan over the boards whose sites changed (TablePlan).
 """
 
 from __future__ import annotations
@@ -140,6 +143,91 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     return 0
 
 
+@dataclass
+class Scene:
+    """One mounting's table as the bench changes it: one board, or Orbital Battle's spread (the solar map with planet
+    maps beside it, read by one pipeline a board, sensing/vision_table.py). `boards` in the spread's order, the game's
+    own first, with the layout's prefix for each board's sites, and each board's table of pieces."""
+
+    boards: list
+    prefixes: list[str]
+    tables: list
+    renderer: object
+    registry: object
+    profile: object
+
+    def reader(self):
+        """A fresh pipeline over the scene's boards, as the table builds it."""
+        from companion.sensing.vision import Vision
+        from companion.sensing.vision_table import BoardInView, TableVision
+
+        if len(self.boards) == 1:
+            return Vision(self.boards[0], self.registry, self.profile)
+        where = [BoardInView(b, prefix) for b, prefix in zip(self.boards, self.prefixes, strict=True)]
+        return TableVision(where, self.registry, self.profile)
+
+    def render(self, shot, rng: np.random.Generator):
+        return self.renderer.render_spread(tuple(self.tables), shot, rng)
+
+    def move(self, rng: np.random.Generator) -> set[str]:
+        """A hand moves one piece on one board (_move_one): the layout's sites that changed."""
+        i = int(rng.integers(len(self.boards))) if len(self.boards) > 1 else 0
+        self.tables[i], changed = _move_one(self.boards[i], self.tables[i], rng)
+        return {self.prefixes[i] + site for site in changed}
+
+    def score(self, report, frame, colours: dict) -> tuple[list[tuple[float, str]], int]:
+        """Every board's stickers scored as the mounted bench scores one board's (_score), together."""
+        if len(self.boards) == 1:
+            return _score(report, frame.truth, {s.id for s in self.boards[0].sites}, self.tables[0], colours)
+        results: list[tuple[float, str]] = []
+        false = 0
+        for board, table in zip(self.boards, self.tables, strict=True):
+            truth = tuple(t for t in frame.truth if t.board == board.name)
+            more, wrong = _score(report.report(board.name), truth, {s.id for s in board.sites}, table, colours)
+            results += more
+            false += wrong
+        return results, false
+
+    def in_crops(self, report) -> bool:
+        """Whether the change was read in crops (every board read, not the whole frame after a board moved)."""
+        reports = [report] if len(self.boards) == 1 else [r for _, r in report.boards]
+        return any("stickers in crops" in r.timings for r in reports)
+
+
+def _scene(game: str, size, rng: np.random.Generator, fill, tilt: float, extremes):
+    """A mounting over the game's board (or Orbital Battle's spread: the solar map with planet maps 3 and 5 laid
+    beside it as people lay them, bench vision_spread.py's box) and its first tables: the scene and its mounting."""
+    from companion.bench.vision_mounted import PIECES, calibrated
+    from companion.boards import default_board
+    from companion.sensing.pieces import default_registry
+    from companion.sensing.vision_profile import CameraProfile
+    from companion.sim.mounted_camera import random_mounting
+    from companion.sim.mounted_render import MountedRenderer
+    from companion.sim.mounted_scene import random_spread, random_table
+
+    if game == "orbital_battle":
+        from companion.bench.vision_spread import PIECES as SPREAD_PIECES
+        from companion.bench.vision_spread import PLANET_MAPS, box_registry
+
+        registry = box_registry()
+        counters = replace(registry, entries=tuple(e for e in registry.entries if not e.piece.startswith("planet-")))
+        boards = [default_board(game)] + [default_board(f"{game}:planet{p}") for p in PLANET_MAPS]
+        prefixes = ["", *(f"p{p}:" for p in PLANET_MAPS)]
+        seen = random_spread(boards, rng)
+        tables = [random_table(boards[0], registry, rng, SPREAD_PIECES[game], False)]
+        tables += [random_table(b, counters, rng, SPREAD_PIECES[f"{game}:planet"], False) for b in boards[1:]]
+    else:
+        registry = default_registry(game)
+        boards, prefixes = [default_board(game)], [""]
+        seen = boards[0]
+    mounting = random_mounting(seen, size, rng, fill, tilt, extremes.tilt_from)
+    renderer = MountedRenderer(seen, registry.dictionary, mounting)
+    profile = calibrated(mounting, rng, CameraProfile)
+    if game != "orbital_battle":
+        tables = [random_table(boards[0], registry, rng, PIECES.get(game, 20), False)]
+    return Scene(boards, prefixes, tables, renderer, registry, profile), mounting
+
+
 def _row(
     game: str,
     size: tuple[int, int],
@@ -155,56 +243,45 @@ def _row(
 ) -> Row:
     import cv2
 
-    from companion.bench.vision_mounted import PIECES, Camera, Extremes, calibrated
-    from companion.boards import default_board
-    from companion.sensing.pieces import default_registry
-    from companion.sensing.vision import Vision
+    from companion.bench.vision_mounted import Camera, Extremes
     from companion.sensing.vision_crops import Composer
-    from companion.sensing.vision_profile import CameraProfile
-    from companion.sim.mounted_camera import random_mounting
-    from companion.sim.mounted_render import MountedRenderer
-    from companion.sim.mounted_scene import random_table
 
-    board, registry = default_board(game), default_registry(game)
-    sites = {s.id for s in board.sites}
     row = Row()
     for m in range(mountings):
         rng = np.random.default_rng([seed, m, size[1], 7])
         extremes = extremes or Extremes()
-        mounting = random_mounting(board, size, rng, fill, tilt, extremes.tilt_from)
-        renderer = MountedRenderer(board, registry.dictionary, mounting)
-        profile = calibrated(mounting, rng, CameraProfile)
-        crops, whole = Vision(board, registry, profile), Vision(board, registry, profile)
-        table = random_table(board, registry, rng, PIECES.get(game, 20), False)
+        scene, mounting = _scene(game, size, rng, fill, tilt, extremes)
+        board, registry, profile = scene.boards[0], scene.registry, scene.profile
+        crops, whole = scene.reader(), scene.reader()
         camera = Camera(mounting, optics, "normal", rng, extremes)
         shot = camera.shot(rng)
         delivered = Delivered(camera, colours)
-        first = delivered.frame(delivered.sent(renderer.render(table, shot, rng).image))
+        first = delivered.frame(delivered.sent(scene.render(shot, rng).image))
         crops.process(first, 0.0)
         whole.process(first, 0.0)
-        if colours and (ranges := sampled_colours(board, registry, profile, whole, table, first)):
-            profile = replace(profile, colours=ranges)
-            crops, whole = Vision(board, registry, profile), Vision(board, registry, profile)
+        if colours and (ranges := sampled_colours(board, registry, profile, whole, scene.tables[0], first)):
+            profile = scene.profile = replace(profile, colours=ranges)
+            crops, whole = scene.reader(), scene.reader()
             crops.process(first, 0.0)
             whole.process(first, 0.0)
             row.calibrated += 1
         # A phone's crops, and its frames as a Pi camera sends them, raw (luma; colour where pieces are found by it)
         cut = baseline = None
         if not delivered.raw:
-            cut, baseline = Vision(board, registry, profile), Vision(board, registry, profile)
+            cut, baseline = scene.reader(), scene.reader()
             composer = Composer()  # the table's kept frame (PushedFrames)
             cut.process(first, 0.0)
             baseline.process(first, 0.0)
             row.outcomes.update({"cut": row.outcomes.get("cut", []), "luma": row.outcomes.get("luma", [])})
         for k in range(changes):
-            table, changed = _move_one(board, table, rng)
-            frame = renderer.render(table, camera.shot(rng), rng)
+            changed = scene.move(rng)
+            frame = scene.render(camera.shot(rng), rng)
             sent = delivered.sent(frame.image)  # what reaches the table: raw luma, or a JPEG to decode
             # The change read `repeats` times by copies of the pipeline as it stood (each decodes the frame as
             # sent): the least CPU time is the change's own, what other processes' load adds to it left out.
             runs = []
             for _ in range(repeats):
-                reader = copy.copy(crops)
+                reader = _copied(crops)
                 t0, c0 = time.perf_counter(), time.process_time()
                 report = reader.process(delivered.frame(sent), k + 1.0, changed)
                 t1, c1 = time.perf_counter(), time.process_time()
@@ -212,13 +289,13 @@ def _row(
             crops, a = runs[0][2], runs[0][3]
             if cut is not None and baseline is not None:
                 cut, report = _phone_crops(cut, composer, frame.image, sent, changed, k + 1.0, repeats, row, colours)
-                row.outcomes["cut"].append(_score(report, frame.truth, sites, table, profile.colours))
+                row.outcomes["cut"].append(scene.score(report, frame, profile.colours))
                 luma = frame.image if colours else cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
                 baseline, report, seconds = _least(
                     baseline, lambda r, f=luma, at=k + 1.0, c=changed: r.process(f, at, c), repeats
                 )
                 row.baseline.append(seconds)
-                row.outcomes["luma"].append(_score(report, frame.truth, sites, table, profile.colours))
+                row.outcomes["luma"].append(scene.score(report, frame, profile.colours))
                 row.whole_bytes.append(len(sent))
             if not delivered.raw:  # what the JPEG alone costs, whole and decoded at an eighth of its side (still
                 # entropy decoded whole: the least any partial decoding of a JPEG without restart markers can cost)
@@ -236,11 +313,20 @@ def _row(
             row.crops_cpu.append(runs[0][0])
             row.crops_least.append(min(cpu for cpu, _, _, _ in runs))
             row.whole.append(t2 - t1)
-            row.fallbacks += "stickers in crops" not in a.timings
+            row.fallbacks += not scene.in_crops(a)
             row.raw = delivered.raw
             for name, report in (("crops", a), ("whole", b)):
-                row.outcomes[name].append(_score(report, frame.truth, sites, table, profile.colours))
+                row.outcomes[name].append(scene.score(report, frame, profile.colours))
     return row
+
+
+def _copied(reader):
+    """A copy of a pipeline as it stands, to read a change again from the same start: one board's, or each board's
+    of a table of several."""
+    copied = copy.copy(reader)
+    if hasattr(reader, "visions"):
+        copied.visions = tuple(copy.copy(v) for v in reader.visions)
+    return copied
 
 
 def _least(reader, work, repeats: int):
@@ -248,7 +334,7 @@ def _least(reader, work, repeats: int):
     taken."""
     runs = []
     for _ in range(repeats):
-        copied = copy.copy(reader)
+        copied = _copied(reader)
         start = time.process_time()
         report = work(copied)
         runs.append((time.process_time() - start, copied, report))

@@ -12,9 +12,10 @@ either quarter turn keeps the calibration's lens model); one of another shape is
 calibrate the camera again, before the table's camera thread ever sees it.
 
 A phone's 12 MP JPEG costs the table more to decode than a settled change may take, so where the table can read the
-change in crops it asks for them instead (`wanted`: a CropPlan and its number): the page cuts them from its photo,
-turned and scaled as `fitted` would, and sends their gray bytes (`push_crops`), which the table reads as sent. A plan
-is good for one still: one sent for an older plan is refused, and the page asks again.
+change in crops it asks for them instead (`wanted`: a CropPlan, or on a table of several boards a TablePlan, and its
+number): the page cuts them from its photo, turned and scaled as `fitted` would, and sends their gray bytes
+(`push_crops`), which the table reads as sent. A plan is good for one still: one sent for an older plan is refused,
+and the page asks again.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import numpy as np
 
 from companion.errors import UserError
 from companion.sensing.camera import Frame
-from companion.sensing.vision_crops import Composer, CropPlan
+from companion.sensing.vision_crops import Composer, Plan
 
 QUIET_SECONDS = 6.0  # nothing at all from the phone for this long: it is gone (asleep, out of battery, closed)
 SAME_SHAPE = 0.01  # pictures whose sides' ratio differs from the profile's by less than this are the same shape
@@ -74,11 +75,11 @@ class PushedFrames:
         quiet: float = QUIET_SECONDS,
         size: tuple[int, int] | None = None,
         colour: bool = True,
-        planner: Callable[[], CropPlan | None] = lambda: None,
+        planner: Callable[[], Plan | None] = lambda: None,
     ) -> None:
         self._still_wanted = still_wanted
         self.planner = planner  # the crops the table would read the next still in (None: the whole still)
-        self._plan: tuple[int, CropPlan] | None = None  # the plan the phone was last given, and its number
+        self._plan: tuple[int, Plan] | None = None  # the plan the phone was last given, and its number
         self._plans = 0
         self._composer = Composer()
         self.size = size  # the camera profile's frame size (width, height): stills are fitted to it
@@ -108,7 +109,7 @@ class PushedFrames:
                 self.preview = image
             self._lock.notify_all()
 
-    def plan(self, number: int) -> CropPlan:
+    def plan(self, number: int) -> Plan:
         """The plan the phone was given as `number`; StalePlan when the table waits for no such crops now."""
         with self._lock:
             if self._plan is None or self._plan[0] != number:
@@ -129,7 +130,7 @@ class PushedFrames:
             self._plan = None
             self._lock.notify_all()
 
-    def wanted(self) -> tuple[bool, tuple[int, CropPlan] | None]:
+    def wanted(self) -> tuple[bool, tuple[int, Plan] | None]:
         """Whether the phone should send a still now, and the crops to send instead of it with their plan's number
         (None: the whole still)."""
         if not self.wants_still():

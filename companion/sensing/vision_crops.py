@@ -8,7 +8,9 @@ A camera that sends JPEGs (a phone) costs more to decode whole than a change is 
 pixels the next reading needs (a CropPlan: the crops round the sites to read and round the corner markers that tell
 the board has not moved, and the whole picture shrunk to OVERVIEW_LINES or so for the occlusion check), and reads them
 as sent, raw, with nothing to decode (`Composer`). Where pieces are found by colour, the plan names too the boxes of
-the picture the colour windows round the same sites are warped from, sent in colour.
+the picture the colour windows round the same sites are warped from, sent in colour. A table of several boards under
+the camera (Orbital Battle's planet maps beside the solar map) is asked for one TablePlan: each board whose sites
+changed with a plan of its own, its parts read for it alone, and one shrunk whole for all.
 """
 
 from __future__ import annotations
@@ -30,20 +32,12 @@ PLAN_BYTES = 16 * 1024 * 1024
 Box = tuple[int, int, int, int]
 
 
-@dataclass(frozen=True)
-class CropPlan:
-    """What the next frame is read from when the camera sends only part of its picture: the sites to read, where the
-    slow sweep goes on from after them, the picture's size (width, height) and the boxes (x0, y0, x1, y1) to send,
-    which cover every pixel the reading takes (the sites' crops and the corner markers' looks), for the board
-    named; `colour`: boxes sent in colour (three bytes a pixel, blue, green, red), where pieces are found by colour
-    round the sites read."""
+class _Parts:
+    """What a plan asks the camera to send, from its picture's size and its boxes (gray, then colour)."""
 
-    board: str
-    read: frozenset[str]
-    sweep: int
     size: tuple[int, int]
     boxes: tuple[Box, ...]
-    colour: tuple[Box, ...] = ()
+    colour: tuple[Box, ...]
 
     @property
     def overview(self) -> tuple[int, int]:
@@ -58,6 +52,64 @@ class CropPlan:
         return width * height + _area(self.boxes) + 3 * _area(self.colour)
 
 
+@dataclass(frozen=True)
+class CropPlan(_Parts):
+    """What the next frame is read from when the camera sends only part of its picture: the sites to read, where the
+    slow sweep goes on from after them, the picture's size (width, height) and the boxes (x0, y0, x1, y1) to send,
+    which cover every pixel the reading takes (the sites' crops and the corner markers' looks), for the board
+    named; `colour`: boxes sent in colour (three bytes a pixel, blue, green, red), where pieces are found by colour
+    round the sites read."""
+
+    board: str
+    read: frozenset[str]
+    sweep: int
+    size: tuple[int, int]
+    boxes: tuple[Box, ...]
+    colour: tuple[Box, ...] = ()
+
+
+@dataclass(frozen=True)
+class TablePlan(_Parts):
+    """One plan over several boards in one picture: for each board whose sites changed, its layout prefix and its own
+    plan (its sites, its sweep, and the parts read for it: its sites' crops and its own corner markers' looks). The
+    camera sends one shrunk whole, then every board's parts in the plans' order (a part two boards share is sent
+    twice, the same pixels)."""
+
+    plans: tuple[tuple[str, CropPlan], ...]
+
+    def __post_init__(self) -> None:
+        if not self.plans or len({plan.size for _, plan in self.plans}) != 1:
+            raise ValueError("a table's plan needs boards' plans, all of one picture")
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.plans[0][1].size
+
+    @property
+    def boxes(self) -> tuple[Box, ...]:
+        return tuple(box for _, plan in self.plans for box in plan.boxes)
+
+    @property
+    def colour(self) -> tuple[Box, ...]:
+        return tuple(box for _, plan in self.plans for box in plan.colour)
+
+    @property
+    def boards(self) -> tuple[str, ...]:
+        return tuple(plan.board for _, plan in self.plans)
+
+    @property
+    def read(self) -> frozenset[str]:
+        """The layout's site ids read (each board's prefix before its own)."""
+        return frozenset(prefix + site for prefix, plan in self.plans for site in plan.read)
+
+    def part(self, board: str) -> CropPlan | None:
+        """The board's own plan (None: the board is not read from these parts)."""
+        return next((plan for _, plan in self.plans if plan.board == board), None)
+
+
+Plan = CropPlan | TablePlan
+
+
 def _area(boxes: tuple[Box, ...]) -> int:
     return sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes)
 
@@ -67,7 +119,7 @@ class Cropped:
     """A frame that holds only its plan's boxes (zero elsewhere; in colour where the plan has colour boxes, its gray
     boxes gray in every channel), and the whole picture shrunk."""
 
-    plan: CropPlan
+    plan: Plan
     overview: np.ndarray
 
 
@@ -81,7 +133,7 @@ class Composer:
         self._frame: np.ndarray | None = None
         self._boxes: tuple[Box, ...] = ()
 
-    def compose(self, plan: CropPlan, body: bytes) -> tuple[np.ndarray, Cropped]:
+    def compose(self, plan: Plan, body: bytes) -> tuple[np.ndarray, Cropped]:
         """The frame at the plan's size with its boxes where they belong (the rest zero) from what the camera sent;
         ValueError when the body is not the plan's length."""
         if len(body) != plan.nbytes():
@@ -109,7 +161,7 @@ class Composer:
         return frame, Cropped(plan, overview)
 
 
-def compose(plan: CropPlan, body: bytes) -> tuple[np.ndarray, Cropped]:
+def compose(plan: Plan, body: bytes) -> tuple[np.ndarray, Cropped]:
     """One frame composed from what a camera sent for a plan, in a frame of its own (Composer.compose)."""
     return Composer().compose(plan, body)
 

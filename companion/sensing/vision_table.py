@@ -5,6 +5,11 @@ each has its own pose, kept while its markers look as they did, and a board move
 its own; the others keep theirs. Each board is read as one board alone is (vision.py), in crops round its changed
 sites or whole; a board none of whose markers show is out of view, said so, never read as empty. Sites are named as
 the game's layout names them: a board's prefix (`p3:` for planet 3's hexes) before its own site ids.
+
+A camera that sends only the parts of its picture the table names (a phone) is given one TablePlan over the boards
+whose sites changed, each board's plan its own (vision.py `crop_plan`: its sites' crops and its own corner markers'
+looks); the boards that did not change keep their last reading. A changed board with no reading yet (a map just laid
+down), or parts that would cost more than the whole picture's gray, have the whole picture asked for.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from companion.boards.model import Board
 from companion.errors import UserError
 from companion.sensing.pieces import Registry
 from companion.sensing.vision import FrameMarkers, FrameReport, Sighting, Vision
+from companion.sensing.vision_crops import PLAN_BYTES, Cropped, CropPlan, TablePlan
 from companion.sensing.vision_profile import CameraProfile
 
 
@@ -98,6 +104,7 @@ class TableVision:
             )
             for b in boards
         )
+        self._reports: tuple[FrameReport, ...] | None = None  # each board's last report (kept where not read anew)
 
     def process(
         self,
@@ -106,18 +113,63 @@ class TableVision:
         changed: Collection[str] | None = None,
         more: Sequence[np.ndarray] = (),
         by_look: bool = False,
+        cropped: Cropped | None = None,
     ) -> TableReport:
         """Every board in the frame. `changed`: layout site ids the grids say changed (each board is then read in
         crops round its own), None: every board read whole. `more`: frames of the same settled table to fuse;
-        `by_look`: a camera with no grid (Vision.process)."""
+        `by_look`: a camera with no grid (Vision.process). `cropped`: the frame holds only what `crop_plan` asked
+        for: each board it names is read from its own parts (one that moved reads nothing, and has the whole picture
+        asked for next), the others keep their last reading."""
         if image is None or image.ndim not in (2, 3) or image.size == 0:
             raise UserError("the frame is empty or not an image")
-        markers = FrameMarkers(image)  # a gray frame (a Pi camera's luma plane) is read as it is
-        reports = []
-        for where, vision in zip(self.boards, self.visions, strict=True):
-            mine = None if changed is None else self._own_sites(where, changed)
-            reports.append(vision.process(image, time, mine, markers, more, by_look))
+        if cropped is not None:
+            reports = self._from_parts(image, time, cropped)
+        else:
+            markers = FrameMarkers(image)  # a gray frame (a Pi camera's luma plane) is read as it is
+            reports = []
+            for where, vision in zip(self.boards, self.visions, strict=True):
+                mine = None if changed is None else self._own_sites(where, changed)
+                reports.append(vision.process(image, time, mine, markers, more, by_look))
+        self._reports = tuple(reports)
         return TableReport(time, tuple(zip(self.boards, self._without_neighbours(reports), strict=True)))
+
+    def crop_plan(self, changed: Collection[str]) -> TablePlan | None:
+        """The parts of the next picture the boards whose sites in `changed` (layout ids) are read from, one plan a
+        board (Vision.crop_plan); None when one of them cannot be read so (no reading yet, its markers' looks not
+        kept, its parts dearer than the picture's gray), or the parts together would cost more than the whole
+        picture's gray or PLAN_BYTES: the whole picture is needed."""
+        if self._reports is None:
+            return None
+        plans = []
+        for where, vision in zip(self.boards, self.visions, strict=True):
+            mine = self._own_sites(where, changed)
+            if mine:
+                plan = vision.crop_plan(mine)
+                if plan is None:
+                    return None
+                plans.append((where.prefix, plan))
+        if not plans:
+            return None
+        table = TablePlan(tuple(plans))
+        width, height = table.size
+        return table if table.nbytes() <= min(width * height, PLAN_BYTES) else None
+
+    def _from_parts(self, image: np.ndarray, time: float, cropped: Cropped) -> list[FrameReport]:
+        """Each board's report from a frame of a plan's parts: the boards it names read from their own parts, the
+        others' last reports as they stand."""
+        plan = cropped.plan
+        if not isinstance(plan, TablePlan):
+            raise UserError("a table of several boards reads parts asked for by a table's plan")
+        reports = []
+        for i, (where, vision) in enumerate(zip(self.boards, self.visions, strict=True)):
+            own = plan.part(where.board.name)
+            if own is None and self._reports is not None:
+                reports.append(replace(self._reports[i], time=time))
+                continue
+            # (a board with no report kept reads nothing from an empty plan: it has the whole picture asked for)
+            own = own or CropPlan(where.board.name, frozenset(), 0, plan.size, ())
+            reports.append(vision.process(image, time, cropped=Cropped(own, cropped.overview)))
+        return reports
 
     def _own_sites(self, where: BoardInView, changed: Collection[str]) -> set[str]:
         """The board's own site ids among the layout's: those with its prefix, and no longer prefix that fits."""

@@ -8,10 +8,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from companion.sensing.vision_crops import CropPlan
+from companion.sensing.vision_crops import Plan
 
 
-def cut(photo: np.ndarray, plan: CropPlan) -> bytes:
+def cut(photo: np.ndarray, plan: Plan) -> bytes:
     """What the page sends for `plan` from its photo (BGR or gray, already at the plan's size)."""
     gray = photo if photo.ndim == 2 else cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
     parts = [cv2.resize(gray, plan.overview, interpolation=cv2.INTER_AREA)]

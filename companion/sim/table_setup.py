@@ -57,6 +57,7 @@ def make_twin(
     token: str | None = TOKEN,
     firmware: Path | None = None,
     own_clock: bool = False,
+    phone: bool = False,
 ) -> Twin:
     """The twin around the unfinished game in `db` if it holds one (as `companion serve` resumes it), else a new game;
     `camera`: the rendered camera watches the table too (None: if the game has a piece registry); `beside`: the
@@ -64,7 +65,8 @@ def make_twin(
     alone reads them, or without a camera their moves are declared on the phones; `token`: the table's token (None:
     the one kept beside the log, as `companion serve` keeps it); `firmware`: where the firmware for a "simavr" grid
     is built (default: the twin's own folder); `own_clock`: the table's threads stay still and a driver on a clock of
-    its own looks at the board (`bench messy`'s hands in time, hand_clock.py)."""
+    its own looks at the board (`bench messy`'s hands in time, hand_clock.py); `phone`: the camera is a phone on a
+    stand (the camera page's frames, which the caller sends, drawn by the twin's camera model)."""
     if game not in names():
         raise UserError(f"unknown game {game!r} (known: {', '.join(names())})")
     engine = load(game)
@@ -86,14 +88,14 @@ def make_twin(
         boards=(*(BoardGrid(on.board.name, str(work / f"ttyGRID{i}"), str(on.profile))
                   for i, on in enumerate(on_grids)),
                 *(() if beside or not watching else (BoardGrid(spec, "none") for spec in boards_beside(game)))),
-        camera="twin" if watching else "none",
+        camera=("phone" if phone else "twin") if watching else "none",
         camera_profile=str(work / "camera.json") if watching else None,
     )  # fmt: skip
     model = twin_camera(game, board, seed, record[2], on_grids) if watching else None
     frames = None
     if model is not None:
         _camera_profile(model, work / "camera.json")
-    if model is not None:
+    if model is not None and not phone:
         from companion.sim.twin_frames import RenderedFrames
 
         frames = RenderedFrames(model, _frame_size(model))

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from companion.sensing.pieces import Registry
     from companion.sensing.pushed import PushedFrames
     from companion.sensing.vision import Vision
-    from companion.sensing.vision_crops import Cropped, CropPlan
+    from companion.sensing.vision_crops import Cropped, Plan
     from companion.sensing.vision_profile import CameraProfile
     from companion.sensing.vision_table import TableVision
 
@@ -399,14 +399,13 @@ class LiveTable:
         changed = observer.changed_sites()
         return changed is None or (bool(changed) and observer.grid_quiet(time.monotonic()))
 
-    def _crop_plan(self) -> CropPlan | None:
-        """The crops a phone sends instead of its still: where the board in play's reader would read the sites the
-        grid says changed (None: the whole still, as on a table of several boards or before the first reading)."""
-        from companion.sensing.vision import Vision
-
+    def _crop_plan(self) -> Plan | None:
+        """The crops a phone sends instead of its still: where the board in play's reader (or on a table of several
+        boards, each changed board's) would read the sites the grid says changed (None: the whole still, as before
+        the first reading)."""
         reader, observer = self.vision, self.observer
         changed = observer.sites_to_read() if observer is not None else None
-        if reader is None or changed is None or not isinstance(reader[0], Vision):
+        if reader is None or changed is None:
             return None
         return reader[0].crop_plan(changed)
 
@@ -511,10 +510,17 @@ class LiveTable:
 
 
 def _planned(reader: Reader | None, cropped: Cropped) -> bool:
-    """Whether the reader is the one board's whose plan the crops follow."""
+    """Whether the reader is the one whose plan the crops follow: the one board's, or the table's of several boards
+    (a plan over boards it reads)."""
     from companion.sensing.vision import Vision
+    from companion.sensing.vision_crops import TablePlan
 
-    return reader is not None and isinstance(reader[0], Vision) and reader[0].board.name == cropped.plan.board
+    if reader is None:
+        return False
+    vision, plan = reader[0], cropped.plan
+    if isinstance(vision, Vision):
+        return not isinstance(plan, TablePlan) and vision.board.name == plan.board
+    return isinstance(plan, TablePlan) and set(plan.boards) <= {where.board.name for where in vision.boards}
 
 
 def _vision(
