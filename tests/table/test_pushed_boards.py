@@ -1,10 +1,13 @@
 """A phone on a stand over a table of several boards (Orbital Battle's solar map with the planet maps beside it, each
-on a grid of its own), as `companion serve` assembles it: a settled change on a planet map, or on the solar map, is
-read from the parts of the photo the table names for that board alone and booked; a board that moved under the parts
-has the next photo asked for whole."""
+on a grid of its own), as `companion serve` assembles it (the twin's table and grids, the phone's photos over HTTP to
+the production server): a settled change on a planet map, or on the solar map, is read from the parts of the photo
+the table names for the boards with sites to read and booked; a board that moved under the parts has the next photo
+asked for whole."""
 
 from __future__ import annotations
 
+import http.client
+import json
 import random
 from collections.abc import Iterator
 
@@ -12,13 +15,16 @@ import numpy as np
 import pytest
 
 from companion.rules import Action
-from companion.sensing.vision_crops import TablePlan
+from companion.sensing.vision_crops import CropPlan, TablePlan
 from companion.sim.phone_crops import cut
 from companion.sim.players import scripted_action
-from companion.sim.table_setup import make_twin
+from companion.sim.table_setup import TOKEN, make_twin
 from companion.sim.twin import Twin
 from companion.sim.twin_spread import SpreadCamera
+from companion.web.context import WebSettings
+from companion.web.serve import start_server
 from tests.table.conftest import until
+from tests.web.conftest import free_port
 
 GAME = "orbital_battle"
 
@@ -37,13 +43,40 @@ def twin(tmp_path_factory) -> Iterator[Twin]:
     first = next(a for a in _buys(twin) if str(a.get("at")).startswith("p") and a.get("kind") == "army")
     session.submit(first, "phone", session.game.phase(session.state).actor)
     with twin:
-        phone = twin.live.phone
-        assert phone is not None and isinstance(twin.camera, SpreadCamera)
-        layout = session.game.layout(session.state)
-        assert until(phone.wants_still, what="a photo asked for") and phone.wanted()[1] is None  # the first: whole
-        phone.push(twin.camera.render(layout)[0], still=True)
-        until(lambda: phone.wants_still() or not twin.live.wants_frame(), what="the first photo read")
-        yield twin
+        server = start_server(twin.web, "127.0.0.1", free_port(), WebSettings(), threads=4)
+        twin.server = server  # type: ignore[attr-defined]
+        try:
+            phone = twin.live.phone
+            assert phone is not None and isinstance(twin.camera, SpreadCamera)
+            layout = session.game.layout(session.state)
+            assert "crops" not in _wanted(twin)  # nothing read yet: the whole photo first
+            phone.push(twin.camera.render(layout)[0], still=True)
+            until(lambda: phone.wants_still() or not twin.live.wants_frame(), what="the first photo read")
+            yield twin
+        finally:
+            server.stop()
+
+
+def _request(twin: Twin, method: str, path: str, body: bytes | None = None, kind: str = "") -> tuple[int, dict]:
+    connection = http.client.HTTPConnection("127.0.0.1", twin.server.port, timeout=10)  # type: ignore[attr-defined]
+    connection.request(method, path, body, {"X-Orrery-Token": TOKEN, "Content-Type": kind})
+    response = connection.getresponse()
+    answer = response.status, json.loads(response.read())
+    connection.close()
+    return answer
+
+
+def _wanted(twin: Twin) -> dict:
+    """What the table asks the phone for once it wants a photo."""
+    return until(lambda: (w := _request(twin, "GET", "/api/camera/wanted")[1])["still"] and w, what="a photo asked for")
+
+
+def _send_parts(twin: Twin, wanted: dict, photo: np.ndarray) -> tuple[int, dict]:
+    """The parts of `photo` the table named in `wanted`, cut as the camera page cuts them, sent as it sends them."""
+    crops = wanted["crops"]
+    plan = CropPlan("", frozenset(), 0, (crops["width"], crops["height"]), tuple(map(tuple, crops["boxes"])))
+    body = cut(photo, plan)
+    return _request(twin, "POST", f"/api/camera/frame?crops={crops['plan']}", body, "application/octet-stream")
 
 
 def _buys(twin: Twin) -> list[Action]:
@@ -60,16 +93,17 @@ def _bought(twin: Twin, where: str) -> tuple[Action, dict]:
     return action, dict(session.game.layout(session.game.apply(session.state, action)[0]))
 
 
-def _set_down(twin: Twin, after: dict, site: str) -> tuple[int, TablePlan]:
-    """The counter set down (the grid settled on it): the parts of the photo the table then asks for."""
+def _set_down(twin: Twin, after: dict, site: str) -> tuple[dict, TablePlan]:
+    """The counter set down (the grid settled on it): what the table then asks the phone for, and its plan."""
     observer = twin.live.observer
     assert observer is not None and twin.live.phone is not None
     twin.set_board(after)
     until(lambda: site in (observer.changed_sites() or set()), what="the change in the table's senses")
-    until(twin.live.phone.wants_still, what="a photo asked for")
-    still, plan = twin.live.phone.wanted()
-    assert still and plan is not None and isinstance(plan[1], TablePlan), plan
-    return plan[0], plan[1]
+    wanted = _wanted(twin)
+    assert "crops" in wanted, wanted
+    plan = twin.live.phone.plan(wanted["crops"]["plan"])
+    assert isinstance(plan, TablePlan), plan
+    return wanted, plan
 
 
 @pytest.mark.parametrize("where", ["p", "r"], ids=["a planet map", "the solar map"])
@@ -77,7 +111,7 @@ def test_a_change_on_one_board_is_read_from_that_boards_parts_and_booked(twin, w
     session = twin.live.session
     action, after = _bought(twin, where)
     site = str(action.get("at"))
-    number, plan = _set_down(twin, after, site)
+    wanted, plan = _set_down(twin, after, site)
     # The changed board's own plan (its site, its own corner markers' looks), only boards with sites to read: a
     # fraction of the picture.
     width, height = plan.size
@@ -87,8 +121,9 @@ def test_a_change_on_one_board_is_read_from_that_boards_parts_and_booked(twin, w
     assert site.removeprefix(prefix) in own.read and own.board == (f"{GAME}:planet{prefix[1:-1]}" if prefix else GAME)
     to_read = twin.live.observer.sites_to_read()
     assert {at for at, _ in plan.plans} == {s.split(":")[0] + ":" if ":" in s else "" for s in to_read}
-    twin.live.phone.push_crops(number, cut(twin.camera.render(after)[0], plan))
     count = len(session.actions)
+    status, answer = _send_parts(twin, wanted, twin.camera.render(after)[0])
+    assert status == 200, answer
     until(lambda: len(session.actions) > count, what="the unit booked")
     assert session.actions[-1] == action and session.game.layout(session.state) == after
     assert list(session.store.entries(session.record.id))[-1].source == "board"
@@ -97,12 +132,17 @@ def test_a_change_on_one_board_is_read_from_that_boards_parts_and_booked(twin, w
 def test_a_board_moved_under_the_parts_has_the_next_photo_asked_for_whole(twin):
     session = twin.live.session
     action, after = _bought(twin, "p")
-    number, plan = _set_down(twin, after, str(action.get("at")))
+    wanted, _ = _set_down(twin, after, str(action.get("at")))
     pushed = np.roll(twin.camera.render(after)[0], (30, 45), axis=(0, 1))  # every map pushed across the table
     count = len(session.actions)
-    twin.live.phone.push_crops(number, cut(pushed, plan))
-    until(twin.live.phone.wants_still, what="the next photo asked for")
-    assert twin.live.phone.wanted()[1] is None and len(session.actions) == count  # nothing read: asked for whole
+    # Parts of another length are refused from the request's head, before the body is read; then the parts as asked.
+    crops = wanted["crops"]
+    status, answer = _request(
+        twin, "POST", f"/api/camera/frame?crops={crops['plan']}", b"\0", "application/octet-stream"
+    )
+    assert status == 400 and "where the table asked for" in answer["error"], answer
+    assert _send_parts(twin, wanted, pushed)[0] == 200
+    assert "crops" not in _wanted(twin) and len(session.actions) == count  # nothing read: asked for whole
     twin.live.phone.push(twin.camera.render(after)[0], still=True)
     until(lambda: len(session.actions) > count, what="the unit booked")
     assert session.actions[-1] == action
