@@ -146,3 +146,25 @@ def test_a_board_moved_under_the_parts_has_the_next_photo_asked_for_whole(twin):
     twin.live.phone.push(twin.camera.render(after)[0], still=True)
     until(lambda: len(session.actions) > count, what="the unit booked")
     assert session.actions[-1] == action
+
+
+def test_parts_that_arrive_after_another_board_changed_are_dropped_and_the_next_photo_is_read(twin):
+    """A counter bought onto a planet map, its photo's parts asked for, and a second one set down on the solar map
+    before they arrive: the parts show a table the grids no longer have, so nothing is read from them; the second
+    counter taken back up, the next photo's parts book the first."""
+    session = twin.live.session
+    action, after = _bought(twin, "p")
+    site = str(action.get("at"))
+    wanted, plan = _set_down(twin, after, site)
+    solar = next(s.id for s in twin.live.board.sites if not after.get(s.id) and s.id not in plan.read)
+    twin.set_board({**after, solar: ("transport-red",)})
+    until(lambda: solar in (twin.live.observer.changed_sites() or set()), what="the second change")
+    count = len(session.actions)
+    assert _send_parts(twin, wanted, twin.camera.render(after)[0])[0] == 200  # (the photo of the plan's moment)
+    until(twin.live.phone.wants_still, what="the parts read through")
+    assert len(session.actions) == count and {site, solar} <= twin.live.observer.changed_sites()  # neither read
+    wanted, plan = _set_down(twin, after, site)
+    assert site in plan.read
+    assert _send_parts(twin, wanted, twin.camera.render(after)[0])[0] == 200
+    until(lambda: len(session.actions) > count, what="the unit booked")
+    assert session.actions[-1] == action
