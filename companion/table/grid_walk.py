@@ -21,7 +21,7 @@ from companion.boards import Board
 from companion.calibration.grid import SETTLE, GridProfile, GridRecording, NewSwitches, save_profile
 from companion.sensing.frames import Switch
 from companion.table.observe import Observer
-from companion.table.steps import NotNow, Ticker
+from companion.table.steps import Ending, NotNow, Ticker
 
 POLL = 0.01  # seconds between looks at the grid's switches
 
@@ -77,12 +77,13 @@ class TableGrid:
 
 class Walked:
     """What the walk-throughs run from the phones share (this one and the probe for which grid lies under which
-    board, probe_walk.py): each change told to every phone, the end told once, a thread that reads the grids."""
+    board, probe_walk.py): each change told to every phone, the end told once (to the table first: steps.Ending),
+    a thread that reads the grids."""
 
     _lock: threading.Lock
     _on_change: Callable[[Status], None]
-    _on_end: Callable[[], None]
     _ticker: Ticker
+    _ending: Ending
 
     def start(self) -> Status:
         """Tell the first step and start reading the switches."""
@@ -92,17 +93,14 @@ class Walked:
         return status
 
     def status(self) -> Status:
-        with self._lock:
-            return self._status()
+        """As every phone is told it: an end is told once the table has it."""
+        return self._ending.read(self._lock, self._status)
 
     def _status(self) -> Status:
         raise NotImplementedError
 
     def _tell(self, status: Status, ended: bool) -> None:
-        self._on_change(status)
-        if ended:
-            self._ticker.stop()
-            self._on_end()
+        self._ending.tell(status, ended, self._ticker)  # an end: the table resumes its referee, then phones hear
 
 
 class GridWalk(Walked):
@@ -142,7 +140,8 @@ class GridWalk(Walked):
         self.refused = False
         self._lost = False
         self._lock = threading.Lock()
-        self._on_change, self._on_end = on_change, on_end
+        self._on_change = on_change
+        self._ending = Ending(on_change, on_end)
         self._watch = NewSwitches(grid.closed() or (), grid.settle)
         self._ticker = Ticker(self._look, every, "grid-walk")
 
@@ -176,7 +175,7 @@ class GridWalk(Walked):
                 self._moved_on()
                 # The step changed under the player's hands: what is closed now counts only once it has opened.
                 self._watch = NewSwitches(self.grid.closed() or (), self.grid.settle)
-            status, ended = self._status(), not self.running
+            status, ended = self._status(), self._ending.mark(not self.running)
         self._tell(status, ended)
         return status
 
@@ -193,7 +192,7 @@ class GridWalk(Walked):
                 self.message, self.refused = offer.text, offer.verdict != "mapped"
                 self._moved_on()
                 changed = True
-            status, ended = (self._status() if changed else None), not self.running
+            status, ended = (self._status() if changed else None), changed and self._ending.mark(not self.running)
         if status is not None:
             self._tell(status, ended)
         return not ended

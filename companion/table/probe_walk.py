@@ -18,7 +18,7 @@ from typing import Any
 from companion.calibration.grid import SETTLE
 from companion.calibration.grid_probe import GridProbe, PortWatch
 from companion.table.grid_walk import Status, Walked
-from companion.table.steps import NotNow, Ticker
+from companion.table.steps import Ending, NotNow, Ticker
 
 POLL = 0.01
 
@@ -57,7 +57,8 @@ class ProbeWalk(Walked):
         self.message: str | None = None
         self.refused = False
         self._lock = threading.Lock()
-        self._on_change, self._on_end = on_change, on_end
+        self._on_change = on_change
+        self._ending = Ending(on_change, on_end)
         self._watch = PortWatch(self._closed(), table.settle)
         self._ticker = Ticker(self._look, every, "grid-probe")
 
@@ -83,7 +84,7 @@ class ProbeWalk(Walked):
                 self._watch = PortWatch(self._closed(), self.table.settle)
             if self.running and (do == "save" or self.probe.board is None):
                 self._save()
-            status, ended = self._status(), not self.running
+            status, ended = self._status(), self._ending.mark(not self.running)
         self._tell(status, ended)
         return status
 
@@ -103,7 +104,7 @@ class ProbeWalk(Walked):
             self.refused = offer.verdict != "bound" or offer.wrong is not None
             if self.probe.board is None:
                 self._save()
-            status, ended = self._status(), not self.running
+            status, ended = self._status(), self._ending.mark(not self.running)
         self._tell(status, ended)
         return not ended
 

@@ -21,7 +21,7 @@ from companion.boards import Board
 from companion.rules.engine import points_to, unpointed
 from companion.table.observation import Observation, same_piece
 from companion.table.observe import Observer
-from companion.table.steps import NotNow, Ticker
+from companion.table.steps import Ending, NotNow, Ticker
 from companion.table.words import COLOURS, piece_words
 
 POLL = 0.05  # seconds between looks at the board
@@ -77,7 +77,8 @@ class SetupGuide:
         self._astray = False  # the board changed since, and not by the piece asked for: a move made too early
         self._many = Counter(piece for stack in self.layout.values() for piece in stack)
         self._lock = threading.Lock()
-        self._on_change, self._on_end = on_change, on_end
+        self._on_change = on_change
+        self._ending = Ending(on_change, on_end)
         self._ticker = Ticker(self._look, every, "setup-guide") if observer is not None else None
         if not self.order:
             self._finish()
@@ -103,8 +104,8 @@ class SetupGuide:
         return self.state == "placing"
 
     def status(self) -> Status:
-        with self._lock:
-            return self._status()
+        """As every phone is told it: an end is told once the table has it."""
+        return self._ending.read(self._lock, self._status)
 
     def command(self, do: str) -> Status:
         """placed (the piece asked for is on its site: a tap), back (ask the one before again) or stop."""
@@ -130,7 +131,7 @@ class SetupGuide:
                 )
             elif self.done == len(self.order):
                 self._finish()
-            status, ended = self._status(), not self.running
+            status, ended = self._status(), self._ending.mark(not self.running)
         self._tell(status, ended)
         return status
 
@@ -159,7 +160,7 @@ class SetupGuide:
             else:
                 self._check_wrong(observation)
             changed = (self.done, self.wrong, self.message, self._how()) != before
-            status, ended = (self._status() if changed else None), not self.running
+            status, ended = (self._status() if changed else None), changed and self._ending.mark(not self.running)
         if status is not None:
             self._tell(status, ended)
         return not ended
@@ -283,8 +284,4 @@ class SetupGuide:
         }
 
     def _tell(self, status: Status, ended: bool) -> None:
-        self._on_change(status)
-        if ended:
-            if self._ticker is not None:
-                self._ticker.stop()
-            self._on_end()
+        self._ending.tell(status, ended, self._ticker)  # an end: the table resumes its referee, then phones hear

@@ -46,6 +46,7 @@ class Guides:
         self._play = play
         self._hub = hub
         self._lock = threading.RLock()
+        self._holding = threading.Lock()  # one decision to hold or resume the referee at a time, carried out whole
         self.grid = grid  # the reed grid, its profile file and the observer that reads it (None: no grid)
         self.beside = list(beside)  # the grids under boards beside the game's own (Orbital Battle's planet maps)
         self.probe = probe  # which grid lies under which board, found from the phones (None: one grid)
@@ -196,9 +197,9 @@ class Guides:
             if do != "stop":
                 raise NotNow("the grid is learning the board first: walk it, or start the guide without it")
             first.stop("The guide has stopped. Declare moves on a phone until the grid is walked from Calibrate.")
+            self.hold_loop()  # the referee back before any phone hears the guide has stopped
             status = first.status()
             self._hub.transient("setup", status)
-            self.hold_loop()
             return status
         guide = self.guide
         if guide is None or not guide.running:
@@ -213,15 +214,18 @@ class Guides:
 
     def hold_loop(self) -> None:
         """Pause the referee while a guide runs, resume it after. Outside the guides' lock: the loop may be judging
-        a board and announcing it, which reads the table's state."""
-        with self._lock:
-            loop = self._play.loop
-            held = any(g is not None and g.running for g in (self.walk, self.guide, self.first))
-        if loop is None or loop.paused == held:
-            return
-        if held:
-            loop.pause()
-            self._hub.transient("question", None)
-        else:
-            loop.resume()
+        a board and announcing it, which reads the table's state. A walk's end hands over on the walk's own thread
+        while a phone may start the next: each decision is carried out before the next is made, so a stale one
+        never resumes the referee under a walk that has just begun."""
+        with self._holding:
+            with self._lock:
+                loop = self._play.loop
+                held = any(g is not None and g.running for g in (self.walk, self.guide, self.first))
+            if loop is None or loop.paused == held:
+                return
+            if held:
+                loop.pause()
+                self._hub.transient("question", None)
+            else:
+                loop.resume()
         self._play.publish_state()

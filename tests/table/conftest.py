@@ -48,11 +48,13 @@ def until(test: Any, within: float = 15.0, what: str = "the table") -> Any:
     raise AssertionError(f"{what} did not come within {within} s")
 
 
-def play_until_done(twin: Any, guide: Any, within: float = 30.0) -> None:
-    """The twin's players act (moving the calibration magnet, tapping Placed) until the page's guide has ended."""
+def play_until_done(twin: Any, guide: Any, within: float = 30.0) -> dict[str, Any]:
+    """The twin's players act (moving the calibration magnet, tapping Placed) until the page's guide has ended; its
+    status as the phones are told it (by then the table has had the end: its referee judges again)."""
     import time
 
     deadline = time.monotonic() + within
     while guide.running:
         assert time.monotonic() < deadline, guide.status()
         twin.step()
+    return guide.status()

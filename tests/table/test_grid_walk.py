@@ -1,10 +1,13 @@
 """The grid's calibration walk: the recording's steps and refusals (shared by the terminal and the phones), how new
-switches are told apart, and the phones' walk-through against a virtual grid over a pty."""
+switches are told apart, and the phones' walk-through against a virtual grid over a pty, whose end reaches the referee
+before the phones."""
 
 from __future__ import annotations
 
 import json
+import threading
 import time
+from dataclasses import dataclass
 
 import pytest
 
@@ -14,8 +17,12 @@ from companion.sensing.reed import ReedLink
 from companion.sim.simavr_grid import virtual_grid
 from companion.sim.twin import switch_map
 from companion.table.grid_walk import GridWalk, TableGrid
+from companion.table.loop import TableLoop
 from companion.table.observe import Observer
+from companion.table.session import Session
 from companion.table.steps import NotNow
+from companion.table.store import Store
+from companion.web.table import Table as WebTable
 
 BOARD = default_board("trajectory")
 FOUR = ["o1s0", "o1s1", "o1s2", "o1s3"]
@@ -185,8 +192,8 @@ def test_a_walk_of_a_few_sites_saves_them_with_the_others_kept_and_the_observer_
     t.grid.close_switch(7, 7)
     until(lambda: walk.status()["site"] == "o1s1")
     t.grid.close_switch(7, 6)
-    until(lambda: not walk.running)
-    assert walk.state == "saved" and t.ended == 1
+    until(lambda: walk.status()["state"] == "saved")  # as a phone is told it: the table has had the end by then
+    assert t.ended == 1 and t.news[-1]["state"] == "saved"
     saved = load_profile(t.table_grid.profile, BOARD).sites
     assert saved == {**wired, "o1s0": (7, 7), "o1s1": (7, 6)} and t.calibrated[-1].sites == saved
     assert t.observer.switch_sites[(7, 7)] == "o1s0" and (0, 0) not in t.observer.switch_sites
@@ -243,3 +250,103 @@ def test_a_walk_needs_a_grid_that_answers_and_sites_the_board_has(table):
     with pytest.raises(NotNow, match="the reed grid is not answering"):
         GridWalk(t.table_grid, None, t.news.append, t._end)
     assert t.news == []
+
+
+# The walk's end at the table the phones serve: the referee is judging again before any phone hears the walk (or the
+# guided setup) has ended, however late the thread that ends it gets round to resuming it.
+
+
+class LateResume:
+    """The table's referee resumed late, as a loaded machine may: the thread resuming it waits a while first."""
+
+    def __init__(self, loop: TableLoop, monkeypatch: pytest.MonkeyPatch, delay: float = 0.3) -> None:
+        self.begun = threading.Event()  # set once a resume is under way (the decision to resume is made)
+        resume = loop.resume
+
+        def late() -> None:
+            self.begun.set()
+            time.sleep(delay)
+            resume()
+
+        monkeypatch.setattr(loop, "resume", late)
+
+
+@dataclass
+class Served:
+    """The web table over `Table`'s grid: its referee's loop, and each walk's or guide's status as the phones were
+    told it, with whether the referee was held back at that moment."""
+
+    t: Table
+    web: WebTable
+    told: list[tuple[str, str, bool]]
+
+    @property
+    def loop(self) -> TableLoop:
+        assert self.web.loop is not None
+        return self.web.loop
+
+
+@pytest.fixture
+def served(table, tmp_path, monkeypatch):
+    t = table()
+    store = Store(tmp_path / "t.db")
+    session = Session.start(store, "trajectory", ["red", "blue"], {}, 0)
+    web = WebTable(session, TableLoop(session, t.observer), token="t", grid=t.table_grid,
+                   make_loop=lambda session: TableLoop(session, t.observer))  # fmt: skip
+    served = Served(t, web, [])
+    transient = web.hub.transient
+
+    def tell(kind: str, data: object, made: int | None = None) -> None:
+        if kind in ("calibration", "setup") and isinstance(data, dict):
+            served.told.append((kind, data["state"], served.loop.paused))
+        transient(kind, data, made)
+
+    monkeypatch.setattr(web.hub, "transient", tell)
+    yield served
+    web.session.store.close()
+    store.close()
+
+
+def test_a_phone_hears_a_walk_saved_only_once_the_referee_is_back(served, monkeypatch):
+    """The walk ends on its own thread when the last switch closes, and the table resumes its referee there: however
+    late that comes, the stream says "saved", and the status reads it, only with the referee judging again."""
+    LateResume(served.loop, monkeypatch)
+    guides = served.web.guides
+    guides.start_walk(["o1s0"])
+    walk = guides.walk
+    assert walk is not None and served.loop.paused
+    served.t.grid.close_switch(7, 7)
+    until(lambda: not walk.running)  # the walk took the switch: its end is on its way to the table
+    assert walk.status()["state"] == "saved" and not served.loop.paused
+    assert served.told[-1] == ("calibration", "saved", False)
+
+
+def test_a_walk_begun_while_the_last_one_hands_its_end_over_keeps_the_referee_held(served, monkeypatch):
+    """The first walk's end has decided to resume the referee when a phone starts the next walk: the referee is
+    held for the new walk, not resumed under it by the old decision."""
+    late = LateResume(served.loop, monkeypatch)
+    guides = served.web.guides
+    guides.start_walk(["o1s0"])
+    first = guides.walk
+    assert first is not None
+    served.t.grid.close_switch(7, 7)
+    assert late.begun.wait(10)  # the first walk's end is resuming the referee...
+    guides.start_walk(["o1s1"])  # ...when the next walk starts
+    assert first.status()["state"] == "saved"  # (the first's end has reached the table)
+    assert guides.walk is not first and guides.walking and served.loop.paused
+    guides.walk_command("stop")
+    assert not served.loop.paused and served.told[-1] == ("calibration", "stopped", False)
+
+
+def test_a_phone_hears_the_setup_placed_or_the_grids_wait_stopped_only_once_the_referee_is_back(served):
+    guides = served.web.guides
+    total = guides.start_guide()["total"]
+    assert served.loop.paused and total > 1
+    for _ in range(total):  # each piece a tap
+        guides.guide_command("placed")
+    assert not served.loop.paused and served.told[-1] == ("setup", "placed", False)
+
+    served.web.new_game("trajectory", ["red", "blue"], {}, 1)  # the grid has learnt no site: the walk comes first
+    assert served.loop.paused and served.told[-1] == ("setup", "waiting", True)
+    guides.guide_command("stop")  # the group plays on without the grid
+    assert not served.loop.paused and served.told[-1] == ("setup", "stopped", False)

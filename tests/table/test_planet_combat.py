@@ -101,8 +101,7 @@ def test_the_demo_players_walk_a_planet_maps_grid_and_find_each_maps_grid(tmp_pa
         assert table.guides.walk.state == "saved" and not twin.loop.paused
         before = twin.link, list(twin.beside_links)
         table.guides.start_probe()
-        play_until_done(twin, table.guides.walk)
-        status = table.guides.walk.status()
+        status = play_until_done(twin, table.guides.walk)
         assert status["state"] == "saved" and status["mapped"] == 9 and "config had it" not in status["message"]
         assert (twin.link, twin.beside_links) == before  # each map was already read from its own grid
         stats = twin.play(40)
