@@ -48,6 +48,9 @@ class Session:
         self._state = state
         self._opening = opening  # the first state: undo replays from it, never from the files set up from
         self._stack = stack
+        # The log entry that made the state (its id): what a phone's list of moves names, so that the phone can
+        # tell a list made from the state it shows from one made before or after it.
+        self._made_by = store.last_entry_id()
         # Every change is made and announced under this lock; whoever listens and locks as it hears (the referee's
         # loop) shares it rather than taking a second lock, as two locks taken in opposite orders by two threads
         # (a phone's move or a sense's note against the referee's booking) would stop the table.
@@ -109,6 +112,11 @@ class Session:
         return self._state
 
     @property
+    def made_by(self) -> int:
+        """The id of the log entry that made the state in play (a game resumed: the log's last entry then)."""
+        return self._made_by
+
+    @property
     def actions(self) -> tuple[Action, ...]:
         return self._stack.actions
 
@@ -132,6 +140,7 @@ class Session:
                 "layout": {site: list(pieces) for site, pieces in self.game.layout(self._state).items()},
                 "outcome": outcome.to_json() if outcome else None,
                 "last_entry": self.store.last_entry_id(),
+                "made_by": self._made_by,
             }
 
     # What changes the game.
@@ -162,7 +171,7 @@ class Session:
                 status="over" if over else None,
                 phone=phone,
             )
-            self._state, self._stack = state, stack
+            self._state, self._stack, self._made_by = state, stack, entry.id
             if over:
                 self.record = self.store.game(self.record.id)
             self._announce(entry)
@@ -199,7 +208,7 @@ class Session:
                 phone=phone,
             )
             self.record = self.store.game(self.record.id)
-            self._state, self._stack = state, stack
+            self._state, self._stack, self._made_by = state, stack, entry.id
             self._announce(entry)
             return entry
 
@@ -240,7 +249,7 @@ class Session:
             )
             if status is not None:
                 self.record = self.store.game(self.record.id)
-            self._state, self._stack = state, stack
+            self._state, self._stack, self._made_by = state, stack, logged.id
             self._announce(logged)
             return logged
 

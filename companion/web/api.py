@@ -82,12 +82,16 @@ def board() -> Response:
 @api.get("/inputs")
 def inputs() -> Response:
     """Every legal action now, split into declared inputs (phone) and board moves (board), each with its sentence,
-    the sites it changes and its arguments in words."""
+    the sites it changes and its arguments in words; `made_by` names the state they were made from, as the states a
+    phone is sent do, so that the phone offers no move of a state it no longer shows."""
     session = table().session
-    game, current = session.game, session.state
+    with session.lock:  # the state and its name read together
+        game, current, made_by = session.game, session.state, session.made_by
     listed = legal_inputs(game, current, table().words())
     muster = game.muster(current)
     return jsonify(
+        game_id=session.record.id,
+        made_by=made_by,
         actor=game.phase(current).actor,
         phone=[item for item in listed if not item["board"]],
         board=[item for item in listed if item["board"]],

@@ -4,6 +4,7 @@ move, a mismatch, reconnecting, a spectator, and screenshots at phone and tablet
 from __future__ import annotations
 
 import re
+import threading
 import time
 
 import pytest
@@ -12,6 +13,7 @@ from playwright.sync_api import Page, expect
 from companion.rules import Action
 
 from .conftest import ARTIFACTS, BOARD, TOKEN
+from .test_taps_browser import caught_up
 
 
 @pytest.fixture
@@ -241,6 +243,50 @@ def test_a_piece_picked_stays_picked_through_a_state_that_changes_nothing_it_may
             time.sleep(0.02)
         assert served.session.actions[-1].to_json() == item["action"]
     finally:
+        page.context.close()
+
+
+def test_the_moves_of_a_state_gone_take_no_tap_until_the_new_states_come(browser, served):
+    """A new state is drawn at once and its moves are asked for after it, so on a busy table they come a moment
+    later. Meanwhile the moves of the state before stay where they were (nothing vanishes under a finger) but take no
+    tap, as one may no longer be legal; a tap on the map then is answered with the new state's moves once they come."""
+    held, view = threading.Event(), served.server.app.view_functions["api.inputs"]
+
+    def slow(*args, **kwargs):  # the moves of a state, held back as a loaded table holds them
+        held.wait(10)
+        return view(*args, **kwargs)
+
+    held.set()
+    served.server.app.view_functions["api.inputs"] = slow
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    try:
+        join(page, served, "red")
+        session = served.session
+        caught_up(page, session)
+        home = next(site for site, pieces in session.game.layout(session.state).items() if "ship-red" in pieces)
+        old = page.locator("#declared button", has_text="Move (")
+        said = old.inner_text()
+        held.clear()
+        booked = len(session.actions) + 1
+        session.submit(Action.make("move", to="o3s1"), "board", None)  # the table flies Red's ship: its move made
+        page.wait_for_function("(by) => window.orrery.app.state.made_by === by", arg=session.made_by)
+        expect(page.locator('#map [data-piece="ship-red"][data-at="o3s1"]')).to_have_count(1)  # the new state shown
+        expect(old).to_have_text(said)  # the panel as it was
+        for spot in (old, page.locator(f'#map [data-site="{home}"]')):  # a finger on the old button, then the map
+            box = spot.bounding_box()
+            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.wait_for_timeout(300)
+        expect(page.locator("#pick")).to_be_hidden()  # no sheet of the moves gone
+        held.set()
+        caught_up(page, session)
+        expect(page.locator("#declared button", has_text="Move (")).to_have_count(0)  # the new state's moves
+        expect(page.locator("#primary button", has_text="End turn")).to_be_visible()
+        expect(page.locator("#pick")).to_be_visible()  # the tap on the ship's old place, answered now
+        expect(page.locator("#pick-note")).to_have_text("No legal move starts or ends here now.")
+        assert len(session.actions) == booked  # the old button booked nothing
+    finally:
+        held.set()
+        served.server.app.view_functions["api.inputs"] = view
         page.context.close()
 
 

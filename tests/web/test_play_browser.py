@@ -129,8 +129,9 @@ def tap_a_move(page: Page, table: PhonesOnly) -> dict[str, Any]:
     """Book one legal move by taps only, as tests/web/test_taps_browser.py's phone does: a piece on the map and
     where it goes (or a site to place on) when the game offers one, else through the panel and its pickers.
     Returns the booked input."""
-    from .test_taps_browser import Phone
+    from .test_taps_browser import Phone, caught_up
 
+    caught_up(page, table.table.session)  # the moves of the latest state, as the player sees them
     inputs = page.evaluate("window.orrery.app.moves.items")
     sites = page.evaluate("[...window.orrery.app.map.sites.keys()]")
     on_map = [i for i in inputs if not i["chance"] and i["from"] and set(i["from"] + i["to"]) <= set(sites)]

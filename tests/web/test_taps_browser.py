@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 from companion.sim.players import GOAL_SEEKING
+from companion.table.session import Session
 from companion.web.inputs import inputs as legal_inputs
 
 from .conftest import ARTIFACTS
@@ -30,6 +32,25 @@ SHOWN = (
     "[...(window.orrery.app.map.targets || [])].join()].join('|')"
 )
 GROUP = re.compile(r"^(.*) \((\d+)\)$")  # a picker's button for several actions: "Red's army (3)"
+
+
+def caught_up(page: Page, session: Session) -> None:
+    """The page shows the table's latest state and offers that state's moves, as a player sees them (a list of moves
+    is fetched after its state arrives: until it comes, the moves of the state before are shown but take no tap)."""
+    table = [session.record.id, session.made_by]
+    try:
+        page.wait_for_function(
+            """([game, by]) => { const app = window.orrery.app, state = app.state;
+                return !!state && state.game_id === game && state.made_by === by && app.moves.current(); }""",
+            arg=table,
+        )
+    except PlaywrightError as error:
+        shown = page.evaluate("""(() => { const app = window.orrery.app;
+            return [app.state.game_id, app.state.made_by, app.moves.made, app.seated, app.moves.loads]; })()""")
+        now = [session.record.id, session.made_by]
+        raise AssertionError(
+            f"the table at {table} (now {now}), the page at [game, made_by, moves, seated, loads] {shown}"
+        ) from error
 
 
 @dataclass
@@ -78,11 +99,11 @@ class Phone:
         """Tap until `item` is booked; the taps it took."""
         session = self.table.table.session
         before, self.taps = len(session.actions), 0
-        loads = self.state("moves.loads")
+        caught_up(self.page, session)
         self.reach(item, before)
-        self.page.wait_for_function(f"window.orrery.app.moves.loads > {loads}")
         assert len(session.actions) == before + 1, f"{item['label']} was not booked"
         assert session.actions[-1].to_json() == item["action"]
+        caught_up(self.page, session)  # the map and the moves of the state it made
         return self.taps
 
     def reach(self, item: dict[str, Any], start: int) -> None:
@@ -187,7 +208,7 @@ def muster(phone: Phone) -> int:
     """Orbital Battle's starting forces: buy by numbers (one kind changed from the suggestion), then done."""
     page, session = phone.page, phone.table.table.session
     phone.taps = 0
-    loads = phone.state("moves.loads")
+    caught_up(page, session)
     phone.shot = "taps-orbital_battle-muster"
     phone.tap(page.locator("#primary button", has_text="Buy by numbers"))
     expect(page.locator("#pick-list .points")).to_contain_text("of 50 build points left")
@@ -201,9 +222,8 @@ def muster(phone: Phone) -> int:
             break
         page.wait_for_timeout(25)
     assert len(session.actions) == bought + force
-    left = session.game.muster(session.state).points
-    moves = "window.orrery.app.moves"
-    page.wait_for_function(f"{moves}.loads > {loads} && {moves}.muster.points === {left}")
+    caught_up(page, session)
+    assert phone.state("moves.muster.points") == session.game.muster(session.state).points
     done = next(i for i in legal_inputs(session.game, session.state, phone.table.table.words()) if i["type"] == "done")
     return phone.taps + phone.book(done)
 

@@ -152,8 +152,8 @@ function renderState(state) {
   app.redrawMap();
   renderLedger(state.books, phase.actor);
   renderSummary(state);
-  if (app.seated) refreshInputs();
-  else app.moves.render();  // a watching phone: no move offered, no hint to make one
+  app.moves.render();  // (a watching phone: no move offered, no hint to make one)
+  if (app.seated) refreshInputs();  // this state's moves: until they come, those shown take no tap
 }
 
 // What this phone may do shows only on a phone that may do it: a seat's controls on a phone that plays a seat, the

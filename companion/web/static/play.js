@@ -27,47 +27,68 @@ export class Moves {
   constructor(app) {
     this.app = app;
     this.items = [];
-    this.actor = null;
     this.muster = null;
+    this.made = null;  // the state the moves were made from: {game, by} (its game and the log entry that made it)
+    this.tapped = null;  // a site tapped while the moves of the state shown were on their way
     this.picked = null;  // {site, items, what}: a piece tapped on the map (or a unit chosen), waiting for where it goes
   }
 
   // May this phone act now? A player acts on its own seat's turn and in the table's own phases.
   mine() {
-    const app = this.app;
-    return app.seated && !!app.state && !app.state.outcome && (this.actor === null || this.actor === app.actorName());
+    const app = this.app, state = app.state;
+    return app.seated && !!state && !state.outcome && (state.phase.actor === null || state.phase.actor === app.actorName());
   }
 
-  // The same inputs again (a name given, a phone joined): the piece picked and the sheet stay as they were.
+  // Are the moves those of the state shown? A new state is drawn at once and its moves follow (their request is
+  // sent after it arrives); meanwhile the moves of the state before may no longer be legal.
+  current() {
+    const state = this.app.state;
+    return !!state && !!this.made && this.made.game === state.game_id && this.made.by === state.made_by;
+  }
+
+  // The same moves again (a name given, a phone joined, a roll tied): the piece picked and the sheet stay as they
+  // were. Other moves: a sheet of the moves before goes. A tap on the map made while they were on the way is
+  // answered now.
   load(inputs) {
-    const same = JSON.stringify(inputs) === this.loaded;
-    this.loaded = JSON.stringify(inputs);
-    this.items = [...inputs.phone, ...inputs.board];
-    this.actor = inputs.actor;
-    this.muster = inputs.muster;
-    this.loads = (this.loads || 0) + 1;  // for the browser tests: the inputs of the latest state are in
-    if (!same) this.clearPick();
+    const { game_id: game, made_by: by, ...moves } = inputs;
+    const same = JSON.stringify(moves) === this.loaded;
+    this.loaded = JSON.stringify(moves);
+    this.items = [...moves.phone, ...moves.board];
+    this.muster = moves.muster;
+    this.made = { game, by };
+    this.loads = (this.loads || 0) + 1;  // for the browser tests: a list of moves is in
+    if (!same) this.close();
     this.render();
+    const tapped = this.tapped;
+    this.tapped = null;
+    if (tapped !== null && this.current()) this.tapSite(tapped);
   }
 
   // The panel: the end of the turn, the companion's draws and buying by numbers as big buttons at the top of the
   // page (the first action needs no scrolling), a kind found under headings as a row of headings there too; every
   // other kind of action as one button below the map that opens its picker (or, for three or fewer, the actions).
   render() {
-    const mine = this.mine(), state = this.app.state;
+    const mine = this.mine(), current = this.current(), state = this.app.state, actor = state && state.phase.actor;
     $("controls").hidden = !this.app.seated;
     $("not-yours").hidden = !this.app.seated || mine || !state || !!state.outcome;
-    if (state && this.actor) $("not-yours").textContent = `${this.app.nameOf(this.actor)}'s turn: your phone acts on yours.`;
+    if (actor) $("not-yours").textContent = `${this.app.nameOf(actor)}'s turn: your phone acts on yours.`;
     $("moves").hidden = !mine;
     $("map-hint").hidden = !mine || !this.items.some((item) => item.from.length || item.to.length);
-    // The pieces an action may strike where they stand (an attack's targets), ringed on the map to be tapped.
-    const aims = mine ? this.items.flatMap((item) => item.at || []) : [];
-    this.app.map.aim([...aims, ...this.app.surfaces.planetsHolding(aims)]);
-    $("aim-key").hidden = !aims.length;
+    // The pieces an action may strike where they stand (an attack's targets), ringed on the map to be tapped; while
+    // the moves of a new state are on their way, those rung stay.
+    if (current || !mine) {
+      const aims = mine ? this.items.flatMap((item) => item.at || []) : [];
+      this.app.map.aim([...aims, ...this.app.surfaces.planetsHolding(aims)]);
+      $("aim-key").hidden = !aims.length;
+    }
+    // The moves of the state before stay in place until the new ones come (nothing jumps under a finger), but take
+    // no tap: one may no longer be legal.
+    $("moves").inert = $("pick").inert = mine && !current;
     if (!mine) {  // the turn passed or the game ended: a sheet opened for a move goes with it
       if (!$("pick").hidden) this.close();
       return;
     }
+    if (!current) return;
     const primary = [], groups = new Map();
     for (const item of this.items) {
       if (PRIMARY.test(item.type) || (item.chance && !item.steps.length)) primary.push(item);
@@ -118,6 +139,7 @@ export class Moves {
 
   // A tap on the map: a piece with moves (then where it goes), or a site something can be placed on.
   tapSite(site) {
+    if (this.mine() && !this.current()) { this.tapped = site; return; }  // answered with the new state's moves
     const map = this.app.map, name = map.siteName(site), here = map.piecesAt(site);
     const what = here.length ? `${name}: ${here.join(", ")}` : name;
     // A planet on the solar map: its surface opens, unless a move starts or ends here (then the sheet offers it).
