@@ -43,6 +43,7 @@ def caught_up(page: Page, session: Session) -> None:
             """([game, by]) => { const app = window.orrery.app, state = app.state;
                 return !!state && state.game_id === game && state.made_by === by && app.moves.current(); }""",
             arg=table,
+            polling=50,  # on a timer: a page starved of frames on a loaded machine still answers
         )
     except PlaywrightError as error:
         shown = page.evaluate("""(() => { const app = window.orrery.app;
