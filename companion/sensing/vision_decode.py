@@ -187,30 +187,33 @@ def fit_edges(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
     centre = corners.mean(axis=0)
     steps = np.linspace(-0.8, 0.8, 17) * cell
     ts = np.linspace(0.2, 0.8, 7)
+    # The four sides' profiles, sampled in one remap: along each side, across it from inside to outside.
+    ends = np.roll(corners, -1, axis=0)
+    along = (ends - corners) / np.maximum(np.linalg.norm(ends - corners, axis=1, keepdims=True), 1e-9)
+    normals = np.column_stack([along[:, 1], -along[:, 0]])
+    normals[np.sum(normals * ((corners + ends) / 2 - centre), axis=1) < 0] *= -1
+    bases = corners[:, None, :] + ts[None, :, None] * (ends - corners)[:, None, :]  # (sides, points, 2)
+    grid = bases[:, :, None, :] + steps[None, None, :, None] * normals[:, None, None, :]
+    xs, ys = grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32)
+    if xs.min() < 0 or ys.min() < 0 or xs.max() > gray.shape[1] - 1 or ys.max() > gray.shape[0] - 1:
+        return corners
+    profiles = cv2.remap(gray, xs.reshape(-1, len(steps)), ys.reshape(-1, len(steps)), cv2.INTER_LINEAR)
+    profiles = profiles.astype(np.float32)
+    lo, hi = profiles[:, :4].mean(axis=1), profiles[:, -4:].mean(axis=1)
+    rise = (profiles - lo[:, None]) / np.maximum(hi - lo, 1e-6)[:, None]
+    above = rise >= 0.5
+    first = np.argmax(above, axis=1)  # where each profile first crosses halfway (0: it starts above, or never does)
+    found = (hi - lo >= 8) & (first > 0)
+    i = np.maximum(first, 1)
+    rows = np.arange(len(profiles))
+    t = (0.5 - rise[rows, i - 1]) / np.maximum(rise[rows, i] - rise[rows, i - 1], 1e-6)
+    offsets = steps[i - 1] + t * (steps[i] - steps[i - 1])
+    points = bases.reshape(-1, 2) + offsets[:, None] * np.repeat(normals, len(ts), axis=0)
     lines = []
     for k in range(4):
-        a, b = corners[k], corners[(k + 1) % 4]
-        along = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
-        normal = np.array([along[1], -along[0]])
-        if np.dot(normal, (a + b) / 2 - centre) < 0:
-            normal = -normal
-        base = a + np.outer(ts, b - a)
-        grid = base[:, None, :] + steps[None, :, None] * normal
-        xs, ys = grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32)
-        if xs.min() < 0 or ys.min() < 0 or xs.max() > gray.shape[1] - 1 or ys.max() > gray.shape[0] - 1:
+        pts = points[k * len(ts) : (k + 1) * len(ts)][found[k * len(ts) : (k + 1) * len(ts)]]
+        if len(pts) < 4:
             return corners
-        profiles = cv2.remap(gray, xs, ys, cv2.INTER_LINEAR).astype(np.float32)
-        points = []
-        for point, profile in zip(base, profiles, strict=True):
-            lo, hi = float(profile[:4].mean()), float(profile[-4:].mean())
-            if hi - lo < 8:
-                continue
-            t = _crossing(steps, (profile - lo) / (hi - lo), 0.5)
-            if t is not None:
-                points.append(point + t * normal)
-        if len(points) < 4:
-            return corners
-        pts = np.array(points)
         mean = pts.mean(axis=0)
         direction = np.linalg.svd(pts - mean)[2][0]
         lines.append((mean, direction))
@@ -388,13 +391,3 @@ class _StepFits:
 @functools.lru_cache(maxsize=4)
 def _step_fits(quiet: float) -> _StepFits:
     return _StepFits(quiet)
-
-
-def _crossing(steps: np.ndarray, rise: np.ndarray, level: float) -> float | None:
-    """Where the rising profile first crosses `level` (linear between samples)."""
-    above = np.flatnonzero(rise >= level)
-    if not above.size or above[0] == 0:
-        return None
-    i = int(above[0])
-    t = (level - rise[i - 1]) / max(rise[i] - rise[i - 1], 1e-6)
-    return float(steps[i - 1] + t * (steps[i] - steps[i - 1]))
