@@ -686,14 +686,17 @@ class Vision:
         # black border look like a sticker's at a glance (`CodeBook.rings`; NaN: too near the region's edge to
         # tell, so read). Most squares a board's print makes (ORBIT's: several dozen in a crop of a few sites) end
         # here, all of them for a few array operations, where a reading takes two fits and the code book each.
-        found = [in_roi(quad) for quad in candidates]
-        tries = [(i, q) for i, f in enumerate(found) for q in (f, f.mean(axis=0) + (f - f.mean(axis=0)) * 0.75)]
-        tries = [(i, q) for i, q in tries if per_lo <= 4 * _side(q) <= per_hi]
-        glance = self._book.rings(roi, np.array([q for _, q in tries]).reshape(-1, 4, 2), sigma)
-        outlines: list[list[np.ndarray]] = [[] for _ in candidates]
-        for (i, q), ring in zip(tries, glance, strict=True):
-            if not ring < RING_AT_A_GLANCE:
-                outlines[i].append(q)
+        found = (np.array(candidates, np.float64).reshape(-1, 4, 2) + 0.5) / up - 0.5  # in the region's pixels
+        centres = found.mean(axis=1, keepdims=True)
+        tries = np.stack([found, centres + (found - centres) * 0.75], axis=1)  # (candidates, 2, 4, 2)
+        sides = np.linalg.norm(tries - np.roll(tries, 1, axis=2), axis=3).mean(axis=2)
+        sized = (per_lo <= 4 * sides) & (4 * sides <= per_hi)
+        glance = np.full(sides.shape, np.nan)
+        glance[sized] = self._book.rings(roi, tries[sized], sigma)
+        outlines: list[list[np.ndarray]] = [
+            [tries[i, j] for j in range(2) if sized[i, j] and not glance[i, j] < RING_AT_A_GLANCE]
+            for i in range(len(tries))
+        ]
         decoded += self._second_look(search, candidates, decoded, per_lo * up, per_hi * up, outlines)
 
         read: list[tuple[int, np.ndarray, float]] = []
