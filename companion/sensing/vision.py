@@ -56,6 +56,11 @@ LOOK_CHANGE = 0.05  # a site whose look correlates with its last under 1 - this 
 # a sticker's white margin and black border match a sticker's at 0.86 or more (1 in 100 lower), anything else on
 # the board at under 0.76 (the board's corner markers aside, which are left out by place).
 STICKER_RING = 0.8
+# A candidate square whose margin and border, sampled where the detector put it (its edges not fitted, not moved
+# about), match a sticker's at under this is read no further: on the mounted bench's approved 1080p frames (WORLD.md's
+# optics, Trajectory and ORBIT) the 199 outlines of stickers that went on to match a sticker's ring at STICKER_RING or
+# more glanced at 0.50 or more, while 83-94 % of the other squares (the board's print) glanced under it.
+RING_AT_A_GLANCE = 0.3
 MATCH_SCORE = 0.75  # a code read from a square the detector could not decode must match at least this well
 MATCH_QUALITY = 0.35  # ... and lead the next code by this share of a perfect picture's lead
 AGREED_QUALITY = 0.2  # a code the detector decoded needs at least this lead from the match as well
@@ -671,12 +676,29 @@ class Vision:
             (int(i), c.reshape(4, 2).astype(np.float64))
             for c, i in zip(marker_corners, [] if ids is None else ids.ravel(), strict=True)
         ]
-        decoded += self._second_look(search, candidates, decoded, per_lo * up, per_hi * up)
+        sigma = self.blur_px
 
         def in_roi(c: np.ndarray) -> np.ndarray:
             return (c.reshape(4, 2).astype(np.float64) + 0.5) / up - 0.5
 
-        sigma = self.blur_px
+        # Each candidate's outlines: the square the detector found or, where it kept only the outer one, the white
+        # margin's edge (a third wider) taken in; those of a sticker's size are read, where their white margin and
+        # black border look like a sticker's at a glance (`CodeBook.rings`; NaN: too near the region's edge to
+        # tell, so read). Most squares a board's print makes (ORBIT's: several dozen in a crop of a few sites) end
+        # here, all of them for a few array operations, where a reading takes two fits and the code book each.
+        found = (np.array(candidates, np.float64).reshape(-1, 4, 2) + 0.5) / up - 0.5  # in the region's pixels
+        centres = found.mean(axis=1, keepdims=True)
+        tries = np.stack([found, centres + (found - centres) * 0.75], axis=1)  # (candidates, 2, 4, 2)
+        sides = np.linalg.norm(tries - np.roll(tries, 1, axis=2), axis=3).mean(axis=2)
+        sized = (per_lo <= 4 * sides) & (4 * sides <= per_hi)
+        glance = np.full(sides.shape, np.nan)
+        glance[sized] = self._book.rings(roi, tries[sized], sigma)
+        outlines: list[list[np.ndarray]] = [
+            [tries[i, j] for j in range(2) if sized[i, j] and not glance[i, j] < RING_AT_A_GLANCE]
+            for i in range(len(tries))
+        ]
+        decoded += self._second_look(search, candidates, decoded, per_lo * up, per_hi * up, outlines)
+
         read: list[tuple[int, np.ndarray, float]] = []
         doubtful: list[np.ndarray] = []
         taken: list[tuple[np.ndarray, float]] = []  # squares accounted for: centre and side
@@ -695,18 +717,15 @@ class Vision:
                 doubtful.append(c)
         avoid = self._fiducial_outlines(pose, origin)
         matches = []
-        for quad in candidates:
-            outline_found = in_roi(quad)
-            centre = outline_found.mean(axis=0)
+        for index, quad in enumerate(candidates):
+            centre = in_roi(quad).mean(axis=0)
             if any(
                 cv2.pointPolygonTest(outline, (float(centre[0]), float(centre[1])), False) >= 0 for outline in avoid
             ):
                 continue
-            # An outline may be the sticker's black square or, where the detector kept only the outer one, its white
-            # margin's edge (a third wider): both are tried.
-            for q in (outline_found, centre + (outline_found - centre) * 0.75):
+            for q in outlines[index]:
                 side = _side(q)
-                if not per_lo <= 4 * side <= per_hi or any(math.dist(centre, c) < max(side, s) / 2 for c, s in taken):
+                if any(math.dist(centre, c) < max(side, s) / 2 for c, s in taken):
                     continue
                 match = self._book.match(roi, fit_edges(roi, q), sigma, self._codes)
                 if match is not None and match.ring >= STICKER_RING:
@@ -956,23 +975,32 @@ class Vision:
         return detectors[longest], (per_lo, per_hi)
 
     def _second_look(
-        self, roi: np.ndarray, candidates: tuple, decoded: list[tuple[int, np.ndarray]], per_lo: float, per_hi: float
+        self,
+        roi: np.ndarray,
+        candidates: tuple,
+        decoded: list[tuple[int, np.ndarray]],
+        per_lo: float,
+        per_hi: float,
+        outlines: list[list[np.ndarray]],
     ) -> list[tuple[int, np.ndarray]]:
         """Sticker-sized squares that failed to decode, read again from a sharpened patch.
 
         A sticker only about 20 px wide loses its lone white cells to the lens blur (they read darker than the
         marker's threshold), and 16h5 may correct just one bit without misreads (at two, plain squares decode as
-        stickers). Sharpening the patch restores those cells; only failed candidates pay for it.
+        stickers). Sharpening the patch restores those cells; only failed candidates that look like a sticker at a
+        glance (have `outlines`, by the candidate's index) pay for it.
         """
         out: list[tuple[int, np.ndarray]] = []
         centres = [c.mean(axis=0) for _, c in decoded]
         side = per_lo / 4 / 0.6
         half = math.ceil(side * 1.1)
-        for quad in candidates:
+        for index, quad in enumerate(candidates):
             q = quad.reshape(4, 2).astype(np.float64)
             perimeter = float(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1).sum())
             centre = q.mean(axis=0)
             if not per_lo <= perimeter <= per_hi or any(math.dist(centre, c) < side for c in centres):
+                continue
+            if not outlines[index]:
                 continue
             px0, py0 = int(centre[0]) - half, int(centre[1]) - half
             if px0 < 0 or py0 < 0 or px0 + 2 * half > roi.shape[1] or py0 + 2 * half > roi.shape[0]:

@@ -51,6 +51,9 @@ class CodeBook:
             for turn in range(4):
                 patterns.append((marker_id, turn, np.rot90(cells, -turn)))
         self._codes = [(m, t) for m, t, _ in patterns]
+        self._ids = np.array([m for m, _ in self._codes])
+        self._allowed: dict[frozenset[int] | None, np.ndarray] = {}
+        self._rings: dict[int, np.ndarray] = {}  # the codes' mean ring, per blur
         size = CELLS * SAMPLES
         self._sharp = np.stack([cv2.resize(p, (size, size), interpolation=cv2.INTER_NEAREST) for _, _, p in patterns])
         self._blurred: dict[int, np.ndarray] = {}
@@ -61,6 +64,9 @@ class CodeBook:
             .ravel()
             .astype(bool)
         )
+        compared = np.arange(size)[COMPARED].astype(np.float64)
+        xs, ys = np.meshgrid(compared, compared)
+        self._ring_points = np.column_stack([xs.ravel(), ys.ravel()])[self._ring]  # canonical (x, y) of the ring
 
     def templates(self, sigma_cells: float) -> np.ndarray:
         """(codes x turns, compared pixels): each template zero mean, unit length, at this blur (in cells)."""
@@ -93,33 +99,76 @@ class CodeBook:
         if cell_px < 1.0:
             return None
         templates = self.templates(sigma_px / cell_px)
-        ours = np.array([allowed is None or m in allowed for m, _ in self._codes])
-        best: Match | None = None
-        for dx, dy in [(dx, dy) for dx in SHIFTS for dy in SHIFTS] if refine else [(0.0, 0.0)]:
-            patch = _sample(gray, corners, dx, dy)
-            if patch is None:
-                continue
-            v = patch[COMPARED, COMPARED].ravel()
-            v = v - v.mean()
-            norm = float(np.linalg.norm(v))
-            if norm < 1e-3:
-                continue
-            scores = templates @ (v / norm)
-            mine = np.where(ours, scores, -np.inf)
-            top = int(np.argmax(mine))
-            if best is not None and scores[top] <= best.score:
-                continue
-            marker_id, turn = self._codes[top]
-            rivals = np.where(ours & np.array([m != marker_id for m, _ in self._codes]), scores, -np.inf)
-            other = int(np.argmax(rivals))
-            margin = float(scores[top] - scores[other]) if np.isfinite(rivals[other]) else float(scores[top])
-            perfect = 1.0 - float(templates[top] @ templates[other])
-            quality = float(np.clip(margin / max(perfect, 1e-6), 0.0, 1.0))
-            if float(np.max(np.where(ours, -np.inf, scores), initial=-np.inf)) > scores[top]:
-                quality = 0.0  # a code that is printed on nothing of ours fits better
-            turned = np.roll(_shifted(corners, dx, dy), -turn, axis=0)
-            best = Match(marker_id, turned, float(scores[top]), margin, quality, self._ring_score(v, templates[top]))
-        return best
+        ours = self._ours(allowed)
+        shifts = [(dx, dy) for dx in SHIFTS for dy in SHIFTS] if refine else [(0.0, 0.0)]
+        # The square moved by a few tenths of a cell is the same square shifted in the picture: every shift's patch
+        # is the unshifted one moved, so their homographies differ by a translation, and all are scored in one
+        # product.
+        patches, kept = _samples(gray, corners, shifts)
+        if not kept:
+            return None
+        v = patches[:, COMPARED, COMPARED].reshape(len(kept), -1)
+        v = v - v.mean(axis=1, keepdims=True)
+        norms = np.linalg.norm(v, axis=1)
+        flat = norms >= 1e-3
+        if not flat.any():
+            return None
+        v, kept, norms = v[flat], [k for k, f in zip(kept, flat, strict=True) if f], norms[flat]
+        scores = (templates @ (v / norms[:, None]).T).T  # (shifts, codes x turns)
+        mine = np.where(ours, scores, -np.inf)
+        tops = np.argmax(mine, axis=1)
+        best = int(np.argmax(mine[np.arange(len(kept)), tops]))  # the first shift of the highest score
+        row, top = scores[best], int(tops[best])
+        marker_id, turn = self._codes[top]
+        rivals = np.where(ours & (self._ids != marker_id), row, -np.inf)
+        other = int(np.argmax(rivals))
+        margin = float(row[top] - row[other]) if np.isfinite(rivals[other]) else float(row[top])
+        perfect = 1.0 - float(templates[top] @ templates[other])
+        quality = float(np.clip(margin / max(perfect, 1e-6), 0.0, 1.0))
+        if float(np.max(np.where(ours, -np.inf, row), initial=-np.inf)) > row[top]:
+            quality = 0.0  # a code that is printed on nothing of ours fits better
+        dx, dy = shifts[kept[best]]
+        turned = np.roll(_shifted(corners, dx, dy), -turn, axis=0)
+        return Match(marker_id, turned, float(row[top]), margin, quality, self._ring_score(v[best], templates[top]))
+
+    def _ours(self, allowed: frozenset[int] | None) -> np.ndarray:
+        """For each code and turn, whether it is one of `allowed` (kept per set: a pipeline asks with one)."""
+        if allowed not in self._allowed:
+            self._allowed[allowed] = np.array([allowed is None or m in allowed for m, _ in self._codes])
+        return self._allowed[allowed]
+
+    def rings(self, gray: np.ndarray, quads: np.ndarray, sigma_px: float) -> np.ndarray:
+        """How well each square's white margin and black border alone match a sticker's, where the square lies (as
+        `Match.ring`, unshifted and against every code's ring at once, their mean): a few hundred samples a square
+        and a handful of array operations for all of them, where a match samples nine patches and the whole code
+        book, to tell squares that are no sticker at a glance. `quads`: (squares, 4, 2) outer corners; NaN where a
+        square leaves the image or is too small to sample."""
+        quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+        out = np.full(len(quads), np.nan)
+        if not len(quads):
+            return out
+        cells = np.mean(np.linalg.norm(quads - np.roll(quads, 1, axis=1), axis=2), axis=1) / (CELLS - 2)
+        homographies = np.stack([cv2.getPerspectiveTransform(_INNER, q.astype(np.float32)) for q in quads])
+        outlines = _project(homographies, _OUTLINE[0])
+        high = np.array([gray.shape[1] - 1, gray.shape[0] - 1])
+        ok = (cells >= 1.0) & (outlines.min(axis=(1, 2)) >= 0) & np.all(outlines.max(axis=1) <= high, axis=1)
+        if not ok.any():
+            return out
+        points = _project(homographies[ok], self._ring_points).astype(np.float32)  # (squares, ring pixels, 2)
+        samples = cv2.remap(gray, points, None, cv2.INTER_LINEAR).astype(np.float32)
+        a = samples - samples.mean(axis=1, keepdims=True)
+        b = np.stack([self._mean_ring(sigma_px / c) for c in cells[ok]])
+        out[ok] = np.sum(a * b, axis=1) / np.maximum(np.linalg.norm(a, axis=1), 1e-6)
+        return out
+
+    def _mean_ring(self, sigma_cells: float) -> np.ndarray:
+        """Every code's ring at this blur, their mean: zero mean, unit length (kept per blur, as the templates)."""
+        key = round(min(sigma_cells, 1.5) * 20)
+        if key not in self._rings:
+            b = self.templates(sigma_cells)[:, self._ring].mean(axis=0)
+            b = b - b.mean()
+            self._rings[key] = b / max(float(np.linalg.norm(b)), 1e-6)
+        return self._rings[key]
 
     def _ring_score(self, v: np.ndarray, template: np.ndarray) -> float:
         """Correlation over the white margin and black border alone, where every sticker looks the same."""
@@ -138,30 +187,33 @@ def fit_edges(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
     centre = corners.mean(axis=0)
     steps = np.linspace(-0.8, 0.8, 17) * cell
     ts = np.linspace(0.2, 0.8, 7)
+    # The four sides' profiles, sampled in one remap: along each side, across it from inside to outside.
+    ends = np.roll(corners, -1, axis=0)
+    along = (ends - corners) / np.maximum(np.linalg.norm(ends - corners, axis=1, keepdims=True), 1e-9)
+    normals = np.column_stack([along[:, 1], -along[:, 0]])
+    normals[np.sum(normals * ((corners + ends) / 2 - centre), axis=1) < 0] *= -1
+    bases = corners[:, None, :] + ts[None, :, None] * (ends - corners)[:, None, :]  # (sides, points, 2)
+    grid = bases[:, :, None, :] + steps[None, None, :, None] * normals[:, None, None, :]
+    xs, ys = grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32)
+    if xs.min() < 0 or ys.min() < 0 or xs.max() > gray.shape[1] - 1 or ys.max() > gray.shape[0] - 1:
+        return corners
+    profiles = cv2.remap(gray, xs.reshape(-1, len(steps)), ys.reshape(-1, len(steps)), cv2.INTER_LINEAR)
+    profiles = profiles.astype(np.float32)
+    lo, hi = profiles[:, :4].mean(axis=1), profiles[:, -4:].mean(axis=1)
+    rise = (profiles - lo[:, None]) / np.maximum(hi - lo, 1e-6)[:, None]
+    above = rise >= 0.5
+    first = np.argmax(above, axis=1)  # where each profile first crosses halfway (0: it starts above, or never does)
+    found = (hi - lo >= 8) & (first > 0)
+    i = np.maximum(first, 1)
+    rows = np.arange(len(profiles))
+    t = (0.5 - rise[rows, i - 1]) / np.maximum(rise[rows, i] - rise[rows, i - 1], 1e-6)
+    offsets = steps[i - 1] + t * (steps[i] - steps[i - 1])
+    points = bases.reshape(-1, 2) + offsets[:, None] * np.repeat(normals, len(ts), axis=0)
     lines = []
     for k in range(4):
-        a, b = corners[k], corners[(k + 1) % 4]
-        along = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
-        normal = np.array([along[1], -along[0]])
-        if np.dot(normal, (a + b) / 2 - centre) < 0:
-            normal = -normal
-        base = a + np.outer(ts, b - a)
-        grid = base[:, None, :] + steps[None, :, None] * normal
-        xs, ys = grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32)
-        if xs.min() < 0 or ys.min() < 0 or xs.max() > gray.shape[1] - 1 or ys.max() > gray.shape[0] - 1:
+        pts = points[k * len(ts) : (k + 1) * len(ts)][found[k * len(ts) : (k + 1) * len(ts)]]
+        if len(pts) < 4:
             return corners
-        profiles = cv2.remap(gray, xs, ys, cv2.INTER_LINEAR).astype(np.float32)
-        points = []
-        for point, profile in zip(base, profiles, strict=True):
-            lo, hi = float(profile[:4].mean()), float(profile[-4:].mean())
-            if hi - lo < 8:
-                continue
-            t = _crossing(steps, (profile - lo) / (hi - lo), 0.5)
-            if t is not None:
-                points.append(point + t * normal)
-        if len(points) < 4:
-            return corners
-        pts = np.array(points)
         mean = pts.mean(axis=0)
         direction = np.linalg.svd(pts - mean)[2][0]
         lines.append((mean, direction))
@@ -184,37 +236,60 @@ def _side(corners: np.ndarray) -> float:
     return float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
 
 
-def _shifted(corners: np.ndarray, dx: float, dy: float) -> np.ndarray:
-    """The square moved by (dx, dy) of its cells along its own sides."""
+def _axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One cell along the square's own sides: across (its top edge's way) and down."""
     across = (corners[1] - corners[0] + corners[2] - corners[3]) / 2 / (CELLS - 2)
     down = (corners[3] - corners[0] + corners[2] - corners[1]) / 2 / (CELLS - 2)
+    return across, down
+
+
+def _shifted(corners: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    """The square moved by (dx, dy) of its cells along its own sides."""
+    across, down = _axes(corners)
     return corners + dx * across + dy * down
 
 
-def _sample(gray: np.ndarray, corners: np.ndarray, dx: float, dy: float) -> np.ndarray | None:
-    """The square and its margin on the canonical grid (CELLS x SAMPLES a side), moved by (dx, dy) cells."""
-    size = CELLS * SAMPLES
-    quad = _shifted(corners, dx, dy)
-    # The marker's outer corners lie one cell in from the canonical grid's edge.
-    inner = (
-        np.array(
-            [
-                (SAMPLES, SAMPLES),
-                (size - SAMPLES, SAMPLES),
-                (size - SAMPLES, size - SAMPLES),
-                (SAMPLES, size - SAMPLES),
-            ],
-            np.float32,
-        )
-        - 0.5
+_CANONICAL = CELLS * SAMPLES
+# The marker's outer corners lie one cell in from the canonical grid's edge.
+_INNER = (
+    np.array(
+        [
+            (SAMPLES, SAMPLES),
+            (_CANONICAL - SAMPLES, SAMPLES),
+            (_CANONICAL - SAMPLES, _CANONICAL - SAMPLES),
+            (SAMPLES, _CANONICAL - SAMPLES),
+        ],
+        np.float32,
     )
-    h = cv2.getPerspectiveTransform(inner, quad.astype(np.float32))
-    outline = cv2.perspectiveTransform(
-        np.array([[(-0.5, -0.5), (size, -0.5), (size, size), (-0.5, size)]], np.float32), h
-    )[0]
-    if outline.min() < 0 or outline[:, 0].max() > gray.shape[1] - 1 or outline[:, 1].max() > gray.shape[0] - 1:
-        return None
-    return cv2.warpPerspective(gray, h, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP).astype(np.float32)
+    - 0.5
+)
+_OUTLINE = np.array([[(-0.5, -0.5), (_CANONICAL, -0.5), (_CANONICAL, _CANONICAL), (-0.5, _CANONICAL)]], np.float32)
+
+
+def _samples(gray: np.ndarray, corners: np.ndarray, shifts: list[tuple[float, float]]) -> tuple[np.ndarray, list[int]]:
+    """The square and its margin on the canonical grid (CELLS x SAMPLES a side), moved by each (dx, dy) cells: the
+    patches of the shifts whose grid stays in the picture, and those shifts' indices."""
+    h = cv2.getPerspectiveTransform(_INNER, corners.astype(np.float32))
+    outline = cv2.perspectiveTransform(_OUTLINE, h)[0]
+    across, down = _axes(corners)
+    steps = np.array(shifts, np.float64)
+    moves = steps[:, :1] * across + steps[:, 1:] * down  # (shifts, 2): each shift moves every corner alike
+    high = np.array([gray.shape[1] - 1, gray.shape[0] - 1])
+    inside = ((outline.min(axis=0) + moves).min(axis=1) >= 0) & np.all(outline.max(axis=0) + moves <= high, axis=1)
+    kept = [int(i) for i in np.flatnonzero(inside)]
+    out = np.empty((len(kept), _CANONICAL, _CANONICAL), np.float32)
+    for k, i in enumerate(kept):
+        moved = np.array([[1.0, 0.0, moves[i, 0]], [0.0, 1.0, moves[i, 1]], [0.0, 0.0, 1.0]]) @ h
+        out[k] = cv2.warpPerspective(
+            gray, moved, (_CANONICAL, _CANONICAL), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+        )
+    return out, kept
+
+
+def _project(homographies: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Points (n, 2) through each of the homographies (squares, 3, 3): (squares, n, 2)."""
+    out = homographies @ np.column_stack([points, np.ones(len(points))]).T  # (squares, 3, n)
+    return np.swapaxes(out[:, :2] / out[:, 2:], 1, 2)
 
 
 def edge_blur(gray: np.ndarray, corners: np.ndarray, cells: int = CELLS - 2, quiet: float = 1.0) -> float | None:
@@ -316,13 +391,3 @@ class _StepFits:
 @functools.lru_cache(maxsize=4)
 def _step_fits(quiet: float) -> _StepFits:
     return _StepFits(quiet)
-
-
-def _crossing(steps: np.ndarray, rise: np.ndarray, level: float) -> float | None:
-    """Where the rising profile first crosses `level` (linear between samples)."""
-    above = np.flatnonzero(rise >= level)
-    if not above.size or above[0] == 0:
-        return None
-    i = int(above[0])
-    t = (level - rise[i - 1]) / max(rise[i] - rise[i - 1], 1e-6)
-    return float(steps[i - 1] + t * (steps[i] - steps[i - 1]))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from companion.bench.vision_mounted import calibrated
-from companion.sensing.vision import UNREAD, Vision
+from companion.sensing.vision import RING_AT_A_GLANCE, UNREAD, Vision
 from companion.sensing.vision_decode import CodeBook, edge_blur
 from companion.sensing.vision_profile import CameraProfile
 from companion.sim.mounted_camera import CAMERAS, camera_for, mount, random_optics, world_shot
@@ -56,6 +56,19 @@ def test_a_square_that_is_no_code_matches_none_clearly():
     cv2.fillConvexPoly(image, np.round(corners).astype(np.int32), 30)  # the code's cells all black
     match = CodeBook(DICTIONARY).match(image, corners, 1.3)
     assert match is not None and match.quality < 0.35
+
+
+def test_a_blurred_sticker_looks_like_one_at_a_glance_and_a_square_of_the_boards_print_does_not():
+    book = CodeBook(DICTIONARY)
+    for marker_id in (0, 12, 17):
+        image, corners = _sticker(marker_id, 14.0, 1.3)
+        inverted = 255 - image  # a light square in a dark frame: the print's squares are no sticker's ring
+        off = corners + 0.4  # as an outline gives them
+        stuck, cut = book.rings(image, np.array([off, off - 40]), 1.3)
+        assert stuck > 0.5 and np.isnan(cut)  # (the last leaves the image: not told, so read)
+        assert book.rings(inverted, off[None], 1.3)[0] < RING_AT_A_GLANCE
+        match = book.match(image, off, 1.3)
+        assert match is not None and match.ring >= stuck - 0.2
 
 
 def test_the_lens_blur_is_measured_on_a_marker_edge():
