@@ -290,6 +290,34 @@ def test_the_moves_of_a_state_gone_take_no_tap_until_the_new_states_come(browser
         page.context.close()
 
 
+def test_moves_that_failed_to_come_are_asked_for_again_without_a_new_state(browser, served):
+    """A list of moves that fails to come (a dropped request on the table's Wi-Fi) leaves the old ones taking no tap:
+    the page asks again by itself, and the player can act without waiting for another player's move."""
+    failures, view = [1], served.server.app.view_functions["api.inputs"]
+
+    def flaky(*args, **kwargs):  # the first request after the move is lost
+        if failures and served.session.made_by != first:
+            failures.pop()
+            return {"error": "the companion answered 503"}, 503
+        return view(*args, **kwargs)
+
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    try:
+        join(page, served, "red")
+        session = served.session
+        caught_up(page, session)
+        first = session.made_by
+        served.server.app.view_functions["api.inputs"] = flaky
+        session.submit(Action.make("move", to="o3s1"), "board", None)
+        expect(page.locator("#declared")).to_contain_text("asking again")
+        caught_up(page, session)  # no new state came: the page asked again by itself
+        assert not failures
+        expect(page.locator("#primary button", has_text="End turn")).to_be_visible()
+    finally:
+        served.server.app.view_functions["api.inputs"] = view
+        page.context.close()
+
+
 def test_a_move_part_way_done_says_what_is_left_not_that_the_board_is_wrong(page, camera_served):
     served = camera_served
     page.set_viewport_size({"width": 360, "height": 740})

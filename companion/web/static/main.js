@@ -348,7 +348,9 @@ async function refreshInputs() {
   try {
     app.moves.load(await get("/api/inputs"));
   } catch (error) {
-    $("declared").textContent = error.message;
+    // The moves shown take no tap until this state's come, so they are asked for again until they do.
+    $("declared").textContent = `${error.message} (asking again…)`;
+    setTimeout(() => { if (app.seated && !app.moves.current()) refreshInputs(); }, 2000);
   } finally {
     refreshInputs.busy = false;
     if (refreshInputs.again) { refreshInputs.again = false; refreshInputs(); }
