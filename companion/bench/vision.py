@@ -98,7 +98,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--approved",
         action="store_true",
         help="mounted: only mountings `calibrate board` approves (the others are dropped after "
-        "their first frame): --scenes approved frames",
+        "their first frame): --scenes approved frames (with --changes: mountings whose own board it approves)",
     )
     parser.add_argument(
         "--all-codes",

@@ -15,6 +15,10 @@ its site) or missed, and a colour sighting of nothing there is a false piece.
 With --game orbital_battle, each mounting is over Orbital Battle's spread (the solar map with planet maps 3 and 5
 beside it, as bench vision_spread.py lays them) read by one pipeline a board (TableVision), and each change moves a
 piece on one of its boards: the phone's parts are then one plan over the boards whose sites changed (TablePlan).
+Every sticker in view is scored after every change, the boards' unchanged sites (their last reading kept) too. What
+`calibrate board` says of each board from the mounting's first frame is kept: the rows are given again for the boards
+it approves (a board it does not reads on as it can, its misses counted in the first rows only); with --approved,
+mountings whose own board (the solar map on the spread) it does not approve are drawn again.
 """
 
 from __future__ import annotations
@@ -51,6 +55,22 @@ class Delivered:
         return cv2.imdecode(sent, cv2.IMREAD_COLOR if self.colour else cv2.IMREAD_GRAYSCALE)
 
 
+@dataclass(frozen=True)
+class Change:
+    """One settled change as read: each board's scored stickers and false pieces (the scene's order), and what
+    `calibrate board` said of each board at the mounting's first frame."""
+
+    boards: tuple[tuple[list[tuple[float, str]], int], ...]
+    approved: tuple[bool, ...]
+
+    def whole(self) -> tuple[list[tuple[float, str]], int]:
+        """Every board's stickers and false pieces together."""
+        return [o for results, _ in self.boards for o in results], sum(false for _, false in self.boards)
+
+    def approved_boards(self) -> list[tuple[list[tuple[float, str]], int]]:
+        return [board for board, ok in zip(self.boards, self.approved, strict=True) if ok]
+
+
 @dataclass
 class Row:
     crops: list[float] = field(default_factory=list)
@@ -58,8 +78,9 @@ class Row:
     crops_least: list[float] = field(default_factory=list)  # the least CPU seconds of the change's repeats
     decodes: dict[str, list[float]] = field(default_factory=dict)  # a JPEG's decoding alone, least CPU seconds
     whole: list[float] = field(default_factory=list)
-    outcomes: dict[str, list] = field(default_factory=lambda: {"crops": [], "whole": []})
+    outcomes: dict[str, list[Change]] = field(default_factory=lambda: {"crops": [], "whole": []})
     fallbacks: int = 0
+    mountings: list[tuple[bool, ...]] = field(default_factory=list)  # each board's approval, per mounting
     calibrated: int = 0  # mountings whose colour ranges were calibrated (--colours)
     raw: bool = True  # the camera sends raw frames (no JPEG to decode)
     # A JPEG camera's frames read from the phone's crops, and as raw luma (the baseline): least CPU seconds
@@ -100,20 +121,23 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
             args.optics,
             Extremes.of(args),
             args.repeats,
+            args.approved,
         )
-        for name, records in row.outcomes.items():
-            stickers = [o for results, _ in records for side, o in results if side > 0]
-            plain = [o for results, _ in records for side, o in results if side == 0]
-            right = sum(1 for results, false in records if not false and all(o == "read" for _, o in results))
-            n = max(1, len(stickers))
-            print(
-                f"{args.game} {size[0]}x{size[1]} {names[name]}: {len(records)} frames, all correct "
-                f"{100 * right / max(1, len(records)):.1f}%; stickers {len(stickers)}: missed "
-                f"{100 * stickers.count('missed') / n:.2f}%, withheld {100 * stickers.count('withheld') / n:.2f}%, "
-                f"wrong {100 * stickers.count('wrong') / n:.2f}%; false pieces {sum(f for _, f in records)}"
+        boards = sum(len(a) for a in row.mountings)
+        approved = sum(sum(a) for a in row.mountings)
+        print(
+            f"{args.game} {size[0]}x{size[1]}: {len(row.mountings)} mountings, `calibrate board` approves "
+            f"{approved} of their {boards} boards"
+        )
+        for name, changes in row.outcomes.items():
+            _outcomes(
+                f"{args.game} {size[0]}x{size[1]} {names[name]}: {len(changes)} changes", [c.whole() for c in changes]
             )
-            if plain:
-                print(f"  found by colour: {plain.count('read')} of {len(plain)} read, {plain.count('missed')} missed")
+            readings = [board for c in changes for board in c.approved_boards()]
+            _outcomes(
+                f"    the boards `calibrate board` approves: {len(readings)} readings of a board after a change",
+                readings,
+            )
         if args.colours:
             print(f"  colour ranges calibrated in {row.calibrated} of {args.scenes} mountings")
         print(
@@ -141,6 +165,25 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
             print(f"    baseline, the same frames as {raw}   {summary(row.baseline, 1e3, 'ms')}")
         print(f"  baseline, the whole frame     {summary(row.whole, 1e3, 'ms')}")
     return 0
+
+
+def _outcomes(label: str, records: list[tuple[list[tuple[float, str]], int]]) -> None:
+    """A row of readings (each its scored stickers and false pieces): all correct, stickers missed, withheld (their
+    site said unread or unreliable), wrong, and false pieces; and the pieces found by colour, where there are."""
+    stickers = [o for results, _ in records for side, o in results if side > 0]
+    plain = [o for results, _ in records for side, o in results if side == 0]
+    right = sum(1 for results, false in records if not false and all(o == "read" for _, o in results))
+    n = max(1, len(stickers))
+    if not records:
+        print(label)
+        return
+    print(
+        f"{label}, all correct {100 * right / max(1, len(records)):.1f}%; stickers {len(stickers)}: missed "
+        f"{100 * stickers.count('missed') / n:.2f}%, withheld {100 * stickers.count('withheld') / n:.2f}%, "
+        f"wrong {100 * stickers.count('wrong') / n:.2f}%; false pieces {sum(f for _, f in records)}"
+    )
+    if plain:
+        print(f"  found by colour: {plain.count('read')} of {len(plain)} read, {plain.count('missed')} missed")
 
 
 @dataclass
@@ -175,18 +218,31 @@ class Scene:
         self.tables[i], changed = _move_one(self.boards[i], self.tables[i], rng)
         return {self.prefixes[i] + site for site in changed}
 
-    def score(self, report, frame, colours: dict) -> tuple[list[tuple[float, str]], int]:
-        """Every board's stickers scored as the mounted bench scores one board's (_score), together."""
+    def score(self, report, frame, colours: dict) -> tuple[tuple[list[tuple[float, str]], int], ...]:
+        """Each board's stickers scored as the mounted bench scores one board's (_score)."""
         if len(self.boards) == 1:
-            return _score(report, frame.truth, {s.id for s in self.boards[0].sites}, self.tables[0], colours)
-        results: list[tuple[float, str]] = []
-        false = 0
-        for board, table in zip(self.boards, self.tables, strict=True):
-            truth = tuple(t for t in frame.truth if t.board == board.name)
-            more, wrong = _score(report.report(board.name), truth, {s.id for s in board.sites}, table, colours)
-            results += more
-            false += wrong
-        return results, false
+            return (_score(report, frame.truth, {s.id for s in self.boards[0].sites}, self.tables[0], colours),)
+        return tuple(
+            _score(
+                report.report(board.name),
+                tuple(t for t in frame.truth if t.board == board.name),
+                {s.id for s in board.sites},
+                table,
+                colours,
+            )
+            for board, table in zip(self.boards, self.tables, strict=True)
+        )
+
+    def approved(self, reader, image: np.ndarray) -> tuple[bool, ...]:
+        """What `calibrate board` says of each board from the mounting's first frame, read whole by `reader` (a
+        board whose pose it did not find is not approved)."""
+        from companion.bench.vision_mounted import mounting_approved
+
+        visions = [reader] if len(self.boards) == 1 else reader.visions
+        return tuple(
+            v.pose is not None and mounting_approved(b, self.registry, self.profile, v.pose, image)
+            for b, v in zip(self.boards, visions, strict=True)
+        )
 
     def in_crops(self, report) -> bool:
         """Whether the change was read in crops (every board read, not the whole frame after a board moved)."""
@@ -240,14 +296,20 @@ def _row(
     optics: str = "world",
     extremes=None,
     repeats: int = 1,
+    approved_only: bool = False,
 ) -> Row:
+    """`mountings` mountings of `changes` changes each; `approved_only`: of those where `calibrate board` approves
+    the game's own board (the solar map on the spread), the others drawn again, at most MOST_MOUNTINGS times as many
+    in all."""
     import cv2
 
-    from companion.bench.vision_mounted import Camera, Extremes
+    from companion.bench.vision_mounted import MOST_MOUNTINGS, Camera, Extremes
     from companion.sensing.vision_crops import Composer
 
     row = Row()
-    for m in range(mountings):
+    m = -1
+    while len(row.mountings) < mountings and m < MOST_MOUNTINGS * mountings:
+        m += 1
         rng = np.random.default_rng([seed, m, size[1], 7])
         extremes = extremes or Extremes()
         scene, mounting = _scene(game, size, rng, fill, tilt, extremes)
@@ -259,6 +321,10 @@ def _row(
         first = delivered.frame(delivered.sent(scene.render(shot, rng).image))
         crops.process(first, 0.0)
         whole.process(first, 0.0)
+        approved = scene.approved(whole, first)
+        if approved_only and not approved[0]:
+            continue
+        row.mountings.append(approved)
         if colours and (ranges := sampled_colours(board, registry, profile, whole, scene.tables[0], first)):
             profile = scene.profile = replace(profile, colours=ranges)
             crops, whole = scene.reader(), scene.reader()
@@ -289,13 +355,13 @@ def _row(
             crops, a = runs[0][2], runs[0][3]
             if cut is not None and baseline is not None:
                 cut, report = _phone_crops(cut, composer, frame.image, sent, changed, k + 1.0, repeats, row, colours)
-                row.outcomes["cut"].append(scene.score(report, frame, profile.colours))
+                row.outcomes["cut"].append(Change(scene.score(report, frame, profile.colours), approved))
                 luma = frame.image if colours else cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
                 baseline, report, seconds = _least(
                     baseline, lambda r, f=luma, at=k + 1.0, c=changed: r.process(f, at, c), repeats
                 )
                 row.baseline.append(seconds)
-                row.outcomes["luma"].append(scene.score(report, frame, profile.colours))
+                row.outcomes["luma"].append(Change(scene.score(report, frame, profile.colours), approved))
                 row.whole_bytes.append(len(sent))
             if not delivered.raw:  # what the JPEG alone costs, whole and decoded at an eighth of its side (still
                 # entropy decoded whole: the least any partial decoding of a JPEG without restart markers can cost)
@@ -316,7 +382,7 @@ def _row(
             row.fallbacks += not scene.in_crops(a)
             row.raw = delivered.raw
             for name, report in (("crops", a), ("whole", b)):
-                row.outcomes[name].append(scene.score(report, frame, profile.colours))
+                row.outcomes[name].append(Change(scene.score(report, frame, profile.colours), approved))
     return row
 
 

@@ -231,3 +231,27 @@ def test_records_saved_by_short_runs_are_reported_as_one_row(tmp_path, capsys):
     second.write_text(second.read_text() + "{}\n")
     with pytest.raises(UserError, match=r"b.jsonl line 3: not a frame's record"):
         load_records([str(first), str(second)])
+
+
+def test_settled_changes_are_given_again_for_the_boards_calibrate_approves(capsys):
+    """The per-change bench keeps what `calibrate board` said of each board at the mounting's first frame: a board
+    it does not approve (its stickers too blurred to read) counts in the first rows only, and --approved draws
+    mountings until the game's own board is approved."""
+    from companion.bench.vision_crops import Change
+    from companion.cli import main
+
+    blurred = ([(33.0, "withheld"), (33.0, "wrong")], 0)
+    sharp = ([(40.0, "read")], 0)
+    change = Change((sharp, blurred), (True, False))
+    assert change.whole() == ([(40.0, "read"), (33.0, "withheld"), (33.0, "wrong")], 0)
+    assert change.approved_boards() == [sharp]
+    argv = ["bench", "vision", "--model", "mounted", "--game", "trajectory", "--changes", "1", "--scenes", "1"]
+    argv += ["--sizes", "1920x1080", "--repeats", "1", "--fill", "0.9-0.95", "--tilt", "10", "--approved"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "trajectory 1920x1080: 1 mountings, `calibrate board` approves 1 of their 1 boards" in out
+    for row in ("crops", "whole", "phone's crops", "raw luma"):
+        at = out.index(f"trajectory 1920x1080 {row}: 1 changes, all correct")
+        assert out[at:].splitlines()[1].startswith(
+            "    the boards `calibrate board` approves: 1 readings of a board after a change, all correct"
+        )
