@@ -252,6 +252,8 @@ def test_settled_changes_are_given_again_for_the_boards_calibrate_approves(capsy
     assert "trajectory 1920x1080: 1 mountings, `calibrate board` approves 1 of their 1 boards" in out
     for row in ("crops", "whole", "phone's crops", "raw luma"):
         at = out.index(f"trajectory 1920x1080 {row}: 1 changes, all correct")
-        assert out[at:].splitlines()[1].startswith(
-            "    the boards `calibrate board` approves: 1 readings of a board after a change, all correct"
+        assert (
+            out[at:]
+            .splitlines()[1]
+            .startswith("    the boards `calibrate board` approves: 1 readings of a board after a change, all correct")
         )
