@@ -32,6 +32,7 @@ NAMING_GAMES = {
     "bench/latency.py": WORKLOAD,
     "bench/messy.py": WORKLOAD,
     "bench/vision.py": WORKLOAD,
+    "bench/vision_crops.py": WORKLOAD,
     "bench/vision_mounted.py": WORKLOAD,
     "bench/vision_spread.py": WORKLOAD,
     "web/loadgen.py": WORKLOAD,

@@ -142,7 +142,7 @@ def test_the_bench_reports_each_board(capsys):
     assert "by lens blur sigma (px)" in out and "by the worst sticker's blur in its cells" in out
     assert "moved on the table in 1 frames" in out and "pipeline, every board  median" in out
     assert "baseline: plain detectMarkers" in out
-    assert main(["bench", "vision", "--game", "orbital_battle", "--changes", "2"]) == 2
+    assert main(["bench", "vision", "--game", "orbital_battle", "--changes", "2", "--colours"]) == 2  # no colour
 
 
 def test_vision_detect_reads_the_boards_beside_with_their_layout_names(table, tmp_path, capsys):
