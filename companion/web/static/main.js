@@ -347,9 +347,9 @@ async function refreshInputs() {
   refreshInputs.busy = true;
   try {
     app.moves.load(await get("/api/inputs"));
-  } catch (error) {
+  } catch {
     // The moves shown take no tap until this state's come, so they are asked for again until they do.
-    $("declared").textContent = `${error.message} (asking again…)`;
+    $("declared").textContent = "The moves did not come through: asking again…";
     setTimeout(() => { if (app.seated && !app.moves.current()) refreshInputs(); }, 2000);
   } finally {
     refreshInputs.busy = false;
