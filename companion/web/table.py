@@ -124,8 +124,9 @@ class Table:
 
     def _snapshot(self) -> dict[str, Any]:
         """The state without the question and the warning (the stream sends those as messages of their own)."""
-        with self._lock:
-            session = self.session
+        # One reference read, without the table's lock: a move announced on another thread (holding its session's
+        # lock) must never wait for a new game being taken up, which may wait for that session (a guide resuming it).
+        session = self.session
         snapshot = session.snapshot()
         snapshot["title"] = session.game.title
         snapshot["log"] = self.log  # the log's identity: the page names it when it opens a stream (?after=LOG-N)

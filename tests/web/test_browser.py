@@ -318,6 +318,31 @@ def test_moves_that_failed_to_come_are_asked_for_again_without_a_new_state(brows
         page.context.close()
 
 
+def test_a_board_that_failed_to_come_is_asked_for_again(browser, served):
+    """The game's board lost on its way (the Wi-Fi drops as the page opens): the page says so in words, with no
+    script error, asks again by itself and draws the board."""
+    lost = []
+
+    def once(route):
+        if not lost:
+            lost.append(route.request.url)
+            route.abort("connectionreset")  # as a dropped connection: the fetch fails
+        else:
+            route.continue_()
+
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    try:
+        page.route("**/api/board?game=*", once)
+        page.goto(served.base + "/")
+        expect(page.locator("#toast")).to_contain_text("The game's board did not come through: asking again")
+        expect(
+            page.locator(f'#map [data-site="{served.session.game.board(served.session.state).sites[0].id}"]')
+        ).to_have_count(1)
+        assert len(lost) == 1
+    finally:
+        page.context.close()
+
+
 def test_a_move_part_way_done_says_what_is_left_not_that_the_board_is_wrong(page, camera_served):
     served = camera_served
     page.set_viewport_size({"width": 360, "height": 740})

@@ -170,3 +170,27 @@ def test_a_replayed_entry_is_the_entry_as_it_was_announced(served, stream):
     announced = live.until("entry")
     assert stream(last_id=entry.id - 1).until("entry") == announced  # read from the store as stored, not rebuilt
     assert stream(last_id=f"{served.session.store.identity}-{entry.id - 1}").until("entry") == announced
+
+
+def test_a_move_is_announced_while_a_new_game_is_being_taken_up(served, stream):
+    """Taking a new game up holds the table while it may wait for the old game's session (a guide handing the
+    referee back); a move booked meanwhile on the old session is announced, with its state, without waiting."""
+    events = stream(f"/events?after={served.session.store.last_entry_id()}")
+    events.until("state")
+    held, release = threading.Event(), threading.Event()
+
+    def taking_up() -> None:  # as Table.new_game holds the table
+        with served.table._lock:
+            held.set()
+            release.wait(10)
+
+    threading.Thread(target=taking_up, daemon=True).start()
+    assert held.wait(5)
+    try:
+        booked = threading.Thread(target=served.session.submit, args=(Action.make("end_turn"), "phone", "red"))
+        booked.start()
+        booked.join(5)
+        assert not booked.is_alive(), "the move waited for the new game"
+        assert events.until("state")["data"]["phase"]["actor"] == "blue"
+    finally:
+        release.set()

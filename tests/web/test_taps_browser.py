@@ -301,6 +301,7 @@ def test_a_few_turns_are_played_in_few_taps_on_a_phone(browser, one_table, game)
         if due != seat:
             seat = due
             page.evaluate(f"window.orrery.app.setSeat({{name: '{seat}', colour: ''}})")
+        caught_up(page, session)  # the latest state and its moves, as the player sees them
         page.wait_for_function("window.orrery.app.moves.mine() && !document.querySelector('#moves').hidden")
         listed = legal_inputs(session.game, session.state, table.table.words())
         if game == "orbital_battle" and session.game.phase(session.state).step == "deploy":
@@ -350,6 +351,7 @@ def test_a_landing_is_led_from_the_planets_surface(browser, one_table):
     page.goto(f"{table.base}/?t={table.table.seats.token}")
     page.locator(f'#seats input[value="{seat}"]').check()
     page.click("#join-ok")
+    caught_up(page, session)  # the latest state and its moves, as the player sees them
     page.wait_for_function("window.orrery.app.moves.mine() && !document.querySelector('#moves').hidden")
     landings = [i for i in legal_inputs(session.game, session.state, table.table.words()) if i["type"] == "unload"]
     item = landings[0]
@@ -393,6 +395,7 @@ def test_an_attack_starts_with_a_tap_on_the_enemy_unit(browser, one_table):
     page.goto(f"{table.base}/?t={table.table.seats.token}")
     page.locator(f'#seats input[value="{seat}"]').check()
     page.click("#join-ok")
+    caught_up(page, session)  # the latest state and its moves, as the player sees them
     page.wait_for_function("window.orrery.app.moves.mine() && !document.querySelector('#moves').hidden")
     attacks = [i for i in legal_inputs(game, session.state, table.table.words()) if i["type"] == "attack"]
     aimed = {i["at"][0] for i in attacks if not i["at"][0].startswith("p")}

@@ -132,7 +132,7 @@ function renderState(state) {
   }
   seatsChanged(app, before);
   showPhone();
-  if (newGame) startGame(state);
+  if (newGame) drawGame(state);
   $("title").textContent = state.title;
   showSeat();
   app.map.names = state.names || {};
@@ -165,8 +165,19 @@ function showPhone() {
     : "Watching. Scan the table's QR code to play.";
 }
 
-async function startGame(state) {
+// A game's board and log that fail to come (a Wi-Fi blip, the table restarting) are asked for again: until they do,
+// the page says so, and the next state (or the retry) draws the game.
+function drawGame(state) {
   const earlier = app.gameId;  // null: the page's first game (start() offers the seats then)
+  startGame(state, earlier).catch(() => {
+    if (app.gameId !== state.game_id) return;  // another game came meanwhile: it is drawn instead
+    app.gameId = earlier;
+    complain("The game's board did not come through: asking again…");
+    setTimeout(() => { if (app.state && app.state.game_id !== app.gameId) renderState(app.state); }, 2000);
+  });
+}
+
+async function startGame(state, earlier) {
   app.gameId = state.game_id;
   app.moves.close();
   const board = await get(`/api/board?game=${state.game_id}`);

@@ -282,7 +282,7 @@ export class Moves {
       this.sheet(this.picked.what, [list], `Tap one of the ${targets.length} places ringed green on the map.`);
     };
     if (surface === this.app.surfaces.shown) show();
-    else this.app.surfaces.show(surface).then(show);
+    else this.app.surfaces.show(surface).then((shown) => { if (shown) show(); });
     return true;
   }
 

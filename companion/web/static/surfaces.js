@@ -26,10 +26,18 @@ export class Surfaces {
     this.count();
   }
 
+  // True once the map shows `id`; a surface that fails to come (a Wi-Fi blip) is said in words and the map stays.
   async show(id) {
     let board = this.board;
     if (id) {
-      if (!this.cache.has(id)) this.cache.set(id, await get(`/api/board?surface=${encodeURIComponent(id)}`));
+      if (!this.cache.has(id)) {
+        try {
+          this.cache.set(id, await get(`/api/board?surface=${encodeURIComponent(id)}`));
+        } catch {
+          this.app.complain("That map did not come through: tap it again.");
+          return false;
+        }
+      }
       board = this.cache.get(id);
     }
     this.shown = id;
@@ -40,6 +48,7 @@ export class Surfaces {
     this.app.moves.render();  // the targets ringed on this map (a planet on the board, a hex on a surface)
     $("surface").value = id;
     $("svg-title").textContent = id ? board.title : "The board";
+    return true;
   }
 
   // The map that holds every one of these sites: "" the board, a surface's id, or null when no one map does.
