@@ -167,7 +167,8 @@ class TableLoop:
                 # While hands move, work out what this state's actions do to the board, so that the settled board
                 # is judged from the sites that changed.
                 self.referee.prepare(state)
-                self._hold_out(now)
+                if observation is not None:  # a hand still moving, or an arm over the board, holds the booking too
+                    self._hold_out(now)
                 return Look(now, observation is not None)
             self._last_seen = observation
             if game.outcome(state) is not None or self.session.record.status != "playing":

@@ -1,5 +1,7 @@
 """The table loop on a real session and store, fed boards as the sensors would see them."""
 
+from dataclasses import replace
+
 import pytest
 
 from companion.boards import default_board
@@ -274,6 +276,45 @@ def test_the_hold_window_passes_and_the_one_move_the_board_shows_is_booked_then_
     assert text.startswith("Correction: ") and " Not: " in text and "Put" not in text
     assert loop.warning is None
     assert Session.resume(session.store, session.record.id).state == session.state  # the log replays it
+
+
+def test_a_piece_landing_as_the_hold_window_passes_is_booked_where_it_stops_not_corrected(lifted):
+    """The window runs out while the hand is still moving (a slide onto an empty space, the grid not yet quiet):
+    nothing is booked until the board settles, so the landing decides the move and no correction is needed."""
+    lift, session, observer, loop = lifted
+    count = len(session.actions)
+    observer.reed(closed(lift.lifted()), 10.0)
+    assert loop.tick(10.5).verdict == "in_hand"
+    observer.reed(closed(lift.elsewhere.after), 22.4)  # the piece comes down 11.9 s after the question
+    assert loop.tick(22.6) is None and len(session.actions) == count  # the window has passed, the board not settled
+    assert loop.tick(22.8).verdict == "explained"
+    assert session.actions[-1] == lift.elsewhere.action and len(session.actions) == count + 1
+    assert [e.kind for e in session.store.entries(session.record.id)][-1] == "action"
+
+
+def test_with_the_camera_an_arm_over_the_board_holds_the_booking_of_a_piece_in_the_hand(lifted):
+    """The hold window passes while the camera sees an arm over the board: the one move the board shows is booked
+    only once a frame shows the board clear."""
+    lift, session, _, _ = lifted
+    observer = Observer({v: k for k, v in SWITCH.items()}, frozenset(SWITCH), settle=0.3)
+    loop = TableLoop(session, observer, lambda s: BOARD.site(s).name, hold=12.0)
+
+    def frame(at: float, hand: bool = False) -> None:
+        # A frame that vouches for no site (the pieces too alike to read): only whether an arm is over the board.
+        observer.camera(replace(CameraView(at, {}, frozenset(SWITCH), True), hand=hand))
+
+    observer.reed(closed(session.game.layout(session.state)), 0.0)
+    frame(0.1)
+    assert loop.tick(1.0).verdict == "unchanged"
+    count = len(session.actions)
+    observer.reed(closed(lift.lifted()), 10.0)
+    frame(10.1)
+    assert loop.tick(10.5).verdict == "in_hand"
+    frame(22.0, hand=True)  # the arm is back over the board before the window passes
+    assert loop.tick(23.0) is None and loop.tick(30.0) is None and len(session.actions) == count
+    frame(31.0)  # the arm is gone: the board as it was, the window long past
+    loop.tick(31.1)
+    assert session.actions[-1] == lift.onto_taken.action and len(session.actions) == count + 1
 
 
 def test_a_phone_books_the_move_in_hand_at_once(lifted):
