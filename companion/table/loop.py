@@ -38,6 +38,11 @@ from companion.table.store import CannotSave, Entry
 from companion.table.words import listing, piece_words
 
 ASKED = "Which move did the table make?"
+OWN_MOVE = (
+    "explained",
+    "ambiguous",
+    "in_hand",
+)  # verdicts that read the board as a move from the state it is judged in
 
 
 @dataclass(frozen=True)
@@ -210,7 +215,9 @@ class TableLoop:
         beside its site before it is nudged over), not booked as the next player's. None: the correction is
         made."""
         booked = self._booked
-        if booked is None or ruling.verdict == "unchanged" or (ruling.verdict == "explained" and not booked.lifted):
+        # A booking a sensor confirmed stands when the new state offers the board as a move of its own (the piece
+        # moved on from where it was seen land): that move is booked or asked about, never read as a correction.
+        if booked is None or ruling.verdict == "unchanged" or (ruling.verdict in OWN_MOVE and not booked.lifted):
             return ruling
         earlier = self._earlier.judge(booked.state, observation, self.site_name)
         lifted = _lifted(self._earlier, booked.state, booked.action)

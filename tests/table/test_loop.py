@@ -8,6 +8,7 @@ from companion.boards import default_board
 from companion.rules import Action, Event, IllegalAction
 from companion.table.loop import TableLoop
 from companion.table.observe import CameraView, Observer
+from companion.table.referee import Ruling
 from companion.table.session import Session
 from companion.table.store import Store
 
@@ -362,3 +363,46 @@ def test_a_note_from_another_thread_while_the_referee_books_a_move_stops_neither
     assert not any(thread.is_alive() for thread in threads), "the referee and the note wait on each other"
     kinds = [entry.kind for entry in session.store.entries(session.record.id)]
     assert sorted(kinds[-2:]) == ["action", "note"] and session.actions[-1] == Action.make("move", to="o3s1")
+
+
+def test_a_piece_moved_on_from_where_the_camera_saw_it_booked_is_the_next_move_not_a_correction(tmp_path):
+    """A ship booked onto a planet's spot with the camera seeing it there, then jumped on from that spot in the same
+    turn, where the camera cannot read the spot it left: the first booking stands (no sensor doubted it), and the
+    second move is asked about, never booked as a correction of the first (the ship flew to the planet, then jumped)."""
+    from companion.sim.game_layouts import ORBIT_MODULES
+    from companion.sim.table_setup import game_board
+
+    board = game_board("orbit", ORBIT_MODULES)
+    switch = {site.id: divmod(i, 16) for i, site in enumerate(board.sites)}
+    store = Store(tmp_path / "orbit.db")
+    session = Session.start(store, "orbit", ["red", "green", "blue"], dict(ORBIT_MODULES), 3)
+    opening = [
+        ("play", {"card": "c05"}), ("fly", {"to": "r2s0"}), ("advance", {"planet": "yellow"}),
+        ("advance", {"planet": "green"}), ("nav_energy", {}), ("end_turn", {}), ("play", {"card": "c08"}),
+        ("nav_jump", {"to": "r0s0"}), ("fly", {"to": "r2s0"}), ("nav_energy", {}), ("energy", {}),
+        ("advance", {"planet": "green"}), ("nav_swap", {}), ("advance", {"planet": "brown"}), ("end_turn", {}),
+        ("play", {"card": "c06"}),
+    ]  # fmt: skip
+    for kind, args in opening:
+        session.submit(Action.make(kind, **args), "phone", session.game.phase(session.state).actor)
+    game = session.game
+    observer = Observer({v: k for k, v in switch.items()}, frozenset(switch), settle=0.3)
+    loop = TableLoop(session, observer, lambda s: board.site(s).name)
+
+    def show(layout, at: float, blind: frozenset[str] = frozenset()) -> Ruling | None:
+        observer.reed(frozenset(switch[s] for s, pieces in layout.items() if pieces), at)
+        stacks = {s: tuple(game.physical_piece(p) for p in pieces) for s, pieces in layout.items() if pieces}
+        observer.camera(CameraView(at + 0.05, stacks, blind, True))
+        return loop.tick(at + 0.5)
+
+    show(game.layout(session.state), 0.0)
+    fly = Action.make("fly", to="r5s11")
+    flown = game.apply(session.state, fly)[0]
+    assert show(game.layout(flown), 1.0).verdict == "explained" and session.state == flown
+    jump = Action.make("nav_jump", to="r6s28")
+    jumped = game.apply(flown, jump)[0]
+    ruling = show(game.layout(jumped), 2.0, blind=frozenset({"r5s11"}))  # the ship's old spot: a stack, unread
+    kinds = [entry.kind for entry in store.entries(session.record.id)]
+    assert "correction" not in kinds and session.actions[-1] == fly
+    assert ruling is not None and ruling.verdict == "ambiguous" and jump in loop.question.choices
+    store.close()
