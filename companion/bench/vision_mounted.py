@@ -47,8 +47,9 @@ class Record:
 
     def cells(self) -> list[float]:
         """Each visible sticker's blur in its own cells (a sixth of its side): the blur the vision measured on the
-        board's markers over the sticker's cell. What a sticker's reading depends on most."""
-        blur = self.traits.get("measured", 0.0)
+        board's markers in this frame along its worst direction (the sway's smear included; the lens's alone in
+        records that do not have it) over the sticker's cell. What a sticker's reading depends on most."""
+        blur = self.traits.get("frame", self.traits.get("measured", 0.0))
         return [6 * blur / max(side, 1e-6) for side, _ in self.results]
 
     @property
@@ -237,7 +238,7 @@ def run_cell(
             if approved_only and not approved:
                 break
             results, false = score(report, frame.truth, sites)
-            traits = camera.traits(shot, size) | {"measured": vision.blur_px}
+            traits = camera.traits(shot, size) | {"measured": vision.blur_px, "frame": vision.frame_blur_px}
             cell.records.append(
                 Record(
                     bool(approved),

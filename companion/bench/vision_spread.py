@@ -208,7 +208,10 @@ def _row(
                     approved[name] = mounting_approved(where.board, registry, profile, board_vision.pose, frame.image)
                 truth = [t for t in frame.truth if t.board == name]
                 results, false = score(board_report, truth, {s.id for s in where.board.sites})
-                traits = camera.traits(shot, size) | {"measured": board_vision.blur_px}
+                traits = camera.traits(shot, size) | {
+                    "measured": board_vision.blur_px,
+                    "frame": board_vision.frame_blur_px,
+                }
                 record = Record(
                     approved.get(name, False),
                     tuple(results),
