@@ -1,12 +1,15 @@
-"""Where this camera can read a sticker: each site's smallest sticker in pixels, and the lens's blur over its cells.
+"""Where this camera can read a sticker: each site's smallest sticker in pixels, and the frame's blur over its cells.
 
 A sticker's code lies in its cells (a sixth of its side each, border included): what decides whether a camera reads
-it is how wide those cells are in pixels and how much of a cell the lens's blur spans. Both thresholds below come
-from `companion bench vision` on the mounted camera with WORLD.md's optics (calibration/README.md, "Legible
-stickers"): the bench sweeps frames by the worst sticker's blur in cells and by sticker size, and these are the
-largest blur and smallest size at which its frames were read all correct 99 % of the time, with a margin.
-`calibrate board` approves a mounting only where every site meets both; the vision says a site it reads empty but
-where a sticker would not be legible is unread, never empty.
+it is how wide those cells are in pixels and how much of a cell the blur spans. The blur is the lens's and, frame by
+frame, the stand's sway: a smear of length L while the shutter is open adds L^2 / 12 to the variance along its own
+direction, so the vision measures each frame's blur along its worst direction on the corner markers it placed the
+frame by (vision_decode.py `worst_blur`), and judges that frame's sites by it. Both thresholds below come from
+`companion bench vision` on the mounted camera with WORLD.md's optics, sway included (calibration/README.md,
+"Legible stickers"): the bench sweeps frames by the worst sticker's blur in cells (the frame's worst direction) and by
+sticker size, and these are the largest blur and smallest size at which its frames were read all correct 99 % of the
+time, with a margin. `calibrate board` approves a mounting only where every site meets both at the lens's blur; the
+vision says a site it reads empty but where a sticker would not be legible in this frame is unread, never empty.
 """
 
 from __future__ import annotations
@@ -20,14 +23,15 @@ from companion.sensing.pieces import Registry
 from companion.sensing.vision_pose import Pose
 
 # Derived from the sweep (calibration/README.md): frames whose worst sticker had up to 0.45 cells of blur were read
-# all correct 99 % of the time in every game (Trajectory's up to 0.5, ORBIT's up to 0.45); stickers under 11 px are
-# rarely found as squares at all.
+# all correct 99 % of the time in every game (Trajectory's up to 0.5, ORBIT's up to 0.45), and so were the approved
+# frames swept again by the blur along each frame's worst direction, sway included (docs/benchmarks.md); stickers
+# under 11 px are rarely found as squares at all.
 MAX_BLUR_CELLS = 0.45
 MIN_SIDE_PX = 11.0
 
 
 def blur_cells(blur_px: float, side_px: float) -> float:
-    """The lens's blur (sigma, px) in a sticker's cells (a sixth of its side)."""
+    """A blur (sigma, px) in a sticker's cells (a sixth of its side)."""
     return 6.0 * blur_px / max(side_px, 1e-6)
 
 
