@@ -336,7 +336,7 @@ class Vision:
         width, height = self.profile.image_size
         read, sweep = self._to_read(changed, self._sweep)
         boxes = site_boxes(self._site_pixels(pose, (height, width), read), (height, width))
-        boxes += [_look_box(corners, (height, width)) for corners, _ in looks.values()]
+        boxes += [_blur_box(corners, (height, width)) for corners, _ in looks.values()]
         colour: list[Box] = []
         if self._colour:
             heights = set(self._colour.heights.values())
@@ -579,9 +579,7 @@ class Vision:
         (one spoiled by a hand still leaves the median right) and cost about 1 ms each."""
         blurs = []
         for c in list(corners.values())[:3]:
-            pad = float(np.ptp(c, axis=0).max()) / 3 + 2  # the edge profiles reach 1.5 cells either side
-            x0, y0 = np.maximum(np.floor(c.min(axis=0) - pad).astype(int), 0)
-            x1, y1 = np.ceil(c.max(axis=0) + pad).astype(int)
+            x0, y0, x1, y1 = _blur_box(c, image.shape[:2])
             patch = image[y0:y1, x0:x1]
             if patch.ndim == 3:
                 patch = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
@@ -1291,6 +1289,16 @@ def _look_box(corners: np.ndarray, shape: tuple[int, int] | None = None) -> Box:
     x1, y1 = (int(v) for v in np.ceil(corners.max(axis=0)).astype(int) + 3)
     if shape is None:
         return x0, y0, x1, y1
+    return max(0, x0), max(0, y0), min(shape[1], x1), min(shape[0], y1)
+
+
+def _blur_box(corners: np.ndarray, shape: tuple[int, int]) -> Box:
+    """The pixels a marker's blur is measured on: its bounding box and as far out as the profiles across its edges
+    reach (a cell and a half of its six, and the interpolation's pixel), clipped to a frame of `shape`; a plan's
+    parts hold it, so that a settled change's frame measures its own blur too."""
+    pad = float(np.ptp(corners, axis=0).max()) / 4 + 3
+    x0, y0 = (int(v) for v in np.floor(corners.min(axis=0) - pad))
+    x1, y1 = (int(v) for v in np.ceil(corners.max(axis=0) + pad))
     return max(0, x0), max(0, y0), min(shape[1], x1), min(shape[0], y1)
 
 

@@ -207,6 +207,13 @@ def test_a_frame_smeared_by_the_stands_sway_says_the_sites_it_cannot_read_unread
     assert lost and lost <= unread
     assert {s.id for s in board.sites} - set(report.stacks()) <= unread  # not one site read as empty
     assert set(report.stacks()) - unread  # the large stickers still read
+    # A settled change read in crops (the grid felt two sites change) measures its own frame's blur too.
+    calm = vision.process(frame.image, 2.0, changed=set())
+    assert vision.frame_blur_px < lens + 0.3 and "stickers in crops" in calm.timings
+    lost_site = sorted(lost)[0]
+    swayed = vision.process(_smeared(frame.image, 7.0, 0.4), 3.0, changed={lost_site})
+    assert "stickers in crops" in swayed.timings and vision.frame_blur_px > lens + 0.8
+    assert lost_site in {s for r in swayed.unreliable if r.reason == UNREAD for s in r.sites}
 
 
 def test_gray_frames_and_fused_frames_read_as_the_colour_frame(board, registry, seen):
