@@ -833,7 +833,7 @@ class Vision:
         return {
             s.id
             for s, side in zip(self.board.sites, self._sides[1], strict=True)
-            if s.id in wanted and not legible(float(side), self.frame_blur_px)
+            if s.id in wanted and not legible(float(side), self.blur_px, self.frame_blur_px)
         }
 
     def _unread_regions(self, sites: set[str]) -> list[Region]:

@@ -303,13 +303,14 @@ def edge_blur(gray: np.ndarray, corners: np.ndarray, cells: int = CELLS - 2, qui
 def worst_blur(gray: np.ndarray, corners: np.ndarray, lens_px: float, cells: int = CELLS - 2) -> float | None:
     """The blur (sigma, px) along the direction a marker is most blurred in, the camera's sway included: a smear of
     length L during the exposure adds L^2 / 12 to the variance along its own direction only, so it widens two
-    opposite edges and leaves the other two as the lens made them, and the median of the four understates it. Each
-    pair of opposite edges gives the variance across it; a smear at an angle to the edges shows in both, as much as
-    its own direction's excess over the lens's variance (`lens_px`, the lens alone) in their sum. None where neither
-    pair shows a clean step."""
+    opposite edges alike and leaves the other two as the lens made them, and the median of the four understates it.
+    Each pair of opposite edges gives the variance across it (the smaller of the two: whatever lies beside one edge
+    alone, the board's own edge or a neighbouring map, widens that edge and not its opposite); a smear at an angle
+    to the edges shows in both pairs, as much as its own direction's excess over the lens's variance (`lens_px`, the
+    lens alone) in their sum. None where neither pair shows a clean step."""
     widths = edge_sigmas(gray, corners, cells)
     pairs = [[w * w for w in (widths[k], widths[k + 2]) if w is not None] for k in (0, 1)]
-    across = [float(np.mean(p)) for p in pairs if p]
+    across = [min(p) for p in pairs if p]
     if not across:
         return None
     return math.sqrt(max(max(across), sum(across) - lens_px * lens_px) if len(across) == 2 else across[0])
