@@ -40,6 +40,8 @@ class Record:
     baseline_seconds: float  # plain detectMarkers (defaults, whole frame, the stickers' dictionary) on the frame
     traits: dict[str, float] = field(default_factory=dict)
     stickers: tuple[int, ...] = ()  # each visible sticker's id, in the order of `results`
+    empty: int = 0  # the board's sites with no piece on them
+    empty_unread: int = 0  # of them, those the report said unread (caution, not an error: what it costs the referee)
 
     @property
     def all_correct(self) -> bool:
@@ -47,8 +49,9 @@ class Record:
 
     def cells(self) -> list[float]:
         """Each visible sticker's blur in its own cells (a sixth of its side): the blur the vision measured on the
-        board's markers over the sticker's cell. What a sticker's reading depends on most."""
-        blur = self.traits.get("measured", 0.0)
+        board's markers in this frame along its worst direction (the sway's smear included; the lens's alone in
+        records that do not have it) over the sticker's cell. What a sticker's reading depends on most."""
+        blur = self.traits.get("frame", self.traits.get("measured", 0.0))
         return [6 * blur / max(side, 1e-6) for side, _ in self.results]
 
     @property
@@ -162,6 +165,17 @@ def score(report, truth, sites: set[str]) -> tuple[list[tuple[float, str]], int]
     return [(t.side_px, out[k]) for k, t in enumerate(truth) if t.visible], len(left)
 
 
+def empty_sites(report, truth, sites: set[str]) -> tuple[int, int]:
+    """The sites with no piece on them, and how many of them the report said unread (a frame too blurred for them,
+    say): the referee takes such a site as unknown, so a vision that said every site unread would miss nothing and
+    tell nothing."""
+    from companion.sensing.vision import UNREAD
+
+    empty = sites - {t.piece.site for t in truth}
+    said = {s for r in report.unreliable if r.reason == UNREAD for s in r.sites} if report.reliable else set()
+    return len(empty), len(empty & said)
+
+
 def _said_unread(report, piece) -> bool:
     """A piece off every site lying where the report says a sticker was seen but not read (an unread region of no
     site within 20 mm, as an off-site sighting is matched)."""
@@ -237,7 +251,8 @@ def run_cell(
             if approved_only and not approved:
                 break
             results, false = score(report, frame.truth, sites)
-            traits = camera.traits(shot, size) | {"measured": vision.blur_px}
+            empty, empty_unread = empty_sites(report, frame.truth, sites)
+            traits = camera.traits(shot, size) | {"measured": vision.blur_px, "frame": vision.frame_blur_px}
             cell.records.append(
                 Record(
                     bool(approved),
@@ -249,6 +264,8 @@ def run_cell(
                     t3 - t2,
                     traits,
                     tuple(t.piece.entry.sticker for t in frame.truth if t.visible),
+                    empty,
+                    empty_unread,
                 )
             )
         if approved_only and not approved:
@@ -434,6 +451,10 @@ def report(label: str, cell: Cell, sweeps: bool = True) -> None:
         f"{100 * c['missed'] / n:.2f}%; flagged unread or unreliable: {100 * c['withheld'] / n:.2f}%), "
         f"wrong {100 * c['wrong'] / n:.2f}%; false pieces {sum(r.false for r in cell.records)}"
     )
+    empty = sum(r.empty for r in cell.records)
+    if empty:
+        said = sum(r.empty_unread for r in cell.records)
+        print(f"  empty sites {empty}: said unread {100 * said / empty:.2f}% (unknown to the referee, not wrong)")
     rows = []
     by_size = cell.by_size()
     for b in sorted(by_size):

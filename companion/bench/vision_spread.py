@@ -122,6 +122,7 @@ def _row(
         Extremes,
         Record,
         calibrated,
+        empty_sites,
         mounting_approved,
         score,
     )
@@ -207,8 +208,12 @@ def _row(
                 if name not in approved and board_vision.pose is not None:  # `calibrate board` for this map
                     approved[name] = mounting_approved(where.board, registry, profile, board_vision.pose, frame.image)
                 truth = [t for t in frame.truth if t.board == name]
-                results, false = score(board_report, truth, {s.id for s in where.board.sites})
-                traits = camera.traits(shot, size) | {"measured": board_vision.blur_px}
+                own = {s.id for s in where.board.sites}
+                results, false = score(board_report, truth, own)
+                traits = camera.traits(shot, size) | {
+                    "measured": board_vision.blur_px,
+                    "frame": board_vision.frame_blur_px,
+                }
                 record = Record(
                     approved.get(name, False),
                     tuple(results),
@@ -219,6 +224,7 @@ def _row(
                     0.0,
                     traits,
                     tuple(t.piece.entry.sticker for t in truth if t.visible),
+                    *empty_sites(board_report, truth, own),
                 )
                 cells.setdefault(name, Cell()).records.append(record)
                 if i == moved:

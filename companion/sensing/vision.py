@@ -29,7 +29,7 @@ from companion.errors import UserError
 from companion.sensing.pieces import PieceEntry, Registry
 from companion.sensing.vision_colour import COLOUR_CONFIDENCE, ColourFinder, window_pixels, windows_around
 from companion.sensing.vision_crops import PLAN_BYTES, Box, Cropped, CropPlan, distinct, merge_boxes, site_boxes
-from companion.sensing.vision_decode import CodeBook, edge_blur, fit_edges
+from companion.sensing.vision_decode import CodeBook, edge_blur, fit_edges, worst_blur
 from companion.sensing.vision_legibility import legible, site_sides
 from companion.sensing.vision_occlusion import OcclusionFinder
 from companion.sensing.vision_pose import Pose, fiducial_corners, solve_pose
@@ -209,7 +209,10 @@ class Vision:
         self._codes = frozenset(self._stickers)
         # The lens's sigma: as calibration measured it, then on the corner markers each time they are found.
         self.blur_px = profile.blur_px or DEFAULT_BLUR_PX
-        self._legible: tuple[tuple, set[str]] | None = None  # (pose and blur, the sites where stickers are not legible)
+        # This frame's blur along its worst direction (the lens's and the sway's smear while the shutter was open),
+        # measured on the corner markers of every frame read: what decides which stickers it can read.
+        self.frame_blur_px = self.blur_px
+        self._sides: tuple[tuple, np.ndarray] | None = None  # (pose, each site's smallest sticker side in px)
         self._more: tuple[np.ndarray, ...] = ()  # the frames fused with the one being read
         self._looks: dict[str, np.ndarray] = {}  # each site's look when last read (big frames without a grid)
         self._sites_read: set[str] = set()  # the sites the last frame read in crops read
@@ -333,7 +336,7 @@ class Vision:
         width, height = self.profile.image_size
         read, sweep = self._to_read(changed, self._sweep)
         boxes = site_boxes(self._site_pixels(pose, (height, width), read), (height, width))
-        boxes += [_look_box(corners, (height, width)) for corners, _ in looks.values()]
+        boxes += [_blur_box(corners, (height, width)) for corners, _ in looks.values()]
         colour: list[Box] = []
         if self._colour:
             heights = set(self._colour.heights.values())
@@ -445,6 +448,7 @@ class Vision:
         corners = self._unchanged_markers(colour)
         if len(corners) < MIN_FRESH_MARKERS:
             return None
+        self._measure_frame_blur(colour, corners)
         pose, reprojection = self._pose, None  # the markers stand where they stood: so does the board
         if pose is None:
             return None
@@ -535,6 +539,7 @@ class Vision:
         """
         unchanged = self._unchanged_markers(gray)
         if len(unchanged) >= MIN_FRESH_MARKERS:
+            self._measure_frame_blur(gray, unchanged)
             return unchanged
         found = {}
         if self._pose is not None:
@@ -565,7 +570,22 @@ class Vision:
         blurs = [b for c in refined.values() if (b := edge_blur(gray, c)) is not None]
         if blurs:
             self.blur_px = float(np.median(blurs))
+        self._measure_frame_blur(gray, refined)
         return refined
+
+    def _measure_frame_blur(self, image: np.ndarray, corners: dict) -> None:
+        """`frame_blur_px` from the markers this frame was placed by (a patch round each, made gray where the frame
+        is in colour): the median of their worst directions' blur, never under the lens's. Three markers are enough
+        (one spoiled by a hand still leaves the median right) and cost about 1 ms each."""
+        blurs = []
+        for c in list(corners.values())[:3]:
+            x0, y0, x1, y1 = _blur_box(c, image.shape[:2])
+            patch = image[y0:y1, x0:x1]
+            if patch.ndim == 3:
+                patch = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+            if patch.size and (b := worst_blur(patch, c - (x0, y0), self.blur_px)) is not None:
+                blurs.append(b)
+        self.frame_blur_px = max(self.blur_px, float(np.median(blurs))) if blurs else self.blur_px
 
     def _unchanged_markers(self, gray: np.ndarray) -> dict:
         """The markers that look as they did where they were last found (a small patch each, compared with a
@@ -804,20 +824,17 @@ class Vision:
         return out, off_site
 
     def _illegible(self, pose: Pose, sites: Collection[str]) -> set[str]:
-        """Of `sites`, those where this camera would not reliably read a sticker (too small for the lens's blur:
-        vision_legibility.py): a sticker missed there must not make the site read as empty."""
-        key = (tuple(np.round(np.concatenate([pose.rvec * 1000, pose.tvec]), 0)), round(self.blur_px, 2))
-        if self._legible is None or self._legible[0] != key:
-            sides = site_sides(self.board, self.registry, pose, self.matrix, self.dist)
-            self._legible = (
-                key,
-                {
-                    s.id
-                    for s, side in zip(self.board.sites, sides, strict=True)
-                    if not legible(float(side), self.blur_px)
-                },
-            )
-        return self._legible[1] & set(sites)
+        """Of `sites`, those where this frame would not reliably read a sticker (too small for its blur, the sway's
+        smear included: vision_legibility.py): a sticker missed there must not make the site read as empty."""
+        key = tuple(np.round(np.concatenate([pose.rvec * 1000, pose.tvec]), 0))
+        if self._sides is None or self._sides[0] != key:
+            self._sides = (key, site_sides(self.board, self.registry, pose, self.matrix, self.dist))
+        wanted = set(sites)
+        return {
+            s.id
+            for s, side in zip(self.board.sites, self._sides[1], strict=True)
+            if s.id in wanted and not legible(float(side), self.blur_px, self.frame_blur_px)
+        }
 
     def _unread_regions(self, sites: set[str]) -> list[Region]:
         """A region for each site where a sticker was seen whose code could not be read: unknown, never empty."""
@@ -1272,6 +1289,16 @@ def _look_box(corners: np.ndarray, shape: tuple[int, int] | None = None) -> Box:
     x1, y1 = (int(v) for v in np.ceil(corners.max(axis=0)).astype(int) + 3)
     if shape is None:
         return x0, y0, x1, y1
+    return max(0, x0), max(0, y0), min(shape[1], x1), min(shape[0], y1)
+
+
+def _blur_box(corners: np.ndarray, shape: tuple[int, int]) -> Box:
+    """The pixels a marker's blur is measured on: its bounding box and as far out as the profiles across its edges
+    reach (a cell and a half of its six, and the interpolation's pixel), clipped to a frame of `shape`; a plan's
+    parts hold it, so that a settled change's frame measures its own blur too."""
+    pad = float(np.ptp(corners, axis=0).max()) / 4 + 3
+    x0, y0 = (int(v) for v in np.floor(corners.min(axis=0) - pad))
+    x1, y1 = (int(v) for v in np.ceil(corners.max(axis=0) + pad))
     return max(0, x0), max(0, y0), min(shape[1], x1), min(shape[0], y1)
 
 

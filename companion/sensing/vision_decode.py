@@ -294,20 +294,45 @@ def _project(homographies: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 def edge_blur(gray: np.ndarray, corners: np.ndarray, cells: int = CELLS - 2, quiet: float = 1.0) -> float | None:
     """The lens's blur (a Gaussian's sigma, px) at a marker `cells` cells wide (border included: 6 for 4x4 and 16h5
-    codes, 7 for 5x5) in a white quiet zone `quiet` cells wide, from the profile across its four outer edges: inside
-    the black border cell the code's cells (whose mean along the edge is some level between black and white),
-    outside the quiet zone whatever it lies on. The three blurred steps are fitted to each profile
-    (`_step_fits`); the median of the edges' sigmas. None when the marker is too small or its edges show no clean
-    step."""
+    codes, 7 for 5x5) in a white quiet zone `quiet` cells wide: the median of its four edges' sigmas
+    (`edge_sigmas`). None when the marker is too small or fewer than two edges show a clean step."""
+    widths = [w for w in edge_sigmas(gray, corners, cells, quiet) if w is not None]
+    return float(np.median(widths)) if len(widths) >= 2 else None
+
+
+def worst_blur(gray: np.ndarray, corners: np.ndarray, lens_px: float, cells: int = CELLS - 2) -> float | None:
+    """The blur (sigma, px) along the direction a marker is most blurred in, the camera's sway included: a smear of
+    length L during the exposure adds L^2 / 12 to the variance along its own direction only, so it widens two
+    opposite edges alike and leaves the other two as the lens made them, and the median of the four understates it.
+    Each pair of opposite edges gives the variance across it (the smaller of the two: whatever lies beside one edge
+    alone, the board's own edge or a neighbouring map, widens that edge and not its opposite); a smear at an angle
+    to the edges shows in both pairs, as much as its own direction's excess over the lens's variance (`lens_px`, the
+    lens alone) in their sum. None where neither pair shows a clean step."""
+    widths = edge_sigmas(gray, corners, cells)
+    pairs = [[w * w for w in (widths[k], widths[k + 2]) if w is not None] for k in (0, 1)]
+    across = [min(p) for p in pairs if p]
+    if not across:
+        return None
+    return math.sqrt(max(max(across), sum(across) - lens_px * lens_px) if len(across) == 2 else across[0])
+
+
+def edge_sigmas(
+    gray: np.ndarray, corners: np.ndarray, cells: int = CELLS - 2, quiet: float = 1.0
+) -> list[float | None]:
+    """Each of a marker's four outer edges' blur (a Gaussian's sigma, px; None where the edge shows no clean step
+    or leaves the image), in the order of its corners: from the profile across the edge, inside the black border
+    cell the code's cells (whose mean along the edge is some level between black and white), outside the quiet zone
+    whatever it lies on. The three blurred steps are fitted to each profile (`_step_fits`). None for every edge
+    when the marker is under 24 px a side."""
     corners = np.asarray(corners, np.float64).reshape(4, 2)
     side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
     if side < 24:
-        return None
+        return [None] * 4
     centre = corners.mean(axis=0)
     cell = side / cells
     fits = _step_fits(round(quiet, 3))
     steps = fits.steps * cell
-    profiles = []
+    profiles, inside = [], []
     for k in range(4):
         a, b = corners[k], corners[(k + 1) % 4]
         along = (b - a) / np.linalg.norm(b - a)
@@ -321,10 +346,12 @@ def edge_blur(gray: np.ndarray, corners: np.ndarray, cells: int = CELLS - 2, qui
         if xs.min() < 0 or ys.min() < 0 or xs.max() > gray.shape[1] - 1 or ys.max() > gray.shape[0] - 1:
             continue
         profiles.append(cv2.remap(gray, xs, ys, cv2.INTER_LINEAR).astype(np.float64).mean(axis=0))
-    widths = [w * cell for w in fits.sigmas_of(np.array(profiles).reshape(-1, len(steps))) if w is not None]
-    if len(widths) < 2:
-        return None
-    return float(np.median(widths))
+        inside.append(k)
+    out: list[float | None] = [None] * 4
+    if profiles:
+        for k, w in zip(inside, fits.sigmas_of(np.array(profiles).reshape(-1, len(steps))), strict=True):
+            out[k] = None if w is None else w * cell
+    return out
 
 
 def _phi(x: np.ndarray) -> np.ndarray:

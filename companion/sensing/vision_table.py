@@ -14,6 +14,7 @@ down), or parts that would cost more than the whole picture's gray, have the who
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
@@ -75,6 +76,9 @@ class TableReport:
             "time": self.time,
             "boards": {where.board.name: {"prefix": where.prefix, **report.to_json()} for where, report in self.boards},
         }
+
+
+SAME_PIECE_MM = 10.0  # one piece seen by two boards' poses lands this near itself (each pose within a few mm)
 
 
 class TableVision:
@@ -185,21 +189,38 @@ class TableVision:
     def _without_neighbours(self, reports: list[FrameReport]) -> list[FrameReport]:
         """Each report without the pieces off its sites that stand on another board in view: a board's search
         reaches past its edge (pieces overhang it), so a neighbour's pieces by that edge show there too, off every
-        site; the neighbour reads them on its own sites."""
+        site; the neighbour reads them on its own sites. Where boards overlap (a map slid over another's edge), a
+        piece lying on both is seen off every site by each: it stays with the board it lies deeper inside (unless
+        the other reads it on a site), never dropped by both."""
         out = []
         for i, report in enumerate(reports):
-            vision = self.visions[i]
-            if not report.reliable or vision.pose is None:
+            if not report.reliable or self.visions[i].pose is None:
                 out.append(report)
                 continue
-            others = [v for j, v in enumerate(self.visions) if j != i and reports[j].reliable and v.pose is not None]
-            kept = tuple(
-                s
-                for s in report.sightings
-                if s.site is not None or not any(_lies_on(other, _pixel(vision, s)) for other in others)
-            )
+            kept = tuple(s for s in report.sightings if s.site is not None or not self._elsewhere(i, s, reports))
             out.append(report if len(kept) == len(report.sightings) else replace(report, sightings=kept))
         return out
+
+    def _elsewhere(self, i: int, s: Sighting, reports: list[FrameReport]) -> bool:
+        """Whether board i's piece off every site belongs to another board in view: it lies on that board, deeper
+        inside it than inside board i (the first board in view on a tie), or that board reads it on a site."""
+        vision = self.visions[i]
+        here = _depth(vision.board, s.x, s.y)
+        for j, other in enumerate(self.visions):
+            if j == i or not reports[j].reliable or other.pose is None:
+                continue
+            x, y = _traced(other, _pixel(vision, s))
+            there = _depth(other.board, x, y)
+            if there < 0:
+                continue
+            if here < there or (here == there and j < i):
+                return True
+            if any(
+                o.site is not None and o.piece == s.piece and math.hypot(o.x - x, o.y - y) <= SAME_PIECE_MM
+                for o in reports[j].sightings
+            ):
+                return True
+        return False
 
 
 def _pixel(vision: Vision, s: Sighting) -> np.ndarray:
@@ -208,11 +229,16 @@ def _pixel(vision: Vision, s: Sighting) -> np.ndarray:
     return vision.pose.project(np.array([(s.x, s.y, 0.0)]), vision.matrix, vision.dist)
 
 
-def _lies_on(vision: Vision, pixel: np.ndarray) -> bool:
-    """Whether a frame pixel shows a point of this board (its pose traced back to its plane)."""
+def _traced(vision: Vision, pixel: np.ndarray) -> tuple[float, float]:
+    """The point of this board's plane a frame pixel shows (its pose traced back to the plane), board mm."""
     assert vision.pose is not None
     x, y = vision.pose.to_board(pixel, 0.0, vision.matrix, vision.dist)[0]
-    return 0.0 <= x <= vision.board.width and 0.0 <= y <= vision.board.height
+    return float(x), float(y)
+
+
+def _depth(board: Board, x: float, y: float) -> float:
+    """How far a board point lies inside the board's edge (mm; negative outside it)."""
+    return min(x, board.width - x, y, board.height - y)
 
 
 def _first_repeat(values: list):

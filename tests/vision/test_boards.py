@@ -20,7 +20,7 @@ from companion.sensing.vision_profile import CameraProfile
 from companion.sensing.vision_table import BoardInView, TableVision
 from companion.sim.mounted_camera import mount, random_shot
 from companion.sim.mounted_render import MountedRenderer
-from companion.sim.mounted_scene import Placement, Spread, random_spread, random_table
+from companion.sim.mounted_scene import Piece, Placement, Spread, Table, random_spread, random_table
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +86,28 @@ def test_a_planet_map_pushed_aside_is_found_again_while_the_solar_map_keeps_its_
     assert "stickers in crops" in solar.timings and not solar.moved
     assert planet.moved and "stickers in crops" not in planet.timings
     _read_whole(report, frame, boards)
+
+
+def test_a_piece_off_every_site_where_a_planet_map_slid_over_the_solar_map_is_read_once(table):
+    """Each board's search reaches past its edge, so a piece in the strip where the maps overlap is seen off every
+    site by both: it is read once, on the board it lies deeper inside, never dropped by both."""
+    registry, boards, spread, renderer, _, _ = table
+    solar, planet = spread.placements
+    over = Placement(planet.board, boards[0].width - 40.0, planet.y, planet.turn)  # 40 mm over the solar map
+    to_solar = np.linalg.inv(solar.matrix()) @ over.matrix()
+    entries = [e for e in registry.entries if e.sticker is not None and not e.piece.startswith("planet-")]
+    x, y, _ = to_solar @ (10.0, 150.0, 1.0)  # 30 mm into the solar map, 10 into the planet map
+    tables = (
+        Table((Piece(entries[0], float(x), float(y), 0.3, 0.0, None),), None),
+        Table((Piece(entries[1], 30.0, 300.0, 0.2, 0.0, None),), None),  # 30 mm into the planet map, 10 the other
+    )
+    rng = np.random.default_rng(12)
+    frame = renderer.render_spread(tables, random_shot("normal", rng), rng, Spread((solar, over)))
+    report = _vision(table).process(frame.image, 0.0)
+    for board in boards:
+        truth = [t for t in frame.truth if t.board == board.name]
+        results, false = score(report.report(board.name), truth, {s.id for s in board.sites})
+        assert [o for _, o in results] == ["read"] and false == 0, board.name
 
 
 def test_a_planet_map_off_the_table_is_out_of_view_not_empty(table):

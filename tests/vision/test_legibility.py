@@ -12,7 +12,7 @@ import pytest
 
 from companion.bench.vision_mounted import calibrated
 from companion.sensing.vision import RING_AT_A_GLANCE, UNREAD, Vision
-from companion.sensing.vision_decode import CodeBook, edge_blur
+from companion.sensing.vision_decode import CodeBook, edge_blur, worst_blur
 from companion.sensing.vision_profile import CameraProfile
 from companion.sim.mounted_camera import CAMERAS, camera_for, mount, random_optics, world_shot
 from companion.sim.mounted_render import MountedRenderer
@@ -75,6 +75,33 @@ def test_the_lens_blur_is_measured_on_a_marker_edge():
     for sigma in (0.8, 1.5):
         image, corners = _sticker(3, 48.0, sigma, turn=0.1)
         assert edge_blur(image, corners) == pytest.approx(math.hypot(sigma, 0.45), abs=0.25)
+
+
+def _smeared(image: np.ndarray, length: float, angle: float) -> np.ndarray:
+    """`image` smeared `length` px along `angle` (radians), as the camera's sway smears it while the shutter is open:
+    a box of that length, drawn on a grid four times finer."""
+    size = 2 * math.ceil(length / 2 + 1) + 1
+    line = np.zeros((size * 4, size * 4), np.float32)
+    c, dx, dy = size * 2, math.cos(angle) * length * 2, math.sin(angle) * length * 2
+    cv2.line(line, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1, cv2.LINE_AA)
+    kernel = cv2.resize(line, (size, size), interpolation=cv2.INTER_AREA)
+    return cv2.filter2D(image, -1, kernel / kernel.sum(), borderType=cv2.BORDER_REPLICATE)
+
+
+def test_a_smear_in_one_direction_is_measured_whole_whichever_way_it_runs():
+    """A smear of length L adds L^2 / 12 to the variance along its direction only: the median of a marker's four
+    edges takes about half of it when it runs along two of them, the worst direction all of it at any angle."""
+    sigma, length = 0.8, 6.0
+    lens = edge_blur(*_sticker(3, 48.0, sigma, turn=0.0))
+    along = math.hypot(sigma, length / math.sqrt(12))
+    for angle in (0.0, 30.0, 45.0, 90.0):
+        image, corners = _sticker(3, 48.0, sigma, turn=0.0)
+        image = _smeared(image, length, math.radians(angle))
+        assert along <= worst_blur(image, corners, lens) <= along + 0.6, angle
+        if angle in (0.0, 90.0):
+            assert edge_blur(image, corners) < along - 0.1
+    image, corners = _sticker(3, 48.0, sigma, turn=0.0)
+    assert worst_blur(image, corners, lens) == pytest.approx(lens, abs=0.05)  # no sway: the lens alone
 
 
 def test_cameras_follow_the_world_ranges():
@@ -163,6 +190,30 @@ def test_where_stickers_are_too_small_for_the_blur_an_empty_reading_is_unread(bo
     assert vision.blur_px > 2.0
     unread = {s for r in report.unreliable if r.reason == UNREAD for s in r.sites}
     assert {s.id for s in board.sites} - set(report.stacks()) <= unread  # not one site read as empty
+
+
+def test_a_frame_smeared_by_the_stands_sway_says_the_sites_it_cannot_read_unread(board, registry, seen):
+    """The board's markers look as they did (they are not decoded again) but the stand swayed while the shutter was
+    open: the blur along the smear, measured on the markers of this frame, leaves the sites whose stickers it took
+    unread, never empty, and the sites with stickers large enough still read."""
+    frame, profile = seen
+    vision = Vision(board, registry, profile)
+    sharp = vision.process(frame.image)
+    lens = vision.blur_px
+    report = vision.process(_smeared(frame.image, 7.0, 0.4), 1.0)
+    assert vision.blur_px == lens and vision.frame_blur_px > lens + 0.8  # the markers kept; the smear measured
+    unread = {s for r in report.unreliable if r.reason == UNREAD for s in r.sites}
+    lost = {site for site, stack in sharp.stacks().items() if report.stacks().get(site) != stack}
+    assert lost and lost <= unread
+    assert {s.id for s in board.sites} - set(report.stacks()) <= unread  # not one site read as empty
+    assert set(report.stacks()) - unread  # the large stickers still read
+    # A settled change read in crops (the grid felt two sites change) measures its own frame's blur too.
+    calm = vision.process(frame.image, 2.0, changed=set())
+    assert vision.frame_blur_px < lens + 0.3 and "stickers in crops" in calm.timings
+    lost_site = sorted(lost)[0]
+    swayed = vision.process(_smeared(frame.image, 7.0, 0.4), 3.0, changed={lost_site})
+    assert "stickers in crops" in swayed.timings and vision.frame_blur_px > lens + 0.8
+    assert lost_site in {s for r in swayed.unreliable if r.reason == UNREAD for s in r.sites}
 
 
 def test_gray_frames_and_fused_frames_read_as_the_colour_frame(board, registry, seen):
