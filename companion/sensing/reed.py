@@ -176,6 +176,7 @@ class ReedLink:
         self._expect = 0
         self._asked_at = 0.0
         self._last_change = 0.0
+        self._heard = float("-inf")  # when the reader last had every byte the grid sent applied (caught_up)
         self._pongs: dict[str, float] = {}
         self._connected = False
         self._handshaken = False
@@ -217,6 +218,13 @@ class ReedLink:
     def counters(self) -> Counters:
         with self._lock:
             return self._counters
+
+    def caught_up(self) -> float:
+        """The time.monotonic() by which the reader had read and applied every byte the grid sent: what
+        `occupancy()` says holds at least until then. A starved reader thread (a loaded host) falls behind the grid,
+        and a board it still shows may already have changed: a board is known to have stayed still only up to
+        here."""
+        return self._heard
 
     def quiet_for(self) -> float:
         """Seconds since the last reported change: the board has settled when this exceeds the table's wait."""
@@ -341,7 +349,11 @@ class ReedLink:
         asked_hello = 0.0
         buffer = b""
         while not self._stop.is_set():
-            data = link.read(max(1, link.in_waiting))
+            looked = time.monotonic()
+            waiting = link.in_waiting
+            if not waiting and not buffer:
+                self._heard = looked  # nothing had come that is not applied yet
+            data = link.read(max(1, waiting))
             now = time.monotonic()
             if data:
                 buffer += data

@@ -18,7 +18,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +70,7 @@ class TwinStats:
     illegal_tried: int = 0
     illegal_caught: int = 0
     wrong_accepted: int = 0  # a board the referee accepted that was not the move the player made: must stay 0
+    wrong: list[str] = field(default_factory=list)  # each of them in words: what the hands did, what was booked
 
 
 @dataclass
@@ -414,14 +415,17 @@ class Twin:
         self.stats.board_moves += 1
         if self.rng.random() < self.illegal:
             self.try_illegal(before)
+        count = len(self.session.actions)
+        hands = f"the hands made {action}"
         if self.rng.random() < self.mess:
             self.stats.messy += 1
-            self.flash(self._detour(before, after), 0.04)
-        count = len(self.session.actions)
+            detour = self._detour(before, after)
+            hands += f", passing over {', '.join(sorted(set(detour) - set(after))) or 'no empty site'} for 0.04 s"
+            self.flash(detour, 0.04)
         self.show(after)
         if len(self.session.actions) > count and self.session.state != result:
             # The table booked another move than the hand's: counted, and taken back on a phone so the game goes on.
-            self.stats.wrong_accepted += 1
+            self._wrong(hands, count)
             while len(self.session.actions) > count:
                 self.phones.undo(self.session.game.phase(self.session.state).actor)
         if self.session.state != result:
@@ -430,7 +434,13 @@ class Twin:
             self.stats.taps += 1
             self.settle_on_phone(action, result)
         elif len(self.session.actions) != count + 1:
-            self.stats.wrong_accepted += 1
+            self._wrong(hands, count)
+
+    def _wrong(self, hands: str, count: int) -> None:
+        """A wrong booking: counted, and said (what the hands did, what the table booked after entry `count`)."""
+        booked = "; ".join(str(a) for a in self.session.actions[count:]) or "nothing"
+        self.stats.wrong_accepted += 1
+        self.stats.wrong.append(f"{hands}; the table booked {booked} (move {count + 1} of the game)")
 
     def settle_on_phone(self, action: Action, result: Any) -> None:
         """A player says on a phone what the table did: the open question's choice that leads to `result` (one
@@ -494,7 +504,7 @@ class Twin:
             self.stats.illegal_tried += 1
             self.stats.illegal_caught += ruling is not None and ruling.verdict == "mismatch"
         if len(self.session.actions) != count:
-            self.stats.wrong_accepted += 1
+            self._wrong(f"the hands set {piece} on {site}, a site no rule allows", count)
         self.show(before)
 
     def play(self, max_actions: int = 10_000) -> TwinStats:

@@ -361,9 +361,11 @@ class LiveTable:
         """One look at the board: every grid's switches to the observer, then the loop (the referee's thread does
         this every TICK)."""
         assert self.observer is not None
+        # (how far the links had read before their switches are taken: what they show held at least until then)
+        heard = min((link.caught_up() for link in self._read_links()), default=now)
         closed = self.switches()
         if closed is not None:
-            self.observer.reed(closed, now)
+            self.observer.reed(closed, now, heard)
         loop = self.loop  # a new game from a phone replaces it; the next look uses the new one
         if loop is not None:
             with contextlib.suppress(CannotSave):  # the phones are told; the board is judged again later

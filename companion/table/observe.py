@@ -212,6 +212,7 @@ class Observer:
         self._lock = threading.Lock()
         self._occupied: dict[str, bool] = {}
         self._last_change = float("-inf")
+        self._heard = float("-inf")  # the switches are known to have held until then (Observer.reed)
         self._frames: list[CameraView] = []
         self._settled_occupied: dict[str, bool] = {}
         self._lifted: set[str] = set()
@@ -259,11 +260,14 @@ class Observer:
             self._pending = None
 
     # Feeding.
-    def reed(self, closed: frozenset[Hashable], at: float) -> None:
-        """The grid's closed switches after a change (or a snapshot) that arrived at `at` (monotonic seconds)."""
+    def reed(self, closed: frozenset[Hashable], at: float, heard: float | None = None) -> None:
+        """The grid's closed switches after a change (or a snapshot) that arrived at `at` (monotonic seconds);
+        `heard`: the time up to which the grid's link had read all the grid sent (ReedLink.caught_up), so the
+        switches are known to have held until then (None: the caller is the grid's reader itself, never behind)."""
         with self._lock:
             if not self._grid_up:
                 return
+            self._heard = float("inf") if heard is None else heard
             occupied = {site: False for site in self.switch_sites.values()}
             for switch in closed:
                 site = self.switch_sites.get(switch)
@@ -356,7 +360,9 @@ class Observer:
             if not self._occupied:
                 return None  # back, but no snapshot yet
             quiet_since = self._last_change + self.settle
-            if now < quiet_since:
+            # Still for the settle window by what the link had read by then: a reader thread that fell behind (a
+            # loaded host) may hold a piece sliding over a site as standing there, its leaving not yet read.
+            if now < quiet_since or self._heard < quiet_since:
                 return None
             # With the camera, an arm over the board holds every booking: the hand may be about to set a piece
             # down where the grid cannot feel it. The newest frame is read at the settle, not waited for: one taken

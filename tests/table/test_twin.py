@@ -1,12 +1,20 @@
 """The twin (`companion serve`'s table on virtual devices) over a real pty: messy hands and illegal moves never get a
 wrong move accepted."""
 
+import random
+import threading
+import time
+from collections.abc import Callable
+
 import pytest
+import serial
 
 from companion.rules import Action
+from companion.sim.players import scripted_action
 from companion.sim.table_setup import make_twin
+from companion.table.referee import Referee
 
-from .conftest import play_until_done
+from .conftest import play_until_done, until
 
 
 def test_a_messy_table_plays_on_without_a_wrong_move_accepted(tmp_path):
@@ -17,7 +25,7 @@ def test_a_messy_table_plays_on_without_a_wrong_move_accepted(tmp_path):
         closed = twin._closed(session.game.layout(session.state))
         assert twin.link.occupancy() == closed
         entries = list(session.store.entries(session.record.id))
-    assert stats.wrong_accepted == 0
+    assert stats.wrong_accepted == 0, stats.wrong
     assert stats.illegal_tried >= 2 and stats.illegal_caught == stats.illegal_tried
     assert stats.messy >= 2 and stats.board_moves >= 10
     # Every action the session accepted came from a legal action the scripted players made: the log replays.
@@ -62,7 +70,7 @@ def test_the_grid_unplugged_mid_move_is_announced_and_the_game_goes_on(tmp_path)
         assert twin.senses.mode() == "grid alone"
         assert twin.show(after) is None or twin.loop.warning is None  # the board read again matches the game
         stats = twin.play(30)
-    assert stats.wrong_accepted == 0
+    assert stats.wrong_accepted == 0, stats.wrong
 
 
 def test_with_the_rendered_camera_no_wrong_move_and_a_vanished_camera_is_announced(tmp_path):
@@ -200,3 +208,70 @@ def test_the_demo_twin_lays_a_game_on_another_board_on_its_grid_and_it_is_refere
         assert table.guides.grid.profile.name == "grid.orbit.back.json"
         stats = twin.play(30)
     assert stats.wrong_accepted == 0 and stats.board_moves >= 3
+
+
+class StarvedReader:
+    """The grid link's reader thread starved, as on a loaded host: once `starve(when)` is called, the reader is held
+    at its first read of the port after `when()` holds, until `feed()`; whatever the grid sends meanwhile waits in the
+    port."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.when: Callable[[], bool] = lambda: False
+        self.fed = threading.Event()
+        self.fed.set()
+        self.held = threading.Event()  # the reader is held at its read
+        real = serial.Serial.read
+
+        def read(port: serial.Serial, size: int = 1) -> bytes:
+            if not self.fed.is_set() and self.when():
+                self.held.set()
+                self.fed.wait()
+            return real(port, size)
+
+        monkeypatch.setattr(serial.Serial, "read", read)
+
+    def starve(self, when: Callable[[], bool]) -> None:
+        self.when = when
+        self.held.clear()
+        self.fed.clear()
+
+    def feed(self) -> None:
+        self.fed.set()
+
+
+def test_a_piece_slid_over_a_site_is_not_booked_there_while_the_grid_reader_is_behind(tmp_path, monkeypatch):
+    """A ship slid over one site it may fly to, on to another: the grid reports it leaving the first at once, but the
+    host's reader thread is starved and reads that only much later. The board it still shows has not been still for
+    the settle window as far as the link has read, so nothing is booked until the reader catches up; then the flight
+    the hand made is booked, once."""
+    reader = StarvedReader(monkeypatch)
+    with make_twin("orbit", 2, 0, "virtual", str(tmp_path / "t.db"), 0.0, 0.0, own_clock=True) as twin:
+        session, live = twin.session, twin.live
+        game = session.game
+        # Red's first flight of the game: a ship that may fly to several empty sites.
+        session.submit(scripted_action(game, session.state, random.Random(0)), "phone", game.phase(session.state).actor)
+        state = session.state
+        layout = game.layout(state)
+        over, to = [
+            c
+            for c in Referee(game).prepare(state).candidates
+            if c.action.type == "fly" and sum(not layout.get(site) for site in c.footprint.sites) == 1
+        ][:2]  # each onto an empty site, which the grid feels
+        twin.set_board(layout)
+        live.look(time.monotonic())
+        count = len(session.actions)
+        # The reader is held once it has read the ship over the first site.
+        reader.starve(lambda: twin.link.occupancy() == twin._closed(over.after))
+        twin.set_board(over.after)
+        live.look(time.monotonic())
+        assert reader.held.wait(2.0)
+        twin.grid.set_all(twin._closed(to.after))  # the hand goes on at once
+        time.sleep(0.3)  # the grid has reported it (after its debounce); the settle window (0.12 s) passes
+        live.look(time.monotonic())
+        assert len(session.actions) == count, f"booked while the reader was behind: {session.actions[-1]}"
+        reader.feed()
+        until(lambda: twin.link.occupancy() == twin._closed(to.after))
+        live.look(time.monotonic())
+        time.sleep(0.2)
+        live.look(time.monotonic())
+        assert list(session.actions[count:]) == [to.action]
