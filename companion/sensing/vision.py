@@ -40,6 +40,9 @@ MAX_REPROJECTION_PX_720P = 2.5  # corner fit worse than this (scaled to the fram
 CORNER_SEARCH_LINES = 1600  # a whole-frame search for the board's markers works on at most this many lines
 UPSCALE_BELOW_PX = 22.0  # stickers expected smaller than this (a side, px) are decoded from an enlarged region
 DOWNSCALE_ABOVE_PX = 30.0  # and those expected larger than this in a region halved
+# A crop's smallest sticker: its sites' smallest (at the lowest piece's top, centred) less this share, for a piece
+# within the site's tolerance of its centre, further from the lens
+SITE_SIDE_SHARE = 0.95
 SAME_LOOK = 0.97  # correlation of a marker's patch with its last look above which it has not moved
 LOOK_CELLS = 24  # a marker's look: its bounding box sampled on this many cells a side
 EDGE_PX = 3  # a sticker this close to the frame's edge cannot be read (its white margin is cut off)
@@ -462,7 +465,7 @@ class Vision:
         found, doubtful = [], []
         for x0, y0, x1, y1 in site_boxes(self._site_pixels(pose, colour.shape, read), colour.shape):
             gray = self._fused(colour, None, (x0, y0, x1, y1))
-            more, seen = self._decode(gray, (x0, y0), pose)
+            more, seen = self._decode(gray, (x0, y0), pose, self._least_side(pose, read, (x0, y0, x1, y1)))
             found.extend(more)
             doubtful.extend(seen)
         sightings, dropped, doubted = self._trace(distinct(found), pose, time)
@@ -667,11 +670,12 @@ class Vision:
         return sightings, len(rejected), sites | doubted, off_site
 
     def _decode(
-        self, roi: np.ndarray, origin: tuple[int, int], pose: Pose
+        self, roi: np.ndarray, origin: tuple[int, int], pose: Pose, least_px: float | None = None
     ) -> tuple[list[tuple[PieceEntry, np.ndarray, float]], list[np.ndarray]]:
         """The registry's stickers in a gray region whose top-left is `origin` in the frame: (entry, corners in
         frame pixels, quality of the reading 0-1), and the squares that look like stickers but whose code could not
-        be told (corners in frame pixels).
+        be told (corners in frame pixels). `least_px`: the smallest sticker side (px) the region may show, where it
+        is known (a crop round a few sites); None: the smallest anywhere on the board.
 
         Every square is read again by matching codes drawn with the lens's blur (vision_decode.py): a code the
         detector decoded stands when the match agrees (its lead over the next code is the reading's quality), and a
@@ -683,8 +687,9 @@ class Vision:
         # UPSCALE_BELOW_PX a side lose cells to them, so the region is enlarged twice; stickers over
         # DOWNSCALE_ABOVE_PX (a 12 MP frame's) keep cells of several pixels in the region halved, a quarter of the
         # pixels to threshold (the perimeter limits are rates of the region's size, so one fitted detector serves
-        # every scale). Codes are then matched in the region as it is, every pixel it has.
-        smallest = per_lo / 4 / 0.6
+        # every scale). Codes are then matched in the region as it is, every pixel it has. The scale suits the
+        # stickers the region holds: a crop near the lens of a tilted camera is not enlarged for the far corner's.
+        smallest = per_lo / 4 / 0.6 if least_px is None else least_px
         up = 2.0 if smallest < UPSCALE_BELOW_PX else 0.5 if smallest > DOWNSCALE_ABOVE_PX else 1.0
         search = (
             roi
@@ -738,6 +743,8 @@ class Vision:
         avoid = self._fiducial_outlines(pose, origin)
         matches = []
         for index, quad in enumerate(candidates):
+            if not outlines[index]:  # (most: no sticker at a glance)
+                continue
             centre = in_roi(quad).mean(axis=0)
             if any(
                 cv2.pointPolygonTest(outline, (float(centre[0]), float(centre[1])), False) >= 0 for outline in avoid
@@ -823,16 +830,35 @@ class Vision:
                 off_site.append(Region(UNREAD, tuple((float(x), float(y)) for x, y in corners), ()))
         return out, off_site
 
-    def _illegible(self, pose: Pose, sites: Collection[str]) -> set[str]:
-        """Of `sites`, those where this frame would not reliably read a sticker (too small for its blur, the sway's
-        smear included: vision_legibility.py): a sticker missed there must not make the site read as empty."""
+    def _site_sides(self, pose: Pose) -> np.ndarray:
+        """Each site's smallest sticker side in pixels, in the board's site order (vision_legibility.site_sides),
+        kept while the pose stands."""
         key = tuple(np.round(np.concatenate([pose.rvec * 1000, pose.tvec]), 0))
         if self._sides is None or self._sides[0] != key:
             self._sides = (key, site_sides(self.board, self.registry, pose, self.matrix, self.dist))
+        return self._sides[1]
+
+    def _least_side(self, pose: Pose, read: Collection[str], box: Box) -> float | None:
+        """The smallest sticker side (px) a crop `box` of the frame may show: that of the read sites it holds (their
+        projected centres in it), less the few per cent a piece off its site's centre or turned may lose; None when
+        it holds none of them."""
+        x0, y0, x1, y1 = box
+        index = [i for i, s in enumerate(self.board.sites) if s.id in read]
+        centres = pose.project(
+            np.column_stack([self._site_xy[index], np.zeros(len(index))]), self.matrix, self.dist
+        ).reshape(-1, 2)
+        inside = (centres[:, 0] >= x0) & (centres[:, 0] < x1) & (centres[:, 1] >= y0) & (centres[:, 1] < y1)
+        if not inside.any():
+            return None
+        return SITE_SIDE_SHARE * float(self._site_sides(pose)[np.array(index)[inside]].min())
+
+    def _illegible(self, pose: Pose, sites: Collection[str]) -> set[str]:
+        """Of `sites`, those where this frame would not reliably read a sticker (too small for its blur, the sway's
+        smear included: vision_legibility.py): a sticker missed there must not make the site read as empty."""
         wanted = set(sites)
         return {
             s.id
-            for s, side in zip(self.board.sites, self._sides[1], strict=True)
+            for s, side in zip(self.board.sites, self._site_sides(pose), strict=True)
             if s.id in wanted and not legible(float(side), self.blur_px, self.frame_blur_px)
         }
 
@@ -1012,12 +1038,12 @@ class Vision:
         side = per_lo / 4 / 0.6
         half = math.ceil(side * 1.1)
         for index, quad in enumerate(candidates):
+            if not outlines[index]:
+                continue
             q = quad.reshape(4, 2).astype(np.float64)
             perimeter = float(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1).sum())
             centre = q.mean(axis=0)
             if not per_lo <= perimeter <= per_hi or any(math.dist(centre, c) < side for c in centres):
-                continue
-            if not outlines[index]:
                 continue
             px0, py0 = int(centre[0]) - half, int(centre[1]) - half
             if px0 < 0 or py0 < 0 or px0 + 2 * half > roi.shape[1] or py0 + 2 * half > roi.shape[0]:
