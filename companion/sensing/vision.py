@@ -28,7 +28,16 @@ from companion.boards.model import Board
 from companion.errors import UserError
 from companion.sensing.pieces import PieceEntry, Registry
 from companion.sensing.vision_colour import COLOUR_CONFIDENCE, ColourFinder, window_pixels, windows_around
-from companion.sensing.vision_crops import PLAN_BYTES, Box, Cropped, CropPlan, distinct, merge_boxes, site_boxes
+from companion.sensing.vision_crops import (
+    PLAN_BYTES,
+    Box,
+    Cropped,
+    CropPlan,
+    blank_outside,
+    distinct,
+    merge_boxes,
+    site_boxes,
+)
 from companion.sensing.vision_decode import CodeBook, edge_blur, fit_edges, worst_blur
 from companion.sensing.vision_legibility import legible, site_sides
 from companion.sensing.vision_occlusion import OcclusionFinder
@@ -248,6 +257,13 @@ class Vision:
             [[(s.x + dx, s.y + dy, z) for z in (0.0, self._tallest) for dx, dy in circle] for s in board.sites],
             np.float64,
         )
+        # ... and where a sticker read afresh round a site may be: a piece off every site is read afresh when its
+        # centre is within that reach of a site read, so its sticker reaches as far again.
+        wider = circle * (reach + self._sticker_reach) / reach
+        self._search_ring = np.array(
+            [[(s.x + dx, s.y + dy, z) for z in (0.0, self._tallest) for dx, dy in wider] for s in board.sites],
+            np.float64,
+        )
         self._edge_cache: tuple[np.ndarray, list] | None = None
         self._pose: Pose | None = None
         self._marker_looks: dict = {}  # fiducial -> (its corners, its normalised look) where last decoded
@@ -463,9 +479,14 @@ class Vision:
             read, self._sweep = self._to_read(changed, self._sweep)
         self._sites_read = read
         found, doubtful = [], []
+        # The detector searches each crop with what lies beyond the sites' wider rings blanked (the board's print
+        # between the sites read, several dozen squares of a sticker's size in ORBIT's crops, cost its search most
+        # of its time and read nothing); codes are matched in the crop as it is.
+        wider = self._site_pixels(pose, colour.shape, read, self._search_ring)
         for x0, y0, x1, y1 in site_boxes(self._site_pixels(pose, colour.shape, read), colour.shape):
             gray = self._fused(colour, None, (x0, y0, x1, y1))
-            more, seen = self._decode(gray, (x0, y0), pose, self._least_side(pose, read, (x0, y0, x1, y1)))
+            least = self._least_side(pose, read, (x0, y0, x1, y1))
+            more, seen = self._decode(gray, (x0, y0), pose, least, blank_outside(gray, wider, (x0, y0)))
             found.extend(more)
             doubtful.extend(seen)
         sightings, dropped, doubted = self._trace(distinct(found), pose, time)
@@ -524,11 +545,14 @@ class Vision:
         near = [(s.x, s.y) for s in self.board.sites if s.id in read]
         return windows_around(self.board, near, self._tolerance + self._sticker_reach + self._colour.margin_mm())
 
-    def _site_pixels(self, pose: Pose, shape: tuple[int, ...], sites: Collection[str]) -> list[np.ndarray]:
+    def _site_pixels(
+        self, pose: Pose, shape: tuple[int, ...], sites: Collection[str], rings: np.ndarray | None = None
+    ) -> list[np.ndarray]:
         """For each site, the frame pixels of the ring within which a sticker of a piece on it may lie (at board
-        level and at the tallest stack's height)."""
+        level and at the tallest stack's height); `rings`: other rings round every site (board mm, in the reach
+        ring's order)."""
         index = {s.id: i for i, s in enumerate(self.board.sites)}
-        rings = self._reach_ring[[index[s] for s in sorted(sites)]]
+        rings = (self._reach_ring if rings is None else rings)[[index[s] for s in sorted(sites)]]
         return list(pose.project(rings.reshape(-1, 3), self.matrix, self.dist).reshape(len(rings), -1, 2))
 
     # -- the board
@@ -670,12 +694,18 @@ class Vision:
         return sightings, len(rejected), sites | doubted, off_site
 
     def _decode(
-        self, roi: np.ndarray, origin: tuple[int, int], pose: Pose, least_px: float | None = None
+        self,
+        roi: np.ndarray,
+        origin: tuple[int, int],
+        pose: Pose,
+        least_px: float | None = None,
+        searched: np.ndarray | None = None,
     ) -> tuple[list[tuple[PieceEntry, np.ndarray, float]], list[np.ndarray]]:
         """The registry's stickers in a gray region whose top-left is `origin` in the frame: (entry, corners in
         frame pixels, quality of the reading 0-1), and the squares that look like stickers but whose code could not
         be told (corners in frame pixels). `least_px`: the smallest sticker side (px) the region may show, where it
-        is known (a crop round a few sites); None: the smallest anywhere on the board.
+        is known (a crop round a few sites); None: the smallest anywhere on the board. `searched`: the region as the
+        detector searches it (a crop with what lies beyond its sites blanked); None: as it is.
 
         Every square is read again by matching codes drawn with the lens's blur (vision_decode.py): a code the
         detector decoded stands when the match agrees (its lead over the next code is the reading's quality), and a
@@ -691,10 +721,11 @@ class Vision:
         # stickers the region holds: a crop near the lens of a tilted camera is not enlarged for the far corner's.
         smallest = per_lo / 4 / 0.6 if least_px is None else least_px
         up = 2.0 if smallest < UPSCALE_BELOW_PX else 0.5 if smallest > DOWNSCALE_ABOVE_PX else 1.0
+        source = roi if searched is None else searched
         search = (
-            roi
+            source
             if up == 1
-            else cv2.resize(roi, None, fx=up, fy=up, interpolation=cv2.INTER_CUBIC if up > 1 else cv2.INTER_AREA)
+            else cv2.resize(source, None, fx=up, fy=up, interpolation=cv2.INTER_CUBIC if up > 1 else cv2.INTER_AREA)
         )
         marker_corners, ids, candidates = detector.detectMarkers(search)
         decoded = [

@@ -180,6 +180,21 @@ def site_boxes(rings: list[np.ndarray], shape: tuple[int, ...]) -> list[tuple[in
     return merge_boxes(boxes)
 
 
+def blank_outside(gray: np.ndarray, rings: list[np.ndarray], origin: tuple[int, int]) -> np.ndarray:
+    """A copy of a gray crop whose top-left is `origin` in the frame, white (blank paper) wherever no ring's hull
+    reaches (`rings`: each ring's frame pixels): a detector searching it finds no square there."""
+    import cv2
+
+    x0, y0 = origin
+    inside = np.zeros(gray.shape[:2], np.uint8)
+    for ring in rings:
+        hull = cv2.convexHull(np.round(ring - (x0, y0)).astype(np.int32))
+        cv2.fillConvexPoly(inside, hull, 255)
+    out = np.full_like(gray, 255)
+    np.copyto(out, gray, where=inside.astype(bool))
+    return out
+
+
 def merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
     """Boxes (x0, y0, x1, y1) with every two that overlap merged into the box round both, until none overlap."""
     boxes = list(boxes)
