@@ -9,7 +9,7 @@ import numpy as np
 from companion.calibration.colours import sample_colours
 from companion.sensing.pieces import load_registry
 from companion.sensing.vision import SWEEP_ROUNDS, Vision
-from companion.sensing.vision_crops import distinct, site_boxes
+from companion.sensing.vision_crops import blank_outside, distinct, site_boxes
 from companion.sim.render_camera import sim_profile
 from companion.sim.render_scene import random_scene
 
@@ -76,6 +76,19 @@ def test_crops_overlapping_merge_and_a_sticker_read_twice_counts_once():
     assert site_boxes(ring, (300, 300)) == [(4, 4, 96, 96), (194, 194, 246, 246)]
     square = np.array([[0, 0], [20, 0], [20, 20], [0, 20]], np.float64)
     assert len(distinct([("a", square), ("a", square + 1.0), ("a", square + 40.0)])) == 2
+
+
+def test_a_crop_is_searched_only_within_its_sites_reach():
+    """What lies beyond every ring of a crop is blank paper to the detector; inside, the crop's own pixels."""
+    crop = np.random.default_rng(3).integers(0, 200, (120, 200), dtype=np.uint8)
+    angles = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+    ring = np.column_stack([1050 + 30 * np.cos(angles), 2060 + 30 * np.sin(angles)])  # frame pixels
+    searched = blank_outside(crop, [ring, ring + np.array([90.0, 0.0])], (1000, 2000))
+    for x in (50, 140):  # inside each ring
+        assert np.array_equal(searched[45:76, x - 15 : x + 16], crop[45:76, x - 15 : x + 16])
+    assert (searched[60, 85:105] == 255).all()  # between them
+    assert (searched[:, :15] == 255).all() and (searched[:, 185:] == 255).all() and (searched[100:] == 255).all()
+    assert crop.max() < 200  # the crop itself is left as it was
 
 
 def test_with_colours_calibrated_a_settled_change_stays_in_crops_and_reads_as_the_whole_frame(
