@@ -482,13 +482,16 @@ class Vision:
         # The detector searches each crop with what lies beyond the sites' wider rings blanked (the board's print
         # between the sites read, several dozen squares of a sticker's size in ORBIT's crops, cost its search most
         # of its time and read nothing); codes are matched in the crop as it is.
-        wider = self._site_pixels(pose, colour.shape, read, self._search_ring)
-        for x0, y0, x1, y1 in site_boxes(self._site_pixels(pose, colour.shape, read), colour.shape):
-            gray = self._fused(colour, None, (x0, y0, x1, y1))
-            least = self._least_side(pose, read, (x0, y0, x1, y1))
-            more, seen = self._decode(gray, (x0, y0), pose, least, blank_outside(gray, wider, (x0, y0)))
-            found.extend(more)
-            doubtful.extend(seen)
+        # Sites whose stickers are searched at one scale share crops: a few far sites whose stickers need the
+        # region enlarged do not enlarge the sweep's whole crop with them.
+        for group in self._by_scale(pose, read):
+            wider = self._site_pixels(pose, colour.shape, group, self._search_ring)
+            for x0, y0, x1, y1 in site_boxes(self._site_pixels(pose, colour.shape, group), colour.shape):
+                gray = self._fused(colour, None, (x0, y0, x1, y1))
+                least = self._least_side(pose, group, (x0, y0, x1, y1))
+                more, seen = self._decode(gray, (x0, y0), pose, least, blank_outside(gray, wider, (x0, y0)))
+                found.extend(more)
+                doubtful.extend(seen)
         sightings, dropped, doubted = self._trace(distinct(found), pose, time)
         rejected = len(dropped)
         # A site keeps the last reading's doubt until it is read again.
@@ -719,8 +722,7 @@ class Vision:
         # pixels to threshold (the perimeter limits are rates of the region's size, so one fitted detector serves
         # every scale). Codes are then matched in the region as it is, every pixel it has. The scale suits the
         # stickers the region holds: a crop near the lens of a tilted camera is not enlarged for the far corner's.
-        smallest = per_lo / 4 / 0.6 if least_px is None else least_px
-        up = 2.0 if smallest < UPSCALE_BELOW_PX else 0.5 if smallest > DOWNSCALE_ABOVE_PX else 1.0
+        up = _search_scale(per_lo / 4 / 0.6 if least_px is None else least_px)
         source = roi if searched is None else searched
         search = (
             source
@@ -882,6 +884,16 @@ class Vision:
         if not inside.any():
             return None
         return SITE_SIDE_SHARE * float(self._site_sides(pose)[np.array(index)[inside]].min())
+
+    def _by_scale(self, pose: Pose, read: Collection[str]) -> list[set[str]]:
+        """The sites to read grouped by the scale their stickers are searched at (`_search_scale` of each site's
+        smallest sticker, as `_least_side` takes it)."""
+        sides = self._site_sides(pose)
+        groups: dict[float, set[str]] = {}
+        for i, site in enumerate(self.board.sites):
+            if site.id in read:
+                groups.setdefault(_search_scale(SITE_SIDE_SHARE * float(sides[i])), set()).add(site.id)
+        return [groups[scale] for scale in sorted(groups)]
 
     def _illegible(self, pose: Pose, sites: Collection[str]) -> set[str]:
         """Of `sites`, those where this frame would not reliably read a sticker (too small for its blur, the sway's
@@ -1330,6 +1342,11 @@ def _correlation(a: np.ndarray, b: np.ndarray) -> float:
     """Normalised correlation of two looks of the same size (1 when one is the other scaled and shifted)."""
     a, b = a - a.mean(), b - b.mean()
     return float((a * b).sum() / max(float(np.sqrt((a * a).sum() * (b * b).sum())), 1e-6))
+
+
+def _search_scale(smallest_px: float) -> float:
+    """The scale a region is searched for stickers at, from the smallest sticker side (px) it may show."""
+    return 2.0 if smallest_px < UPSCALE_BELOW_PX else 0.5 if smallest_px > DOWNSCALE_ABOVE_PX else 1.0
 
 
 def _side(corners: np.ndarray) -> float:
