@@ -6,7 +6,8 @@ Each mounting lays the maps out as people do (beside the solar map, a little tur
 again while the others keep their pose), and, in the last frame of every other mounting, a planet map taken off the
 table: that board is out of view and must be said so, not read as empty. Pieces come from a stickered Orbital
 Battle box (companion/sim/pieces_orbital_battle.json: the companion ships no Orbital Battle registry yet): planets
-and counters on the solar map, counters on the planet maps. Each board is scored as the mounted bench scores one
+and counters on the solar map, counters on the planet maps, all from the one box (no kind laid more often than the
+box holds it, across the maps). Each board is scored as the mounted bench scores one
 board: every sticker in view read, missed, withheld or wrong, and false pieces. Time: every board of a frame read,
 against plain detectMarkers (defaults, whole frame, the stickers' dictionary) on the same frame.
 """
@@ -131,7 +132,7 @@ def _row(
     from companion.sensing.vision_table import BoardInView, TableVision
     from companion.sim.mounted_camera import CONDITIONS, random_mounting
     from companion.sim.mounted_render import MountedRenderer
-    from companion.sim.mounted_scene import random_spread, random_table
+    from companion.sim.mounted_scene import random_spread, tables_from_one_box
 
     registry = box_registry()
     counters = replace(registry, entries=tuple(e for e in registry.entries if not e.piece.startswith("planet-")))
@@ -180,15 +181,12 @@ def _row(
                 gone = len(boards) - 1
                 now = _nudged(spread, gone, shots, away=True)
             shot = camera.shot(shots)
-            tables = tuple(
-                random_table(
-                    b,
-                    registry if i == 0 else counters,
-                    shots,
-                    PIECES["orbital_battle" if i == 0 else "orbital_battle:planet"],
-                    shot.arm and i == 0,
-                )
-                for i, b in enumerate(boards)
+            tables = tables_from_one_box(  # the maps' pieces from one box, as a table has them
+                boards,
+                [registry] + [counters] * (len(boards) - 1),
+                shots,
+                [PIECES["orbital_battle"]] + [PIECES["orbital_battle:planet"]] * (len(boards) - 1),
+                [bool(shot.arm)] + [False] * (len(boards) - 1),
             )
             frame = renderer.render_spread(tables, shot, shots, now, tuple(camera.shot(shots) for _ in range(fuse - 1)))
             t0 = time.perf_counter()

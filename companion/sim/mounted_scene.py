@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -112,6 +112,21 @@ def random_table(board: Board, registry: Registry, rng: np.random.Generator, cou
             continue
         pieces.extend(_ride(base, spare, registry, rng))
     return Table(tuple(pieces), random_arm(board, rng) if arm else None)
+
+
+def tables_from_one_box(
+    boards: list[Board], registries: list[Registry], rng: np.random.Generator, counts: list[int], arms: list[bool]
+) -> tuple[Table, ...]:
+    """Each board's table (as `random_table` draws it, with its own registry, count and arm) from one box: a piece
+    laid on one board is not in the box for the next, so no kind is on the table more often than the box holds it."""
+    used: set[str] = set()
+    tables = []
+    for board, registry, count, arm in zip(boards, registries, counts, arms, strict=True):
+        left = replace(registry, entries=tuple(e for e in registry.entries if e.id not in used))
+        table = random_table(board, left, rng, count, arm)
+        used |= {p.entry.id for p in table.pieces}
+        tables.append(table)
+    return tuple(tables)
 
 
 def _ride(base: Piece, spare: list[PieceEntry], registry: Registry, rng: np.random.Generator) -> list[Piece]:

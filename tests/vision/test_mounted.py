@@ -257,3 +257,24 @@ def test_settled_changes_are_given_again_for_the_boards_calibrate_approves(capsy
             .splitlines()[1]
             .startswith("    the boards `calibrate board` approves: 1 readings of a board after a change, all correct")
         )
+
+
+def test_a_spread_of_maps_lays_no_kind_more_often_than_the_box_holds_it():
+    # Each map drawn from a box of its own put three of a kind the box holds two of on the table, and the vision
+    # rightly took the surplus for misreads.
+    from collections import Counter
+
+    from companion.bench.vision_spread import PIECES, box_registry
+    from companion.boards import default_board
+    from companion.sim.mounted_scene import tables_from_one_box
+
+    box = box_registry()
+    boards = [default_board("orbital_battle")] + [default_board(f"orbital_battle:planet{p}") for p in (3, 5)]
+    counts = [PIECES["orbital_battle"]] + [PIECES["orbital_battle:planet"]] * 2
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        tables = tables_from_one_box(boards, [box] * 3, rng, counts, [False] * 3)
+        laid = Counter(p.entry.piece for t in tables for p in t.pieces)
+        assert all(n <= box.count(kind) for kind, n in laid.items())
+        ids = [p.entry.id for t in tables for p in t.pieces]
+        assert len(ids) == len(set(ids)) and all(t.pieces for t in tables)
