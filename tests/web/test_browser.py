@@ -335,6 +335,7 @@ def test_a_board_that_failed_to_come_is_asked_for_again(browser, served):
         page.route("**/api/board?game=*", once)
         page.goto(served.base + "/")
         expect(page.locator("#toast")).to_contain_text("The game's board did not come through: asking again")
+        page.screenshot(path=ARTIFACTS / "board-asked-again.png")
         expect(
             page.locator(f'#map [data-site="{served.session.game.board(served.session.state).sites[0].id}"]')
         ).to_have_count(1)
