@@ -1360,11 +1360,7 @@ def _replace_confidence(s: Sighting, confidence: float) -> Sighting:
 
 def _look_box(corners: np.ndarray, shape: tuple[int, int] | None = None) -> Box:
     """The pixels a marker's look samples: its bounding box with a little margin (clipped to a frame of `shape`)."""
-    x0, y0 = (int(v) for v in np.floor(corners.min(axis=0)).astype(int) - 2)
-    x1, y1 = (int(v) for v in np.ceil(corners.max(axis=0)).astype(int) + 3)
-    if shape is None:
-        return x0, y0, x1, y1
-    return max(0, x0), max(0, y0), min(shape[1], x1), min(shape[0], y1)
+    return _around(corners, 2, 3, shape)
 
 
 def _blur_box(corners: np.ndarray, shape: tuple[int, int]) -> Box:
@@ -1372,8 +1368,16 @@ def _blur_box(corners: np.ndarray, shape: tuple[int, int]) -> Box:
     reach (a cell and a half of its six, and the interpolation's pixel), clipped to a frame of `shape`; a plan's
     parts hold it, so that a settled change's frame measures its own blur too."""
     pad = float(np.ptp(corners, axis=0).max()) / 4 + 3
-    x0, y0 = (int(v) for v in np.floor(corners.min(axis=0) - pad))
-    x1, y1 = (int(v) for v in np.ceil(corners.max(axis=0) + pad))
+    return _around(corners, pad, pad, shape)
+
+
+def _around(corners: np.ndarray, before: float, after: float, shape: tuple[int, int] | None) -> Box:
+    """A marker's bounding box grown by `before` px up and left and `after` px down and right, in whole pixels, and
+    clipped to a frame of `shape` (None: not clipped)."""
+    x0, y0 = (int(v) for v in np.floor(corners.min(axis=0) - before))
+    x1, y1 = (int(v) for v in np.ceil(corners.max(axis=0) + after))
+    if shape is None:
+        return x0, y0, x1, y1
     return max(0, x0), max(0, y0), min(shape[1], x1), min(shape[0], y1)
 
 
