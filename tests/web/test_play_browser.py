@@ -207,6 +207,22 @@ def test_every_phone_stays_joined_across_a_restart(browser, tables):
             page.context.close()
 
 
+def test_a_phone_passed_round_names_the_seat_whose_turn_it_is(browser, tables):
+    table = tables("dakalio")
+    first = due(table)
+    other = next(seat for seat in table.table.session.record.players if seat != first)
+    page, _ = open_phone(browser, table, other)  # the phone was picked up as the other seat
+    pass_and_play(page, [first])
+    expect(page.locator("#phase-line")).to_contain_text("your turn")
+    expect(page.locator("#seat")).to_have_text(first.capitalize())  # the seat due, not the one picked last
+    for _ in range(8):  # the seat's turn may be several actions (a roll, then its move)
+        tap_a_move(page, table)
+        if due(table) != first:
+            break
+    assert due(table) == other
+    expect(page.locator("#seat")).to_have_text(other.capitalize())
+
+
 def test_names_beside_colours_a_confirmed_undo_and_a_new_table_code(browser, tables):
     table = tables("trajectory")
     page, errors = open_phone(browser, table, "red")
@@ -215,11 +231,9 @@ def test_names_beside_colours_a_confirmed_undo_and_a_new_table_code(browser, tab
     expect(page.locator("#ledger .card.own b")).to_have_text("Ann (Red) · you")
     expect(page.locator("#seat")).to_have_text("Ann")
     long = "Maximiliana Wiśniewska"  # 24 characters at most
-    page.evaluate(f"window.orrery.app.send('/api/seat', {{seat: 'green', name: '{long}'}})")
-    page.evaluate("window.orrery.app.setSeat({name: 'green', colour: ''})")
+    page.evaluate(f"window.orrery.app.send('/api/seat', {{seat: 'red', name: '{long}'}})")
     expect(page.locator("#seat")).to_have_text(long)
     fits(page, 360)  # a long name and the phase's own name keep the header to its two lines
-    page.evaluate("window.orrery.app.setSeat({name: 'red', colour: ''})")
     tap_a_move(page, table)
     page.click("#undo")
     expect(page.locator("#confirm")).to_be_visible()

@@ -111,13 +111,16 @@ function showZoom() {
 
 function colourOf(name) { return (name === app.seat.name && app.seat.colour) || pieceColour(name); }
 
+// The badge names the seat this phone acts for now: on a phone passed round the table (it plays several seats), the
+// seat whose turn it is, not the one picked last.
 function showSeat() {
   const badge = $("seat");
-  badge.hidden = !app.seat.name;
-  const given = app.seat.name && app.state && app.state.seat_names && app.state.seat_names[app.seat.name];
-  badge.textContent = given || (app.seat.name ? app.nameOf(app.seat.name) : "");  // "Green", never "green"
-  badge.title = app.seat.name ? app.nameOf(app.seat.name) : "";
-  badge.style.color = app.seat.colour || "";
+  const seat = (app.state && app.actorName()) || app.seat.name;
+  badge.hidden = !seat;
+  const given = seat && app.state && app.state.seat_names && app.state.seat_names[seat];
+  badge.textContent = given || (seat ? app.nameOf(seat) : "");  // "Green", never "green"
+  badge.title = seat ? app.nameOf(seat) : "";
+  badge.style.color = seat ? colourOf(seat) : "";
 }
 
 // The phase banner, the map, the ledger and the setup list, from one state.
