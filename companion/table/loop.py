@@ -251,7 +251,7 @@ class TableLoop:
             return Ruling(
                 "in_hand",
                 ruling.actions,
-                todo=(f"In hand: {pieces}?",),
+                todo=(f"Still in the hand: {pieces}?",),
                 sites=(),
                 landings=("Not the piece in the hand:",),
             )
