@@ -197,16 +197,19 @@ class Registry:
         return groups
 
     def seated(self, players: Sequence[str]) -> dict[str, str]:
-        """Each piece name of a side's set -> the layout's name for it at a table of these players: `army-red` is
-        `army-` and the first player's name, unless the players are named for the sides themselves (then each
-        takes their own). Empty for a registry without seats, or names that need no change."""
-        if not self.seats or set(players) == set(self.seats):
+        """Each piece name of a side's set -> the layout's name for it at a table of these players: a player named
+        for a side takes that side's set (Periorbis's "orange" plays the orange pieces, however the players are
+        ordered), and the others take the sets left, in order (`army-red` is `army-` and the first such player's
+        name). Empty for a registry without seats, or names that need no change."""
+        if not self.seats:
             return {}
-        owner = dict(zip(self.seats, players, strict=False))
+        own = [p for p in players if p in self.seats]
+        free = [s for s in self.seats if s not in own]
+        owner = {p: p for p in own} | dict(zip(free, [p for p in players if p not in own], strict=False))
         out = {}
         for entry in self.entries:
             head, _, seat = entry.piece.rpartition("-")
-            if head and seat in owner:
+            if head and seat in owner and owner[seat] != seat:
                 out[entry.piece] = f"{head}-{owner[seat]}"
         return out
 

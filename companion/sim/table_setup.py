@@ -186,7 +186,7 @@ def _layer(model: CameraModel | None, seed: int, size: int, on_grids: Sequence[P
         camera: CameraModel | None = None
         if isinstance(model, TwinCamera) and has_registry(record.game) and not boards_beside(record.game):
             camera = TwinCamera(board, default_registry(record.game), seed, physical=session.game.physical_piece,
-                                camera=model.camera)  # fmt: skip
+                                camera=model.camera, players=record.players)  # fmt: skip
         elif model is not None and not isinstance(model, TwinCamera) and boards_beside(record.game):
             camera = twin_camera(record.game, board, seed, record.players, on_grids, _frame_size(model))
         return wiring, camera
@@ -212,7 +212,9 @@ def twin_camera(
     its own (Orbital Battle's planet maps), the camera over all of them, read by TableVision (the boards beside it
     whether or not they lie on grids: `beside`, else every one the game places); `size`: its frames'."""
     if not boards_beside(game):
-        return TwinCamera(board, default_registry(game), seed, size, physical=load(game).physical_piece)
+        return TwinCamera(
+            board, default_registry(game), seed, size, physical=load(game).physical_piece, players=players
+        )
     from companion.sim.twin_spread import PLACES, SpreadCamera, boards_in_view, spread_size
 
     registry = default_registry(game)

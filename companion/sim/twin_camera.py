@@ -8,7 +8,7 @@ The frame is as large as the game's stickers need (render_camera.frame_size: 720
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import cv2
@@ -25,6 +25,22 @@ from companion.table.observation import same_piece
 from companion.table.observe import CameraView, camera_view
 
 
+def box_piece(players: Sequence[str], sides: Sequence[str]) -> Callable[[str], str]:
+    """The piece in the box a layout name stands for where each player plays a set of the box's (`sides`, as the
+    players choose them at the table): a player named for a side takes their own, the others the sets left, in order
+    (Orbital Battle's first player named plays red, the second blue)."""
+    own = [p for p in players if p in sides]
+    side = {p: p for p in own} | dict(
+        zip([p for p in players if p not in own], [s for s in sides if s not in own], strict=False)
+    )
+
+    def piece(name: str) -> str:
+        head, _, owner = name.rpartition("-")
+        return f"{head}-{side[owner]}" if head and owner in side else name
+
+    return piece
+
+
 class TwinCamera:
     def __init__(
         self,
@@ -35,10 +51,12 @@ class TwinCamera:
         conditions: Conditions = NORMAL,
         physical: Callable[[str], str] = same_piece,
         camera: SimCamera | None = None,
+        players: Sequence[str] = (),
     ) -> None:
         """`size`: the frame's (default: frame_size for the board and the stickers); `physical`: the piece in the box
         a layout name stands for (Game.physical_piece); `camera`: the camera as it hangs (default: one over this
-        board's middle, the board filling the frame's height), the same camera when another board is laid under it."""
+        board's middle, the board filling the frame's height), the same camera when another board is laid under it;
+        `players`: the game's, in the order named, who play the box's sets of pieces (the registry's seats)."""
         self.board = board
         self.registry = registry
         self.camera = camera or overhead_camera(
@@ -47,11 +65,15 @@ class TwinCamera:
         self.renderer = Renderer(board, registry.dictionary)
         self.vision = Vision(board, registry, sim_profile(self.camera, board.name))
         self.conditions = conditions
-        self.physical = physical
+        seat = box_piece(players, registry.seats)
+        self.physical = lambda name: seat(physical(name))
+        self.names = registry.seated(players)  # the box's names -> the layout's, as the table names them
         self.rng = np.random.default_rng(seed)
         self.frames = 0
         self.sites = frozenset(site.id for site in board.sites)  # the sites it looks at
-        self.pieces = self.vision.identifies  # the piece names it tells apart (None: every piece)
+        identifies = self.vision.identifies
+        # The layout's names of the pieces it tells apart (None: every piece).
+        self.pieces = None if identifies is None else frozenset(self.names.get(p, p) for p in identifies)
         cv2.setNumThreads(1)  # leave the other core to the table's loop
 
     def out_of_view(self, layout: Layout) -> frozenset[str]:
@@ -75,5 +97,5 @@ class TwinCamera:
         image, hidden = self.render(layout, arm)
         report = self.vision.process(image, now)
         self.frames += 1
-        view = camera_view(report, self.registry, self.board)
+        view = camera_view(report, self.registry, self.board, self.names)
         return replace(view, unreliable=view.unreliable | hidden, beyond=view.beyond - hidden)

@@ -12,7 +12,7 @@ map and those places, square to the table.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 
@@ -27,6 +27,7 @@ from companion.sensing.vision_table import BoardInView, TableVision
 from companion.sim.mounted_camera import Mounting, mount, random_shot
 from companion.sim.mounted_render import MountedRenderer
 from companion.sim.mounted_scene import Placement, Spread, Table, layout_table, random_arm
+from companion.sim.twin_camera import box_piece
 from companion.table.beside import Placed, boards_beside, layout_prefix
 from companion.table.observe import CameraView, camera_view
 
@@ -51,18 +52,6 @@ def boards_in_view(game: str) -> list[Beside]:
 def twin_box() -> Registry:
     """The twin's Orbital Battle box (its own description, not the product's registry)."""
     return load_registry(resources.files("companion.sim").joinpath("pieces_orbital_battle.json"))
-
-
-def box_piece(players: Sequence[str]) -> Callable[[str], str]:
-    """The counter in the box a layout name stands for: a player's pieces are their side's set (the first player
-    named plays red, the second blue; players named for the sides take their own)."""
-    side = {p: p for p in SIDES} if set(players) == set(SIDES) else dict(zip(players, SIDES, strict=False))
-
-    def piece(name: str) -> str:
-        head, _, owner = name.rpartition("-")
-        return f"{head}-{side[owner]}" if head and owner in side else name
-
-    return piece
 
 
 def mounting_profile(cam: Mounting) -> CameraProfile:
@@ -96,7 +85,7 @@ class SpreadCamera:
         self.beside = list(beside)
         self.registry = registry
         self.box = twin_box()
-        self.physical = box_piece(players)
+        self.physical = box_piece(players, SIDES)
         self.names = registry.seated(players)
         self.rng = np.random.default_rng([seed, 31])
         height = max(b.board.height for b in self.beside)

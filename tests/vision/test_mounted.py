@@ -198,13 +198,13 @@ def test_counters_ringing_a_planet_are_set_down_clear_of_it_and_of_each_other():
     beside it (a counter half on a disc hides its sticker's white border, which no real table shows)."""
     from companion.boards import default_board
     from companion.sim.mounted_scene import _overlap, layout_table
-    from companion.sim.twin_spread import box_piece, twin_box
+    from companion.sim.twin_spread import SIDES, box_piece, twin_box
 
     board = default_board("orbital_battle")
     ring = [link.b for link in board.links_from("r5s15")]
     layout = {"r5s15": ("planet-4",), **{site: ("transport-green",) for site in ring}}
     assert len(ring) == 6
-    box, physical = twin_box(), box_piece(["red", "green"])
+    box, physical = twin_box(), box_piece(["red", "green"], SIDES)
     for seed in range(8):
         table, hidden = layout_table(board, box, layout, np.random.default_rng(seed), physical)
         assert not hidden and len(table.pieces) == 7
