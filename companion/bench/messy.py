@@ -236,31 +236,39 @@ def run(args: argparse.Namespace) -> int:
 
 def point(bench: Bench, camera: bool, hold: float, index: int, args: argparse.Namespace) -> tuple[Any, list[str]]:
     """One point of the sweep: `args.games` games of `bench` joined part way, `args.moves` moves each by hand."""
-    from companion.errors import UserError
-    from companion.rules import Action, SetupError
-    from companion.sim.hand_clock import TimedTable, twin_geometry
     from companion.sim.hand_play import HandStats
-    from companion.sim.table_setup import game_board, make_twin
 
     totals, findings = HandStats(), []
     for game in range(args.games):
-        seed = 1 + index + 97 * game
-        try:
-            twin = make_twin(bench.game, bench.players, seed, args.grid, None, 0.0, 0.0,
-                             camera=None if camera else False, options=bench.options, beside=args.beside,
-                             settle=args.settle, own_clock=True)  # fmt: skip
-        except SetupError as error:
-            raise UserError(f"bench messy: {bench.label}: {error}") from None
-        twin.loop.hold = args.hold_window
-        with twin:
-            table = TimedTable(twin, seed, hold, twin_geometry(twin, game_board(bench.game, bench.options)))
-            rng = random.Random(seed)
-            opening = tuple(Action.make(kind, **dict(arguments)) for kind, arguments in bench.opening)
-            table.skip(bench.joined + rng.randint(0, args.skip), rng, opening)
-            table.play_moves(args.moves)
+        table = hands_game(bench, camera, hold, 1 + index + 97 * game, args)
         totals.add(table.stats)
         findings += table.findings
     return totals, findings
+
+
+def hands_game(bench: Bench, camera: bool, hold: float, seed: int, args: argparse.Namespace) -> Any:
+    """One game of `bench` at the twin's table (the camera on it too if `camera` and the game has one), joined part
+    way, `args.moves` moves made by hands in time that hold each action's first carry `hold` seconds: the played
+    TimedTable, its twin closed."""
+    from companion.errors import UserError
+    from companion.rules import Action, SetupError
+    from companion.sim.hand_clock import TimedTable, twin_geometry
+    from companion.sim.table_setup import game_board, make_twin
+
+    try:
+        twin = make_twin(bench.game, bench.players, seed, args.grid, None, 0.0, 0.0,
+                         camera=None if camera else False, options=bench.options, beside=args.beside,
+                         settle=args.settle, own_clock=True)  # fmt: skip
+    except SetupError as error:
+        raise UserError(f"bench messy: {bench.label}: {error}") from None
+    twin.loop.hold = args.hold_window
+    with twin:
+        table = TimedTable(twin, seed, hold, twin_geometry(twin, game_board(bench.game, bench.options)))
+        rng = random.Random(seed)
+        opening = tuple(Action.make(kind, **dict(arguments)) for kind, arguments in bench.opening)
+        table.skip(bench.joined + rng.randint(0, args.skip), rng, opening)
+        table.play_moves(args.moves)
+    return table
 
 
 def line(hold: float, s: Any, seconds: float) -> str:

@@ -21,7 +21,7 @@ from companion.sim.render_scene import Placed, Scene
 from companion.table.observation import Observation, SiteReading
 from companion.table.observe import camera_view
 
-GAMES = ("trajectory", "orbit")
+GAMES = ("trajectory", "orbit", "dakalio", "periorbis")
 
 
 def _polygon(n: int, radius: float, turn: float = 0.0) -> np.ndarray:
