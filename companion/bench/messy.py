@@ -23,7 +23,10 @@ import random
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from companion.sim.hand_clock import TimedTable
 
 HELP = (
     "the five games with hands in time, swept over how long a hand holds a piece: wrong bookings and advice to "
@@ -246,7 +249,7 @@ def point(bench: Bench, camera: bool, hold: float, index: int, args: argparse.Na
     return totals, findings
 
 
-def hands_game(bench: Bench, camera: bool, hold: float, seed: int, args: argparse.Namespace) -> Any:
+def hands_game(bench: Bench, camera: bool, hold: float, seed: int, args: argparse.Namespace) -> TimedTable:
     """One game of `bench` at the twin's table (the camera on it too if `camera` and the game has one), joined part
     way, `args.moves` moves made by hands in time that hold each action's first carry `hold` seconds: the played
     TimedTable, its twin closed."""
