@@ -120,6 +120,8 @@ def test_the_table_serve_builds_reads_the_rendered_camera_with_the_players_names
 
     options = {"length": "short"} if game == "periorbis" else {}
     twin = make_twin(game, players, 2, "virtual", str(tmp_path / "t.db"), 0.0, 0.0, camera=True, options=options)
+    twin.timeout = 30.0  # the twin's players wait this long for a board to settle: a frame drawn and read on a loaded
+    # host takes seconds (the table's own settle is unchanged)
     with twin:
         feed = twin.web.camera
         assert feed is not None and feed.vision.board.name == game and twin.senses.mode() == "grid and camera"
