@@ -14,6 +14,11 @@ the game has one: seconds a frame, so not by default), one line per hold time: m
 booking the table put right itself, announced), advice to undo a legal move under way (goal 0), taps per move, and
 the time from the hand's last movement to the table's own booking of its move (median and p95; goal: median under
 0.5 s; a move settled by a tap is counted in taps per move instead).
+
+With `--windows`, the table's hold window (TableConfig.hold) is swept instead: one line per window, each over the
+whole hold sweep (holds up to 10 s, each with its carry), with the wrong bookings, corrections, advice to undo and
+taps per move a builder weighs to choose it: a window shorter than people hold books the move a lift alone shows
+before the piece lands (put right, or wrong), a longer one leaves more moves to a tap.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ HELP = (
     "undo (goal 0), corrections, taps, time to booking"
 )
 HOLDS = (0.1, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
+WINDOWS = (3.0, 5.0, 8.0, 12.0, 15.0)
 SENSES = ("grid", "camera")
 
 
@@ -121,6 +127,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=table.hold,
         help=f"the table's hold window in seconds (default {table.hold:g}, the table's own)",
     )
+    parser.add_argument(
+        "--windows",
+        nargs="?",
+        const=",".join(f"{w:g}" for w in WINDOWS),
+        help="sweep the table's hold window instead: one line per window over the whole hold sweep (default "
+        "windows 3,5,8,12,15 s; or seconds separated by commas)",
+    )
     parser.add_argument("--findings", type=int, default=3, help="lines of findings to print per row (default 3)")
     parser.add_argument(
         "--option", action="append", default=[], metavar="NAME=VALUE",
@@ -152,15 +165,16 @@ def choose(args: argparse.Namespace) -> list[Bench]:
     return [b for b in benches if b.game == args.game] or [Bench(args.game, args.game, 2)]
 
 
-def holds(text: str) -> list[float]:
+def holds(text: str, option: str = "--holds") -> list[float]:
+    """Seconds separated by commas (the sweep's holds, or with `option` "--windows" its hold windows)."""
     from companion.errors import UserError
 
     try:
         values = [float(part) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise UserError(f"bench messy: --holds {text!r}: expected seconds separated by commas") from None
+        raise UserError(f"bench messy: {option} {text!r}: expected seconds separated by commas") from None
     if not values or any(v <= 0 or v > 60 for v in values):
-        raise UserError(f"bench messy: --holds {text!r}: each hold must be above 0 and at most 60 s")
+        raise UserError(f"bench messy: {option} {text!r}: each must be above 0 and at most 60 s")
     return values
 
 
@@ -179,10 +193,11 @@ def run(args: argparse.Namespace) -> int:
     from companion.sim.hand_clock import Webcam
 
     benches, points, kinds = choose(args), holds(args.holds), senses(args.senses)
+    windows = holds(args.windows, "--windows") if args.windows else None
+    window_words = "hold window swept" if windows else f"hold window {args.hold_window:g} s"
     print(
         f"hands in time: {args.moves} moves by hand per game and point, {args.games} game(s) a point, settle "
-        f"{args.settle:g} s, hold window {args.hold_window:g} s, grid {args.grid}"
-        f"{'' if args.beside else ', planet maps on no grid'}"
+        f"{args.settle:g} s, {window_words}, grid {args.grid}{'' if args.beside else ', planet maps on no grid'}"
     )
     if "camera" in kinds:
         cam = Webcam()
@@ -199,17 +214,17 @@ def run(args: argparse.Namespace) -> int:
                 continue
             words = "grid alone" if sense == "grid" else "grid and camera"
             print(f"\n{bench.label}, {words}")
-            print(
-                f"{'hold s':>7}{'moves':>7}{'wrong':>7}{'corrected':>10}{'undo':>6}{'taps/move':>10}"
-                f"{'booked after s: median, p95':>29}{'s':>6}"
-            )  # (the table's own bookings)
+            if windows:
+                failed += sweep_windows(bench, sense == "camera", points, windows, args)
+                continue
+            print(f"{'hold s':>7}{COLUMNS}")  # (the table's own bookings)
             findings: list[str] = []
             judged: list[float] = []
             booked: list[float] = []
             for index, hold in enumerate(points):
                 started = time.monotonic()
                 stats, found = point(bench, sense == "camera", hold, index, args)
-                print(line(hold, stats, time.monotonic() - started))
+                print(line(f"{hold:g}", stats, time.monotonic() - started))
                 findings += found
                 judged += stats.judge_seconds
                 booked += stats.booked_after
@@ -224,35 +239,82 @@ def run(args: argparse.Namespace) -> int:
                     "  the referee over each settled board, ms: median, p95, p99 "
                     + ", ".join(f"{percentile(judged, q) * 1e3:.2f}" for q in (0.5, 0.95, 0.99))
                 )
-            findings.sort(key=lambda text: ("wrong booking" not in text, "advice to undo" not in text))
-            for text in findings[: args.findings]:
-                print(f"    {text[:220]}")
+            print_findings(findings, args.findings)
     print(
         "\nmoves: actions that change what the sensors see, made by hand; wrong: the table's books held another "
         "action than the hand's when its player looked at a phone (goal 0); corrected: bookings the table put "
         "right itself in one announced entry; undo: moves during which the table advised undoing them (goal 0); "
         "taps/move: phone taps per move; booked after: seconds from the hand's last movement to the table's own "
         "booking of its move, a move settled by a tap counted in taps/move instead (goal: median under 0.5 s)"
+        + (
+            "; in hand: moves during which the table waited for a piece that may be in the hand (the window's "
+            "moves); wrong at: the holds (s) at which a move was booked wrong"
+            if windows
+            else ""
+        )
     )
     return 1 if failed else 0
 
 
-def point(bench: Bench, camera: bool, hold: float, index: int, args: argparse.Namespace) -> tuple[Any, list[str]]:
-    """One point of the sweep: `args.games` games of `bench` joined part way, `args.moves` moves each by hand."""
+COLUMNS = (
+    f"{'moves':>7}{'wrong':>7}{'corrected':>10}{'undo':>6}{'taps/move':>10}{'booked after s: median, p95':>29}{'s':>6}"
+)
+
+
+def sweep_windows(
+    bench: Bench, camera: bool, points: list[float], windows: list[float], args: argparse.Namespace
+) -> int:
+    """One line per hold window, each over every hold of the sweep (the same hands and seeds in every window): what
+    a builder weighs to choose the window. Returns the wrong bookings and advice to undo at the table's own window."""
+    from companion.sim.hand_play import HandStats
+
+    print(f"{'window s':>8}{COLUMNS}{'in hand':>8}{'wrong at':>10}")
+    failed = 0
+    findings: list[str] = []
+    for window in windows:
+        started = time.monotonic()
+        totals, wrong_at = HandStats(), []
+        for index, hold in enumerate(points):
+            stats, found = point(bench, camera, hold, index, args, window)
+            totals.add(stats)
+            findings += found
+            if stats.wrong_bookings:
+                wrong_at.append(f"{hold:g}")
+        where = ",".join(wrong_at) or "-"
+        print(f"{line(f'{window:g}', totals, time.monotonic() - started, 8)}{totals.held:>8}{where:>10}")
+        if window == args.hold_window:
+            failed += totals.wrong_bookings + totals.undo_advice
+    print_findings(findings, args.findings)
+    return failed
+
+
+def print_findings(findings: list[str], count: int) -> None:
+    findings.sort(key=lambda text: ("wrong booking" not in text, "advice to undo" not in text))
+    for text in findings[:count]:
+        print(f"    {text[:220]}")
+
+
+def point(
+    bench: Bench, camera: bool, hold: float, index: int, args: argparse.Namespace, window: float | None = None
+) -> tuple[Any, list[str]]:
+    """One point of the sweep: `args.games` games of `bench` joined part way, `args.moves` moves each by hand, on the
+    table's hold `window` (default `args.hold_window`)."""
     from companion.sim.hand_play import HandStats
 
     totals, findings = HandStats(), []
     for game in range(args.games):
-        table = hands_game(bench, camera, hold, 1 + index + 97 * game, args)
+        table = hands_game(bench, camera, hold, 1 + index + 97 * game, args, window)
         totals.add(table.stats)
         findings += table.findings
     return totals, findings
 
 
-def hands_game(bench: Bench, camera: bool, hold: float, seed: int, args: argparse.Namespace) -> TimedTable:
+def hands_game(
+    bench: Bench, camera: bool, hold: float, seed: int, args: argparse.Namespace, window: float | None = None
+) -> TimedTable:
     """One game of `bench` at the twin's table (the camera on it too if `camera` and the game has one), joined part
-    way, `args.moves` moves made by hands in time that hold each action's first carry `hold` seconds: the played
-    TimedTable, its twin closed."""
+    way, `args.moves` moves made by hands in time that hold each action's first carry `hold` seconds, on the table's
+    hold `window` (default `args.hold_window`): the played TimedTable, its twin closed."""
     from companion.errors import UserError
     from companion.rules import Action, SetupError
     from companion.sim.hand_clock import TimedTable, twin_geometry
@@ -264,7 +326,7 @@ def hands_game(bench: Bench, camera: bool, hold: float, seed: int, args: argpars
                          settle=args.settle, own_clock=True)  # fmt: skip
     except SetupError as error:
         raise UserError(f"bench messy: {bench.label}: {error}") from None
-    twin.loop.hold = args.hold_window
+    twin.loop.hold = args.hold_window if window is None else window
     with twin:
         table = TimedTable(twin, seed, hold, twin_geometry(twin, game_board(bench.game, bench.options)))
         rng = random.Random(seed)
@@ -274,13 +336,13 @@ def hands_game(bench: Bench, camera: bool, hold: float, seed: int, args: argpars
     return table
 
 
-def line(hold: float, s: Any, seconds: float) -> str:
+def line(label: str, s: Any, seconds: float, width: int = 7) -> str:
     from companion.bench.stats import percentile
 
     per_move = f"{s.board_taps / s.board_changes:.2f}" if s.board_changes else "-"
     after = s.booked_after
     timing = f"{percentile(after, 0.5):.2f}, {percentile(after, 0.95):.2f}" if after else "-"
     return (
-        f"{hold:>7g}{s.board_changes:>7}{s.wrong_bookings:>7}{s.corrections:>10}{s.undo_advice:>6}{per_move:>10}"
+        f"{label:>{width}}{s.board_changes:>7}{s.wrong_bookings:>7}{s.corrections:>10}{s.undo_advice:>6}{per_move:>10}"
         f"{timing:>29}{seconds:>6.0f}"
     )

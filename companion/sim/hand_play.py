@@ -52,6 +52,7 @@ class HandStats:
     illegal_caught: int = 0  # ... that the table warned about
     judge_seconds: list[float] = dataclasses.field(default_factory=list)  # the referee's time per settled board
     corrections: int = 0  # bookings the table put right itself, in one announced entry
+    held: int = 0  # actions during which the table waited for a piece that may be in the hand (an in-hand question)
     booked_after: list[float] = dataclasses.field(default_factory=list)  # seconds from a hand's last movement to
     # the table's own booking of its move (hands in time only; a move settled by a tap is counted in taps)
 
@@ -101,6 +102,7 @@ class HandTable:
         self._doing: Action | None = None
         self._advised = False  # the table has already advised undoing the action in hand
         self._ruled = "none"  # the table's last ruling on a board of the action in hand, in words
+        self._held = False  # the table has waited for a piece of the action that may be in the hand
         self.tapped: Counter[str] = Counter()  # action types settled on a phone although they change the board
         self.unseen: Counter[str] = Counter()  # board moves that change nothing the sensors see: a phone says them
 
@@ -201,7 +203,7 @@ class HandTable:
         session = self.twin.session
         game, state = session.game, session.state
         action = scripted_action(game, state, self.rng)
-        self._doing, self._advised, self._ruled = action, False, "none"
+        self._doing, self._advised, self._ruled, self._held = action, False, "none", False
         result = game.apply(state, action)[0]
         self.stats.actions += 1
         return game, state, action, result, game.layout(state), game.layout(result)
@@ -283,6 +285,9 @@ class HandTable:
         self._ruled = f"{ruling.verdict} {' '.join(ruling.todo)}".strip()
         if ruling.verdict == "ambiguous":
             self._ruled += f" ({len(ruling.actions)} choices)"
+        if ruling.verdict == "in_hand" and not self._held:
+            self._held = True
+            self.stats.held += 1
         if ruling.verdict == "in_progress":
             # Nothing booked and nothing to put back: the hand goes on; an unbooked end is settled on a phone.
             self.stats.in_progress += 1

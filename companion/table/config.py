@@ -8,7 +8,8 @@ Example (every key optional):
     board = "boards/my-board.json"      # a board file; default: the game's own board
     hold = 12.0                          # seconds a piece that may still be in a hand is waited for before the one
                                          # move the board shows without it is booked by itself (a phone books it
-                                         # at once; a landing decides it)
+                                         # at once; a landing decides it); shorter books held pieces early, to be
+                                         # corrected when they land (`companion bench messy --windows`)
 
     [grid]
     serial = "auto"                      # a port, "auto" (find it by USB id) or "none"
@@ -67,8 +68,12 @@ class BoardGrid:
 
 
 BOARD_KEYS = ("board", "serial", "profile")
-# Longer than people hold a piece in the air while they think (2-10 s, shared/WORLD.md) with its carry: a piece held
-# that long is still waited for (bench messy's sweep over hold times measures it).
+# Longer than people hold a piece in the air while they think (2-10 s, shared/WORLD.md) with its carry (0.3-1.5 s):
+# a piece held that long is still waited for. Measured by `companion bench messy --windows --game trajectory --games 3`
+# (docs/benchmarks.md, the hold window swept over holds of 0.1-10 s): 0 wrong bookings at every window from 3 to 15 s;
+# windows of 3, 5 and 8 s booked a ship still held by themselves before it landed elsewhere (3 corrections in 190
+# moves, against 2 at 12 and 15 s), while taps per move grow from 0.19 (3 s) to 0.24 (12 s) and, in Dakalio
+# (`--game dakalio --games 2`), from 0.30 to 0.39: 12 s is the shortest window that books no held piece early.
 HOLD = 12.0
 
 

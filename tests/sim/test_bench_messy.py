@@ -35,6 +35,17 @@ def test_a_sweep_prints_a_line_per_hold_time_with_no_wrong_booking_and_no_advice
         assert float(median.rstrip(",")) < 0.5  # from the landing to the booking
 
 
+def test_the_hold_window_swept_prints_a_line_per_window_over_the_holds():
+    result = companion(
+        "bench", "messy", "--game", "trajectory", "--moves", "2", "--holds", "0.1,5", "--windows", "3,12"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = [x.split() for x in result.stdout.splitlines() if x.strip()[:1].isdigit()]
+    assert [float(x[0]) for x in lines] == [3.0, 12.0]
+    for _, moves, wrong, *_, wrong_at in lines:
+        assert int(moves) == 4 and int(wrong) == 0 and wrong_at == "-", result.stdout  # two holds of two moves
+
+
 def test_bad_arguments_are_one_line_errors():
     for args in (
         ["--games", "0"],
@@ -44,6 +55,8 @@ def test_bad_arguments_are_one_line_errors():
         ["--holds", "x"],
         ["--senses", "smell"],
         ["--moves", "0"],
+        ["--windows", "3,x"],
+        ["--windows", "0"],
     ):
         result = companion("bench", "messy", *args)
         assert result.returncode == 2 and "bench messy" in result.stderr and "Traceback" not in result.stderr, args
