@@ -13,7 +13,7 @@ With --colours, each mounting's first table is also the layout `calibrate colour
 sticker whose colour names one kind, on their sites), and pieces found by colour are scored too: read (its kind on
 its site) or missed, and a colour sighting of nothing there is a false piece.
 With --game orbital_battle, each mounting is over Orbital Battle's spread (the solar map with planet maps 3 and 5
-beside it, as bench vision_spread.py lays them) read by one pipeline a board (TableVision), and each change moves a
+beside it, their pieces from one box, as bench vision_spread.py lays them) read by one pipeline a board (TableVision), and each change moves a
 piece on one of its boards: the phone's parts are then one plan over the boards whose sites changed (TablePlan).
 Every sticker in view is scored after every change, the boards' unchanged sites (their last reading kept) too. What
 `calibrate board` says of each board from the mounting's first frame is kept: the rows are given again for the boards
@@ -259,7 +259,7 @@ def _scene(game: str, size, rng: np.random.Generator, fill, tilt: float, extreme
     from companion.sensing.vision_profile import CameraProfile
     from companion.sim.mounted_camera import random_mounting
     from companion.sim.mounted_render import MountedRenderer
-    from companion.sim.mounted_scene import random_spread, random_table
+    from companion.sim.mounted_scene import random_spread, random_table, tables_from_one_box
 
     if game == "orbital_battle":
         from companion.bench.vision_spread import PIECES as SPREAD_PIECES
@@ -270,8 +270,15 @@ def _scene(game: str, size, rng: np.random.Generator, fill, tilt: float, extreme
         boards = [default_board(game)] + [default_board(f"{game}:planet{p}") for p in PLANET_MAPS]
         prefixes = ["", *(f"p{p}:" for p in PLANET_MAPS)]
         seen = random_spread(boards, rng)
-        tables = [random_table(boards[0], registry, rng, SPREAD_PIECES[game], False)]
-        tables += [random_table(b, counters, rng, SPREAD_PIECES[f"{game}:planet"], False) for b in boards[1:]]
+        tables = list(  # the maps' pieces from one box, as a table has them (as the frame bench lays them)
+            tables_from_one_box(
+                boards,
+                [registry] + [counters] * (len(boards) - 1),
+                rng,
+                [SPREAD_PIECES[game]] + [SPREAD_PIECES[f"{game}:planet"]] * (len(boards) - 1),
+                [False] * len(boards),
+            )
+        )
     else:
         registry = default_registry(game)
         boards, prefixes = [default_board(game)], [""]

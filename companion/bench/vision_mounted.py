@@ -523,12 +523,28 @@ def report(label: str, cell: Cell, sweeps: bool = True) -> None:
     print(f"  rendering {summary([r.render_seconds for r in cell.records], 1e3, 'ms')}")
 
 
+def report_approved(label: str, cell: Cell) -> None:
+    """A board's frames where `calibrate board` approves its mounting, as `report` gives them, and one line for the
+    frames of that board it refuses (a map of Orbital Battle's spread can be refused where the solar map is not):
+    the user is told to change the mounting for that map, and meanwhile what the camera cannot read there must be
+    said unread, never guessed: its silent misses, wrong readings and false pieces."""
+    report(label, cell.approved())
+    refused = [r for r in cell.records if not r.approved]
+    if refused:
+        c = Counter(o for r in refused for _, o in r.results)
+        print(
+            f"  at mountings `calibrate board` refuses for this board: {len(refused)} frames, stickers "
+            f"{sum(c.values())}: read {c['read']}, flagged unread {c['withheld']}, silent {c['missed']}, wrong "
+            f"{c['wrong']}; false pieces {sum(r.false for r in refused)}"
+        )
+
+
 def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     import cv2
 
     if args.merge:
         for row, cell in load_records(args.merge.split(",")).items():
-            report(f"{row} (merged)", cell)
+            (report_approved if row.endswith(" approved") else report)(f"{row} (merged)", cell)
         return 0
     cv2.setNumThreads(1)
     fill = tuple(float(v) for v in args.fill.split("-"))

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     import cv2
 
     from companion.bench.stats import summary
-    from companion.bench.vision_mounted import Extremes, report, save_records
+    from companion.bench.vision_mounted import Extremes, report, report_approved, save_records
 
     cv2.setNumThreads(1)
     fill = tuple(float(v) for v in args.fill.split("-"))
@@ -87,8 +87,10 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
                         f"{name} {size[0]}x{size[1]} {condition}{' approved' if args.approved else ''}",
                         cell.records,
                     )
-                report(f"  {name}", cell)
-                if not args.approved:
+                if args.approved:  # each map as `calibrate board` judges it, the solar map's approval aside
+                    report_approved(f"  {name}", cell)
+                else:
+                    report(f"  {name}", cell)
                     report("    mountings `calibrate board` approves", cell.approved(), sweeps=False)
                 if t.moved:
                     print(f"    moved on the table in {t.moved} frames: all correct in {t.moved_right}")

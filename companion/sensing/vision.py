@@ -16,9 +16,10 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from time import perf_counter
 
 import cv2
@@ -38,7 +39,7 @@ from companion.sensing.vision_crops import (
     merge_boxes,
     site_boxes,
 )
-from companion.sensing.vision_decode import CodeBook, edge_blur, fit_edges, worst_blur
+from companion.sensing.vision_decode import CodeBook, Match, edge_blur, fit_edges, worst_blur
 from companion.sensing.vision_legibility import legible, site_sides
 from companion.sensing.vision_occlusion import OcclusionFinder
 from companion.sensing.vision_pose import Pose, fiducial_corners, solve_pose
@@ -73,6 +74,10 @@ STICKER_RING = 0.8
 # optics, Trajectory and ORBIT) the 199 outlines of stickers that went on to match a sticker's ring at STICKER_RING or
 # more glanced at 0.50 or more, while 83-94 % of the other squares (the board's print) glanced under it.
 RING_AT_A_GLANCE = 0.3
+# A sticker's outline in any view WORLD.md's mountings give (tilted up to 35 degrees, a square foreshortened to 0.8
+# of its side, perspective a little more) has its shortest side over half its longest; the dark side of a piece
+# under its sticker shows as a sliver a tenth as wide as it is long, and its blur can decode as a code.
+SQUARE_SIDES = 0.5
 MATCH_SCORE = 0.75  # a code read from a square the detector could not decode must match at least this well
 MATCH_QUALITY = 0.35  # ... and lead the next code by this share of a perfect picture's lead
 AGREED_QUALITY = 0.2  # a code the detector decoded needs at least this lead from the match as well
@@ -748,7 +753,7 @@ class Vision:
         centres = found.mean(axis=1, keepdims=True)
         tries = np.stack([found, centres + (found - centres) * 0.75], axis=1)  # (candidates, 2, 4, 2)
         sides = np.linalg.norm(tries - np.roll(tries, 1, axis=2), axis=3).mean(axis=2)
-        sized = (per_lo <= 4 * sides) & (4 * sides <= per_hi)
+        sized = (per_lo <= 4 * sides) & (4 * sides <= per_hi) & _squarish(tries)
         glance = np.full(sides.shape, np.nan)
         glance[sized] = self._book.rings(roi, tries[sized], sigma)
         outlines: list[list[np.ndarray]] = [
@@ -762,6 +767,8 @@ class Vision:
         taken: list[tuple[np.ndarray, float]] = []  # squares accounted for: centre and side
         for marker_id, found_at in decoded:
             c = in_roi(found_at)
+            if not _squarish(c[None])[0]:  # a sliver (a piece's dark side under its sticker) the detector decoded
+                continue
             # The detector's corners are good: look there first, and about them only when the codes disagree.
             match = self._book.match(roi, c, sigma, self._codes, refine=False)
             if match is not None and (match.marker_id != marker_id or match.quality < MATCH_QUALITY):
@@ -787,7 +794,7 @@ class Vision:
                 side = _side(q)
                 if any(math.dist(centre, c) < max(side, s) / 2 for c, s in taken):
                     continue
-                match = self._book.match(roi, fit_edges(roi, q), sigma, self._codes)
+                match = self._clearer(roi, q, sigma)
                 if match is not None and match.ring >= STICKER_RING:
                     matches.append((match, q))
                     break
@@ -809,6 +816,30 @@ class Vision:
             if marker_id in self._stickers
         ]
         return found, [c + shift for c in doubtful]
+
+    def _clearer(self, roi: np.ndarray, outline: np.ndarray, sigma: float) -> Match | None:
+        """A square the detector could not decode, read twice: from its outline as found and from its edges fitted
+        (`fit_edges`). Either may be the clearer: on a small tilted sticker whose thin white margin lies against
+        the piece's dark side, edges fitted a fraction of a pixel truer can still take in more of that side than
+        the outline found. The clearer reading stands, its ring the better of the two (a sticker seen by either);
+        but where the other names another code with a lead of its own (`AGREED_QUALITY`, at `MATCH_SCORE`), one
+        square read two ways says its code is not known: its quality is nil, so it is doubtful, never a piece."""
+        readings = [
+            m
+            for m in (
+                self._book.match(roi, outline, sigma, self._codes),
+                self._book.match(roi, fit_edges(roi, outline), sigma, self._codes),
+            )
+            if m is not None
+        ]
+        if not readings:
+            return None
+        best = max(readings, key=lambda m: m.quality)
+        ring = max(m.ring for m in readings)
+        rival = any(
+            m.marker_id != best.marker_id and m.quality >= AGREED_QUALITY and m.score >= MATCH_SCORE for m in readings
+        )
+        return replace(best, ring=ring, quality=0.0 if rival else best.quality)
 
     def _fused(self, colour: np.ndarray | None, gray: np.ndarray | None, box: tuple[int, int, int, int]) -> np.ndarray:
         """The gray region `box` of the frame (given as colour or already gray), averaged with the same region of
@@ -967,6 +998,7 @@ class Vision:
                         doubted |= on
         sightings, rejected = [], []
         sites: dict[int, tuple[str | None, float]] = {}
+        illegible = functools.cache(lambda: self._illegible(pose, {s.id for s in self.board.sites}))
         for i, (entry, _) in enumerate(found):
             if i in docked:
                 continue
@@ -982,6 +1014,9 @@ class Vision:
                 site, distance = self._nearest_site(cx, cy)
                 level = 0
             sites[i] = (site, distance)
+            if quality[i] < MATCH_QUALITY and site is not None and site in illegible():
+                rejected.append(found[i][1])  # a code barely told where this frame reads no sticker reliably
+                continue
             confidence = (1 - size_error) * (1 - 0.3 * min(1.0, distance / self._tolerance) if site else 1.0)
             confidence *= 0.5 + 0.5 * quality[i]  # the code's lead over the next (the decode margin)
             if confidence < MIN_CONFIDENCE:
@@ -1348,6 +1383,12 @@ def _correlation(a: np.ndarray, b: np.ndarray) -> float:
 def _search_scale(smallest_px: float) -> float:
     """The scale a region is searched for stickers at, from the smallest sticker side (px) it may show."""
     return 2.0 if smallest_px < UPSCALE_BELOW_PX else 0.5 if smallest_px > DOWNSCALE_ABOVE_PX else 1.0
+
+
+def _squarish(quads: np.ndarray) -> np.ndarray:
+    """For each outline (..., 4, 2), whether its shortest side is at least SQUARE_SIDES of its longest."""
+    sides = np.linalg.norm(quads - np.roll(quads, 1, axis=-2), axis=-1)
+    return sides.min(axis=-1) >= SQUARE_SIDES * sides.max(axis=-1)
 
 
 def _side(corners: np.ndarray) -> float:
