@@ -281,3 +281,40 @@ def test_a_sticker_seen_but_not_read_off_every_site_of_a_planet_map_is_said_unre
     assert not any(s.site is None and math.hypot(s.x - lone.x, s.y - lone.y) < 20 for s in after.sightings)
     said = [np.mean(r.polygon, axis=0) for r in after.unreliable if r.reason == UNREAD and not r.sites]
     assert any(math.hypot(x - lone.x, y - lone.y) < 10 for x, y in said)
+
+
+def test_a_code_barely_told_is_a_piece_only_where_the_frame_reads_stickers_reliably(board, registry, seen):
+    """A code whose lead over the next is under what a square read by matching needs (a detector's decoding that
+    the match barely agrees with) is a piece at a site this frame reads reliably, and a sticker seen but not known
+    where the frame's blur leaves that site illegible (a planet map under 5 px of sway read a blue armour so)."""
+    from companion.sensing.vision import MATCH_QUALITY
+
+    frame, profile = seen
+    vision = Vision(board, registry, profile)
+    vision.process(frame.image)
+    sharp = next(t.piece for t in frame.truth if t.visible and t.piece.z0 == 0 and t.piece.site is not None)
+    barely = MATCH_QUALITY - 0.1
+    sightings, rejected, _ = vision._trace([(sharp.entry, _sticker_pixels(vision, sharp), barely)], vision.pose, 0.0)
+    assert [s.site for s in sightings] == [sharp.site] and not rejected
+    vision.process(_smeared(frame.image, 7.0, 0.4), 1.0)
+    illegible = vision._illegible(vision.pose, {s.id for s in board.sites})
+    piece = next(t.piece for t in frame.truth if t.visible and t.piece.z0 == 0 and t.piece.site in illegible)
+    corners = _sticker_pixels(vision, piece)
+    sightings, rejected, _ = vision._trace([(piece.entry, corners, barely)], vision.pose, 1.0)
+    assert not sightings and len(rejected) == 1
+    sightings, _, _ = vision._trace([(piece.entry, corners, 0.9)], vision.pose, 1.0)  # told clearly: the piece
+    assert [s.site for s in sightings] == [piece.site]
+
+
+def test_a_pieces_dark_side_under_its_sticker_is_no_stickers_outline():
+    """A counter's side, dark under its sticker's white margin, shows as a sliver the detector can decode as a code
+    (beside the marines on a planet map it read a blue armour): a sticker's outline in any mounting WORLD.md allows
+    (tilted up to 35 degrees) has its shortest side over half its longest."""
+    from companion.sensing.vision import _squarish
+
+    tilt, turn = math.radians(35), 0.6
+    square = np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)], np.float64) * 11.7 * (1, math.cos(tilt))
+    turned = square @ np.array([[math.cos(turn), math.sin(turn)], [-math.sin(turn), math.cos(turn)]])
+    side_seen = np.array([[70.35, 43.91], [56.35, 75.91], [49.35, 78.91], [65.35, 43.91]])  # the armour's outline
+    sliver = np.array([(0, 0), (41.6, 0), (41.6, 5.0), (0, 5.0)])
+    assert _squarish(np.stack([turned + 40, side_seen, sliver])).tolist() == [True, False, False]

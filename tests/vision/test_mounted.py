@@ -278,3 +278,39 @@ def test_a_spread_of_maps_lays_no_kind_more_often_than_the_box_holds_it():
         assert all(n <= box.count(kind) for kind, n in laid.items())
         ids = [p.entry.id for t in tables for p in t.pieces]
         assert len(ids) == len(set(ids)) and all(t.pieces for t in tables)
+
+
+def test_a_map_calibrate_refuses_is_reported_apart_from_the_maps_it_approves(tmp_path, capsys):
+    """Orbital Battle's spread is kept by its solar map's verdict, so a planet map's frames come from mountings
+    `calibrate board` may refuse for that map: the approved rows hold that map's approved frames only, and its
+    refused frames are one line saying what was still guessed there (silent misses, wrong readings, false pieces)."""
+    from companion.bench.vision_mounted import Record, save_records
+    from companion.cli import main
+
+    approved = Record(True, ((24.0, "read"), (26.0, "read")), 0, False, 0.1, 0.0, 0.0, {}, (3, 4))
+    refused = Record(False, ((17.0, "withheld"), (18.0, "missed")), 1, False, 0.1, 0.0, 0.0, {}, (5, 6))
+    records = tmp_path / "ob.jsonl"
+    save_records(str(records), "orbital_battle:planet3 4056x3040 normal approved", [approved, refused, approved])
+    assert main(["bench", "vision", "--model", "mounted", "--merge", str(records)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "orbital_battle:planet3 4056x3040 normal approved (merged): 2 frames, 0 refused whole; all correct 100.0%"
+        in out
+    )
+    assert (
+        "  at mountings `calibrate board` refuses for this board: 1 frames, stickers 2: read 0, flagged unread 1, "
+        "silent 1, wrong 0; false pieces 1"
+    ) in out
+
+
+def test_the_per_change_bench_lays_the_maps_pieces_from_one_box():
+    from collections import Counter
+
+    from companion.bench.vision_crops import _scene
+    from companion.bench.vision_mounted import Extremes
+
+    for seed in range(4):
+        scene, _ = _scene("orbital_battle", (1920, 1080), np.random.default_rng(seed), (0.6, 0.9), 20.0, Extremes())
+        pieces = [p for t in scene.tables for p in t.pieces]
+        assert len({p.entry.id for p in pieces}) == len(pieces)
+        assert all(n <= scene.registry.count(kind) for kind, n in Counter(p.entry.piece for p in pieces).items())
