@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from time import perf_counter
 
 import cv2
@@ -39,7 +39,7 @@ from companion.sensing.vision_crops import (
     merge_boxes,
     site_boxes,
 )
-from companion.sensing.vision_decode import CodeBook, Match, edge_blur, fit_edges, worst_blur
+from companion.sensing.vision_decode import CodeBook, edge_blur, fit_edges, read_square, worst_blur
 from companion.sensing.vision_legibility import legible, site_sides
 from companion.sensing.vision_occlusion import OcclusionFinder
 from companion.sensing.vision_pose import Pose, fiducial_corners, solve_pose
@@ -794,7 +794,7 @@ class Vision:
                 side = _side(q)
                 if any(math.dist(centre, c) < max(side, s) / 2 for c, s in taken):
                     continue
-                match = self._clearer(roi, q, sigma)
+                match = read_square(self._book, roi, q, sigma, self._codes, (AGREED_QUALITY, MATCH_SCORE))
                 if match is not None and match.ring >= STICKER_RING:
                     matches.append((match, q))
                     break
@@ -816,30 +816,6 @@ class Vision:
             if marker_id in self._stickers
         ]
         return found, [c + shift for c in doubtful]
-
-    def _clearer(self, roi: np.ndarray, outline: np.ndarray, sigma: float) -> Match | None:
-        """A square the detector could not decode, read twice: from its outline as found and from its edges fitted
-        (`fit_edges`). Either may be the clearer: on a small tilted sticker whose thin white margin lies against
-        the piece's dark side, edges fitted a fraction of a pixel truer can still take in more of that side than
-        the outline found. The clearer reading stands, its ring the better of the two (a sticker seen by either);
-        but where the other names another code with a lead of its own (`AGREED_QUALITY`, at `MATCH_SCORE`), one
-        square read two ways says its code is not known: its quality is nil, so it is doubtful, never a piece."""
-        readings = [
-            m
-            for m in (
-                self._book.match(roi, outline, sigma, self._codes),
-                self._book.match(roi, fit_edges(roi, outline), sigma, self._codes),
-            )
-            if m is not None
-        ]
-        if not readings:
-            return None
-        best = max(readings, key=lambda m: m.quality)
-        ring = max(m.ring for m in readings)
-        rival = any(
-            m.marker_id != best.marker_id and m.quality >= AGREED_QUALITY and m.score >= MATCH_SCORE for m in readings
-        )
-        return replace(best, ring=ring, quality=0.0 if rival else best.quality)
 
     def _fused(self, colour: np.ndarray | None, gray: np.ndarray | None, box: tuple[int, int, int, int]) -> np.ndarray:
         """The gray region `box` of the frame (given as colour or already gray), averaged with the same region of

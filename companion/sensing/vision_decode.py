@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -175,6 +175,35 @@ class CodeBook:
         a, b = v[self._ring], template[self._ring]
         a, b = a - a.mean(), b - b.mean()
         return float(a @ b / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-6))
+
+
+def read_square(
+    book: CodeBook,
+    gray: np.ndarray,
+    outline: np.ndarray,
+    sigma_px: float,
+    allowed: frozenset[int] | None,
+    rival: tuple[float, float],
+) -> Match | None:
+    """A square the detector could not decode, read twice: from its outline as found and from its edges fitted
+    (`fit_edges`). Either may be the clearer: on a small tilted sticker whose white margin lies against the piece's
+    dark side, edges fitted a fraction of a pixel truer can still take in more of that side than the outline found.
+    The clearer reading stands, its ring the better of the two (a sticker seen by either); but where the other
+    names another code with a lead and a score of its own (`rival`: quality, score), one square read two ways says
+    its code is not known: its quality is nil (doubtful, never a piece). None where neither can be sampled."""
+    readings = [
+        m
+        for m in (
+            book.match(gray, outline, sigma_px, allowed),
+            book.match(gray, fit_edges(gray, outline), sigma_px, allowed),
+        )
+        if m is not None
+    ]
+    if not readings:
+        return None
+    best = max(readings, key=lambda m: m.quality)
+    torn = any(m.marker_id != best.marker_id and m.quality >= rival[0] and m.score >= rival[1] for m in readings)
+    return replace(best, ring=max(m.ring for m in readings), quality=0.0 if torn else best.quality)
 
 
 def fit_edges(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
