@@ -7,8 +7,16 @@ subparsers. Heavy imports (OpenCV) stay inside the handlers.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from companion.rules import DEFAULT
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from companion.boards.model import Board
+    from companion.sensing.pieces import Registry
+    from companion.sensing.vision_profile import CameraProfile
 
 
 def register_calibrate(calibrate_subparsers: argparse._SubParsersAction) -> None:
@@ -122,12 +130,54 @@ def _board(args: argparse.Namespace) -> int:
         f"written to {args.out}"
     )
     if args.registry or has_registry(board.name):
-        check = check_mounting(
-            board, resolve_registry(args.registry, board), profile, Pose(np.array(pose.rvec), np.array(pose.tvec)), blur
-        )
+        registry = resolve_registry(args.registry, board)
+        check = check_mounting(board, registry, profile, Pose(np.array(pose.rvec), np.array(pose.tvec)), blur)
         for line in describe(check, profile.image_size):
             print(line)
+        _beside_checks(board, registry, profile, image)
     return 0
+
+
+def _beside_checks(board: Board, registry: Registry, profile: CameraProfile, image: np.ndarray) -> None:
+    """Each board the game lays beside its own (Orbital Battle's planet maps) judged as its own board is, where the
+    photo shows it: one camera reads them all, and a mounting that suits the solar map may leave a planet map's
+    counters too small or too blurred. A map refused is said by name with what to change; the camera then reads of
+    it only the sites it can, and says the rest unread, never empty."""
+    import numpy as np
+
+    from companion.boards import default_board
+    from companion.calibration.board_pose import calibrate_pose, find_fiducials
+    from companion.calibration.mounting import board_blur, check_mounting, describe
+    from companion.errors import UserError
+    from companion.sensing.vision_pose import Pose
+    from companion.table.beside import boards_beside
+
+    refused, unseen = [], []
+    for name in boards_beside(board.name):
+        other = default_board(name)
+        try:
+            pose = calibrate_pose(image, other, profile, name)
+        except UserError as error:
+            if find_fiducials(image, other):  # in the photo, but its pose is not sure: say why
+                print(f"board {name!r} not judged: {error}")
+            else:
+                unseen.append(name)
+            continue
+        check = check_mounting(
+            other, registry, profile, Pose(np.array(pose.rvec), np.array(pose.tvec)), board_blur(image, other)
+        )
+        print(f"board {name!r}:")
+        for line in describe(check, profile.image_size):
+            print(f"  {line}")
+        if not check.approved:
+            refused.append(name)
+    if unseen:
+        print(f"not in this photo, not judged: {', '.join(unseen)}")
+    if refused:
+        print(
+            f"refused for {', '.join(refused)}: the camera reads there only the sites it can and says the rest "
+            "unread (the grid, or a tap on a phone, decides them) until the mounting is changed as said"
+        )
 
 
 def _colours(args: argparse.Namespace) -> int:

@@ -314,3 +314,50 @@ def test_the_per_change_bench_lays_the_maps_pieces_from_one_box():
         pieces = [p for t in scene.tables for p in t.pieces]
         assert len({p.entry.id for p in pieces}) == len(pieces)
         assert all(n <= scene.registry.count(kind) for kind, n in Counter(p.entry.piece for p in pieces).items())
+
+
+def test_calibrate_board_judges_each_map_beside_the_solar_map_that_the_photo_shows(tmp_path, capsys):
+    """One camera over Orbital Battle's spread: `calibrate board` judges the solar map and then each planet map in
+    the photo as a board of its own, names a map it refuses with what to change, and says a map out of the photo
+    was not judged."""
+    import importlib.resources
+
+    from companion.bench.vision_spread import box_registry
+    from companion.boards import default_board
+    from companion.cli import main
+    from companion.sensing.vision_profile import save_profile
+    from companion.sim.mounted_camera import random_optics, world_shot
+    from companion.sim.mounted_scene import Placement, Spread, random_spread
+
+    boards = [default_board(n) for n in ("orbital_battle", "orbital_battle:planet3", "orbital_battle:planet5")]
+    rng = np.random.default_rng(5)
+    laid = random_spread(boards[:2], rng)
+    mounting = random_mounting(laid, (1280, 720), rng, (0.85, 0.9), 10.0)
+    away = Placement(boards[2], 5000.0, 0.0, 0.0)  # planet 5 back in the box
+    spread = Spread((*laid.placements, away))
+    optics = replace(random_optics("webcam", (1280, 720), rng), lens_sigma=0.6, lux=400.0)
+    box = box_registry()
+    frame = MountedRenderer(spread, box.dictionary, mounting).render_spread(
+        (Table((), None),) * 3, world_shot("normal", optics, rng), rng
+    )
+    cv2.imwrite(str(tmp_path / "spread.png"), frame.image)
+    save_profile(calibrated(mounting, rng, CameraProfile), tmp_path / "camera.json")
+    registry = importlib.resources.files("companion.sim").joinpath("pieces_orbital_battle.json")
+    argv = ["calibrate", "board", "--board", "orbital_battle", "--image", str(tmp_path / "spread.png")]
+    argv += [
+        "--profile",
+        str(tmp_path / "camera.json"),
+        "--out",
+        str(tmp_path / "out.json"),
+        "--registry",
+        str(registry),
+    ]
+    capsys.readouterr()
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    planet3 = out[out.index("board 'orbital_battle:planet3':") :]
+    assert "stickers at the sites" in planet3.splitlines()[1]
+    assert "this mounting does not reach the goal" in planet3 and "bring the camera closer" in planet3
+    assert "not in this photo, not judged: orbital_battle:planet1, orbital_battle:planet2" in out
+    assert "orbital_battle:planet5" in out.splitlines()[-2] and "planet3" not in out.splitlines()[-2]
+    assert "refused for orbital_battle:planet3:" in out
