@@ -74,10 +74,11 @@ STICKER_RING = 0.8
 # optics, Trajectory and ORBIT) the 199 outlines of stickers that went on to match a sticker's ring at STICKER_RING or
 # more glanced at 0.50 or more, while 83-94 % of the other squares (the board's print) glanced under it.
 RING_AT_A_GLANCE = 0.3
-# A sticker's outline in any view WORLD.md's mountings give (tilted up to 35 degrees, a square foreshortened to 0.8
-# of its side, perspective a little more) has its shortest side over half its longest; the dark side of a piece
-# under its sticker shows as a sliver a tenth as wide as it is long, and its blur can decode as a code.
-SQUARE_SIDES = 0.5
+# A piece's dark side under its sticker shows as a sliver seven or more times as long as it is wide, and its blur can
+# decode as a code; a sticker's outline is never so thin: on the mounted bench's 12 MP frames tilted 35 degrees its
+# black border and the piece's side merge into outlines about twice as long as wide (read right once their edges are
+# fitted), none thinner than a quarter.
+SQUARE_SIDES = 0.2
 MATCH_SCORE = 0.75  # a code read from a square the detector could not decode must match at least this well
 MATCH_QUALITY = 0.35  # ... and lead the next code by this share of a perfect picture's lead
 AGREED_QUALITY = 0.2  # a code the detector decoded needs at least this lead from the match as well
