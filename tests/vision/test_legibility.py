@@ -308,16 +308,17 @@ def test_a_code_barely_told_is_a_piece_only_where_the_frame_reads_stickers_relia
 
 def test_a_pieces_dark_side_under_its_sticker_is_no_stickers_outline():
     """A counter's side, dark under its sticker's white margin, shows as a sliver the detector can decode as a code
-    (beside the marines on a planet map it read a blue armour): a sticker's outline in any mounting WORLD.md allows
-    (tilted up to 35 degrees) has its shortest side over half its longest."""
+    (beside the marines on a planet map it read a blue armour); a sticker's outline is never so thin, even where its
+    black border merges with that side into an outline twice as long as wide (35 degrees of tilt)."""
     from companion.sensing.vision import _squarish
 
     tilt, turn = math.radians(35), 0.6
     square = np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)], np.float64) * 11.7 * (1, math.cos(tilt))
     turned = square @ np.array([[math.cos(turn), math.sin(turn)], [-math.sin(turn), math.cos(turn)]])
+    merged = np.array([(0, 0), (44.0, 0), (44.0, 22.0), (0, 22.0)])  # border and side as one outline
     side_seen = np.array([[70.35, 43.91], [56.35, 75.91], [49.35, 78.91], [65.35, 43.91]])  # the armour's outline
     sliver = np.array([(0, 0), (41.6, 0), (41.6, 5.0), (0, 5.0)])
-    assert _squarish(np.stack([turned + 40, side_seen, sliver])).tolist() == [True, False, False]
+    assert _squarish(np.stack([turned + 40, merged, side_seen, sliver])).tolist() == [True, True, False, False]
 
 
 def _tilted_counter(seed: int) -> np.ndarray:
