@@ -402,3 +402,27 @@ def test_a_small_tilted_sticker_is_read_from_its_outline_where_its_fitted_edges_
         assert read.quality >= MATCH_QUALITY + 0.15 and read.score >= MATCH_SCORE
         fitted.append(book.match(gray, fit_edges(gray, outline), 1.45, codes).quality)
     assert min(fitted) < MATCH_QUALITY  # read from the fitted edges alone, the sticker went unread
+
+
+def test_a_square_read_as_two_codes_each_with_a_lead_of_its_own_is_not_read():
+    """The clearer of a square's two readings (outline as found, edges fitted) stands only where the other does not
+    name another code with a lead and a score of its own: then the square is a sticker seen, its code not known."""
+    from companion.sensing.vision_decode import Match, read_square
+
+    corners = np.zeros((4, 2))
+
+    class Readings:  # the two readings, in the order read_square asks for them
+        def __init__(self, *matches: Match) -> None:
+            self.matches = list(matches)
+
+        def match(self, *_args) -> Match:
+            return self.matches.pop(0)
+
+    image, _ = _sticker(6, 24.0, 1.2)
+    clear = Match(6, corners, 0.92, 0.3, 0.72, 0.9)
+    for other, quality in (
+        (Match(12, corners, 0.88, 0.1, 0.3, 0.95), 0.0),
+        (Match(12, corners, 0.7, 0.0, 0.1, 0.95), 0.72),
+    ):
+        read = read_square(Readings(clear, other), image, corners, 1.2, None, (0.2, 0.75))
+        assert read is not None and read.marker_id == 6 and read.quality == quality and read.ring == 0.95
