@@ -13,8 +13,9 @@ With --colours, each mounting's first table is also the layout `calibrate colour
 sticker whose colour names one kind, on their sites), and pieces found by colour are scored too: read (its kind on
 its site) or missed, and a colour sighting of nothing there is a false piece.
 With --game orbital_battle, each mounting is over Orbital Battle's spread (the solar map with planet maps 3 and 5
-beside it, their pieces from one box, as bench vision_spread.py lays them) read by one pipeline a board (TableVision), and each change moves a
-piece on one of its boards: the phone's parts are then one plan over the boards whose sites changed (TablePlan).
+beside it, their pieces from one box, as bench vision_spread.py lays them) read by one pipeline a board
+(TableVision), and each change moves a piece on one of its boards: the phone's parts are then one plan over the
+boards whose sites changed (TablePlan).
 Every sticker in view is scored after every change, the boards' unchanged sites (their last reading kept) too. What
 `calibrate board` says of each board from the mounting's first frame is kept: the rows are given again for the boards
 it approves (a board it does not reads on as it can, its misses counted in the first rows only); with --approved,
