@@ -47,16 +47,21 @@ class Record:
     def all_correct(self) -> bool:
         return not self.refused and self.false == 0 and all(o == "read" for _, o in self.results)
 
-    def cells(self) -> list[float]:
+    def cells(self, trait: str = "frame") -> list[float]:
         """Each visible sticker's blur in its own cells (a sixth of its side): the blur the vision measured on the
         board's markers in this frame along its worst direction (the sway's smear included; the lens's alone in
-        records that do not have it) over the sticker's cell. What a sticker's reading depends on most."""
-        blur = self.traits.get("frame", self.traits.get("measured", 0.0))
+        records that do not have it) over the sticker's cell. What a sticker's reading depends on most. `trait`
+        "measured": the lens's blur alone, as `calibrate board` measures it."""
+        blur = self.traits.get(trait, self.traits.get("measured", 0.0))
         return [6 * blur / max(side, 1e-6) for side, _ in self.results]
 
     @property
     def worst_cells(self) -> float:
         return max(self.cells(), default=0.0)
+
+    @property
+    def worst_lens_cells(self) -> float:
+        return max(self.cells("measured"), default=0.0)
 
     @property
     def unflagged(self) -> int:
@@ -395,14 +400,44 @@ def size_for(cell: Cell, goal: float = 0.99, least: int = 20) -> float | None:
 CELL_EDGES = (0.0, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.85, 99.0)  # blur in a sticker's cells
 
 
-def cells_for(records: list[Record], goal: float = 0.99, least: int = 20) -> float | None:
+def cells_for(records: list[Record], goal: float = 0.99, least: int = 20, lens: bool = False) -> float | None:
     """The most blur, in the worst sticker's cells, up to which frames are all correct `goal` of the time (None when
-    not even the sharpest `least` frames are)."""
+    not even the sharpest `least` frames are); `lens`: the lens's blur alone (what `calibrate board` judges by)
+    rather than the frame's along its worst direction."""
     found = None
-    for edge in CELL_EDGES[1:-1]:
-        chosen = [r.all_correct for r in records if r.worst_cells <= edge]
+    worst = [r.worst_lens_cells if lens else r.worst_cells for r in records]
+    for low, edge in itertools.pairwise(CELL_EDGES[:-1]):
+        chosen = [r.all_correct for r, w in zip(records, worst, strict=True) if w <= edge]
+        if not any(low < w <= edge for w in worst):  # no frame this blurred: the sweep says nothing of it
+            continue
         if len(chosen) >= least and sum(chosen) / len(chosen) >= goal:
             found = edge
+    return found
+
+
+def stickers_by_cells(records: list[Record]) -> dict[int, Counter[str]]:
+    """Each visible sticker's outcome, binned by its blur in its own cells (the frame's worst direction, CELL_EDGES)."""
+    out: dict[int, Counter[str]] = {}
+    for r in records:
+        for b, (_, o) in zip(r.cells(), r.results, strict=True):
+            index = next(i for i in range(len(CELL_EDGES) - 1) if b < CELL_EDGES[i + 1])
+            out.setdefault(index, Counter())[o] += 1
+    return out
+
+
+def read_cells_for(records: list[Record], goal: float = 0.99, least: int = 30) -> tuple[float, int] | None:
+    """Where stickers stop being read: the upper edge of the last bin of blur in cells (the frame's worst direction)
+    such that every bin up to it with `least` stickers or more read `goal` of them or more, and the stickers up to
+    it; None when the sharpest such bin already reads less. The limit past which a site read empty is not known to
+    be empty (sensing/vision_legibility.py MAX_FRAME_BLUR_CELLS)."""
+    found, counted = None, 0
+    for index, k in sorted(stickers_by_cells(records).items()):
+        n = sum(k.values())
+        if n >= least and k["read"] / n < goal:
+            break
+        counted += n
+        if n >= least:
+            found = (CELL_EDGES[index + 1], counted)
     return found
 
 
@@ -412,6 +447,31 @@ SWEEPS = (  # frame traits the bench sweeps, with the edges of their bins
     ("tilt", "tilt (degrees)", (0.0, 10.0, 20.0, 28.0, 36.0)),
     ("lux", "light (lux)", (1.0, 150.0, 250.0, 400.0, 10_000.0)),
 )
+
+
+def goals(cell: Cell) -> str:
+    """Issue's goals against the 95 % bounds of this row's figures: all-correct frames (lower bound), stickers not
+    read and stickers read as another piece (upper bounds), and misses not flagged."""
+    from companion.bench.stats import lower_bound, upper_bound
+
+    frames = len(cell.records)
+    c = cell.outcome()
+    n = sum(c.values())
+    right = sum(r.all_correct for r in cell.records)
+    low = lower_bound(right, frames)
+    lost, wrong = upper_bound(c["missed"] + c["withheld"], n), upper_bound(c["wrong"], n)
+    clean = math.ceil(math.log(0.05) / math.log(0.99))  # frames a clean run needs to clear 99 % at 95 %
+
+    def said(met: bool) -> str:
+        return "met" if met else "not met"
+
+    return (
+        f"goals at 95% confidence: all correct >= 99% (lower bound {100 * low:.2f}%) {said(low >= 0.99)}"
+        + ("" if low >= 0.99 or right < frames else f", a clean run clears it from {clean} frames")
+        + f"; not read <= 0.5% (upper bound {100 * lost:.3f}%) {said(lost <= 0.005)}; wrong <= 0.1% (upper bound "
+        f"{100 * wrong:.3f}%) {said(wrong <= 0.001)}; every miss flagged {said(c['missed'] == 0)}"
+        f"{'' if not sum(r.false for r in cell.records) else '; false pieces not met'}"
+    )
 
 
 def sweep_rows(records: list[Record], key, edges: tuple[float, ...]) -> list[str]:
@@ -433,7 +493,7 @@ def sweep_rows(records: list[Record], key, edges: tuple[float, ...]) -> list[str
 
 
 def report(label: str, cell: Cell, sweeps: bool = True) -> None:
-    from companion.bench.stats import summary
+    from companion.bench.stats import lower_bound, summary
 
     frames = len(cell.records)
     if not frames:
@@ -444,7 +504,8 @@ def report(label: str, cell: Cell, sweeps: bool = True) -> None:
     right = sum(r.all_correct for r in cell.records)
     print(
         f"{label}: {frames} frames, {sum(r.refused for r in cell.records)} refused whole; all correct "
-        f"{100 * right / frames:.1f}%"
+        f"{100 * right / frames:.1f}% ({right} of {frames}; at least {100 * lower_bound(right, frames):.2f}% at 95% "
+        "confidence, exact one-sided)"
     )
     print(
         f"  stickers in view {n}: not read {100 * (c['missed'] + c['withheld']) / n:.2f}% (silent, reported empty: "
@@ -478,11 +539,7 @@ def report(label: str, cell: Cell, sweeps: bool = True) -> None:
             "  by the worst sticker's blur in its cells  "
             + "  ".join(sweep_rows(cell.records, lambda r: r.worst_cells, CELL_EDGES))
         )
-        per_cell: dict[int, Counter[str]] = {}
-        for r in cell.records:
-            for b, (_, o) in zip(r.cells(), r.results, strict=True):
-                index = next(i for i in range(len(CELL_EDGES) - 1) if b < CELL_EDGES[i + 1])
-                per_cell.setdefault(index, Counter())[o] += 1
+        per_cell = stickers_by_cells(cell.records)
         print(
             "  stickers by their blur in cells  "
             + "  ".join(
@@ -503,10 +560,24 @@ def report(label: str, cell: Cell, sweeps: bool = True) -> None:
                     f"{i}: {100 * (1 - k['read'] / max(1, sum(k.values()))):.1f}%" for i, k in sorted(by_id.items())
                 )
             )
-    most = cells_for(cell.records)
+    print("  " + goals(cell))
+    most, lens = cells_for(cell.records), cells_for(cell.records, lens=True)
     print(
         "  99% all-correct frames: "
         + (f"up to {most:g} cells of blur on the worst sticker" if most is not None else "at no blur measured")
+        + " (the frame's worst direction); "
+        + (f"up to {lens:g} cells of the lens's blur" if lens is not None else "at no lens blur measured")
+        + " (what `calibrate board` approves by)"
+    )
+    read = read_cells_for(cell.records)
+    print(
+        "  stickers read 99% or more in every bin of 30 or more: "
+        + (
+            f"up to {read[0]:g} cells of the frame's worst direction ({read[1]} stickers; past it a site read empty "
+            "is not known to be empty)"
+            if read is not None
+            else "in no bin measured"
+        )
     )
     need = size_for(cell)
     if need is None:

@@ -361,3 +361,39 @@ def test_calibrate_board_judges_each_map_beside_the_solar_map_that_the_photo_sho
     assert "not in this photo, not judged: orbital_battle:planet1, orbital_battle:planet2" in out
     assert "orbital_battle:planet5" in out.splitlines()[-2] and "planet3" not in out.splitlines()[-2]
     assert "refused for orbital_battle:planet3:" in out
+
+
+def test_a_clean_run_clears_the_goal_at_95_percent_only_when_it_is_long_enough():
+    """All-correct frames are judged at their exact lower bound: 144 clean frames leave the rate possibly under 98 %,
+    299 clear 99 %; a failure moves the bound down, and a rate of failures is bounded above alike."""
+    from companion.bench.stats import lower_bound, upper_bound
+
+    assert lower_bound(144, 144) == pytest.approx(0.9794, abs=1e-4)
+    assert lower_bound(298, 298) < 0.99 <= lower_bound(299, 299)
+    assert lower_bound(95, 100) == pytest.approx(0.8977, abs=1e-4)  # the textbook's exact figure
+    assert lower_bound(299, 300) < lower_bound(300, 300)
+    assert lower_bound(0, 10) == 0.0 and upper_bound(0, 0) == 1.0
+    assert upper_bound(3, 100) == pytest.approx(1 - lower_bound(97, 100))
+
+
+def test_the_sweep_places_where_stickers_stop_being_read_and_prints_its_goals(capsys):
+    """Stickers binned by their blur in cells (the frame's worst direction): the limit is the last bin with enough
+    stickers that still reads 99 %, a thin bin deciding nothing; the report prints each goal against its bound."""
+    from companion.bench.vision_mounted import Cell, Record, read_cells_for, report
+
+    def frame(side: float, outcomes: list[str], blur: float) -> Record:
+        return Record(True, tuple((side, o) for o in outcomes), 0, False, 0.1, 0.2, 0.05, {"frame": blur}, ())
+
+    sharp = [frame(24.0, ["read"] * 40, 1.0)]  # 0.25 cells
+    near = [frame(24.0, ["read"] * 40, 1.7)]  # 0.425 cells
+    thin = [frame(24.0, ["missed"] * 5, 1.9)]  # 0.475 cells: too few to judge
+    past = [frame(24.0, ["read"] * 30 + ["withheld"] * 10, 2.1)]  # 0.525 cells: 75 %
+    beyond = [frame(24.0, ["read"] * 40, 2.3)]  # 0.575 cells: read again, but past where reading stopped
+    assert read_cells_for(sharp + near + thin + past + beyond) == (0.45, 80)
+    assert read_cells_for(past) is None
+    report("trajectory 1920x1080 normal approved", Cell(sharp + near + thin))
+    out = capsys.readouterr().out
+    assert "all correct 66.7% (2 of 3; at least 13.54% at 95% confidence" in out
+    assert "all correct >= 99% (lower bound 13.54%) not met;" in out
+    assert "every miss flagged not met" in out
+    assert "stickers read 99% or more in every bin of 30 or more: up to 0.45 cells" in out
