@@ -241,7 +241,7 @@ def run_cell(
         m += 1
         approved = None
         kept = len(cell.records)
-        for _ in range(min(per_mounting, frames - len(cell.records))):
+        for k in range(min(per_mounting, frames - len(cell.records))):
             t0 = time.perf_counter()
             shot = camera.shot(shots)
             table = random_table(board, registry, shots, PIECES.get(game, 20), shot.arm)
@@ -257,7 +257,12 @@ def run_cell(
                 break
             results, false = score(report, frame.truth, sites)
             empty, empty_unread = empty_sites(report, frame.truth, sites)
-            traits = camera.traits(shot, size) | {"measured": vision.blur_px, "frame": vision.frame_blur_px}
+            traits = camera.traits(shot, size) | {
+                "measured": vision.blur_px,
+                "frame": vision.frame_blur_px,
+                "mounting": m - 1,  # where the frame was drawn (with the seed): a failure is rendered again from it
+                "shot": k,
+            }
             cell.records.append(
                 Record(
                     bool(approved),

@@ -213,6 +213,8 @@ def _row(
                 traits = camera.traits(shot, size) | {
                     "measured": board_vision.blur_px,
                     "frame": board_vision.frame_blur_px,
+                    "mounting": m,
+                    "shot": k,
                 }
                 record = Record(
                     approved.get(name, False),
