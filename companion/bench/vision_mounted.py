@@ -544,6 +544,10 @@ def report(label: str, cell: Cell, sweeps: bool = True) -> None:
             "  by the worst sticker's blur in its cells  "
             + "  ".join(sweep_rows(cell.records, lambda r: r.worst_cells, CELL_EDGES))
         )
+        print(
+            "  by the worst sticker's lens blur in its cells (what `calibrate board` judges)  "
+            + "  ".join(sweep_rows(cell.records, lambda r: r.worst_lens_cells, CELL_EDGES))
+        )
         per_cell = stickers_by_cells(cell.records)
         print(
             "  stickers by their blur in cells  "
