@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from time import perf_counter
@@ -962,9 +963,16 @@ class Vision:
         doubted: set[str] = set()
         docked: set[int] = set()  # riders that may be docked on a base not read, on more than one site
         if self.registry.stacking == "on top":
+            # A piece whose sticker is read cannot be hidden under another: stacks are made of the box's others.
+            seen = Counter(e.piece for e, _ in found)
+            spare = []
+            for e in self.registry.entries:
+                seen[e.piece] -= 1
+                if seen[e.piece] < 0:
+                    spare.append(e.id)
             for i, (entry, corners_px) in enumerate(found):
                 if not entry.is_base and i not in carrier:
-                    traced[i], centres[i], under = self._on_a_stack(entry, corners_px, pose)
+                    traced[i], centres[i], under = self._on_a_stack(entry, corners_px, pose, spare)
                     doubted |= under
         else:
             for i, (entry, corners_px) in enumerate(found):
@@ -1142,7 +1150,7 @@ class Vision:
         return tuple(out)
 
     def _on_a_stack(
-        self, entry: PieceEntry, corners_px: np.ndarray, pose: Pose
+        self, entry: PieceEntry, corners_px: np.ndarray, pose: Pose, spare: Collection[str] | None = None
     ) -> tuple[np.ndarray, tuple[tuple[float, float], float], set[str]]:
         """A piece that may top a stack whose lower pieces are hidden under it: of the heights it may stand at (on
         the board, up to the top of the tallest stack), the lowest that puts it on a site; on the board when none
@@ -1153,8 +1161,12 @@ class Vision:
         board's edge: it is put on a site only where the top of a stack the box can make (`_stack_tops`) lands
         squarely on it (within a third of the site tolerance), never where its trace merely passes near a site
         higher up; otherwise it stands off every site, placed by its own sticker at its own height, and the sites
-        its trace passes higher up are returned, left in doubt."""
-        low, high = entry.height, max(entry.height, self._tallest)
+        its trace passes higher up are returned, left in doubt. `spare`: the box's pieces (entry ids) that may be
+        under it, those whose stickers the frame reads elsewhere left out (None: all of them); from a camera tilted
+        off the board's middle a piece's trace slides 50 mm and more up a tall stack's height, over a site or two,
+        and only the stacks these pieces can make are heights it may stand at."""
+        tops = self._stack_tops(entry, spare)
+        low, high = entry.height, max([entry.height, *tops])
         at_low = self._piece_centre(entry, pose.to_board(corners_px, low, self.matrix, self.dist))[0]
         at_high = self._piece_centre(entry, pose.to_board(corners_px, high, self.matrix, self.dist))[0]
         start, slide = np.array(at_low), np.subtract(at_high, at_low)
@@ -1168,7 +1180,7 @@ class Vision:
             height = low + float(along[fits].min()) * (high - low) if fits.size else low
             traced = pose.to_board(corners_px, height, self.matrix, self.dist)
             return traced, self._piece_centre(entry, traced), set()
-        for height in self._stack_tops(entry):
+        for height in tops:
             traced = pose.to_board(corners_px, height, self.matrix, self.dist)
             centre = self._piece_centre(entry, traced)
             if float(np.hypot(*(self._site_xy - centre[0]).T).min()) <= self._tolerance / 3:
@@ -1176,21 +1188,22 @@ class Vision:
         traced = pose.to_board(corners_px, low, self.matrix, self.dist)
         return traced, self._piece_centre(entry, traced), {self.board.sites[i].id for i in fits}
 
-    def _stack_tops(self, entry: PieceEntry) -> list[float]:
-        """The heights a piece's top may stand at on stacks the box can make (pieces stacking on top): at most one
-        piece of each lower layer under it, bottom to top, and any number of pieces of its own layer, up to the
-        tallest stack; lowest first, its own height left out."""
+    def _stack_tops(self, entry: PieceEntry, spare: Collection[str] | None = None) -> list[float]:
+        """The heights a piece's top may stand at on stacks the box can make (pieces stacking on top) of the pieces
+        `spare` names (the entry ids of those that may be under it; None: every piece of the box): at most one
+        piece of each lower layer under it, bottom to top, and as many pieces of its own layer as are spare, up to
+        the tallest stack; lowest first, its own height left out."""
+        pieces = [e for e in self.registry.entries if spare is None or e.id in spare]
         supports = {0.0}
-        for layer in sorted({e.layer for e in self.registry.entries if e.layer < entry.layer}):
-            heights = {e.height for e in self.registry.entries if e.layer == layer}
+        for layer in sorted({e.layer for e in pieces if e.layer < entry.layer}):
+            heights = {e.height for e in pieces if e.layer == layer}
             supports |= {s + h for s in supports for h in heights}
-        riders = {e.height for e in self.registry.entries if e.layer == entry.layer}
         top = max(self._tallest, entry.height) + 0.5
-        while True:
-            more = {s + h for s in supports for h in riders if s + h + entry.height <= top} - supports
-            if not more:
-                break
-            supports |= more
+        riders = [e.height for e in pieces if e.layer == entry.layer]
+        if spare is None:  # any number of each height of its own layer, as many as the tallest stack takes
+            riders = [h for h in set(riders) for _ in range(int(top // h))]
+        for h in riders:  # each piece under it once at most
+            supports |= {s + h for s in supports if s + h + entry.height <= top}
         return sorted(s + entry.height for s in supports if s > 0 and s + entry.height <= top)
 
     @staticmethod

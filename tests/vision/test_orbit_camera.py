@@ -220,6 +220,32 @@ def test_a_lone_ship_off_every_site_is_never_put_on_a_site_at_a_stack_height(orb
     assert 5.4 < math.dist(high, (site.x, site.y)) < 16.2 < math.dist((x, y), (site.x, site.y))
 
 
+def test_a_lone_ship_is_never_put_on_a_stack_made_of_pieces_read_elsewhere(orbit, cameras):
+    """A ship standing alone beyond an outer site, where the top of a planet and three ships on that site, 4 mm off
+    its centre, would be seen: its sticker alone cannot tell the two apart. But the other seven ships stand on sites
+    of their own, read: no stack the box has left reaches that height, so it is read off every site, where it
+    stands (a tilted camera's trace slides further up a stack, over more sites, than this overhead one's)."""
+    board, camera, renderer, vision = cameras["front"]
+    site = max((s for s in board.sites if s.id.startswith("r8")), key=lambda s: math.hypot(s.x - 350, s.y - 350))
+    out = np.array([site.x - 350, site.y - 350]) / math.hypot(site.x - 350, site.y - 350)
+    seen_at = camera.project(np.array([[*(np.array([site.x, site.y]) + 4 * out), 54.0]]))  # squarely on the site
+    x, y = vision.pose.to_board(seen_at, 12.0, camera.matrix, camera.distortion)[0]
+    assert min(math.dist((x, y), (s.x, s.y)) for s in board.sites) > 16.2  # off every site at its own height
+    others = [e for e in orbit.entries if e.piece.startswith("ship-") and e.piece != "ship-red"]
+    inner = sorted((s for s in board.sites if s.id.startswith("r3")), key=lambda s: s.id)[::2]
+    assert len(others) == 7 and len(inner) >= 7
+    ships = (
+        Placed(orbit.kind("ship-red"), float(x), float(y), 0.4),
+        *(Placed(e, s.x, s.y, 0.3 * k, site=s.id) for k, (e, s) in enumerate(zip(others, inner, strict=False))),
+    )
+    report = vision.process(renderer.render(Scene(board, camera, ships)).image)
+    red = next(s for s in report.sightings if s.piece == "ship-red")
+    assert red.site is None and math.dist((red.x, red.y), (x, y)) < 3
+    assert sorted((s.piece, s.site) for s in report.sightings if s.piece != "ship-red") == sorted(
+        (p.entry.piece, p.site) for p in ships[1:]
+    )
+
+
 def test_nebula_chips_are_found_by_their_calibrated_colour_and_station_tiles_never(orbit, cameras, tmp_path, capsys):
     import cv2
 
