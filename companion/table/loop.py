@@ -236,6 +236,7 @@ class TableLoop:
             return Ruling("in_progress", earlier.actions, todo=earlier.todo, sites=earlier.sites)
         if (
             booked.lifted
+            and lifted  # a booking that took no piece off a site leaves nothing in the hand
             and ruling.verdict == "explained"
             and now < booked.at + self.hold
             and not _lifted(self.referee, self.session.state, ruling.actions[0])

@@ -406,3 +406,45 @@ def test_a_piece_moved_on_from_where_the_camera_saw_it_booked_is_the_next_move_n
     assert "correction" not in kinds and session.actions[-1] == fly
     assert ruling is not None and ruling.verdict == "ambiguous" and jump in loop.question.choices
     store.close()
+
+
+def test_a_piece_set_down_from_nowhere_and_booked_by_the_hold_window_leaves_nothing_in_the_hand(
+    tmp_path, dakalio_portal_lift
+):
+    """A ship booked onto a portal from its lift alone, then a ship entered from the reserve while it may still be in
+    the hand: the hold window books the entry, which took no piece off a site, so the next entry is judged as it
+    comes, not held for a piece in the hand."""
+    lift = dakalio_portal_lift
+    board = default_board("dakalio")
+    switch = {site.id: divmod(i, 16) for i, site in enumerate(board.sites)}
+    store = Store(tmp_path / "portal.db")
+    session = Session.start(store, "dakalio", list(lift.players), lift.options, lift.seed)
+    for action in lift.actions:
+        session.submit(action, "phone", session.game.phase(session.state).actor)
+    game = session.game
+    observer = Observer({v: k for k, v in switch.items()}, None, settle=0.3)
+    loop = TableLoop(session, observer, lambda s: board.site(s).name, hold=12.0)
+
+    def show(layout, at: float) -> Ruling | None:
+        observer.reed(frozenset(switch[s] for s, pieces in layout.items() if pieces), at)
+        return loop.tick(at + 0.5)
+
+    show(game.layout(session.state), 0.0)
+    assert show(lift.lifted(), 10.0).verdict == "in_hand"
+    loop.tick(23.0)  # the window passes: the move onto the portal is booked from the lift alone
+    assert session.actions[-1] == lift.onto_taken.action
+    red = Action.make("enter", to="c6")
+    entered = game.apply(session.state, red)[0]
+    assert show(game.layout(entered), 24.0).verdict == "in_hand"  # the ship in the hand may be the one set down
+    loop.tick(37.0)  # the window passes again: the entry is booked
+    assert session.actions[-1] == red
+    candidates = loop.referee.prepare(entered).candidates
+    felt = lambda layout: frozenset(site for site, pieces in layout.items() if pieces)  # noqa: E731
+    blue = next(
+        c.action
+        for c in candidates
+        if c.action.type == "enter" and sum(felt(other.after) == felt(c.after) for other in candidates) == 1
+    )  # an entry the grid alone tells
+    ruling = show(game.layout(game.apply(entered, blue)[0]), 38.0)
+    assert ruling.verdict == "explained" and session.actions[-1] == blue
+    store.close()
