@@ -204,11 +204,13 @@ def reached_sites(fp: Footprint, observation: Observation, physical: Physical = 
 
 def _read(
     fp: Footprint, observation: Observation, physical: Physical
-) -> tuple[dict[str, str | None], set[str], set[str]]:
-    """Where each known site of the footprint stands (site_reached), and the sites that read as before the move
-    only (untouched) and as after it only (arrived)."""
+) -> tuple[dict[str, str | None], dict[str, bool], set[str]]:
+    """Where each known site of the footprint stands (site_reached), the sites that read as before the move only
+    (untouched: True where the sensor tells which piece stands there) and those that read as after it only
+    (arrived)."""
     reached: dict[str, str | None] = {}
-    untouched, arrived = set(), set()
+    untouched: dict[str, bool] = {}
+    arrived: set[str] = set()
     for change in fp.changes:
         reading = observation.sites.get(change.site)
         if reading is None:
@@ -221,17 +223,21 @@ def _read(
             # Read as before by a sensor that would tell a piece gone from it: the grid feels a site taken, not how
             # many stand on it, so a stack with its top lifted off reads as before to it.
             if as_before and (reading.pieces is not None or len(change.before) < 2):
-                untouched.add(change.site)
+                untouched[change.site] = reading.pieces is not None
         elif not as_before:
             arrived.add(change.site)
     return reached, untouched, arrived
 
 
-def unaccounted(fp: Footprint, untouched: set[str], arrived: set[str], physical: Physical = same_piece) -> set[str]:
+def unaccounted(
+    fp: Footprint, untouched: dict[str, bool], arrived: set[str], physical: Physical = same_piece
+) -> set[str]:
     """The `arrived` sites where the move sets down a piece that none of its lifts accounts for (pieces are
     conserved): of each kind, more pieces stand at their targets than have left their sites or come new to the
     board (a move's pieces of one kind may be set down on each other's targets, so they are counted, not
-    paired). Those are the targets whose own origin still holds its piece."""
+    paired). Those are the targets whose own origin still holds its piece. An origin that a sensor reads only as
+    taken (a reed) may hold another piece the move has lifted and not yet set on its target (set down beside it,
+    to be nudged over): each such piece accounts for one of those origins, whatever its kind."""
     moved, removed, added, _ = fp.pairs(physical)
     box = lambda piece: unpointed(physical(piece))  # noqa: E731 - the piece itself, whichever way it points
     supply: Counter[str] = Counter(box(p) for p, _ in added)
@@ -239,7 +245,16 @@ def unaccounted(fp: Footprint, untouched: set[str], arrived: set[str], physical:
     supply.update(box(p) for p, origin, _ in moved if origin not in untouched)
     demand: Counter[str] = Counter(box(p) for p, site in added if site in arrived)
     demand.update(box(p) for p, _, target in moved if target in arrived)
-    short = {kind for kind, count in demand.items() if count > supply[kind]}
+    short = {kind: count - supply[kind] for kind, count in demand.items() if count > supply[kind]}
+    spare = sum(max(0, count - demand[kind]) for kind, count in supply.items())  # lifted, not at their targets
+    for kind in sorted(short):
+        blind = sum(
+            1 for p, origin, target in moved if box(p) == kind and target in arrived and not untouched.get(origin, True)
+        )
+        covered = min(short[kind], blind, spare)
+        spare -= covered
+        if covered == short[kind]:
+            del short[kind]
     return {target for p, origin, target in moved if box(p) in short and origin in untouched and target in arrived}
 
 

@@ -269,3 +269,27 @@ def test_a_planet_set_down_beside_its_space_in_the_orbit_is_taken_off_not_the_or
     ruling = judge(game, state, reed("trajectory", board), name)
     assert ruling.verdict == "mismatch"
     assert [fix.advice for fix in ruling.fixes] == [f"Take the piece off {name(beside)}: nothing should stand there."]
+
+
+def test_a_planet_set_down_where_another_piece_of_the_orbit_has_just_left_is_the_orbit_under_way():
+    """Two hands at once in Trajectory's whole-system orbit: one piece moved on to its next space, and a planet set
+    down on the space that piece left (to the grid, still taken) before it is nudged onto its own. The orbit is under
+    way: the piece already moved is never told to be taken off."""
+    game = load("trajectory")
+    state = game.setup(["red", "blue"], {"planets": {"metal": 0, "home": 0, "helium": 0, "ice": 0}}, 1)
+    for action in (Action.make("draw", card="action"), Action.make("end_turn")) * 2:
+        state = game.apply(state, action)[0]
+    orbit = next(c for c in Referee(game).prepare(state).candidates if c.action.type == "orbit")
+    layout = game.layout(state)
+    alone = [(p, a, b) for p, a, b in orbit.footprint.moved() if len(layout[a]) == 1 and not layout.get(b)]
+    (planet, origin, _), (piece, left, onto) = next(
+        (first, second) for first in alone for second in alone if first[0].startswith("planet") and first != second
+    )
+    board = dict(layout)
+    del board[origin]
+    board[onto] = (piece,)
+    board[left] = (planet,)
+    name = site_names("trajectory")
+    ruling = judge(game, state, reed("trajectory", board), name)
+    assert ruling.verdict == "in_progress" and orbit.action in ruling.actions
+    assert name(onto) not in " ".join(ruling.todo)
