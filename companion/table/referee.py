@@ -374,7 +374,7 @@ def _under_way(
     for index in sorted(indices):
         fp = prepared.candidates[index].footprint
         covered = frozenset(changed) & fp.sites
-        key = (len(covered & gained), len(covered))
+        key = _key(fp, covered, gained, changed, physical)
         if key < best_key or (key == best_key and any(covered == c for c, _ in best)):
             continue
         fits, todo = progress(fp, observation, physical)
@@ -382,7 +382,7 @@ def _under_way(
             # Part way but for a few sites (a piece dropped on one, another knocked onto one): the sites it reads
             # well at are its doing, the others are what is wrong.
             covered &= reached_sites(fp, observation, physical)
-            key = (len(covered & gained), len(covered))
+            key = _key(fp, covered, gained, changed, physical)
             if not covered or key < best_key or (key == best_key and any(covered == c for c, _ in best)):
                 continue
         elif _landed_elsewhere(todo, gained - covered, observation, physical):
@@ -394,6 +394,16 @@ def _under_way(
         return frozenset(), frozenset(), False
     explained = frozenset.intersection(*(c for c, _ in best))
     return explained, frozenset.union(*(c for c, _ in best)) - explained, all(lifts for _, lifts in best)
+
+
+def _key(
+    fp: Footprint, covered: frozenset[str], gained: frozenset[str], changed: list[str], physical: Callable[[str], str]
+) -> tuple[int, int]:
+    """How well a move part way explains the board: the pieces set down it accounts for, then the sites. A piece it
+    has lifted that no sensor yet feels at its target (in the hand, or dropped on the way) may be a piece set down
+    elsewhere, as much as a piece new to the board may be."""
+    in_air = sum(1 for _, origin, target in fp.pairs(physical)[0] if origin in covered and target not in changed)
+    return len(covered & gained) + min(in_air, len(gained - covered)), len(covered)
 
 
 def _landed_elsewhere(

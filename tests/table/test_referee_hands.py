@@ -293,3 +293,21 @@ def test_a_planet_set_down_where_another_piece_of_the_orbit_has_just_left_is_the
     ruling = judge(game, state, reed("trajectory", board), name)
     assert ruling.verdict == "in_progress" and orbit.action in ruling.actions
     assert name(onto) not in " ".join(ruling.todo)
+
+
+def test_a_piece_dropped_on_its_way_where_a_piece_could_enter_is_never_told_to_go_back(dakalio_portal_lift):
+    """A ship lifted toward a portal (a landing the grid cannot feel) and dropped on the way on a space where a ship
+    could also enter from the reserve: to the grid, either the ship on its way or a ship entered with the lifted one
+    gone. Neither is put back: the advice never undoes the move the hand is making."""
+    lift = dakalio_portal_lift
+    game, state, name = lift.game, lift.state, site_names("dakalio")
+    ((ship, origin, _),) = lift.onto_taken.footprint.moved()
+    candidates = Referee(game).prepare(state).candidates
+    reached = {site for c in candidates if origin in c.footprint.sites for site in c.footprint.sites}
+    entries = {site for c in candidates if c.action.type == "enter" for site in c.footprint.sites}
+    dropped = next(site for site in sorted(entries) if site not in reached)
+    board = lift.lifted()
+    board[dropped] = (ship,)
+    ruling = judge(game, state, reed("dakalio", board), name)
+    assert ruling.verdict == "mismatch"
+    assert origin not in [fix.site for fix in ruling.fixes]  # never: put the ship back where it was lifted
