@@ -95,3 +95,42 @@ def test_a_grid_coming_into_step_as_the_table_starts_is_no_news_but_one_that_nev
                 assert _notes(live.session) == ["grid-lost", "grid-back"] and live.senses.mode() == "grid alone"
             finally:
                 live.stop()
+
+
+def test_a_fault_in_one_look_at_the_board_is_said_once_and_the_referee_goes_on_looking(tmp_path, capsys):
+    """`companion serve`'s referee thread: a fault of the table's own in the loop's look (a ruling it cannot word)
+    is said once on the terminal, and the next looks go on, so refereeing never stops for good."""
+    import time
+
+    from companion.boards import default_board
+    from companion.calibration.grid import GridProfile, save_profile
+    from companion.sim.simavr_grid import virtual_grid
+    from companion.sim.twin import switch_map
+    from companion.table.config import TableConfig
+    from companion.table.live import LiveTable
+
+    board = default_board("trajectory")
+    save_profile(GridProfile(board.name, 8, 8, switch_map(board, 8, 8)), tmp_path / "grid.json")
+    with virtual_grid(8, 8) as grid:
+        grid.go()
+        config = TableConfig(game="trajectory", players=("red", "blue"), db=str(tmp_path / "t.db"), serial=grid.port,
+                             grid_profile=str(tmp_path / "grid.json"))  # fmt: skip
+        live = LiveTable(config)
+        looks = []
+
+        def tick(now: float) -> None:
+            looks.append(now)
+            if len(looks) <= 3:
+                raise IndexError("list index out of range")
+
+        live.loop.tick = tick
+        live.start(wait=3.0)
+        try:
+            deadline = time.monotonic() + 10
+            while len(looks) < 10 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert len(looks) >= 10 and "stopped" not in live.sensors()
+        finally:
+            live.stop()
+    said = [line for line in capsys.readouterr().err.splitlines() if "look at the board failed" in line]
+    assert said == ["the referee's look at the board failed: IndexError: list index out of range"]
