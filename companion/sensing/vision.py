@@ -350,6 +350,16 @@ class Vision:
             self._remember_looks(looked or self._site_looks(colour), {s.id for s in self.board.sites})
         return report
 
+    def stands(self, image: np.ndarray) -> bool:
+        """Whether the board read last stands where it stood in this frame (of the profile's size, gray or colour):
+        enough of its corner markers look as they did. A frame with none of its sites changed need not read it."""
+        height, width = image.shape[:2]
+        if self._last is None or (width, height) != tuple(self.profile.image_size):
+            return False
+        if image.ndim == 3 and image.shape[2] != 3:
+            return False
+        return len(self._unchanged_markers(image)) >= MIN_FRESH_MARKERS
+
     def crop_plan(self, changed: Collection[str]) -> CropPlan | None:
         """What the next frame must hold for the sites `changed` to be read in crops (with the sweep's next few) while
         the board has not moved: None when it cannot be read so (no reading yet, the corner markers' looks not

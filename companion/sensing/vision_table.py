@@ -8,8 +8,10 @@ the game's layout names them: a board's prefix (`p3:` for planet 3's hexes) befo
 
 A camera that sends only the parts of its picture the table names (a phone) is given one TablePlan over the boards
 whose sites changed, each board's plan its own (vision.py `crop_plan`: its sites' crops and its own corner markers'
-looks); the boards that did not change keep their last reading. A changed board with no reading yet (a map just laid
-down), or parts that would cost more than the whole picture's gray, have the whole picture asked for.
+looks); the boards that did not change keep their last reading. Whole frames (a Pi camera's) are read so too: a board
+none of whose sites changed is only checked by its markers' looks, and read only when it moved. A changed board with
+no reading yet (a map just laid down), or parts that would cost more than the whole picture's gray, have the whole
+picture asked for.
 """
 
 from __future__ import annotations
@@ -131,8 +133,13 @@ class TableVision:
         else:
             markers = FrameMarkers(image)  # a gray frame (a Pi camera's luma plane) is read as it is
             reports = []
-            for where, vision in zip(self.boards, self.visions, strict=True):
+            for i, (where, vision) in enumerate(zip(self.boards, self.visions, strict=True)):
                 mine = None if changed is None else self._own_sites(where, changed)
+                if mine == set() and self._reports is not None and vision.stands(image):
+                    # None of its sites changed and it has not moved: its last reading stands, as when a phone
+                    # sends the parts of the boards that changed (its sweep waits for its own next change)
+                    reports.append(replace(self._reports[i], time=time))
+                    continue
                 reports.append(vision.process(image, time, mine, markers, more, by_look))
         self._reports = tuple(reports)
         return TableReport(time, tuple(zip(self.boards, self._without_neighbours(reports), strict=True)))

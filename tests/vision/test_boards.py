@@ -81,10 +81,27 @@ def _planet_map_moved(table, seed: int, dx: float, dy: float, turn_deg: float):
 def test_a_planet_map_pushed_aside_is_found_again_while_the_solar_map_keeps_its_pose(table):
     boards = table[1]
     vision, frame = _planet_map_moved(table, 7, 30.0, -20.0, 4.0)
-    report = vision.process(frame.image, 1.0, set())  # the grids felt nothing: boards that stayed are read in crops
+    pose = vision.visions[0].pose
+    report = vision.process(frame.image, 1.0, set())  # the grids felt nothing: boards that stayed keep their reading
     solar, planet = report.report(boards[0].name), report.report(boards[1].name)
-    assert "stickers in crops" in solar.timings and not solar.moved
+    assert vision.visions[0].pose is pose and solar.reliable and not solar.moved
     assert planet.moved and "stickers in crops" not in planet.timings
+    _read_whole(report, frame, boards)
+
+
+def test_a_board_none_of_whose_sites_changed_keeps_its_reading_while_its_markers_look_as_they_did(table):
+    """A whole frame (a Pi camera's) with one solar map site changed: the solar map is read in crops round it, the
+    planet map, its markers looking as they did, keeps its last reading and is not read again."""
+    _, boards, _, renderer, _, tables = table
+    vision = _vision(table)
+    rng = np.random.default_rng(9)
+    first = vision.process(renderer.render_spread(tables, random_shot("normal", rng), rng).image, 0.0)
+    frame = renderer.render_spread(tables, random_shot("normal", rng), rng)
+    report = vision.process(frame.image, 1.0, {boards[0].sites[0].id})
+    solar, planet = report.report(boards[0].name), report.report(boards[1].name)
+    assert "stickers in crops" in solar.timings
+    before = first.report(boards[1].name)
+    assert planet.time == 1.0 and planet.sightings == before.sightings and planet.timings == before.timings
     _read_whole(report, frame, boards)
 
 
