@@ -1,10 +1,13 @@
 """`companion bench vision --changes N`: the time a settled change costs at full resolution (12 MP), read in crops
-around the sites the grid says changed, against the whole frame decoded, in the same run on the same frames.
+around the sites the table reads at a change, against the whole frame decoded, in the same run on the same frames.
 
 Each mounting (companion/sim/mounted_*.py) starts from a table read whole; then a hand moves one piece at a time to
 an empty site (or off the board, or a piece out of the box onto an empty site), the frame is taken once it has
-settled, and the pipeline reads it twice: in crops (told the two sites that changed) and whole (a second pipeline
-kept on the same frames). Both readings are scored against the truth as the mounted bench scores them.
+settled, and the pipeline reads it twice: in crops, told what `companion serve` tells it (the two sites that changed
+and every site a piece stands on, which the grid feels and the table reads again since a piece set onto another
+changes no switch), and whole (a second pipeline kept on the same frames). A third pipeline reads the same frames in
+crops told the two changed sites alone, the narrower reading of earlier figures, kept to compare. Every reading is
+scored against the truth as the mounted bench scores them.
 A camera that sends JPEGs (a phone) is read a third and a fourth way, by pipelines of their own on the same frames:
 from the crops the phone cuts from its photo where the table asks (CropPlan: nothing to decode; with --colours the
 parts the colour windows are warped from, in colour), and from the same frame as a Pi camera sends it, raw (its luma;
@@ -78,8 +81,9 @@ class Row:
     crops_cpu: list[float] = field(default_factory=list)  # CPU seconds of the same (the machine is shared)
     crops_least: list[float] = field(default_factory=list)  # the least CPU seconds of the change's repeats
     decodes: dict[str, list[float]] = field(default_factory=dict)  # a JPEG's decoding alone, least CPU seconds
+    two_sites: list[float] = field(default_factory=list)  # least CPU seconds told the two changed sites alone
     whole: list[float] = field(default_factory=list)
-    outcomes: dict[str, list[Change]] = field(default_factory=lambda: {"crops": [], "whole": []})
+    outcomes: dict[str, list[Change]] = field(default_factory=lambda: {"crops": [], "two sites": [], "whole": []})
     fallbacks: int = 0
     mountings: list[tuple[bool, ...]] = field(default_factory=list)  # each board's approval, per mounting
     calibrated: int = 0  # mountings whose colour ranges were calibrated (--colours)
@@ -105,6 +109,7 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
     )
     names = {
         "crops": "crops",
+        "two sites": "crops round the two changed sites alone",
         "whole": "whole",
         "cut": "phone's crops",
         "luma": "raw colour" if args.colours else "raw luma",
@@ -154,6 +159,10 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
                 f"    CPU time, the least of {args.repeats} readings of each change  "
                 f"{summary(row.crops_least, 1e3, 'ms')}  (goal 25 ms)"
             )
+        print(
+            f"    told the two changed sites alone (not what the table reads), least CPU time  "
+            f"{summary(row.two_sites, 1e3, 'ms')}"
+        )
         for name, seconds in row.decodes.items():
             print(f"    of which the JPEG, {name}, least CPU time  {summary(seconds, 1e3, 'ms')}")
         if row.cut:
@@ -218,6 +227,16 @@ class Scene:
         i = int(rng.integers(len(self.boards))) if len(self.boards) > 1 else 0
         self.tables[i], changed = _move_one(self.boards[i], self.tables[i], rng)
         return {self.prefixes[i] + site for site in changed}
+
+    def read_at(self, changed: set[str]) -> set[str]:
+        """What `companion serve` tells the pipeline at a change: the changed sites and every site a piece stands on
+        (the grid feels one there; a piece set onto another changes no switch, so the table reads them all again)."""
+        return changed | {
+            prefix + p.site
+            for prefix, table in zip(self.prefixes, self.tables, strict=True)
+            for p in table.pieces
+            if p.site is not None
+        }
 
     def score(self, report, frame, colours: dict) -> tuple[tuple[list[tuple[float, str]], int], ...]:
         """Each board's stickers scored as the mounted bench scores one board's (_score)."""
@@ -322,22 +341,24 @@ def _row(
         extremes = extremes or Extremes()
         scene, mounting = _scene(game, size, rng, fill, tilt, extremes)
         board, registry, profile = scene.boards[0], scene.registry, scene.profile
-        crops, whole = scene.reader(), scene.reader()
+        crops, whole, narrow = scene.reader(), scene.reader(), scene.reader()
         camera = Camera(mounting, optics, "normal", rng, extremes)
         shot = camera.shot(rng)
         delivered = Delivered(camera, colours)
         first = delivered.frame(delivered.sent(scene.render(shot, rng).image))
         crops.process(first, 0.0)
         whole.process(first, 0.0)
+        narrow.process(first, 0.0)
         approved = scene.approved(whole, first)
         if approved_only and not approved[0]:
             continue
         row.mountings.append(approved)
         if colours and (ranges := sampled_colours(board, registry, profile, whole, scene.tables[0], first)):
             profile = scene.profile = replace(profile, colours=ranges)
-            crops, whole = scene.reader(), scene.reader()
+            crops, whole, narrow = scene.reader(), scene.reader(), scene.reader()
             crops.process(first, 0.0)
             whole.process(first, 0.0)
+            narrow.process(first, 0.0)
             row.calibrated += 1
         # A phone's crops, and its frames as a Pi camera sends them, raw (luma; colour where pieces are found by it)
         cut = baseline = None
@@ -348,7 +369,8 @@ def _row(
             baseline.process(first, 0.0)
             row.outcomes.update({"cut": row.outcomes.get("cut", []), "luma": row.outcomes.get("luma", [])})
         for k in range(changes):
-            changed = scene.move(rng)
+            moved = scene.move(rng)
+            changed = scene.read_at(moved)  # what the table tells the pipeline
             frame = scene.render(camera.shot(rng), rng)
             sent = delivered.sent(frame.image)  # what reaches the table: raw luma, or a JPEG to decode
             # The change read `repeats` times by copies of the pipeline as it stood (each decodes the frame as
@@ -380,6 +402,11 @@ def _row(
                     row.decodes.setdefault(name, []).append(
                         min(_cpu(lambda f=flag, j=sent: cv2.imdecode(j, f)) for _ in range(repeats))
                     )
+            narrow, two, seconds = _least(  # (the frame decoded in the time, as for the crops above)
+                narrow, lambda r, d=delivered, f=sent, at=k + 1.0, c=moved: r.process(d.frame(f), at, c), repeats
+            )
+            row.two_sites.append(seconds)
+            row.outcomes["two sites"].append(Change(scene.score(two, frame, profile.colours), approved))
             t1 = time.perf_counter()
             b = whole.process(delivered.frame(sent), k + 1.0)
             t2 = time.perf_counter()

@@ -250,7 +250,7 @@ def test_settled_changes_are_given_again_for_the_boards_calibrate_approves(capsy
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "trajectory 1920x1080: 1 mountings, `calibrate board` approves 1 of their 1 boards" in out
-    for row in ("crops", "whole", "phone's crops", "raw luma"):
+    for row in ("crops", "crops round the two changed sites alone", "whole", "phone's crops", "raw luma"):
         at = out.index(f"trajectory 1920x1080 {row}: 1 changes, all correct")
         assert (
             out[at:]
@@ -314,6 +314,30 @@ def test_the_per_change_bench_lays_the_maps_pieces_from_one_box():
         pieces = [p for t in scene.tables for p in t.pieces]
         assert len({p.entry.id for p in pieces}) == len(pieces)
         assert all(n <= scene.registry.count(kind) for kind, n in Counter(p.entry.piece for p in pieces).items())
+
+
+def test_the_per_change_bench_tells_the_pipeline_every_site_a_piece_stands_on_as_the_table_does():
+    """At a change the table reads the changed sites and every site the grid feels a piece on (a piece set onto
+    another changes no switch): so does the per-change bench, on every map of the spread, and no empty site but the
+    one a piece left."""
+    from companion.bench.vision_crops import _scene
+    from companion.bench.vision_mounted import Extremes
+
+    rng = np.random.default_rng(3)
+    scene, _ = _scene("orbital_battle", (1920, 1080), rng, (0.6, 0.9), 20.0, Extremes())
+    sites = {prefix + s.id for prefix, board in zip(scene.prefixes, scene.boards, strict=True) for s in board.sites}
+    for _ in range(4):
+        moved = scene.move(rng)
+        read = scene.read_at(moved)
+        held = {
+            prefix + p.site
+            for prefix, table in zip(scene.prefixes, scene.tables, strict=True)
+            for p in table.pieces
+            if p.site is not None
+        }
+        assert len(moved) == 2 and moved <= read and held <= read and read <= sites
+        assert len(read - held) == 1  # the site the piece left
+        assert {site.split(":")[0] for site in held if ":" in site} == {"p3", "p5"}
 
 
 def test_calibrate_board_judges_each_map_beside_the_solar_map_that_the_photo_shows(tmp_path, capsys):
