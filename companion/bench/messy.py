@@ -221,6 +221,7 @@ def run(args: argparse.Namespace) -> int:
             findings: list[str] = []
             judged: list[float] = []
             booked: list[float] = []
+            after_arm: list[float] = []
             for index, hold in enumerate(points):
                 started = time.monotonic()
                 stats, found = point(bench, sense == "camera", hold, index, args)
@@ -228,11 +229,17 @@ def run(args: argparse.Namespace) -> int:
                 findings += found
                 judged += stats.judge_seconds
                 booked += stats.booked_after
+                after_arm += stats.booked_after_arm
                 failed += stats.wrong_bookings + stats.undo_advice
             if booked:
                 print(
                     f"  booked after, over the sweep: median {percentile(booked, 0.5):.2f} s, p95 "
                     f"{percentile(booked, 0.95):.2f} s ({len(booked)} bookings by the table)"
+                )
+            if after_arm:
+                print(
+                    f"  booked after the arm left the board: median {percentile(after_arm, 0.5):.2f} s, p95 "
+                    f"{percentile(after_arm, 0.95):.2f} s ({len(after_arm)} bookings)"
                 )
             if judged:
                 print(

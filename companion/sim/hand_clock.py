@@ -211,7 +211,13 @@ class TimedTable(HandTable):
                 self._run(self.now + 1.0)
         if self._booked is not None and not declared:  # (a declared action is booked when its player taps)
             # From the hand's last movement before the booking (a nudge after it changes nothing booked).
-            self.stats.booked_after.append(self._booked - max(t for t in changes if t <= self._booked))
+            last = max(t for t in changes if t <= self._booked)
+            self.stats.booked_after.append(self._booked - last)
+            # With the camera the table waits for a frame with no arm over the board: from the arm's leaving on,
+            # the wait is the camera's own (the rest of a frame interval, the exposure, the transfer).
+            left = [start + arm.end for arm in line.arms if last <= start + arm.end <= self._booked]
+            if self.twin.camera is not None and left:
+                self.stats.booked_after_arm.append(self._booked - max(left))
         if tellable and self.stats.taps == taps:
             self.stats.tellable_untapped += 1
         elif tellable and not tap_first:

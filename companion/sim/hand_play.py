@@ -55,6 +55,8 @@ class HandStats:
     held: int = 0  # actions during which the table waited for a piece that may be in the hand (an in-hand question)
     booked_after: list[float] = dataclasses.field(default_factory=list)  # seconds from a hand's last movement to
     # the table's own booking of its move (hands in time only; a move settled by a tap is counted in taps)
+    booked_after_arm: list[float] = dataclasses.field(default_factory=list)  # ... from the arm leaving the board
+    # after the last touch (with the camera, which waits for a frame with no arm in it)
 
     def add(self, other: HandStats) -> None:
         for key, value in vars(other).items():
