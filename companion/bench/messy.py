@@ -222,6 +222,7 @@ def run(args: argparse.Namespace) -> int:
             judged: list[float] = []
             booked: list[float] = []
             after_arm: list[float] = []
+            frames: list[float] = []
             for index, hold in enumerate(points):
                 started = time.monotonic()
                 stats, found = point(bench, sense == "camera", hold, index, args)
@@ -230,6 +231,7 @@ def run(args: argparse.Namespace) -> int:
                 judged += stats.judge_seconds
                 booked += stats.booked_after
                 after_arm += stats.booked_after_arm
+                frames += stats.frame_seconds
                 failed += stats.wrong_bookings + stats.undo_advice
             if booked:
                 print(
@@ -240,6 +242,12 @@ def run(args: argparse.Namespace) -> int:
                 print(
                     f"  booked after the arm left the board: median {percentile(after_arm, 0.5):.2f} s, p95 "
                     f"{percentile(after_arm, 0.95):.2f} s ({len(after_arm)} bookings)"
+                )
+            if frames:
+                print(
+                    "  the table's reading of each camera frame, CPU ms: median, p95 "
+                    + ", ".join(f"{percentile(frames, q) * 1e3:.1f}" for q in (0.5, 0.95))
+                    + f" ({len(frames)} frames)"
                 )
             if judged:
                 print(

@@ -9,7 +9,9 @@ hears of it. The camera, where there is one, is a USB webcam (shared/WORLD.md, `
 own rate whether the table wants them or not, each reaching the table a while after it was exposed (the exposure,
 then the MJPEG transfer and decoding) and stamped when it arrives, as the table stamps every frame; it sees the arm
 while a hand is over the board during its exposure. A frame of a scene it photographed less than four seconds before
-(the same pieces, an arm over the board or not) is that photograph again (a render costs a second or more).
+(the same pieces, an arm over the board or not) is that photograph again (a render costs a second or more). Each
+frame is read by the table's own reader, as `companion serve` reads it (table/live.py), and the observer hears of it
+once the reading's CPU time has passed on the clock: the camera's share of a booking is the table's, measured.
 
 Counted per action, from what a phone sees only (rulings, the log, the loop's question): wrong bookings (at the moment
 the player looks at a phone the table's books hold another action than the hand's, and the table did not put it
@@ -20,7 +22,6 @@ the time from the hand's last movement to the table's own booking of its move.
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import random
 import time
 from dataclasses import dataclass
@@ -32,11 +33,12 @@ from companion.sim.hand_time import Geometry, People, Timeline, boards, timeline
 from companion.sim.hands import Frame, footprint
 from companion.sim.players import scripted_action
 from companion.sim.twin import Twin
+from companion.table.live import TICK
 from companion.table.observe import CameraView
 from companion.table.store import Entry
 
-QUICK = 0.02  # seconds between the loop's looks at the board while it has just changed
-SLOW = 0.1  # ... and once it has been still a while (a hand held in the air, a phone not yet looked at)
+QUICK = TICK  # seconds between the loop's looks at the board while hands are at it: `companion serve`'s own
+SLOW = 0.1  # ... once the board has been still a while and no action is under way (a phone not yet looked at)
 STILL = 1.5
 AGAIN = 4.0  # seconds after which a scene photographed already is rendered afresh (new noise, a new chance to read)
 KEPT = 2.0  # seconds of the hands' past kept for frames still on their way to the table
@@ -90,7 +92,8 @@ class TimedTable(HandTable):
         self._layout = twin.session.game.layout(twin.session.state)
         self._arm: str | None = None
         self._past: list[tuple[float, dict, str | None]] = [(self.now, self._layout, None)]  # (from, layout, arm)
-        self._views: dict[tuple, tuple[CameraView, float]] = {}  # each scene photographed: what it read, and when
+        self._images: dict[tuple, tuple[Any, float]] = {}  # each scene photographed: its picture, and when
+        self._reading: tuple[float, CameraView] | None = None  # a frame being read: when the reading is done, and it
         self._booked: float | None = None
         self._line: Timeline | None = None  # the action in hand: its touches and arms, from `_start`
         self._start = self.now
@@ -128,7 +131,7 @@ class TimedTable(HandTable):
     def _run(self, until: float, result: Any = None) -> None:
         """Let the clock run to `until`, the loop looking at the board as it goes and the arm following the hands."""
         while self.now < until - 1e-9:
-            step = QUICK if self.now - self._changed_at < STILL else SLOW
+            step = QUICK if self._line is not None or self.now - self._changed_at < STILL else SLOW
             self.now = min(until, self.now + step)
             if self._line is not None:
                 self._arm = self._line.arm_at(self.now - self._start)
@@ -141,10 +144,15 @@ class TimedTable(HandTable):
                 self._booked = self.now
 
     def _photograph(self) -> None:
-        """The newest of the camera's frames that have reached the table by now (the table reads the newest frame;
-        any older one still unread is dropped, as a camera's queue of one does), stamped when it arrives."""
-        camera, observer = self.twin.camera, self.twin.observer
-        if camera is None or self._next_frame + self.delay > self.now:
+        """The newest of the camera's frames that have reached the table by now, read as `companion serve` reads a
+        frame (table/live.py) and stamped when it arrived; the observer hears of it once the reading's own CPU time
+        has passed on the table's clock. Frames that arrive meanwhile are dropped but the newest, as a camera's queue
+        of one does."""
+        camera = self.twin.camera
+        if self._reading is not None and self.now >= self._reading[0]:
+            self.twin.observer.camera(self._reading[1])
+            self._reading = None
+        if camera is None or self._reading is not None or self._next_frame + self.delay > self.now:
             return
         behind = int((self.now - self.delay - self._next_frame) / self.every)
         end = self._next_frame + behind * self.every  # the newest exposure that has reached the table
@@ -152,12 +160,18 @@ class TimedTable(HandTable):
         layout, arm = self._at(end)
         arm = arm or self._at(end - self.exposure)[1]  # an arm there during the exposure is in the frame
         scene = (tuple(sorted(sensed(layout, camera.sites).items())), arm is not None)
-        view, taken = self._views.get(scene, (None, float("-inf")))
-        if view is None or self.now >= taken + AGAIN:
-            view, taken = camera.look(layout, self.now, arm), self.now
-            self._views = {**{k: v for k, v in self._views.items() if self.now < v[1] + AGAIN}, scene: (view, taken)}
+        image, taken = self._images.get(scene, (None, float("-inf")))
+        if image is None or self.now >= taken + AGAIN:
+            image, taken = camera.render(layout, arm)[0], self.now
+            kept = {k: v for k, v in self._images.items() if self.now < v[1] + AGAIN}
+            self._images = {**kept, scene: (image, taken)}
             self.renders += 1
-        observer.camera(dataclasses.replace(view, time=self.now))
+        started = time.thread_time()
+        view = self.twin.live.frame_view(image, end + self.delay)
+        spent = time.thread_time() - started
+        if view is not None:
+            self._reading = (self.now + spent, view)
+            self.stats.frame_seconds.append(spent)
 
     # The players.
     def act(self) -> None:

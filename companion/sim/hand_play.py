@@ -57,6 +57,7 @@ class HandStats:
     # the table's own booking of its move (hands in time only; a move settled by a tap is counted in taps)
     booked_after_arm: list[float] = dataclasses.field(default_factory=list)  # ... from the arm leaving the board
     # after the last touch (with the camera, which waits for a frame with no arm in it)
+    frame_seconds: list[float] = dataclasses.field(default_factory=list)  # the table's CPU time over each camera frame
 
     def add(self, other: HandStats) -> None:
         for key, value in vars(other).items():

@@ -33,7 +33,7 @@ from companion.table.devices import Devices, hardware
 from companion.table.game_board import BOARD_OPTIONS, board_of, board_set, board_words, grid_profile_of
 from companion.table.grid_walk import TableGrid
 from companion.table.loop import TableLoop
-from companion.table.observe import Observer, camera_view
+from companion.table.observe import CameraView, Observer, camera_view
 from companion.table.probe_walk import TableProbe, port_of
 from companion.table.senses import Senses
 from companion.table.session import CannotResume, Session
@@ -415,6 +415,15 @@ class LiveTable:
         """One camera frame read (every board in view, each by its own markers) and handed to the observer. A frame
         of another size than the profile's is rescaled when it has the profile's shape, else FrameSize. `cropped`:
         the frame holds only the crops of a plan (a phone's), read where the plan says."""
+        view = self.frame_view(image, now, cropped)
+        if view is not None:
+            assert self.observer is not None
+            self.observer.camera(view)
+
+    def frame_view(self, image: np.ndarray, now: float, cropped: Cropped | None = None) -> CameraView | None:
+        """What one camera frame taken at `now` shows, as `read_frame` reads it, before the observer is told (it is
+        told once the reading is done); None when the frame is not read (crops asked for before the board changed,
+        or a board in play the camera cannot read)."""
         assert self.observer is not None
         image = self._fitted(image)
         reader = self.vision  # (a game on another board brings another)
@@ -422,11 +431,11 @@ class LiveTable:
         if cropped is not None and (
             changed is None or not changed <= cropped.plan.read or not _planned(reader, cropped)
         ):
-            return  # the grid or the board changed since the crops were asked for: the next still is asked for anew
+            return None  # the grid or the board changed since the crops were asked for: the next still is asked for
         if cropped is None:  # (the calibration view shows the last whole picture)
             self.latest_image = image
         if reader is None:  # the board in play is one the camera cannot read: the calibration view only
-            return
+            return None
         vision, registry = reader
         # While the grid stays quiet the board is still: the frames since it settled are fused with this one where
         # stickers are decoded (a site read unread in the first is read again in the average of several).
@@ -441,7 +450,7 @@ class LiveTable:
         self._settled_frames = [*fused, image][-FUSED_FRAMES + 1 :] if still else []
         # A side's counters are named for the player who plays them (the game in play's players).
         names = registry.seated(self.session.record.players)
-        self.observer.camera(camera_view(reading, registry, self.playing, names))
+        return camera_view(reading, registry, self.playing, names)
 
     def _fitted(self, image: np.ndarray) -> np.ndarray:
         """The frame at the camera profile's size: rescaled when only its resolution differs (a browser that picks

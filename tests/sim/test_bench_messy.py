@@ -36,16 +36,17 @@ def test_a_sweep_prints_a_line_per_hold_time_with_no_wrong_booking_and_no_advice
 
 
 def test_with_the_camera_the_table_books_within_a_frames_journey_of_the_arm_leaving_the_board():
-    """An arm over the board holds every booking: the time from the last touch is the arm's withdrawal and then the
-    webcam's (the rest of a frame interval, the exposure, the transfer: under 0.3 s at 15 frames a second); the table
-    adds no wait of its own after the first frame with no arm in it."""
+    """An arm over the board holds every booking: the time from the last touch is the arm's withdrawal, then the
+    webcam's (the rest of a frame interval, the exposure, the transfer: under 0.3 s at 15 frames a second) and the
+    table's reading of the first frame with no arm in it, charged to the clock; the table waits for nothing more (a
+    second frame, or the settle window again, would take it over 0.4 s)."""
     result = companion(
         "bench", "messy", "--game", "periorbis", "--senses", "camera", "--moves", "4", "--holds", "0.3,1"
     )
     assert result.returncode == 0, result.stdout + result.stderr
     summary = next(x for x in result.stdout.splitlines() if "booked after the arm left the board" in x)
     median = float(summary.split("median ")[1].split(" s")[0])
-    assert 0.0 < median < 0.3, summary
+    assert 0.0 < median < 0.4, summary
 
 
 def test_the_hold_window_swept_prints_a_line_per_window_over_the_holds():
