@@ -63,9 +63,16 @@ FUSE_BLOCK = 4  # px: frames to fuse are compared with the one read in blocks of
 FUSE_CHANGE = 30.0  # gray levels: a block whose mean differs by more shows something else (a piece set down, taken
 # away or turned); two frames of a still table under WORLD.md's webcam at 100-400 lux (noise, sway, drifting white
 # balance) differ by under 25 in 999 blocks of 1000
-LOOK_SHRINK = 4  # a big frame without a grid: sites are compared with their last look at this fraction of a side
+LOOK_SHRINK = 2  # a site's look: the frame round it at this fraction of a side
 LOOK_CHANGE = 0.05  # a site whose look correlates with its last under 1 - this has changed (light and exposure that
 # drift scale and shift a look, which a correlation does not see; a piece set down or taken away reshapes it)
+# ... or one whose detail (its look less its blur at LOOK_DETAIL cells) differs by over LOOK_STEP gray levels in a patch
+# of two by two cells once drift is fitted away: a piece set onto a stack, or lifted off it, changes a sticker's detail
+# where shadows and the stand's sway change it smoothly. On the per-change bench's 12 MP frames (WORLD.md's optics,
+# ORBIT, Trajectory and Orbital Battle, 1,387 looks of occupied sites), every change to a stack the decoder read
+# differently differed by 54 or more; a site unchanged by 18-25 at the median, over 30 in 7-28 of 100 (shadows).
+LOOK_DETAIL = 2.0
+LOOK_STEP = 30.0
 # Reading a square by matching codes (vision_decode.py); measured on the mounted bench's frames (WORLD.md's optics):
 # a sticker's white margin and black border match a sticker's at 0.86 or more (1 in 100 lower), anything else on
 # the board at under 0.76 (the board's corner markers aside, which are left out by place).
@@ -293,6 +300,7 @@ class Vision:
         more: Sequence[np.ndarray] = (),
         by_look: bool = False,
         cropped: Cropped | None = None,
+        held: Collection[str] = (),
     ) -> FrameReport:
         """What the frame shows. `changed`: the sites the reed grid says changed since the last frame read; the
         stickers are then decoded only in crops around them and a few more sites of a slow sweep (the rest as the
@@ -304,7 +312,9 @@ class Vision:
         crops round the sites that look changed since they were last read (without it, `changed` None reads the
         whole frame, as for frames of unrelated scenes). `cropped`: the frame holds only what `crop_plan` asked for
         (a phone's crops): its sites are read, or, when the board moved, nothing is, and the next plan is None (the
-        whole picture is needed)."""
+        whole picture is needed). `held`: sites with pieces on them none of whose switches changed (a piece set onto
+        another, or lifted off a stack, changes no switch): read in crops with `changed` (or, `cropped`, of its plan's)
+        only where they look different from when they were last decoded."""
         if image is None or image.ndim not in (2, 3) or image.size == 0:
             raise UserError("the frame is empty or not an image")
         for other in more:
@@ -325,29 +335,37 @@ class Vision:
                 f"gray frames: take colour frames from it"
             )
         colour = image if image.ndim == 2 or image.shape[2] == 3 else cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-        looked = None
+        looked: dict[str, np.ndarray] = {}
         if by_look and changed is None and self._last is not None and height > CORNER_SEARCH_LINES:
             # No grid to say where the board changed, and a frame too big to decode whole at every frame (12 MP):
             # the sites that look different from when they were last read are the changed ones.
-            looked = self._site_looks(colour)
+            looked = self._site_looks(colour, [s.id for s in self.board.sites])
             changed = self._changed_by_look(looked)
+        held = set(held) - set(changed or ())
         if cropped is not None:
-            report = self._process_sites(colour, time, cropped.plan.read, self._last, cropped) if self._last else None
+            report = None
+            if self._last is not None:
+                held &= cropped.plan.read
+                unlike, looked = self._unlike(colour, held)
+                report = self._process_sites(colour, time, cropped.plan.read, self._last, cropped, held - unlike)
+                if report is not None:
+                    self._remember_looks(colour, self._sites_read, looked)
             self._last = report
             return report or FrameReport(
                 time, False, MOVED_SINCE, unreliable=(self._whole_board(MOVED_SINCE),), identifies=self.identifies
             )
         if changed is not None and self._last is not None:
-            report = self._process_sites(colour, time, changed, self._last)
+            unlike, taken = self._unlike(colour, held)
+            report = self._process_sites(colour, time, set(changed) | unlike, self._last)
             if report is not None:
                 self._last = report
-                if looked is not None:  # read without a grid: the sites read are the ones to compare against now
-                    self._remember_looks(looked, self._sites_read)
+                self._remember_looks(colour, self._sites_read, looked | taken)
                 return report
         report = self._process_frame(colour, time, markers or FrameMarkers(colour))
         self._last = report if report.reliable else None
-        if by_look and report.reliable and height > CORNER_SEARCH_LINES:
-            self._remember_looks(looked or self._site_looks(colour), {s.id for s in self.board.sites})
+        self._looks = {}
+        if report.reliable:
+            self._remember_looks(colour, [s.id for s in self.board.sites], looked)
         return report
 
     def stands(self, image: np.ndarray) -> bool:
@@ -398,24 +416,25 @@ class Vision:
                 sweep -= 1
         return read, sweep_at
 
-    def _site_looks(self, colour: np.ndarray) -> dict[str, np.ndarray]:
-        """Each site's look: the frame round it (as far as its stickers reach) shrunk LOOK_SHRINK times, a few
-        dozen pixels a site (for a 12 MP frame, a few milliseconds in all)."""
+    def _site_looks(self, colour: np.ndarray, sites: Collection[str]) -> dict[str, np.ndarray]:
+        """The looks of `sites`: the frame round each (as far as its stickers reach, the box its crop holds) shrunk
+        LOOK_SHRINK times, some ten thousand pixels a site at 12 MP; a site whose box leaves the frame has none (it is
+        read)."""
         pose = self._pose
-        if pose is None:
+        if pose is None or not sites:
             return {}
-        x0, y0, x1, y1 = self._board_box(pose, colour.shape)
-        region = colour[y0:y1, x0:x1]
-        gray = region if region.ndim == 2 else cv2.cvtColor(region, cv2.COLOR_BGR2GRAY)
-        small = cv2.resize(gray, ((x1 - x0) // LOOK_SHRINK, (y1 - y0) // LOOK_SHRINK), interpolation=cv2.INTER_AREA)
-        ids = sorted(s.id for s in self.board.sites)  # the order _site_pixels gives the rings in
+        height, width = colour.shape[:2]
+        ids = sorted(sites)  # the order _site_pixels gives the rings in
         out = {}
         for site, ring in zip(ids, self._site_pixels(pose, colour.shape, ids), strict=True):
-            lo = np.floor((ring.min(axis=0) - (x0, y0)) / LOOK_SHRINK).astype(int)
-            hi = np.ceil((ring.max(axis=0) - (x0, y0)) / LOOK_SHRINK).astype(int)
-            lo, hi = np.maximum(lo, 0), np.minimum(hi, (small.shape[1], small.shape[0]))
-            if np.all(hi > lo):
-                out[site] = small[lo[1] : hi[1], lo[0] : hi[0]].astype(np.float32)
+            x0, y0 = np.floor(ring.min(axis=0)).astype(int)
+            x1, y1 = np.ceil(ring.max(axis=0)).astype(int)
+            if x0 < 0 or y0 < 0 or x1 > width or y1 > height or min(x1 - x0, y1 - y0) < 2 * LOOK_SHRINK:
+                continue
+            patch = colour[y0:y1, x0:x1]
+            gray = patch if patch.ndim == 2 else cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+            size = ((x1 - x0) // LOOK_SHRINK, (y1 - y0) // LOOK_SHRINK)
+            out[site] = cv2.resize(gray, size, interpolation=cv2.INTER_AREA).astype(np.float32)
         return out
 
     def _changed_by_look(self, looks: dict[str, np.ndarray]) -> set[str] | None:
@@ -423,17 +442,37 @@ class Vision:
         None when some site has no look yet (read the whole frame)."""
         if not looks or any(site not in self._looks for site in looks):
             return None
-        out = set()
-        for site, look in looks.items():
-            before = self._looks[site]
-            if before.shape != look.shape or 1.0 - _correlation(look, before) > LOOK_CHANGE:
-                out.add(site)
-        return out
+        return {site for site, look in looks.items() if _look_changed(self._looks[site], look)}
 
-    def _remember_looks(self, looks: dict[str, np.ndarray], sites: Collection[str]) -> None:
-        for site in sites:
-            if site in looks:
-                self._looks[site] = looks[site]
+    def _unlike(self, colour: np.ndarray, sites: Collection[str]) -> tuple[set[str], dict[str, np.ndarray]]:
+        """Of `sites`, those whose look differs from their look when last decoded, or that have no such look, or
+        whose look this frame cannot give (a piece set onto another, or lifted off a stack, changes its look); and
+        the looks taken."""
+        looks = self._site_looks(colour, sites)
+        unlike = {
+            site
+            for site in sites
+            if site not in looks or site not in self._looks or _look_changed(self._looks[site], looks[site])
+        }
+        return unlike, looks
+
+    def unlike(self, image: np.ndarray, sites: Collection[str]) -> set[str]:
+        """Of `sites` (this board's), those a frame of the profile's size shows changed since they were last decoded
+        (`_unlike`): every one while there is no reading to compare with."""
+        if self._last is None or self._pose is None:
+            return set(sites)
+        colour = image if image.ndim == 2 or image.shape[2] == 3 else cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+        return self._unlike(colour, sites)[0]
+
+    def _remember_looks(
+        self, colour: np.ndarray, sites: Collection[str], taken: dict[str, np.ndarray] | None = None
+    ) -> None:
+        """The looks of the sites just decoded, what their next looks are compared with (`taken`: those already
+        taken from this frame)."""
+        taken = taken or {}
+        looks = {s: taken[s] for s in sites if s in taken} | self._site_looks(colour, set(sites) - set(taken))
+        # (a new dict: a copy of the pipeline, as the bench reads a change again with, keeps its own)
+        self._looks = {s: look for s, look in self._looks.items() if s not in sites} | looks
 
     def _process_frame(self, colour: np.ndarray, time: float, markers: FrameMarkers) -> FrameReport:
         clock = _Clock()
@@ -476,10 +515,11 @@ class Vision:
         changed: Collection[str],
         last: FrameReport,
         cropped: Cropped | None = None,
+        quiet: Collection[str] = (),
     ) -> FrameReport | None:
-        """The frame read in crops around the changed sites and the sweep's next few (`cropped`: its plan's sites);
-        None when the board or the camera moved (fewer than three corner markers look as they did), for the whole
-        frame to be read."""
+        """The frame read in crops around the changed sites and the sweep's next few (`cropped`: its plan's sites
+        but the `quiet` ones, which look as when last decoded); None when the board or the camera moved (fewer than
+        three corner markers look as they did), for the whole frame to be read."""
         clock = _Clock()
         corners = self._unchanged_markers(colour)
         if len(corners) < MIN_FRESH_MARKERS:
@@ -491,7 +531,7 @@ class Vision:
         clock.lap("corners")
         ids = [s.id for s in self.board.sites]
         if cropped is not None:
-            read, self._sweep = set(cropped.plan.read), cropped.plan.sweep
+            read, self._sweep = set(cropped.plan.read) - set(quiet), cropped.plan.sweep
         else:
             read, self._sweep = self._to_read(changed, self._sweep)
         self._sites_read = read
@@ -1372,6 +1412,20 @@ def _alike(base: np.ndarray, other: np.ndarray) -> np.ndarray:
     changed = (np.abs(b - float(b.mean()) - gain * a) > FUSE_CHANGE).astype(np.uint8)
     same = 1 - cv2.dilate(changed, np.ones((3, 3), np.uint8))
     return cv2.resize(same, (w, h), interpolation=cv2.INTER_NEAREST).astype(np.float32)
+
+
+def _look_changed(before: np.ndarray, now: np.ndarray) -> bool:
+    """Whether a site's look differs from an earlier one: reshaped (their correlation under 1 - LOOK_CHANGE: a piece
+    set down or taken away), or its detail changed in a small part (LOOK_STEP: a sticker set onto another, or lifted
+    off it)."""
+    if before.shape != now.shape:
+        return True
+    if 1.0 - _correlation(now, before) > LOOK_CHANGE:
+        return True
+    a = before - cv2.GaussianBlur(before, (0, 0), LOOK_DETAIL)
+    b = now - cv2.GaussianBlur(now, (0, 0), LOOK_DETAIL)
+    gain = float((a * b).sum()) / max(float((a * a).sum()), 1e-6)  # (exposure's drift scales the detail)
+    return float(cv2.blur(np.abs(b - gain * a), (2, 2)).max()) > LOOK_STEP
 
 
 def _correlation(a: np.ndarray, b: np.ndarray) -> float:
