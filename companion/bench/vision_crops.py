@@ -1,15 +1,18 @@
 """`companion bench vision --changes N`: the time a settled change costs at full resolution (12 MP), read in crops
 around the sites the table reads at a change, against the whole frame decoded, in the same run on the same frames.
 
-Each mounting (companion/sim/mounted_*.py) starts from a table read whole; then a hand moves one piece at a time to
-an empty site (or off the board, or a piece out of the box onto an empty site), the frame is taken once it has
-settled, and the pipeline reads it twice: in crops, told what `companion serve` tells it (the two sites that changed
-and every site a piece stands on, which the grid feels and the table reads again since a piece set onto another
-changes no switch), and whole (a second pipeline kept on the same frames). A third pipeline reads the same frames in
-crops told the two changed sites alone, the narrower reading of earlier figures, kept to compare. Every reading is
-scored against the truth as the mounted bench scores them.
-A camera that sends JPEGs (a phone) is read a third and a fourth way, by pipelines of their own on the same frames:
-from the crops the phone cuts from its photo where the table asks (CropPlan: nothing to decode; with --colours the
+Each mounting (companion/sim/mounted_*.py) starts from a table read whole; then a hand changes it (_move_one, one of
+three alike: a piece moved to an empty site; a stack's top lifted off it to an empty site; a lone rider set onto a
+stack while a piece from the box is set on an empty site), the frame is taken once it has settled, and the pipeline
+reads it, told what `companion serve` tells it (Observer.sites_to_read): the sites whose switch changed, decoded, and
+apart from them every other site a piece stands on (the grid feels one there; a piece set onto another changes no
+switch), decoded where it looks changed since it was last decoded. A second pipeline on the same frames decodes every
+occupied site (the table's reading before the look check), a third is told the two changed sites alone (the narrower
+reading of earlier figures), a fourth reads the whole frame. Every reading is scored against the truth as the mounted
+bench scores them.
+A camera that sends JPEGs (a phone) is read two more ways, by pipelines of their own on the same frames, told as
+the table tells them: from the crops the phone cuts from its photo where the table asks (CropPlan: every occupied
+site's, those that look unchanged left undecoded; nothing to decode; with --colours the
 parts the colour windows are warped from, in colour), and from the same frame as a Pi camera sends it, raw (its luma;
 in colour with --colours: the baseline the crops are held to).
 With --colours, each mounting's first table is also the layout `calibrate colours` samples (its pieces without a
@@ -17,7 +20,7 @@ sticker whose colour names one kind, on their sites), and pieces found by colour
 its site) or missed, and a colour sighting of nothing there is a false piece.
 With --game orbital_battle, each mounting is over Orbital Battle's spread (the solar map with planet maps 3 and 5
 beside it, their pieces from one box, as bench vision_spread.py lays them) read by one pipeline a board
-(TableVision), and each change moves a piece on one of its boards: the phone's parts are then one plan over the
+(TableVision), and each change is of one of its boards: the phone's parts are then one plan over the
 boards whose sites changed (TablePlan).
 Every sticker in view is scored after every change, the boards' unchanged sites (their last reading kept) too. What
 `calibrate board` says of each board from the mounting's first frame is kept: the rows are given again for the boards
@@ -87,6 +90,7 @@ class Row:
     outcomes: dict[str, list[Change]] = field(
         default_factory=lambda: {"crops": [], "every occupied": [], "two sites": [], "whole": []}
     )
+    looks: list[float] = field(default_factory=list)  # seconds the gated reading's site looks took, per change
     looked: list[int] = field(default_factory=list)  # occupied sites none of whose switches changed, per change
     decoded: list[int] = field(default_factory=list)  # of which decoded (they looked changed)
     fallbacks: int = 0
@@ -167,7 +171,8 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
             )
         print(
             f"    the occupied sites whose switches did not change: {sum(row.looked)} looked at, "
-            f"{sum(row.decoded)} decoded (they looked changed)"
+            f"{sum(row.decoded)} decoded (they looked changed); the sites' looks, taken and kept (boards read anew)  "
+            f"{summary(row.looks, 1e3, 'ms')}"
         )
         print(
             f"    every occupied site decoded (the table's reading before), least CPU time  "
@@ -424,6 +429,9 @@ def _row(
                     )
             row.looked.append(len(held))
             row.decoded.append(len(_decoded(before, crops) & held))
+            anew = [new is not old for (_, old), (_, new) in zip(before, _read_sets(crops), strict=True)]
+            reports = [a] if not hasattr(a, "boards") else [r for _, r in a.boards]
+            row.looks.append(sum(r.timings.get("looks", 0.0) for r, fresh in zip(reports, anew, strict=True) if fresh))
             every, all_read, seconds = _least(
                 every,
                 lambda r, d=delivered, f=sent, at=k + 1.0, c=changed | held: r.process(d.frame(f), at, c),

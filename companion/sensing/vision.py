@@ -67,12 +67,13 @@ LOOK_SHRINK = 2  # a site's look: the frame round it at this fraction of a side
 LOOK_CHANGE = 0.05  # a site whose look correlates with its last under 1 - this has changed (light and exposure that
 # drift scale and shift a look, which a correlation does not see; a piece set down or taken away reshapes it)
 # ... or one whose detail (its look less its blur at LOOK_DETAIL cells) differs by over LOOK_STEP gray levels in a patch
-# of two by two cells once drift is fitted away: a piece set onto a stack, or lifted off it, changes a sticker's detail
-# where shadows and the stand's sway change it smoothly. On the per-change bench's 12 MP frames (WORLD.md's optics,
-# ORBIT, Trajectory and Orbital Battle, 1,387 looks of occupied sites), every change to a stack the decoder read
-# differently differed by 54 or more; a site unchanged by 18-25 at the median, over 30 in 7-28 of 100 (shadows).
+# of two by two cells beyond what the last detail shows within a cell of it (the stand's sway), once exposure's drift
+# is fitted away: a piece set onto a stack, or lifted off it, changes a sticker's detail, where shadows change it
+# smoothly. On the per-change bench's 12 MP frames (WORLD.md's optics: a shot of its own a frame, its light from
+# anywhere; ORBIT, Trajectory and Orbital Battle, 1,387 looks of occupied sites), every change to a stack that the
+# decoder read differently differed by 46 or more, an unchanged site by 8-17 at the median, over 25 in 3-13 of 100.
 LOOK_DETAIL = 2.0
-LOOK_STEP = 30.0
+LOOK_STEP = 25.0
 # Reading a square by matching codes (vision_decode.py); measured on the mounted bench's frames (WORLD.md's optics):
 # a sticker's white margin and black border match a sticker's at 0.86 or more (1 in 100 lower), anything else on
 # the board at under 0.76 (the board's corner markers aside, which are left out by place).
@@ -346,20 +347,28 @@ class Vision:
             report = None
             if self._last is not None:
                 held &= cropped.plan.read
+                start = perf_counter()
                 unlike, looked = self._unlike(colour, held)
+                looking = perf_counter() - start
                 report = self._process_sites(colour, time, cropped.plan.read, self._last, cropped, held - unlike)
                 if report is not None:
+                    start = perf_counter()
                     self._remember_looks(colour, self._sites_read, looked)
+                    report.timings["looks"] = looking + perf_counter() - start
             self._last = report
             return report or FrameReport(
                 time, False, MOVED_SINCE, unreliable=(self._whole_board(MOVED_SINCE),), identifies=self.identifies
             )
         if changed is not None and self._last is not None:
+            start = perf_counter()
             unlike, taken = self._unlike(colour, held)
+            looking = perf_counter() - start
             report = self._process_sites(colour, time, set(changed) | unlike, self._last)
             if report is not None:
                 self._last = report
+                start = perf_counter()
                 self._remember_looks(colour, self._sites_read, looked | taken)
+                report.timings["looks"] = looking + perf_counter() - start  # (the sites' looks, taken and kept)
                 return report
         report = self._process_frame(colour, time, markers or FrameMarkers(colour))
         self._last = report if report.reliable else None
@@ -446,13 +455,19 @@ class Vision:
 
     def _unlike(self, colour: np.ndarray, sites: Collection[str]) -> tuple[set[str], dict[str, np.ndarray]]:
         """Of `sites`, those whose look differs from their look when last decoded, or that have no such look, or
-        whose look this frame cannot give (a piece set onto another, or lifted off a stack, changes its look); and
-        the looks taken."""
+        whose look this frame cannot give (a piece set onto another, or lifted off a stack, changes its look), and
+        those whose stickers were last seen and not read (another frame may read them); and the looks taken."""
         looks = self._site_looks(colour, sites)
+        unread = (
+            {site for r in self._last.unreliable if r.reason == UNREAD for site in r.sites} if self._last else set()
+        )
         unlike = {
             site
             for site in sites
-            if site not in looks or site not in self._looks or _look_changed(self._looks[site], looks[site])
+            if site in unread
+            or site not in looks
+            or site not in self._looks
+            or _look_changed(self._looks[site], looks[site])
         }
         return unlike, looks
 
@@ -1417,15 +1432,17 @@ def _alike(base: np.ndarray, other: np.ndarray) -> np.ndarray:
 def _look_changed(before: np.ndarray, now: np.ndarray) -> bool:
     """Whether a site's look differs from an earlier one: reshaped (their correlation under 1 - LOOK_CHANGE: a piece
     set down or taken away), or its detail changed in a small part (LOOK_STEP: a sticker set onto another, or lifted
-    off it)."""
+    off it), beyond what the earlier detail shows within a cell either way (the stand's sway moves it so)."""
     if before.shape != now.shape:
         return True
     if 1.0 - _correlation(now, before) > LOOK_CHANGE:
         return True
     a = before - cv2.GaussianBlur(before, (0, 0), LOOK_DETAIL)
     b = now - cv2.GaussianBlur(now, (0, 0), LOOK_DETAIL)
-    gain = float((a * b).sum()) / max(float((a * a).sum()), 1e-6)  # (exposure's drift scales the detail)
-    return float(cv2.blur(np.abs(b - gain * a), (2, 2)).max()) > LOOK_STEP
+    a *= float((a * b).sum()) / max(float((a * a).sum()), 1e-6)  # (exposure's drift scales the detail)
+    near = np.ones((3, 3), np.uint8)
+    beyond = np.maximum(np.maximum(b - cv2.dilate(a, near), cv2.erode(a, near) - b), 0.0)
+    return float(cv2.blur(beyond, (2, 2)).max()) > LOOK_STEP
 
 
 def _correlation(a: np.ndarray, b: np.ndarray) -> float:
