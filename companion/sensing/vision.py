@@ -73,6 +73,7 @@ LOOK_CHANGE = 0.05  # a site whose look correlates with its last under 1 - this 
 # anywhere; ORBIT, Trajectory and Orbital Battle, 1,387 looks of occupied sites), every change to a stack that the
 # decoder read differently differed by 46 or more, an unchanged site by 8-17 at the median, over 25 in 3-13 of 100.
 LOOK_DETAIL = 2.0
+DETAIL_KERNEL = 9  # cells: the blur's kernel, to two sigmas either way
 LOOK_STEP = 25.0
 # Reading a square by matching codes (vision_decode.py); measured on the mounted bench's frames (WORLD.md's optics):
 # a sticker's white margin and black border match a sticker's at 0.86 or more (1 in 100 lower), anything else on
@@ -241,7 +242,7 @@ class Vision:
         self.frame_blur_px = self.blur_px
         self._sides: tuple[tuple, np.ndarray] | None = None  # (pose, each site's smallest sticker side in px)
         self._more: tuple[np.ndarray, ...] = ()  # the frames fused with the one being read
-        self._looks: dict[str, np.ndarray] = {}  # each site's look when last read (big frames without a grid)
+        self._looks: dict[str, _Look] = {}  # each site's look when it was last decoded
         self._sites_read: set[str] = set()  # the sites the last frame read in crops read
         self._fitted: tuple | None = None
         # For patches of about 2.2 sticker sides: any square from a third of the patch to all of it.
@@ -437,13 +438,12 @@ class Vision:
         out = {}
         for site, ring in zip(ids, self._site_pixels(pose, colour.shape, ids), strict=True):
             x0, y0 = np.floor(ring.min(axis=0)).astype(int)
-            x1, y1 = np.ceil(ring.max(axis=0)).astype(int)
-            if x0 < 0 or y0 < 0 or x1 > width or y1 > height or min(x1 - x0, y1 - y0) < 2 * LOOK_SHRINK:
+            w, h = (np.ceil(ring.max(axis=0)).astype(int) - (x0, y0)) // LOOK_SHRINK  # (whole cells: a fast shrink)
+            if x0 < 0 or y0 < 0 or x0 + w * LOOK_SHRINK > width or y0 + h * LOOK_SHRINK > height or min(w, h) < 2:
                 continue
-            patch = colour[y0:y1, x0:x1]
+            patch = colour[y0 : y0 + h * LOOK_SHRINK, x0 : x0 + w * LOOK_SHRINK]
             gray = patch if patch.ndim == 2 else cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
-            size = ((x1 - x0) // LOOK_SHRINK, (y1 - y0) // LOOK_SHRINK)
-            out[site] = cv2.resize(gray, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+            out[site] = cv2.resize(gray, (int(w), int(h)), interpolation=cv2.INTER_AREA).astype(np.float32)
         return out
 
     def _changed_by_look(self, looks: dict[str, np.ndarray]) -> set[str] | None:
@@ -451,7 +451,7 @@ class Vision:
         None when some site has no look yet (read the whole frame)."""
         if not looks or any(site not in self._looks for site in looks):
             return None
-        return {site for site, look in looks.items() if _look_changed(self._looks[site], look)}
+        return {site for site, look in looks.items() if self._looks[site].changed(look)}
 
     def _unlike(self, colour: np.ndarray, sites: Collection[str]) -> tuple[set[str], dict[str, np.ndarray]]:
         """Of `sites`, those whose look differs from their look when last decoded, or that have no such look, or
@@ -464,10 +464,7 @@ class Vision:
         unlike = {
             site
             for site in sites
-            if site in unread
-            or site not in looks
-            or site not in self._looks
-            or _look_changed(self._looks[site], looks[site])
+            if site in unread or site not in looks or site not in self._looks or self._looks[site].changed(looks[site])
         }
         return unlike, looks
 
@@ -487,7 +484,8 @@ class Vision:
         taken = taken or {}
         looks = {s: taken[s] for s in sites if s in taken} | self._site_looks(colour, set(sites) - set(taken))
         # (a new dict: a copy of the pipeline, as the bench reads a change again with, keeps its own)
-        self._looks = {s: look for s, look in self._looks.items() if s not in sites} | looks
+        kept = {s: look for s, look in self._looks.items() if s not in sites}
+        self._looks = kept | {s: _Look.of(look) for s, look in looks.items()}
 
     def _process_frame(self, colour: np.ndarray, time: float, markers: FrameMarkers) -> FrameReport:
         clock = _Clock()
@@ -1429,20 +1427,53 @@ def _alike(base: np.ndarray, other: np.ndarray) -> np.ndarray:
     return cv2.resize(same, (w, h), interpolation=cv2.INTER_NEAREST).astype(np.float32)
 
 
-def _look_changed(before: np.ndarray, now: np.ndarray) -> bool:
-    """Whether a site's look differs from an earlier one: reshaped (their correlation under 1 - LOOK_CHANGE: a piece
-    set down or taken away), or its detail changed in a small part (LOOK_STEP: a sticker set onto another, or lifted
-    off it), beyond what the earlier detail shows within a cell either way (the stand's sway moves it so)."""
-    if before.shape != now.shape:
-        return True
-    if 1.0 - _correlation(now, before) > LOOK_CHANGE:
-        return True
-    a = before - cv2.GaussianBlur(before, (0, 0), LOOK_DETAIL)
-    b = now - cv2.GaussianBlur(now, (0, 0), LOOK_DETAIL)
-    a *= float((a * b).sum()) / max(float((a * a).sum()), 1e-6)  # (exposure's drift scales the detail)
-    near = np.ones((3, 3), np.uint8)
-    beyond = np.maximum(np.maximum(b - cv2.dilate(a, near), cv2.erode(a, near) - b), 0.0)
-    return float(cv2.blur(beyond, (2, 2)).max()) > LOOK_STEP
+@dataclass(frozen=True)
+class _Look:
+    """A site's look when it was last decoded, with what comparing a later look with it needs (kept so that a
+    comparison costs one blur of the later look)."""
+
+    pixels: np.ndarray  # the frame round the site shrunk LOOK_SHRINK times (float32)
+    centred: np.ndarray  # ... less its mean
+    norm: float
+    detail: np.ndarray  # its fine detail (_detail)
+    most: np.ndarray  # the detail's highest and lowest within a cell either way
+    least: np.ndarray
+    power: float
+
+    @classmethod
+    def of(cls, pixels: np.ndarray) -> _Look:
+        centred = pixels - float(pixels.mean())
+        detail = _detail(pixels)
+        near = np.ones((3, 3), np.uint8)
+        return cls(
+            pixels,
+            centred,
+            float(np.linalg.norm(centred)),
+            detail,
+            cv2.dilate(detail, near),
+            cv2.erode(detail, near),
+            float(np.vdot(detail, detail)),
+        )
+
+    def changed(self, now: np.ndarray) -> bool:
+        """Whether a later look of the site differs: reshaped (their correlation under 1 - LOOK_CHANGE: a piece set
+        down or taken away), or its detail changed in a small part (LOOK_STEP: a sticker set onto another, or lifted
+        off it), beyond what this detail shows within a cell either way (the stand's sway moves it so)."""
+        if now.shape != self.pixels.shape:
+            return True
+        centred = now - float(now.mean())
+        correlation = float(np.vdot(centred, self.centred)) / max(self.norm * float(np.linalg.norm(centred)), 1e-6)
+        if 1.0 - correlation > LOOK_CHANGE:
+            return True
+        detail = _detail(now)
+        gain = max(float(np.vdot(self.detail, detail)) / max(self.power, 1e-6), 0.0)  # (exposure's drift scales it)
+        beyond = cv2.max(cv2.scaleAdd(self.most, -gain, detail), cv2.scaleAdd(detail, -1.0, gain * self.least))
+        return cv2.minMaxLoc(cv2.blur(beyond, (2, 2)))[1] > LOOK_STEP
+
+
+def _detail(look: np.ndarray) -> np.ndarray:
+    """A look less its blur at LOOK_DETAIL cells: what a sticker's squares show, not the light's slow changes."""
+    return look - cv2.GaussianBlur(look, (DETAIL_KERNEL, DETAIL_KERNEL), LOOK_DETAIL)
 
 
 def _correlation(a: np.ndarray, b: np.ndarray) -> float:
