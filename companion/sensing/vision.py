@@ -70,8 +70,9 @@ LOOK_CHANGE = 0.05  # a site whose look correlates with its last under 1 - this 
 # of two by two cells beyond what the last detail shows within a cell of it (the stand's sway), once exposure's drift
 # is fitted away: a piece set onto a stack, or lifted off it, changes a sticker's detail, where shadows change it
 # smoothly. On the per-change bench's 12 MP frames (WORLD.md's optics: a shot of its own a frame, its light from
-# anywhere; ORBIT, Trajectory and Orbital Battle, 1,387 looks of occupied sites), every change to a stack that the
-# decoder read differently differed by 46 or more, an unchanged site by 8-17 at the median, over 25 in 3-13 of 100.
+# anywhere; ORBIT, Trajectory and Orbital Battle, 1,387 looks of occupied sites, a piece set square on another among
+# them), each of the 24 changes to a stack that the decoder read differently differed by 43 or more, an unchanged site
+# by 7-16 at the median, over 25 in 3-14 of 100.
 LOOK_DETAIL = 2.0
 DETAIL_KERNEL = 9  # cells: the blur's kernel, to two sigmas either way
 LOOK_STEP = 25.0
