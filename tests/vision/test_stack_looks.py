@@ -111,14 +111,13 @@ def test_a_counter_set_onto_one_of_its_own_kind_as_a_hand_leaves_it_is_decoded()
     grid's history says)."""
     table = _Table("orbital_battle", 4)
     rng = table.rng
-    for base in _lone(table.table, lambda p: p.entry.sticker is not None)[:2]:
-        same = table.spare(lambda e, kind=base.entry.piece: e.piece == kind)
-        if not same:
-            continue
-        turn = base.turn + float(rng.normal(0, math.radians(8)))
-        dx, dy = rng.normal(0, 0.8, 2)
-        top = Piece(same[0], base.x + dx, base.y + dy, turn, base.top, base.site)
-        decoded, gated = table.change((*table.table.pieces, top), base.site)
-        assert base.site in decoded and gated[base.site] == table.last[base.site], base
-        decoded, _ = table.change(tuple(p for p in table.table.pieces if p is not top), base.site)
-        assert base.site in decoded, base
+    kinds = {e.piece for e in table.spare(lambda e: True)}  # (kinds the box has another of)
+    base = next(p for p in _lone(table.table, lambda p: p.entry.sticker is not None) if p.entry.piece in kinds)
+    same = table.spare(lambda e: e.piece == base.entry.piece)
+    turn = base.turn + float(rng.normal(0, math.radians(8)))
+    dx, dy = rng.normal(0, 0.8, 2)
+    top = Piece(same[0], base.x + dx, base.y + dy, turn, base.top, base.site)
+    decoded, gated = table.change((*table.table.pieces, top), base.site)
+    assert base.site in decoded and gated[base.site] == table.last[base.site], base
+    decoded, _ = table.change(tuple(p for p in table.table.pieces if p is not top), base.site)
+    assert base.site in decoded, base
