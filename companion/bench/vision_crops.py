@@ -1,15 +1,18 @@
 """`companion bench vision --changes N`: the time a settled change costs at full resolution (12 MP), read in crops
 around the sites the table reads at a change, against the whole frame decoded, in the same run on the same frames.
 
-Each mounting (companion/sim/mounted_*.py) starts from a table read whole; then a hand moves one piece at a time to
-an empty site (or off the board, or a piece out of the box onto an empty site), the frame is taken once it has
-settled, and the pipeline reads it twice: in crops, told what `companion serve` tells it (the two sites that changed
-and every site a piece stands on, which the grid feels and the table reads again since a piece set onto another
-changes no switch), and whole (a second pipeline kept on the same frames). A third pipeline reads the same frames in
-crops told the two changed sites alone, the narrower reading of earlier figures, kept to compare. Every reading is
-scored against the truth as the mounted bench scores them.
-A camera that sends JPEGs (a phone) is read a third and a fourth way, by pipelines of their own on the same frames:
-from the crops the phone cuts from its photo where the table asks (CropPlan: nothing to decode; with --colours the
+Each mounting (companion/sim/mounted_*.py) starts from a table read whole; then a hand changes it (_move_one, one of
+three alike: a piece moved to an empty site; a stack's top lifted off it to an empty site; a lone rider set onto a
+stack while a piece from the box is set on an empty site), the frame is taken once it has settled, and the pipeline
+reads it, told what `companion serve` tells it (Observer.sites_to_read): the sites whose switch changed, decoded, and
+apart from them every other site a piece stands on (the grid feels one there; a piece set onto another changes no
+switch), decoded where it looks changed since it was last decoded. A second pipeline on the same frames decodes every
+occupied site (the table's reading before the look check), a third is told the two changed sites alone (the narrower
+reading of earlier figures), a fourth reads the whole frame. Every reading is scored against the truth as the mounted
+bench scores them.
+A camera that sends JPEGs (a phone) is read two more ways, by pipelines of their own on the same frames, told as
+the table tells them: from the crops the phone cuts from its photo where the table asks (CropPlan: every occupied
+site's, those that look unchanged left undecoded; nothing to decode; with --colours the
 parts the colour windows are warped from, in colour), and from the same frame as a Pi camera sends it, raw (its luma;
 in colour with --colours: the baseline the crops are held to).
 With --colours, each mounting's first table is also the layout `calibrate colours` samples (its pieces without a
@@ -17,7 +20,7 @@ sticker whose colour names one kind, on their sites), and pieces found by colour
 its site) or missed, and a colour sighting of nothing there is a false piece.
 With --game orbital_battle, each mounting is over Orbital Battle's spread (the solar map with planet maps 3 and 5
 beside it, their pieces from one box, as bench vision_spread.py lays them) read by one pipeline a board
-(TableVision), and each change moves a piece on one of its boards: the phone's parts are then one plan over the
+(TableVision), and each change is of one of its boards: the phone's parts are then one plan over the
 boards whose sites changed (TablePlan).
 Every sticker in view is scored after every change, the boards' unchanged sites (their last reading kept) too. What
 `calibrate board` says of each board from the mounting's first frame is kept: the rows are given again for the boards
@@ -82,8 +85,14 @@ class Row:
     crops_least: list[float] = field(default_factory=list)  # the least CPU seconds of the change's repeats
     decodes: dict[str, list[float]] = field(default_factory=dict)  # a JPEG's decoding alone, least CPU seconds
     two_sites: list[float] = field(default_factory=list)  # least CPU seconds told the two changed sites alone
+    every: list[float] = field(default_factory=list)  # least CPU seconds with every occupied site decoded
     whole: list[float] = field(default_factory=list)
-    outcomes: dict[str, list[Change]] = field(default_factory=lambda: {"crops": [], "two sites": [], "whole": []})
+    outcomes: dict[str, list[Change]] = field(
+        default_factory=lambda: {"crops": [], "every occupied": [], "two sites": [], "whole": []}
+    )
+    looks: list[float] = field(default_factory=list)  # seconds the gated reading's site looks took, per change
+    looked: list[int] = field(default_factory=list)  # occupied sites none of whose switches changed, per change
+    decoded: list[int] = field(default_factory=list)  # of which decoded (they looked changed)
     fallbacks: int = 0
     mountings: list[tuple[bool, ...]] = field(default_factory=list)  # each board's approval, per mounting
     calibrated: int = 0  # mountings whose colour ranges were calibrated (--colours)
@@ -108,7 +117,8 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
         f"{args.scenes} mountings per row, board filling {args.fill} of the frame, one thread"
     )
     names = {
-        "crops": "crops",
+        "crops": "crops as the table reads",
+        "every occupied": "crops round every occupied site",
         "two sites": "crops round the two changed sites alone",
         "whole": "whole",
         "cut": "phone's crops",
@@ -159,6 +169,15 @@ def run(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> int:
                 f"    CPU time, the least of {args.repeats} readings of each change  "
                 f"{summary(row.crops_least, 1e3, 'ms')}  (goal 25 ms)"
             )
+        print(
+            f"    the occupied sites whose switches did not change: {sum(row.looked)} looked at, "
+            f"{sum(row.decoded)} decoded (they looked changed); the sites' looks, taken and kept (boards read anew)  "
+            f"{summary(row.looks, 1e3, 'ms')}"
+        )
+        print(
+            f"    every occupied site decoded (the table's reading before), least CPU time  "
+            f"{summary(row.every, 1e3, 'ms')}"
+        )
         print(
             f"    told the two changed sites alone (not what the table reads), least CPU time  "
             f"{summary(row.two_sites, 1e3, 'ms')}"
@@ -223,20 +242,25 @@ class Scene:
         return self.renderer.render_spread(tuple(self.tables), shot, rng)
 
     def move(self, rng: np.random.Generator) -> set[str]:
-        """A hand moves one piece on one board (_move_one): the layout's sites that changed."""
+        """A hand changes one board (_move_one, the box's pieces on no table to hand): the layout's sites whose
+        switch changed."""
         i = int(rng.integers(len(self.boards))) if len(self.boards) > 1 else 0
-        self.tables[i], changed = _move_one(self.boards[i], self.tables[i], rng)
+        used = {p.entry.id for table in self.tables for p in table.pieces}
+        box = [e for e in self.registry.entries if e.id not in used and e.sticker is not None and not e.is_base]
+        self.tables[i], changed = _move_one(self.boards[i], self.tables[i], rng, self.registry.stacking, box)
         return {self.prefixes[i] + site for site in changed}
 
-    def read_at(self, changed: set[str]) -> set[str]:
-        """What `companion serve` tells the pipeline at a change: the changed sites and every site a piece stands on
-        (the grid feels one there; a piece set onto another changes no switch, so the table reads them all again)."""
-        return changed | {
+    def read_at(self, changed: set[str]) -> tuple[set[str], set[str]]:
+        """What `companion serve` tells the pipeline at a change (Observer.sites_to_read): the changed sites, to
+        decode, and apart from them every site a piece stands on (the grid feels one there; a piece set onto another
+        changes no switch), to decode where it looks changed."""
+        held = {
             prefix + p.site
             for prefix, table in zip(self.prefixes, self.tables, strict=True)
             for p in table.pieces
             if p.site is not None
         }
+        return changed, held - changed
 
     def score(self, report, frame, colours: dict) -> tuple[tuple[list[tuple[float, str]], int], ...]:
         """Each board's stickers scored as the mounted bench scores one board's (_score)."""
@@ -341,24 +365,22 @@ def _row(
         extremes = extremes or Extremes()
         scene, mounting = _scene(game, size, rng, fill, tilt, extremes)
         board, registry, profile = scene.boards[0], scene.registry, scene.profile
-        crops, whole, narrow = scene.reader(), scene.reader(), scene.reader()
+        crops, whole, narrow, every = scene.reader(), scene.reader(), scene.reader(), scene.reader()
         camera = Camera(mounting, optics, "normal", rng, extremes)
         shot = camera.shot(rng)
         delivered = Delivered(camera, colours)
         first = delivered.frame(delivered.sent(scene.render(shot, rng).image))
-        crops.process(first, 0.0)
-        whole.process(first, 0.0)
-        narrow.process(first, 0.0)
+        for reader in (crops, whole, narrow, every):
+            reader.process(first, 0.0)
         approved = scene.approved(whole, first)
         if approved_only and not approved[0]:
             continue
         row.mountings.append(approved)
         if colours and (ranges := sampled_colours(board, registry, profile, whole, scene.tables[0], first)):
             profile = scene.profile = replace(profile, colours=ranges)
-            crops, whole, narrow = scene.reader(), scene.reader(), scene.reader()
-            crops.process(first, 0.0)
-            whole.process(first, 0.0)
-            narrow.process(first, 0.0)
+            crops, whole, narrow, every = scene.reader(), scene.reader(), scene.reader(), scene.reader()
+            for reader in (crops, whole, narrow, every):
+                reader.process(first, 0.0)
             row.calibrated += 1
         # A phone's crops, and its frames as a Pi camera sends them, raw (luma; colour where pieces are found by it)
         cut = baseline = None
@@ -370,25 +392,28 @@ def _row(
             row.outcomes.update({"cut": row.outcomes.get("cut", []), "luma": row.outcomes.get("luma", [])})
         for k in range(changes):
             moved = scene.move(rng)
-            changed = scene.read_at(moved)  # what the table tells the pipeline
+            changed, held = scene.read_at(moved)  # what the table tells the pipeline
             frame = scene.render(camera.shot(rng), rng)
             sent = delivered.sent(frame.image)  # what reaches the table: raw luma, or a JPEG to decode
             # The change read `repeats` times by copies of the pipeline as it stood (each decodes the frame as
             # sent): the least CPU time is the change's own, what other processes' load adds to it left out.
             runs = []
+            before = _read_sets(crops)
             for _ in range(repeats):
                 reader = _copied(crops)
                 t0, c0 = time.perf_counter(), time.process_time()
-                report = reader.process(delivered.frame(sent), k + 1.0, changed)
+                report = reader.process(delivered.frame(sent), k + 1.0, changed, held=held)
                 t1, c1 = time.perf_counter(), time.process_time()
                 runs.append((c1 - c0, t1 - t0, reader, report))
             crops, a = runs[0][2], runs[0][3]
             if cut is not None and baseline is not None:
-                cut, report = _phone_crops(cut, composer, frame.image, sent, changed, k + 1.0, repeats, row, colours)
+                cut, report = _phone_crops(
+                    cut, composer, frame.image, sent, (changed, held), k + 1.0, repeats, row, colours
+                )
                 row.outcomes["cut"].append(Change(scene.score(report, frame, profile.colours), approved))
                 luma = frame.image if colours else cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
                 baseline, report, seconds = _least(
-                    baseline, lambda r, f=luma, at=k + 1.0, c=changed: r.process(f, at, c), repeats
+                    baseline, lambda r, f=luma, at=k + 1.0, c=changed, h=held: r.process(f, at, c, held=h), repeats
                 )
                 row.baseline.append(seconds)
                 row.outcomes["luma"].append(Change(scene.score(report, frame, profile.colours), approved))
@@ -402,6 +427,18 @@ def _row(
                     row.decodes.setdefault(name, []).append(
                         min(_cpu(lambda f=flag, j=sent: cv2.imdecode(j, f)) for _ in range(repeats))
                     )
+            row.looked.append(len(held))
+            row.decoded.append(len(_decoded(before, crops) & held))
+            anew = [new is not old for (_, old), (_, new) in zip(before, _read_sets(crops), strict=True)]
+            reports = [a] if not hasattr(a, "boards") else [r for _, r in a.boards]
+            row.looks.append(sum(r.timings.get("looks", 0.0) for r, fresh in zip(reports, anew, strict=True) if fresh))
+            every, all_read, seconds = _least(
+                every,
+                lambda r, d=delivered, f=sent, at=k + 1.0, c=changed | held: r.process(d.frame(f), at, c),
+                repeats,
+            )
+            row.every.append(seconds)
+            row.outcomes["every occupied"].append(Change(scene.score(all_read, frame, profile.colours), approved))
             narrow, two, seconds = _least(  # (the frame decoded in the time, as for the crops above)
                 narrow, lambda r, d=delivered, f=sent, at=k + 1.0, c=moved: r.process(d.frame(f), at, c), repeats
             )
@@ -430,6 +467,24 @@ def _copied(reader):
     return copied
 
 
+def _read_sets(reader) -> list[tuple[str, set[str]]]:
+    """Each board's prefix and the sites its last reading in crops decoded."""
+    if hasattr(reader, "visions"):
+        return [(b.prefix, v._sites_read) for b, v in zip(reader.boards, reader.visions, strict=True)]
+    return [("", reader._sites_read)]
+
+
+def _decoded(before: list[tuple[str, set[str]]], reader) -> set[str]:
+    """The layout's sites `reader` decoded in crops since `before` (_read_sets): each board read anew has a set of
+    its own."""
+    return {
+        prefix + site
+        for (prefix, old), (_, new) in zip(before, _read_sets(reader), strict=True)
+        if new is not old
+        for site in new
+    }
+
+
 def _least(reader, work, repeats: int):
     """`work(copy of reader)` done `repeats` times: the first copy after it, its report, and the least CPU seconds
     taken."""
@@ -443,28 +498,38 @@ def _least(reader, work, repeats: int):
 
 
 def _phone_crops(
-    reader, composer, photo, sent, changed: set[str], when: float, repeats: int, row: Row, colours: bool = False
+    reader,
+    composer,
+    photo,
+    sent,
+    to_read: tuple[set[str], set[str]],
+    when: float,
+    repeats: int,
+    row: Row,
+    colours: bool = False,
 ):
     """The change read from the crops the phone cuts from its photo where the table's plan asks, as the camera page
     and the table do: the plan made, the body the page sends composed into a frame and read, the table's share timed.
     The photo is the frame as the camera's own JPEG left it (the renderer compresses a phone's frames), which the
     phone decodes itself; without a plan the page sends it whole, the JPEG `sent`, decoded here (in colour where
-    pieces are found by colour)."""
+    pieces are found by colour). `to_read`: the changed sites and the held ones (Scene.read_at): the plan asks for
+    both, the held ones decoded where their crops look changed."""
     import cv2
 
     from companion.sim.phone_crops import cut
 
-    plan = reader.crop_plan(changed)
+    changed, held = to_read
+    plan = reader.crop_plan(changed | held)
     body = cut(photo, plan) if plan is not None else bytes(sent)
     row.sent_bytes.append(len(body))
 
     def read(vision):
-        if vision.crop_plan(changed) is None:
+        if vision.crop_plan(changed | held) is None:
             return vision.process(
-                cv2.imdecode(sent, cv2.IMREAD_COLOR if colours else cv2.IMREAD_GRAYSCALE), when, changed
+                cv2.imdecode(sent, cv2.IMREAD_COLOR if colours else cv2.IMREAD_GRAYSCALE), when, changed, held=held
             )
         image, cropped = composer.compose(plan, body)
-        return vision.process(image, when, cropped=cropped)
+        return vision.process(image, when, cropped=cropped, held=held)
 
     reader, report, seconds = _least(reader, read, repeats)
     row.cut.append(seconds)
@@ -525,15 +590,52 @@ def _score(report, truth, sites: set[str], table, colours: dict) -> tuple[list[t
     return results, false + len(by_colour)
 
 
-def _move_one(board, table, rng: np.random.Generator):
-    """The table after a hand moved one ground piece without riders to an empty site (turned anew): the table and
-    the two sites that changed."""
+def _move_one(board, table, rng: np.random.Generator, stacking: str = "on top", box=()):
+    """The table after a hand's settled change, and the sites whose switch changed (what the grid feels), one of
+    three alike: a ground piece without riders moved to an empty site (turned anew); a stack's top lifted off it to an
+    empty site (the stack's switch stays closed); or a lone rider set onto a stack ('on top': on its top piece, of its
+    own kind where one is there; 'beside': docked on a base), whose switch stays closed, while a piece of `box` (kinds
+    on no table) is set on an empty site (one switch opens, one closes: the table reads in crops)."""
     from companion.sim.mounted_scene import Piece, Table
 
     pieces = list(table.pieces)
+    kind = int(rng.integers(3))
+    if kind == 1:
+        tops = [
+            i for i, p in enumerate(pieces) if p.z0 > 0 and not any(q.site == p.site and q.z0 > p.z0 for q in pieces)
+        ]
+        if tops:
+            index = tops[int(rng.integers(len(tops)))]
+            moved = _to_empty(board, pieces, index, rng)
+            if moved is not None:
+                pieces[index] = moved
+                return Table(tuple(pieces), table.arm), {moved.site}
+    if kind == 2 and box and (onto := _onto_a_stack(pieces, rng, stacking)) is not None:
+        index, piece = onto
+        origin = pieces[index].site
+        pieces[index] = piece
+        pieces.append(Piece(box[int(rng.integers(len(box)))], 0.0, 0.0, 0.0, 0.0, None))
+        brought = _to_empty(board, pieces, len(pieces) - 1, rng)
+        if brought is not None:
+            pieces[-1] = brought
+            return Table(tuple(pieces), table.arm), {origin, brought.site}
+        pieces = list(table.pieces)
     carrying = {p.site for p in pieces if p.z0 > 0}
     movable = [i for i, p in enumerate(pieces) if p.z0 == 0 and p.site is not None and p.site not in carrying]
     index = movable[int(rng.integers(len(movable)))]
+    moved = _to_empty(board, pieces, index, rng)
+    if moved is None:
+        return table, set()
+    site = pieces[index].site
+    pieces[index] = moved
+    return Table(tuple(pieces), table.arm), {site, moved.site}
+
+
+def _to_empty(board, pieces: list, index: int, rng: np.random.Generator):
+    """The piece at `index` set down on an empty site clear of the others (turned anew), or None where no such site
+    is found."""
+    from companion.sim.mounted_scene import Piece
+
     piece = pieces[index]
     for _ in range(100):
         site = board.sites[int(rng.integers(len(board.sites)))]
@@ -545,11 +647,49 @@ def _move_one(board, table, rng: np.random.Generator):
             0.0,
             site.id,
         )
-        others = [p for i, p in enumerate(pieces) if i != index]
-        if all(_apart(moved, p) for p in others):
-            pieces[index] = moved
-            return Table(tuple(pieces), table.arm), {piece.site, site.id}
-    return table, set()
+        if all(_apart(moved, p) for i, p in enumerate(pieces) if i != index):
+            return moved
+    return None
+
+
+def _onto_a_stack(pieces: list, rng: np.random.Generator, stacking: str):
+    """A lone rider on a site set onto another site's pieces: its index and where it now stands, or None where
+    there is no such rider or stack."""
+    from companion.sim.mounted_scene import docked, set_on
+
+    carrying = {p.site for p in pieces if p.z0 > 0}
+    lone = [
+        i
+        for i, p in enumerate(pieces)
+        if p.z0 == 0 and p.site is not None and p.site not in carrying and not p.entry.is_base
+    ]
+    if not lone:
+        return None
+    index = lone[int(rng.integers(len(lone)))]
+    entry = pieces[index].entry
+    on = {}  # each other site's pieces
+    for p in pieces:
+        if p.site is not None and p.site != pieces[index].site:
+            on.setdefault(p.site, []).append(p)
+    if stacking == "on top":
+        stacks = [max(held, key=lambda p: p.z0) for held in on.values() if len(held) < 3]
+        alike = [top for top in stacks if top.entry.piece == entry.piece]
+        if not stacks:
+            return None
+        top = (alike or stacks)[int(rng.integers(len(alike or stacks)))]
+        return index, set_on(top, entry, rng)
+    bases = [
+        (base, [p for p in held if p.z0 > 0])
+        for held in on.values()
+        for base in held
+        if base.z0 == 0 and base.entry.is_base and sum(p.z0 > 0 for p in held) < 2
+    ]
+    for k in rng.permutation(len(bases)):
+        base, riders = bases[int(k)]
+        rider = docked(base, entry, riders, rng)
+        if rider is not None:
+            return index, rider
+    return None
 
 
 def _apart(a, b) -> bool:

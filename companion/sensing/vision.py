@@ -63,9 +63,19 @@ FUSE_BLOCK = 4  # px: frames to fuse are compared with the one read in blocks of
 FUSE_CHANGE = 30.0  # gray levels: a block whose mean differs by more shows something else (a piece set down, taken
 # away or turned); two frames of a still table under WORLD.md's webcam at 100-400 lux (noise, sway, drifting white
 # balance) differ by under 25 in 999 blocks of 1000
-LOOK_SHRINK = 4  # a big frame without a grid: sites are compared with their last look at this fraction of a side
+LOOK_SHRINK = 2  # a site's look: the frame round it at this fraction of a side
 LOOK_CHANGE = 0.05  # a site whose look correlates with its last under 1 - this has changed (light and exposure that
 # drift scale and shift a look, which a correlation does not see; a piece set down or taken away reshapes it)
+# ... or one whose detail (its look less its blur at LOOK_DETAIL cells) differs by over LOOK_STEP gray levels in a patch
+# of two by two cells beyond what the last detail shows within a cell of it (the stand's sway), once exposure's drift
+# is fitted away: a piece set onto a stack, or lifted off it, changes a sticker's detail, where shadows change it
+# smoothly. On the per-change bench's 12 MP frames (WORLD.md's optics: a shot of its own a frame, its light from
+# anywhere; ORBIT, Trajectory and Orbital Battle, 1,387 looks of occupied sites, a piece set square on another among
+# them), each of the 24 changes to a stack that the decoder read differently differed by 43 or more, an unchanged site
+# by 7-16 at the median, over 25 in 3-14 of 100.
+LOOK_DETAIL = 2.0
+DETAIL_KERNEL = 9  # cells: the blur's kernel, to two sigmas either way
+LOOK_STEP = 25.0
 # Reading a square by matching codes (vision_decode.py); measured on the mounted bench's frames (WORLD.md's optics):
 # a sticker's white margin and black border match a sticker's at 0.86 or more (1 in 100 lower), anything else on
 # the board at under 0.76 (the board's corner markers aside, which are left out by place).
@@ -233,7 +243,7 @@ class Vision:
         self.frame_blur_px = self.blur_px
         self._sides: tuple[tuple, np.ndarray] | None = None  # (pose, each site's smallest sticker side in px)
         self._more: tuple[np.ndarray, ...] = ()  # the frames fused with the one being read
-        self._looks: dict[str, np.ndarray] = {}  # each site's look when last read (big frames without a grid)
+        self._looks: dict[str, _Look] = {}  # each site's look when it was last decoded
         self._sites_read: set[str] = set()  # the sites the last frame read in crops read
         self._fitted: tuple | None = None
         # For patches of about 2.2 sticker sides: any square from a third of the patch to all of it.
@@ -293,6 +303,7 @@ class Vision:
         more: Sequence[np.ndarray] = (),
         by_look: bool = False,
         cropped: Cropped | None = None,
+        held: Collection[str] = (),
     ) -> FrameReport:
         """What the frame shows. `changed`: the sites the reed grid says changed since the last frame read; the
         stickers are then decoded only in crops around them and a few more sites of a slow sweep (the rest as the
@@ -304,7 +315,9 @@ class Vision:
         crops round the sites that look changed since they were last read (without it, `changed` None reads the
         whole frame, as for frames of unrelated scenes). `cropped`: the frame holds only what `crop_plan` asked for
         (a phone's crops): its sites are read, or, when the board moved, nothing is, and the next plan is None (the
-        whole picture is needed)."""
+        whole picture is needed). `held`: sites with pieces on them none of whose switches changed (a piece set onto
+        another, or lifted off a stack, changes no switch): read in crops with `changed` (or, `cropped`, of its plan's)
+        only where they look different from when they were last decoded."""
         if image is None or image.ndim not in (2, 3) or image.size == 0:
             raise UserError("the frame is empty or not an image")
         for other in more:
@@ -325,29 +338,45 @@ class Vision:
                 f"gray frames: take colour frames from it"
             )
         colour = image if image.ndim == 2 or image.shape[2] == 3 else cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-        looked = None
+        looked: dict[str, np.ndarray] = {}
         if by_look and changed is None and self._last is not None and height > CORNER_SEARCH_LINES:
             # No grid to say where the board changed, and a frame too big to decode whole at every frame (12 MP):
             # the sites that look different from when they were last read are the changed ones.
-            looked = self._site_looks(colour)
+            looked = self._site_looks(colour, [s.id for s in self.board.sites])
             changed = self._changed_by_look(looked)
+        held = set(held) - set(changed or ())
         if cropped is not None:
-            report = self._process_sites(colour, time, cropped.plan.read, self._last, cropped) if self._last else None
+            report = None
+            if self._last is not None:
+                held &= cropped.plan.read
+                start = perf_counter()
+                unlike, looked = self._unlike(colour, held)
+                looking = perf_counter() - start
+                report = self._process_sites(colour, time, cropped.plan.read, self._last, cropped, held - unlike)
+                if report is not None:
+                    start = perf_counter()
+                    self._remember_looks(colour, self._sites_read, looked)
+                    report.timings["looks"] = looking + perf_counter() - start
             self._last = report
             return report or FrameReport(
                 time, False, MOVED_SINCE, unreliable=(self._whole_board(MOVED_SINCE),), identifies=self.identifies
             )
         if changed is not None and self._last is not None:
-            report = self._process_sites(colour, time, changed, self._last)
+            start = perf_counter()
+            unlike, taken = self._unlike(colour, held)
+            looking = perf_counter() - start
+            report = self._process_sites(colour, time, set(changed) | unlike, self._last)
             if report is not None:
                 self._last = report
-                if looked is not None:  # read without a grid: the sites read are the ones to compare against now
-                    self._remember_looks(looked, self._sites_read)
+                start = perf_counter()
+                self._remember_looks(colour, self._sites_read, looked | taken)
+                report.timings["looks"] = looking + perf_counter() - start  # (the sites' looks, taken and kept)
                 return report
         report = self._process_frame(colour, time, markers or FrameMarkers(colour))
         self._last = report if report.reliable else None
-        if by_look and report.reliable and height > CORNER_SEARCH_LINES:
-            self._remember_looks(looked or self._site_looks(colour), {s.id for s in self.board.sites})
+        self._looks = {}
+        if report.reliable:
+            self._remember_looks(colour, [s.id for s in self.board.sites], looked)
         return report
 
     def stands(self, image: np.ndarray) -> bool:
@@ -398,24 +427,24 @@ class Vision:
                 sweep -= 1
         return read, sweep_at
 
-    def _site_looks(self, colour: np.ndarray) -> dict[str, np.ndarray]:
-        """Each site's look: the frame round it (as far as its stickers reach) shrunk LOOK_SHRINK times, a few
-        dozen pixels a site (for a 12 MP frame, a few milliseconds in all)."""
+    def _site_looks(self, colour: np.ndarray, sites: Collection[str]) -> dict[str, np.ndarray]:
+        """The looks of `sites`: the frame round each (as far as its stickers reach, the box its crop holds) shrunk
+        LOOK_SHRINK times, some ten thousand pixels a site at 12 MP; a site whose box leaves the frame has none (it is
+        read)."""
         pose = self._pose
-        if pose is None:
+        if pose is None or not sites:
             return {}
-        x0, y0, x1, y1 = self._board_box(pose, colour.shape)
-        region = colour[y0:y1, x0:x1]
-        gray = region if region.ndim == 2 else cv2.cvtColor(region, cv2.COLOR_BGR2GRAY)
-        small = cv2.resize(gray, ((x1 - x0) // LOOK_SHRINK, (y1 - y0) // LOOK_SHRINK), interpolation=cv2.INTER_AREA)
-        ids = sorted(s.id for s in self.board.sites)  # the order _site_pixels gives the rings in
+        height, width = colour.shape[:2]
+        ids = sorted(sites)  # the order _site_pixels gives the rings in
         out = {}
         for site, ring in zip(ids, self._site_pixels(pose, colour.shape, ids), strict=True):
-            lo = np.floor((ring.min(axis=0) - (x0, y0)) / LOOK_SHRINK).astype(int)
-            hi = np.ceil((ring.max(axis=0) - (x0, y0)) / LOOK_SHRINK).astype(int)
-            lo, hi = np.maximum(lo, 0), np.minimum(hi, (small.shape[1], small.shape[0]))
-            if np.all(hi > lo):
-                out[site] = small[lo[1] : hi[1], lo[0] : hi[0]].astype(np.float32)
+            x0, y0 = np.floor(ring.min(axis=0)).astype(int)
+            w, h = (np.ceil(ring.max(axis=0)).astype(int) - (x0, y0)) // LOOK_SHRINK  # (whole cells: a fast shrink)
+            if x0 < 0 or y0 < 0 or x0 + w * LOOK_SHRINK > width or y0 + h * LOOK_SHRINK > height or min(w, h) < 2:
+                continue
+            patch = colour[y0 : y0 + h * LOOK_SHRINK, x0 : x0 + w * LOOK_SHRINK]
+            gray = patch if patch.ndim == 2 else cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+            out[site] = cv2.resize(gray, (int(w), int(h)), interpolation=cv2.INTER_AREA).astype(np.float32)
         return out
 
     def _changed_by_look(self, looks: dict[str, np.ndarray]) -> set[str] | None:
@@ -423,17 +452,41 @@ class Vision:
         None when some site has no look yet (read the whole frame)."""
         if not looks or any(site not in self._looks for site in looks):
             return None
-        out = set()
-        for site, look in looks.items():
-            before = self._looks[site]
-            if before.shape != look.shape or 1.0 - _correlation(look, before) > LOOK_CHANGE:
-                out.add(site)
-        return out
+        return {site for site, look in looks.items() if self._looks[site].changed(look)}
 
-    def _remember_looks(self, looks: dict[str, np.ndarray], sites: Collection[str]) -> None:
-        for site in sites:
-            if site in looks:
-                self._looks[site] = looks[site]
+    def _unlike(self, colour: np.ndarray, sites: Collection[str]) -> tuple[set[str], dict[str, np.ndarray]]:
+        """Of `sites`, those whose look differs from their look when last decoded, or that have no such look, or
+        whose look this frame cannot give (a piece set onto another, or lifted off a stack, changes its look), and
+        those whose stickers were last seen and not read (another frame may read them); and the looks taken."""
+        looks = self._site_looks(colour, sites)
+        unread = (
+            {site for r in self._last.unreliable if r.reason == UNREAD for site in r.sites} if self._last else set()
+        )
+        unlike = {
+            site
+            for site in sites
+            if site in unread or site not in looks or site not in self._looks or self._looks[site].changed(looks[site])
+        }
+        return unlike, looks
+
+    def unlike(self, image: np.ndarray, sites: Collection[str]) -> set[str]:
+        """Of `sites` (this board's), those a frame of the profile's size shows changed since they were last decoded
+        (`_unlike`): every one while there is no reading to compare with."""
+        if self._last is None or self._pose is None:
+            return set(sites)
+        colour = image if image.ndim == 2 or image.shape[2] == 3 else cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+        return self._unlike(colour, sites)[0]
+
+    def _remember_looks(
+        self, colour: np.ndarray, sites: Collection[str], taken: dict[str, np.ndarray] | None = None
+    ) -> None:
+        """The looks of the sites just decoded, what their next looks are compared with (`taken`: those already
+        taken from this frame)."""
+        taken = taken or {}
+        looks = {s: taken[s] for s in sites if s in taken} | self._site_looks(colour, set(sites) - set(taken))
+        # (a new dict: a copy of the pipeline, as the bench reads a change again with, keeps its own)
+        kept = {s: look for s, look in self._looks.items() if s not in sites}
+        self._looks = kept | {s: _Look.of(look) for s, look in looks.items()}
 
     def _process_frame(self, colour: np.ndarray, time: float, markers: FrameMarkers) -> FrameReport:
         clock = _Clock()
@@ -476,10 +529,11 @@ class Vision:
         changed: Collection[str],
         last: FrameReport,
         cropped: Cropped | None = None,
+        quiet: Collection[str] = (),
     ) -> FrameReport | None:
-        """The frame read in crops around the changed sites and the sweep's next few (`cropped`: its plan's sites);
-        None when the board or the camera moved (fewer than three corner markers look as they did), for the whole
-        frame to be read."""
+        """The frame read in crops around the changed sites and the sweep's next few (`cropped`: its plan's sites
+        but the `quiet` ones, which look as when last decoded); None when the board or the camera moved (fewer than
+        three corner markers look as they did), for the whole frame to be read."""
         clock = _Clock()
         corners = self._unchanged_markers(colour)
         if len(corners) < MIN_FRESH_MARKERS:
@@ -491,7 +545,7 @@ class Vision:
         clock.lap("corners")
         ids = [s.id for s in self.board.sites]
         if cropped is not None:
-            read, self._sweep = set(cropped.plan.read), cropped.plan.sweep
+            read, self._sweep = set(cropped.plan.read) - set(quiet), cropped.plan.sweep
         else:
             read, self._sweep = self._to_read(changed, self._sweep)
         self._sites_read = read
@@ -1372,6 +1426,55 @@ def _alike(base: np.ndarray, other: np.ndarray) -> np.ndarray:
     changed = (np.abs(b - float(b.mean()) - gain * a) > FUSE_CHANGE).astype(np.uint8)
     same = 1 - cv2.dilate(changed, np.ones((3, 3), np.uint8))
     return cv2.resize(same, (w, h), interpolation=cv2.INTER_NEAREST).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class _Look:
+    """A site's look when it was last decoded, with what comparing a later look with it needs (kept so that a
+    comparison costs one blur of the later look)."""
+
+    pixels: np.ndarray  # the frame round the site shrunk LOOK_SHRINK times (float32)
+    centred: np.ndarray  # ... less its mean
+    norm: float
+    detail: np.ndarray  # its fine detail (_detail)
+    most: np.ndarray  # the detail's highest and lowest within a cell either way
+    least: np.ndarray
+    power: float
+
+    @classmethod
+    def of(cls, pixels: np.ndarray) -> _Look:
+        centred = pixels - float(pixels.mean())
+        detail = _detail(pixels)
+        near = np.ones((3, 3), np.uint8)
+        return cls(
+            pixels,
+            centred,
+            float(np.linalg.norm(centred)),
+            detail,
+            cv2.dilate(detail, near),
+            cv2.erode(detail, near),
+            float(np.vdot(detail, detail)),
+        )
+
+    def changed(self, now: np.ndarray) -> bool:
+        """Whether a later look of the site differs: reshaped (their correlation under 1 - LOOK_CHANGE: a piece set
+        down or taken away), or its detail changed in a small part (LOOK_STEP: a sticker set onto another, or lifted
+        off it), beyond what this detail shows within a cell either way (the stand's sway moves it so)."""
+        if now.shape != self.pixels.shape:
+            return True
+        centred = now - float(now.mean())
+        correlation = float(np.vdot(centred, self.centred)) / max(self.norm * float(np.linalg.norm(centred)), 1e-6)
+        if 1.0 - correlation > LOOK_CHANGE:
+            return True
+        detail = _detail(now)
+        gain = max(float(np.vdot(self.detail, detail)) / max(self.power, 1e-6), 0.0)  # (exposure's drift scales it)
+        beyond = cv2.max(cv2.scaleAdd(self.most, -gain, detail), cv2.scaleAdd(detail, -1.0, gain * self.least))
+        return cv2.minMaxLoc(cv2.blur(beyond, (2, 2)))[1] > LOOK_STEP
+
+
+def _detail(look: np.ndarray) -> np.ndarray:
+    """A look less its blur at LOOK_DETAIL cells: what a sticker's squares show, not the light's slow changes."""
+    return look - cv2.GaussianBlur(look, (DETAIL_KERNEL, DETAIL_KERNEL), LOOK_DETAIL)
 
 
 def _correlation(a: np.ndarray, b: np.ndarray) -> float:

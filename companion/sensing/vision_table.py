@@ -120,27 +120,36 @@ class TableVision:
         more: Sequence[np.ndarray] = (),
         by_look: bool = False,
         cropped: Cropped | None = None,
+        held: Collection[str] = (),
     ) -> TableReport:
         """Every board in the frame. `changed`: layout site ids the grids say changed (each board is then read in
         crops round its own), None: every board read whole. `more`: frames of the same settled table to fuse;
         `by_look`: a camera with no grid (Vision.process). `cropped`: the frame holds only what `crop_plan` asked
         for: each board it names is read from its own parts (one that moved reads nothing, and has the whole picture
-        asked for next), the others keep their last reading."""
+        asked for next), the others keep their last reading. `held`: layout site ids with pieces on them none of
+        whose switches changed, each board's read only where they look changed (Vision.process)."""
         if image is None or image.ndim not in (2, 3) or image.size == 0:
             raise UserError("the frame is empty or not an image")
         if cropped is not None:
-            reports = self._from_parts(image, time, cropped)
+            reports = self._from_parts(image, time, cropped, held)
         else:
             markers = FrameMarkers(image)  # a gray frame (a Pi camera's luma plane) is read as it is
             reports = []
             for i, (where, vision) in enumerate(zip(self.boards, self.visions, strict=True)):
                 mine = None if changed is None else self._own_sites(where, changed)
-                if mine == set() and self._reports is not None and vision.stands(image):
-                    # None of its sites changed and it has not moved: its last reading stands, as when a phone
-                    # sends the parts of the boards that changed (its sweep waits for its own next change)
+                own_held = self._own_sites(where, held)
+                if (
+                    mine == set()
+                    and self._reports is not None
+                    and vision.stands(image)
+                    and not vision.unlike(image, own_held)
+                ):
+                    # None of its sites changed, none of its stacks looks changed and it has not moved: its last
+                    # reading stands, as when a phone sends the parts of the boards that changed (its sweep waits
+                    # for its own next change)
                     reports.append(replace(self._reports[i], time=time))
                     continue
-                reports.append(vision.process(image, time, mine, markers, more, by_look))
+                reports.append(vision.process(image, time, mine, markers, more, by_look, held=own_held))
         self._reports = tuple(reports)
         return TableReport(time, tuple(zip(self.boards, self._without_neighbours(reports), strict=True)))
 
@@ -165,9 +174,11 @@ class TableVision:
         width, height = table.size
         return table if table.nbytes() <= min(width * height, PLAN_BYTES) else None
 
-    def _from_parts(self, image: np.ndarray, time: float, cropped: Cropped) -> list[FrameReport]:
-        """Each board's report from a frame of a plan's parts: the boards it names read from their own parts, the
-        others' last reports as they stand."""
+    def _from_parts(
+        self, image: np.ndarray, time: float, cropped: Cropped, held: Collection[str] = ()
+    ) -> list[FrameReport]:
+        """Each board's report from a frame of a plan's parts: the boards it names read from their own parts (their
+        `held` sites where they look changed), the others' last reports as they stand."""
         plan = cropped.plan
         if not isinstance(plan, TablePlan):
             raise UserError("a table of several boards reads parts asked for by a table's plan")
@@ -179,7 +190,8 @@ class TableVision:
                 continue
             # (a board with no report kept reads nothing from an empty plan: it has the whole picture asked for)
             own = own or CropPlan(where.board.name, frozenset(), 0, plan.size, ())
-            reports.append(vision.process(image, time, cropped=Cropped(own, cropped.overview)))
+            own_held = self._own_sites(where, held)
+            reports.append(vision.process(image, time, cropped=Cropped(own, cropped.overview), held=own_held))
         return reports
 
     def _own_sites(self, where: BoardInView, changed: Collection[str]) -> set[str]:

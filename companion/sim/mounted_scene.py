@@ -142,22 +142,34 @@ def _ride(base: Piece, spare: list[PieceEntry], registry: Registry, rng: np.rand
             out.append(Piece(entry, base.x + dx, base.y + dy, float(rng.uniform(0, 2 * math.pi)), z, base.site))
             z += entry.height
         return out
-    label = base.sticker_square(base.entry.sticker_mm * 4 / 3)  # the sticker and its white margin
     for _ in range(int(rng.integers(1, 3))):
         if not spare:
             break
-        entry = spare[-1]
-        for _ in range(60):
-            r = STANDS_WITHIN * base.entry.radius * math.sqrt(rng.uniform(0, 1))
-            t = rng.uniform(0, 2 * math.pi)
-            turn = base.turn + int(rng.integers(4)) * math.pi / 2 + rng.normal(0, 0.08)
-            rider = Piece(entry, base.x + r * math.cos(t), base.y + r * math.sin(t), turn, z, base.site)
-            if _overlap(rider.outline(), label) or any(_overlap(rider.outline(), o.outline()) for o in out):
-                continue
+        rider = docked(base, spare[-1], out, rng)
+        if rider is not None:
             out.append(rider)
             spare.pop()
-            break
     return out
+
+
+def docked(base: Piece, entry: PieceEntry, riders: list[Piece], rng: np.random.Generator) -> Piece | None:
+    """A rider set on a base beside the riders already there, clear of the base's sticker ('beside'), as a hand
+    docks it; None when it finds no room."""
+    label = base.sticker_square(base.entry.sticker_mm * 4 / 3)  # the sticker and its white margin
+    for _ in range(60):
+        r = STANDS_WITHIN * base.entry.radius * math.sqrt(rng.uniform(0, 1))
+        t = rng.uniform(0, 2 * math.pi)
+        turn = base.turn + int(rng.integers(4)) * math.pi / 2 + rng.normal(0, 0.08)
+        rider = Piece(entry, base.x + r * math.cos(t), base.y + r * math.sin(t), turn, base.top, base.site)
+        if not _overlap(rider.outline(), label) and not any(_overlap(rider.outline(), o.outline()) for o in riders):
+            return rider
+    return None
+
+
+def set_on(top: Piece, entry: PieceEntry, rng: np.random.Generator) -> Piece:
+    """A piece set onto a stack's top piece ('on top') as a hand leaves it: a little off and turned any way."""
+    dx, dy = rng.normal(0, 0.8, 2)
+    return Piece(entry, top.x + dx, top.y + dy, float(rng.uniform(0, 2 * math.pi)), top.top, top.site)
 
 
 def _off_site(board: Board, pieces: list[Piece], entry: PieceEntry, rng: np.random.Generator) -> Piece | None:

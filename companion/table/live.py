@@ -406,10 +406,10 @@ class LiveTable:
         boards, each changed board's) would read the sites the grid says changed (None: the whole still, as before
         the first reading)."""
         reader, observer = self.vision, self.observer
-        changed = observer.sites_to_read() if observer is not None else None
-        if reader is None or changed is None:
+        to_read = observer.sites_to_read() if observer is not None else None
+        if reader is None or to_read is None:
             return None
-        return reader[0].crop_plan(changed)
+        return reader[0].crop_plan(to_read[0] | to_read[1])  # (whether a stack looks changed the crops will show)
 
     def read_frame(self, image: np.ndarray, now: float, cropped: Cropped | None = None) -> None:
         """One camera frame read (every board in view, each by its own markers) and handed to the observer. A frame
@@ -427,9 +427,11 @@ class LiveTable:
         assert self.observer is not None
         image = self._fitted(image)
         reader = self.vision  # (a game on another board brings another)
-        changed = self.observer.sites_to_read()  # decoded in crops around them (and a slow sweep)
+        # Decoded in crops around the changed sites (and a slow sweep), and the held ones where they look changed.
+        to_read = self.observer.sites_to_read()
+        changed, held = to_read if to_read is not None else (None, frozenset())
         if cropped is not None and (
-            changed is None or not changed <= cropped.plan.read or not _planned(reader, cropped)
+            to_read is None or not changed | held <= cropped.plan.read or not _planned(reader, cropped)
         ):
             return None  # the grid or the board changed since the crops were asked for: the next still is asked for
         if cropped is None:  # (the calibration view shows the last whole picture)
@@ -444,9 +446,9 @@ class LiveTable:
         # With no grid, a big frame is read where the board looks changed (the frames follow one another).
         by_look = not self.observer.watches_grid()
         if cropped is not None:
-            reading = vision.process(image, now, changed, cropped=cropped)
+            reading = vision.process(image, now, changed, cropped=cropped, held=held)
         else:
-            reading = vision.process(image, now, changed, more=tuple(fused), by_look=by_look)
+            reading = vision.process(image, now, changed, more=tuple(fused), by_look=by_look, held=held)
         self._settled_frames = [*fused, image][-FUSED_FRAMES + 1 :] if still else []
         # A side's counters are named for the player who plays them (the game in play's players).
         names = registry.seated(self.session.record.players)

@@ -317,15 +317,16 @@ class Observer:
             unswitched = (self.camera_sites or frozenset()) - set(self.switch_sites.values()) - away
             return frozenset(self._pending | unswitched)
 
-    def sites_to_read(self) -> frozenset[str] | None:
-        """Where a camera frame is read: the changed sites (`changed_sites`; None: the whole frame) and every site the
-        grid feels a piece on, since a piece set onto another or lifted off a stack changes no switch."""
+    def sites_to_read(self) -> tuple[frozenset[str], frozenset[str]] | None:
+        """Where a camera frame is read: the changed sites (`changed_sites`), which are decoded, and apart from them
+        every other site the grid feels a piece on, since a piece set onto another or lifted off a stack changes no
+        switch: the camera decodes those where they look changed. None: the whole frame."""
         changed = self.changed_sites()
         if changed is None:
             return None
         with self._lock:
             held = {site for site, occupied in self._occupied.items() if occupied}
-        return changed | (held & (self.camera_sites or frozenset()))
+        return changed, frozenset(held & (self.camera_sites or frozenset())) - changed
 
     # Reading.
     def lifted(self) -> frozenset[str]:

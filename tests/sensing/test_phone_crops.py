@@ -19,7 +19,7 @@ from companion.sensing.vision_crops import compose
 from companion.sensing.vision_profile import CameraProfile
 from companion.sim.mounted_camera import random_mounting, random_shot
 from companion.sim.mounted_render import MountedRenderer
-from companion.sim.mounted_scene import Table, random_table
+from companion.sim.mounted_scene import Table, docked, random_table
 from companion.sim.phone_crops import cut
 
 SIZE = (1920, 1080)
@@ -69,6 +69,33 @@ def test_a_change_read_from_a_phones_crops_reads_as_the_whole_frame(moved):
     assert {(s.piece, s.site, s.level) for s in report.sightings} == {
         (s.piece, s.site, s.level) for s in whole.sightings
     }
+
+
+def test_a_rider_docked_where_no_switch_changed_is_read_from_the_crops_where_its_crop_looks_changed():
+    """The plan asks for every occupied site's crop (whether a stack changed only its pixels can say); the table
+    decodes the crops of those that look changed: a rider docked on a base is read there, as the whole frame reads
+    it."""
+    board, registry, rng, mounting, renderer, before, shot = _scene("trajectory", 5, (0.85, 0.95), 14)
+    sites = [p.site for p in before.pieces]
+    base = next(
+        p for p in before.pieces if p.entry.is_base and p.entry.sticker is not None and sites.count(p.site) == 1
+    )
+    used = {p.entry.id for p in before.pieces}
+    entry = next(e for e in registry.entries if not e.is_base and e.sticker is not None and e.id not in used)
+    rider = docked(base, entry, [], rng)
+    assert rider is not None
+    after = Table((*before.pieces, rider), None)
+    profile = calibrated(mounting, rng, CameraProfile)
+    crops = Vision(board, registry, profile)
+    crops.process(renderer.render(before, shot, rng).image)
+    held = {p.site for p in before.pieces if p.site is not None}
+    plan = crops.crop_plan(held)
+    assert plan is not None and held <= plan.read
+    second = renderer.render(after, shot, rng).image
+    image, cropped = compose(plan, cut(second, plan))
+    report = crops.process(image, 1.0, cropped=cropped, held=held)
+    whole = Vision(board, registry, profile).process(second)
+    assert report.stacks()[base.site] == whole.stacks()[base.site] == (base.entry.piece, entry.piece)
 
 
 def test_crops_of_another_length_or_an_older_plan_change_nothing(moved):

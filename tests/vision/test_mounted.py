@@ -250,7 +250,8 @@ def test_settled_changes_are_given_again_for_the_boards_calibrate_approves(capsy
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "trajectory 1920x1080: 1 mountings, `calibrate board` approves 1 of their 1 boards" in out
-    for row in ("crops", "crops round the two changed sites alone", "whole", "phone's crops", "raw luma"):
+    rows = ("crops as the table reads", "crops round every occupied site", "crops round the two changed sites alone")
+    for row in (*rows, "whole", "phone's crops", "raw luma"):
         at = out.index(f"trajectory 1920x1080 {row}: 1 changes, all correct")
         assert (
             out[at:]
@@ -317,27 +318,34 @@ def test_the_per_change_bench_lays_the_maps_pieces_from_one_box():
 
 
 def test_the_per_change_bench_tells_the_pipeline_every_site_a_piece_stands_on_as_the_table_does():
-    """At a change the table reads the changed sites and every site the grid feels a piece on (a piece set onto
-    another changes no switch): so does the per-change bench, on every map of the spread, and no empty site but the
-    one a piece left."""
+    """At a change the table decodes the sites whose switch changed and tells the vision every other site the grid
+    feels a piece on (a piece set onto another, or lifted off a stack, changes no switch): so does the per-change
+    bench, on every map of the spread; and its hands stack and unstack pieces, the changes a switch does not feel."""
     from companion.bench.vision_crops import _scene
     from companion.bench.vision_mounted import Extremes
 
     rng = np.random.default_rng(3)
     scene, _ = _scene("orbital_battle", (1920, 1080), rng, (0.6, 0.9), 20.0, Extremes())
     sites = {prefix + s.id for prefix, board in zip(scene.prefixes, scene.boards, strict=True) for s in board.sites}
-    for _ in range(4):
+
+    def stacks() -> dict[str, list]:
+        out: dict[str, list] = {}
+        for prefix, table in zip(scene.prefixes, scene.tables, strict=True):
+            for p in table.pieces:
+                if p.site is not None:
+                    out.setdefault(prefix + p.site, []).append(p.entry.id)
+        return out
+
+    unfelt = 0
+    for _ in range(12):
+        before = stacks()
         moved = scene.move(rng)
-        read = scene.read_at(moved)
-        held = {
-            prefix + p.site
-            for prefix, table in zip(scene.prefixes, scene.tables, strict=True)
-            for p in table.pieces
-            if p.site is not None
-        }
-        assert len(moved) == 2 and moved <= read and held <= read and read <= sites
-        assert len(read - held) == 1  # the site the piece left
-        assert {site.split(":")[0] for site in held if ":" in site} == {"p3", "p5"}
+        after = stacks()
+        changed, held = scene.read_at(moved)
+        assert changed == moved == {site for site in sites if (site in before) != (site in after)}
+        assert held == set(after) - moved and {site.split(":")[0] for site in held if ":" in site} == {"p3", "p5"}
+        unfelt += sum(1 for site in held if sorted(before.get(site, [])) != sorted(after[site]))
+    assert unfelt >= 2  # stacks changed where every switch stayed closed
 
 
 def test_calibrate_board_judges_each_map_beside_the_solar_map_that_the_photo_shows(tmp_path, capsys):
