@@ -193,6 +193,13 @@ def _heading(board: Board, site: str | None, turn: float | None) -> str:
     return off[0][1]
 
 
+# Seconds from the start of a frame's exposure to its arrival at the table, at the most: a frame is stamped when it
+# arrives, so one that arrived within this of a switch's change may show the board from before it. A USB webcam in
+# shared/WORLD.md's indoor light exposes for up to 1/15 s at 15 frames a second and its MJPEG frame reaches the host
+# up to two frame intervals after the exposure ends (0.2 s in all); a Pi camera's frames arrive sooner.
+FRAME_AGE = 0.25
+
+
 class Observer:
     """Thread-safe: the reed link's thread and the camera's thread feed it, the table's loop reads it."""
 
@@ -287,10 +294,11 @@ class Observer:
     def camera(self, view: CameraView) -> None:
         with self._lock:
             self._frames = [*self._frames[-1:], view]
-            # A reliable frame taken since the last switch changed has read the changed sites it could see (an arm
+            # A reliable frame taken since the last switch changed (arrived FRAME_AGE after it: one that arrived
+            # sooner may have been exposed before it) has read the changed sites it could see (an arm
             # over some leaves them unreliable: read again). A board out of view is not waited for: it is read whole
             # when it comes back (its pose is found anew).
-            if view.reliable and self._grid_up and self._occupied and view.time > self._last_change:
+            if view.reliable and self._grid_up and self._occupied and view.time - FRAME_AGE > self._last_change:
                 unread = view.unreliable - view.away
                 self._pending = set(unread) if self._pending is None else self._pending & unread
 
@@ -386,8 +394,9 @@ class Observer:
         return None
 
     def _fresh_frame(self, after: float, clear: bool = False) -> CameraView | None:
-        """The newest reliable frame taken at `after` or since; with `clear`, only if it shows no arm over a board."""
-        frames = [f for f in self._frames if f.time >= after and f.reliable]
+        """The newest reliable frame taken at `after` or since (it arrived FRAME_AGE after, its exposure may have
+        begun as late as its arrival less that); with `clear`, only if it shows no arm over a board."""
+        frames = [f for f in self._frames if f.time - FRAME_AGE >= after and f.reliable]
         if not frames or (clear and frames[-1].hand):
             return None
         return frames[-1]

@@ -305,11 +305,11 @@ def test_with_the_camera_an_arm_over_the_board_holds_the_booking_of_a_piece_in_t
         observer.camera(replace(CameraView(at, {}, frozenset(SWITCH), True), hand=hand))
 
     observer.reed(closed(session.game.layout(session.state)), 0.0)
-    frame(0.1)
+    frame(0.3)  # (a frame is stamped when it arrives: one sooner after a change may show the board before it)
     assert loop.tick(1.0).verdict == "unchanged"
     count = len(session.actions)
     observer.reed(closed(lift.lifted()), 10.0)
-    frame(10.1)
+    frame(10.3)
     assert loop.tick(10.5).verdict == "in_hand"
     frame(22.0, hand=True)  # the arm is back over the board before the window passes
     assert loop.tick(23.0) is None and loop.tick(30.0) is None and len(session.actions) == count
@@ -392,7 +392,7 @@ def test_a_piece_moved_on_from_where_the_camera_saw_it_booked_is_the_next_move_n
     def show(layout, at: float, blind: frozenset[str] = frozenset()) -> Ruling | None:
         observer.reed(frozenset(switch[s] for s, pieces in layout.items() if pieces), at)
         stacks = {s: tuple(game.physical_piece(p) for p in pieces) for s, pieces in layout.items() if pieces}
-        observer.camera(CameraView(at + 0.05, stacks, blind, True))
+        observer.camera(CameraView(at + 0.3, stacks, blind, True))
         return loop.tick(at + 0.5)
 
     show(game.layout(session.state), 0.0)

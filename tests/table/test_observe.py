@@ -43,10 +43,30 @@ def test_the_camera_frame_used_is_the_newest_taken_since_the_last_switch_changed
     assert observer.observation(5.5) is None  # quiet, but no frame since the piece landed
     observer.camera(view(5.6, {"b": ("ship-red",)}))
     observer.reed(frozenset({(0, 1), (1, 0)}), at=6.0)
-    observer.camera(view(6.05, {"b": ("ship-red",), "c": ("ship-blue",)}))
+    observer.camera(view(6.28, {"b": ("ship-red",), "c": ("ship-blue",)}))
     assert observer.observation(6.2) is None  # not before the grid is quiet for the window
     observation = observer.observation(6.31)
     assert observation.reading("c").pieces == ("ship-blue",) and observation.reading("a").pieces == ()
+
+
+def test_a_frame_that_arrived_just_after_a_switch_changed_may_show_the_board_before_it():
+    """A frame is stamped when it reaches the table, up to a webcam's exposure and transfer after its exposure began:
+    a ship set down beside its target and nudged on (its switch opening again) may still stand on the first site in
+    a frame that arrives just after the nudge. That frame neither settles the board nor counts as having read the
+    site again; a frame that arrived later does."""
+    observer = Observer(SWITCHES, SITES, settle=0.3)
+    observer.reed(frozenset(), at=1.0)
+    observer.camera(view(1.5, {}))
+    assert observer.observation(1.6) is not None
+    observer.reed(frozenset({(0, 1)}), at=2.0)  # set down on b ...
+    observer.reed(frozenset(), at=2.15)  # ... and nudged on to c, where a planet stands (no switch feels it)
+    observer.camera(view(2.2, {"b": ("ship-red",)}))  # exposed before the nudge
+    assert observer.changed_sites() == {"b"}  # still to be read again
+    assert observer.observation(2.46) is None  # quiet, but the only frame since may be older than the nudge
+    observer.camera(view(2.45, {"c": ("planet", "ship-red")}))
+    observation = observer.observation(2.5)
+    assert observation.reading("b").pieces == () and observation.reading("c").pieces == ("planet", "ship-red")
+    assert observer.changed_sites() == set()
 
 
 def test_an_arm_over_the_board_holds_the_board_unsettled_until_a_frame_shows_it_gone():

@@ -10,7 +10,7 @@ import pytest
 from companion.boards import default_board
 from companion.rules import load
 from companion.sim.twin import switch_map
-from companion.table.observe import CameraView, Observer
+from companion.table.observe import FRAME_AGE, CameraView, Observer
 from companion.table.setup_guide import SetupGuide, piece_words, placement_order
 from companion.table.steps import NotNow
 
@@ -122,7 +122,7 @@ def test_the_camera_sees_a_piece_set_on_another():
     stacks = {site: stack[:1] for site, stack in LAYOUT.items()}
     now = time.monotonic()
     grid_board(observer, LAYOUT, now)
-    time.sleep(0.06)
+    time.sleep(FRAME_AGE + 0.01)  # (a frame that arrives sooner may have been exposed before the board was set)
     observer.camera(CameraView(time.monotonic(), stacks, frozenset()))
     status = guided.until(lambda s: s["placed"] == 4)
     assert status["how"] == "sensors" and status["text"] == "Put the red ship on orbit 2 space 0, on the home planet."
@@ -181,7 +181,7 @@ def test_orbit_tiles_the_camera_does_not_know_are_felt_and_a_dual_ship_is_seen_a
         guide = SetupGuide(layout, board, observer, news.append, lambda: None, every=0.01, **extra)
         guide.start()
         observer.reed(frozenset(switches[s] for s in layout), time.monotonic())
-        time.sleep(0.06)
+        time.sleep(FRAME_AGE + 0.01)
         observer.camera(CameraView(time.monotonic(), {"r1s0": ("planet-red",)}, frozenset(), pieces=known))
         status = _until(guide, lambda s: s["placed"] == 2)  # the tiles and planets at the bottom: felt
         assert status["placed"] == 2 and status["piece"] == "ship-blue-red" and status["how"] == last_how
