@@ -27,6 +27,9 @@ class Frame:
     time: float  # seconds (wall clock for cameras, file time for files, scene time for the renderer)
     source: str
     cropped: Cropped | None = None  # the image holds only the crops the table asked a phone for (vision_crops.py)
+    # Monotonic seconds before which the picture cannot have been taken, where the source knows (a phone's still is
+    # taken after the table asked for it); None: only its arrival is known.
+    taken: float | None = None
 
 
 class FrameSource(Protocol):

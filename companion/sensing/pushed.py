@@ -16,6 +16,10 @@ change in crops it asks for them instead (`wanted`: a CropPlan, or on a table of
 number): the page cuts them from its photo, turned and scaled as `fitted` would, and sends their gray bytes
 (`push_crops`), which the table reads as sent. A plan is good for one still: one sent for an older plan is refused,
 and the page asks again.
+
+Every ask is numbered, and the page sends its still with the ask's number (`push(..., ask=n)`; a crops plan's number
+is its ask's): the still was taken after the table asked, so it shows the board as it was then or later, however
+late it arrives. The table takes a picture stamped only on arrival as possibly a webcam frame's age old.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from companion.sensing.vision_crops import Composer, Plan
 
 QUIET_SECONDS = 6.0  # nothing at all from the phone for this long: it is gone (asleep, out of battery, closed)
 SAME_SHAPE = 0.01  # pictures whose sides' ratio differs from the profile's by less than this are the same shape
+ASKS_KEPT = 8  # a still answering an older ask than these is taken as stamped on arrival
 
 
 class OtherSize(UserError):
@@ -80,7 +85,8 @@ class PushedFrames:
         self._still_wanted = still_wanted
         self.planner = planner  # the crops the table would read the next still in (None: the whole still)
         self._plan: tuple[int, Plan] | None = None  # the plan the phone was last given, and its number
-        self._plans = 0
+        self._plans = 0  # asks so far: the last one's number
+        self._asked: dict[int, float] = {}  # the latest asks' numbers and when they were made (monotonic)
         self._composer = Composer()
         self.size = size  # the camera profile's frame size (width, height): stills are fitted to it
         self.colour = colour  # stills in colour (pieces found by colour); gray otherwise, decoded in half the time
@@ -93,15 +99,16 @@ class PushedFrames:
         self.preview: np.ndarray | None = None  # the latest small frame, for a person to look at
         self.latest: np.ndarray | None = None  # the latest still
 
-    def push(self, image: np.ndarray, still: bool) -> None:
+    def push(self, image: np.ndarray, still: bool, ask: int | None = None) -> None:
         """A picture from the phone; a still of another shape than the profile's is refused (OtherSize), one of its
-        shape turned and scaled to its size."""
+        shape turned and scaled to its size. `ask`: the number of the ask the still answers (it was taken after
+        it), where the page says."""
         if still:
             image = fitted(image, self.size)
         with self._lock:
             self._heard = time.monotonic()
             if still:
-                self._still = Frame(image, time.time(), "phone camera")
+                self._still = Frame(image, time.time(), "phone camera", taken=self._asked.get(ask or 0))
                 self.latest = image
                 self._awaiting_read = True
                 self._plan = None
@@ -125,21 +132,24 @@ class PushedFrames:
             except ValueError as error:
                 raise UserError(f"the crops: {error}") from None
             self._heard = time.monotonic()
-            self._still = Frame(image, time.time(), "phone camera", cropped)
+            self._still = Frame(image, time.time(), "phone camera", cropped, self._asked.get(number))
             self._awaiting_read = True
             self._plan = None
             self._lock.notify_all()
 
-    def wanted(self) -> tuple[bool, tuple[int, Plan] | None]:
-        """Whether the phone should send a still now, and the crops to send instead of it with their plan's number
-        (None: the whole still)."""
+    def wanted(self) -> tuple[int, tuple[int, Plan] | None]:
+        """Whether the phone should send a still now (0: no; else the ask's number, to send it with), and the crops
+        to send instead of it with their plan's number (None: the whole still)."""
         if not self.wants_still():
-            return False, None
+            return 0, None
         plan = self.planner()
         with self._lock:
             self._plans += 1
+            self._asked[self._plans] = time.monotonic()
+            for old in [n for n in self._asked if n <= self._plans - ASKS_KEPT]:
+                del self._asked[old]
             self._plan = None if plan is None else (self._plans, plan)
-            return True, self._plan
+            return self._plans, self._plan
 
     def wants_still(self) -> bool:
         """Whether the phone should send a full-resolution still now."""

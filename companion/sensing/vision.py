@@ -1477,12 +1477,6 @@ def _detail(look: np.ndarray) -> np.ndarray:
     return look - cv2.GaussianBlur(look, (DETAIL_KERNEL, DETAIL_KERNEL), LOOK_DETAIL)
 
 
-def _correlation(a: np.ndarray, b: np.ndarray) -> float:
-    """Normalised correlation of two looks of the same size (1 when one is the other scaled and shifted)."""
-    a, b = a - a.mean(), b - b.mean()
-    return float((a * b).sum() / max(float(np.sqrt((a * a).sum() * (b * b).sum())), 1e-6))
-
-
 def _search_scale(smallest_px: float) -> float:
     """The scale a region is searched for stickers at, from the smallest sticker side (px) it may show."""
     return 2.0 if smallest_px < UPSCALE_BELOW_PX else 0.5 if smallest_px > DOWNSCALE_ABOVE_PX else 1.0

@@ -316,15 +316,25 @@ class Twin:
             raise TimeoutError(f"the board did not settle within {self.timeout:.0f} s")
 
     def set_board(self, layout: Layout) -> frozenset[Key]:
-        """Set the grids' switches to `layout` and wait until every link reports them: the closed switches (for a
-        table on a clock of its own, whose driver tells the observer: `own_clock`)."""
+        """Set the grids' switches to `layout` and wait until every link reports them and the table has heard
+        them (but for a table on a clock of its own, whose driver tells the observer: `own_clock`): the closed
+        switches."""
         wanted = self._closed(layout)
         self._set_switches(wanted)
         deadline = time.monotonic() + self.timeout
-        while self.occupancy() != wanted:
+        observer = self.live.observer
+        observer = observer if observer is not None and observer.watches_grid() and not self.own_clock else None
+        heard = frozenset() if observer is None else self._heard(observer, wanted)
+        while self.occupancy() != wanted or (observer is not None and observer.occupied() != heard):
             self._before(deadline)
             time.sleep(0.001)
         return wanted
+
+    @staticmethod
+    def _heard(observer: Observer, closed: frozenset[Key]) -> frozenset[str]:
+        """The sites the observer takes as occupied once it has heard `closed`."""
+        sites = (observer.switch_sites.get(switch) for switch in closed)
+        return frozenset(site for site in sites if site is not None)
 
     def flash(self, layout: Layout, seconds: float) -> None:
         """A board that lasts less than the settle window: a hand sliding a piece over other sites."""

@@ -411,11 +411,16 @@ class LiveTable:
             return None
         return reader[0].crop_plan(to_read[0] | to_read[1])  # (whether a stack looks changed the crops will show)
 
-    def read_frame(self, image: np.ndarray, now: float, cropped: Cropped | None = None) -> None:
+    def read_frame(
+        self, image: np.ndarray, now: float, cropped: Cropped | None = None, taken: float | None = None
+    ) -> None:
         """One camera frame read (every board in view, each by its own markers) and handed to the observer. A frame
         of another size than the profile's is rescaled when it has the profile's shape, else FrameSize. `cropped`:
-        the frame holds only the crops of a plan (a phone's), read where the plan says."""
+        the frame holds only the crops of a plan (a phone's), read where the plan says. `taken`: the moment before
+        which it cannot have been taken, where its source knows (Frame.taken)."""
         view = self.frame_view(image, now, cropped)
+        if view is not None and taken is not None:
+            view = replace(view, taken=taken)
         if view is not None:
             assert self.observer is not None
             self.observer.camera(view)
@@ -485,7 +490,7 @@ class LiveTable:
                 self._camera_source = source
                 frame = source.read()
                 if frame is not None:
-                    self.read_frame(frame.image, time.monotonic(), frame.cropped)
+                    self.read_frame(frame.image, time.monotonic(), frame.cropped, frame.taken)
             except UserError as error:  # cannot be opened (unplugged, in use): said once it counts as gone
                 frame, why = None, str(error)
             except FrameSize as error:  # said at once: the next frame will be no better

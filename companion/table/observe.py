@@ -22,6 +22,12 @@ from companion.sensing.vision import UNREAD, FrameReport
 from companion.sensing.vision_table import TableReport
 from companion.table.observation import Observation, SiteReading
 
+# Seconds from the start of a frame's exposure to its arrival at the table, at the most: a frame is stamped when it
+# arrives, so one that arrived within this of a switch's change may show the board from before it. A USB webcam in
+# shared/WORLD.md's indoor light exposes for up to 1/15 s at 15 frames a second and its MJPEG frame reaches the host
+# up to two frame intervals after the exposure ends (0.2 s in all); a Pi camera's frames arrive sooner.
+FRAME_AGE = 0.25
+
 
 @dataclass(frozen=True)
 class CameraView:
@@ -45,6 +51,14 @@ class CameraView:
     # lens's blur and nothing read): unknown, never empty. They are among `unreliable`.
     unread: frozenset[str] = frozenset()
     confidence: Mapping[str, float] = field(default_factory=dict)  # the least confident sighting on each site read
+    # The moment the frame's exposure began at the earliest, where its source knows it (a phone's still, taken after
+    # the table asked for it); None: it may be as old as a webcam's frame when it arrives (FRAME_AGE).
+    taken: float | None = None
+
+    @property
+    def since(self) -> float:
+        """The earliest moment the frame may show the board as it was."""
+        return self.time - FRAME_AGE if self.taken is None else self.taken
 
 
 ARROW_SLACK = 50.0  # degrees an arrow may be off the way to a site and still point to it
@@ -193,13 +207,6 @@ def _heading(board: Board, site: str | None, turn: float | None) -> str:
     return off[0][1]
 
 
-# Seconds from the start of a frame's exposure to its arrival at the table, at the most: a frame is stamped when it
-# arrives, so one that arrived within this of a switch's change may show the board from before it. A USB webcam in
-# shared/WORLD.md's indoor light exposes for up to 1/15 s at 15 frames a second and its MJPEG frame reaches the host
-# up to two frame intervals after the exposure ends (0.2 s in all); a Pi camera's frames arrive sooner.
-FRAME_AGE = 0.25
-
-
 class Observer:
     """Thread-safe: the reed link's thread and the camera's thread feed it, the table's loop reads it."""
 
@@ -294,11 +301,10 @@ class Observer:
     def camera(self, view: CameraView) -> None:
         with self._lock:
             self._frames = [*self._frames[-1:], view]
-            # A reliable frame taken since the last switch changed (arrived FRAME_AGE after it: one that arrived
-            # sooner may have been exposed before it) has read the changed sites it could see (an arm
-            # over some leaves them unreliable: read again). A board out of view is not waited for: it is read whole
-            # when it comes back (its pose is found anew).
-            if view.reliable and self._grid_up and self._occupied and view.time - FRAME_AGE > self._last_change:
+            # A reliable frame taken since the last switch changed (exposed after it: `since`) has read the changed
+            # sites it could see (an arm over some leaves them unreliable: read again). A board out of view is not
+            # waited for: it is read whole when it comes back (its pose is found anew).
+            if view.reliable and self._grid_up and self._occupied and view.since > self._last_change:
                 unread = view.unreliable - view.away
                 self._pending = set(unread) if self._pending is None else self._pending & unread
 
@@ -337,6 +343,11 @@ class Observer:
         return changed, frozenset(held & (self.camera_sites or frozenset())) - changed
 
     # Reading.
+    def occupied(self) -> frozenset[str]:
+        """The sites the grid last said a piece stands on (empty while no grid reports)."""
+        with self._lock:
+            return frozenset(site for site, now in self._occupied.items() if now)
+
     def lifted(self) -> frozenset[str]:
         """Sites whose piece is in the air since the board last settled."""
         with self._lock:
@@ -394,9 +405,9 @@ class Observer:
         return None
 
     def _fresh_frame(self, after: float, clear: bool = False) -> CameraView | None:
-        """The newest reliable frame taken at `after` or since (it arrived FRAME_AGE after, its exposure may have
-        begun as late as its arrival less that); with `clear`, only if it shows no arm over a board."""
-        frames = [f for f in self._frames if f.time - FRAME_AGE >= after and f.reliable]
+        """The newest reliable frame taken at `after` or since (`since`: its exposure began then at the earliest);
+        with `clear`, only if it shows no arm over a board."""
+        frames = [f for f in self._frames if f.since >= after and f.reliable]
         if not frames or (clear and frames[-1].hand):
             return None
         return frames[-1]

@@ -53,8 +53,10 @@ def page() -> Response:
 @phone_camera.get("/api/camera/wanted")
 @requires_token
 def wanted() -> Response:
-    still, plan = _phone().wanted()
-    answer: dict[str, Any] = {"still": still, "preview_every_ms": PREVIEW_EVERY_MS}
+    ask, plan = _phone().wanted()
+    answer: dict[str, Any] = {"still": bool(ask), "preview_every_ms": PREVIEW_EVERY_MS}
+    if ask:
+        answer["ask"] = ask  # sent back with the still: it was taken after this ask
     if plan is not None:
         number, crops = plan
         answer["crops"] = {
@@ -86,7 +88,7 @@ def frame() -> Response:
     except PictureError as error:
         raise BadInput(str(error)) from None
     try:
-        phone.push(image, still)
+        phone.push(image, still, whole_arg("ask", 0) or None)
     except OtherSize as error:  # a picture of another shape than the camera was calibrated for: the phone is told
         raise BadInput(str(error), 409) from None
     return jsonify({"width": int(image.shape[1]), "height": int(image.shape[0]), "still": still})

@@ -69,6 +69,24 @@ def test_a_frame_that_arrived_just_after_a_switch_changed_may_show_the_board_bef
     assert observer.changed_sites() == set()
 
 
+def test_a_still_known_to_be_taken_after_the_change_counts_however_soon_it_arrives():
+    """A phone's still answers the table's ask, made once the grid had settled: taken after the ask, it shows the
+    board after the change however soon it arrives. One taken before a change the grid reported later does not."""
+    observer = Observer(SWITCHES, SITES, settle=0.3)
+    observer.reed(frozenset(), at=1.0)
+    observer.camera(view(1.5, {}))
+    assert observer.observation(1.6) is not None
+    observer.reed(frozenset({(0, 1)}), at=2.0)
+    # Asked for at 2.05 (the grid's report of 2.0 heard late), arrived at once: sooner than a webcam's frame is old.
+    observer.camera(replace(view(2.1, {"b": ("ship-red",)}), taken=2.05))
+    assert observer.changed_sites() == set()
+    assert observer.observation(2.35).reading("b").pieces == ("ship-red",)
+    observer.camera(replace(view(2.5, {"b": ("ship-red",)}), taken=2.4))
+    observer.reed(frozenset({(1, 0)}), at=2.45)  # moved on to c: heard after the ask
+    observer.camera(replace(view(2.9, {"b": ("ship-red",)}), taken=2.4))  # (the ask's still, read late)
+    assert observer.changed_sites() == {"b", "c"}
+
+
 def test_an_arm_over_the_board_holds_the_board_unsettled_until_a_frame_shows_it_gone():
     """A hand may be about to set a piece down where the grid cannot feel it: while the camera's newest frame shows
     an arm over the board, nothing settles, however quiet the grid; with the camera alone too."""

@@ -103,6 +103,8 @@ def test_the_camera_page_sends_a_full_size_photo_the_pipeline_reads(tmp_path, be
         still = _still(phone)
         assert still is not None, page.locator("#state").inner_text()
         assert still.image.shape[:2] == (SIZE[1], SIZE[0])  # the profile's size, turned back
+        # Sent with the number of the table's ask it answers: known to be taken after it, not merely stamped on arrival.
+        assert still.taken is not None and still.taken < time.monotonic()
         # The camera's own photo (ImageCapture), not a frame of its video drawn on a canvas.
         page.wait_for_function("document.getElementById('sent').textContent.includes('a photo of 720 × 1280')")
         deadline = time.monotonic() + 10
@@ -140,6 +142,7 @@ def test_the_camera_page_sends_the_parts_the_table_names_and_the_table_reads_the
     try:
         still = _still(phone)
         assert still is not None and still.cropped is not None, page.locator("#state").inner_text()
+        assert still.taken is not None  # (the plan's number is its ask's)
         page.wait_for_function("document.getElementById('sent').textContent.includes('parts of a photo of 720 × 1280')")
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "camera-page-parts.png"))

@@ -25,9 +25,10 @@ function say(text, problem = false) {
 
 class Refused extends Error {} // the table read the picture and said what is wrong with it
 
-async function post(blob, still) {
+async function post(blob, ask) {
+  // A still says which ask it answers (it was taken after it); a preview answers none.
   const type = blob.type === "image/png" ? "image/png" : "image/jpeg";
-  return send(`still=${still ? 1 : 0}`, blob, type);
+  return send(ask ? `still=1&ask=${ask}` : "still=0", blob, type);
 }
 
 async function send(query, body, type) {
@@ -129,7 +130,7 @@ async function tick() {
       const crops = plan ? await cutOut(picture, plan) : null;
       const answer = crops
         ? await send(`crops=${plan.plan}`, crops.body, "application/octet-stream")
-        : await post(picture, true);
+        : await post(picture, wanted.ask);
       stills += 1;
       const parts = plan && `${plan.boxes.length} ${plan.boxes.length === 1 ? "part" : "parts"}`;
       const what = crops ? `${parts} of a ${kind} of ${crops.width} × ${crops.height}`
@@ -138,7 +139,7 @@ async function tick() {
       say("watching the board");
     } else if (Date.now() - lastPreview > previewEvery) {
       lastPreview = Date.now();
-      await post(await grab(PREVIEW_WIDTH), false);
+      await post(await grab(PREVIEW_WIDTH), 0);
       say("watching the board");
     }
   } catch (error) {
