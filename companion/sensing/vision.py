@@ -1300,11 +1300,20 @@ class Vision:
         return max(0, x0), max(0, y0), min(shape[1], x1), min(shape[0], y1)
 
     # -- what the frame cannot tell
-    def _unreliable_regions(
-        self, colour: np.ndarray, pose: Pose, corners: dict, overview: np.ndarray | None = None
-    ) -> list[Region]:
-        """What the frame cannot tell: hidden, out of view, round a hidden corner marker. `overview`: the whole
-        picture shrunk (a frame holding crops alone), for the occlusion check."""
+    def arm_over(self, image: np.ndarray) -> bool:
+        """Whether an arm reaches in over the board in this frame (of the profile's size), by the occlusion check
+        alone, no sticker decoded; False unless the board stands where it was last read (a board that moved is read
+        whole to be found again)."""
+        pose = self._pose
+        if pose is None or not self.stands(image):
+            return False
+        occluded, _ = self._occluded(image, pose)
+        return any(sites for _, sites in self._occlusion.regions(occluded))
+
+    def _occluded(
+        self, colour: np.ndarray, pose: Pose, overview: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The occlusion check's cells over the board: (hidden by something reaching in, out of the frame)."""
         frame_shape = colour.shape[:2]
         if overview is not None:
             small, scale = overview, overview.shape[1] / frame_shape[1]
@@ -1315,7 +1324,15 @@ class Vision:
         else:  # a quarter-size frame is plenty for the occlusion check's 4 mm cells
             small = cv2.resize(colour, (frame_shape[1] // 4, frame_shape[0] // 4), interpolation=cv2.INTER_AREA)
             scale = 0.25
-        occluded, out_of_view = self._occlusion.find(small, scale, pose, self.matrix, self.dist)
+        return self._occlusion.find(small, scale, pose, self.matrix, self.dist)
+
+    def _unreliable_regions(
+        self, colour: np.ndarray, pose: Pose, corners: dict, overview: np.ndarray | None = None
+    ) -> list[Region]:
+        """What the frame cannot tell: hidden, out of view, round a hidden corner marker. `overview`: the whole
+        picture shrunk (a frame holding crops alone), for the occlusion check."""
+        frame_shape = colour.shape[:2]
+        occluded, out_of_view = self._occluded(colour, pose, overview)
         regions = [
             Region(reason, outline, sites)
             for reason, mask in (("occluded", occluded), ("out of view", out_of_view & ~occluded))

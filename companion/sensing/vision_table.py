@@ -112,6 +112,11 @@ class TableVision:
         )
         self._reports: tuple[FrameReport, ...] | None = None  # each board's last report (kept where not read anew)
 
+    def arm_over(self, image: np.ndarray) -> bool:
+        """Whether an arm reaches in over any board in this frame that stands where it was last read
+        (Vision.arm_over)."""
+        return self._reports is not None and any(vision.arm_over(image) for vision in self.visions)
+
     def process(
         self,
         image: np.ndarray,

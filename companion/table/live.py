@@ -444,6 +444,10 @@ class LiveTable:
         if reader is None:  # the board in play is one the camera cannot read: the calibration view only
             return None
         vision, registry = reader
+        if cropped is None and self.observer.watches_grid() and vision.arm_over(image):
+            # An arm over the board holds every booking: a frame that shows one cannot settle it, so its stickers are
+            # not decoded, and the reader is free for the frame that shows the arm gone. It vouches for no site.
+            return CameraView(now, {}, frozenset(self.observer.camera_sites or ()), True, hand=True)
         # While the grid stays quiet the board is still: the frames since it settled are fused with this one where
         # stickers are decoded (a site read unread in the first is read again in the average of several).
         still = changed is not None and self.observer.grid_quiet(now) and cropped is None
