@@ -126,3 +126,17 @@ def test_a_crowd_lying_on_the_board_is_not_a_hand_but_an_arm_reaching_in_is(boar
     reaching = replace(base, hand=Hand((*crowd, arm), 2.0))
     report = vision.process(renderer.render(reaching).image)
     assert any(r.reason == "occluded" for r in report.unreliable)
+
+
+def test_an_arm_over_a_board_read_before_is_told_without_decoding_a_sticker(board, registry, renderer, camera):
+    """A frame that shows an arm reaching in cannot settle the board: the table asks only whether one is there (the
+    occlusion check), and only of a board that stands where it was last read; one that moved is read whole."""
+    vision = Vision(board, registry, sim_profile(camera, board.name))
+    scene = random_scene(board, registry, camera, 2, hand=True)
+    clear = renderer.render(replace(scene, hand=None)).image
+    assert not vision.arm_over(clear)  # nothing read yet
+    vision.process(clear)
+    assert not vision.arm_over(renderer.render(replace(scene, hand=None)).image)
+    reaching = renderer.render(scene).image
+    assert vision.arm_over(reaching)
+    assert not vision.arm_over(np.roll(reaching, 60, axis=1))  # the board pushed aside: found anew, read whole
