@@ -446,7 +446,9 @@ class LiveTable:
         vision, registry = reader
         if cropped is None and self.observer.watches_grid() and vision.arm_over(image):
             # An arm over the board holds every booking: a frame that shows one cannot settle it, so its stickers are
-            # not decoded, and the reader is free for the frame that shows the arm gone. It vouches for no site.
+            # not decoded, and the reader is free for the frame that shows the arm gone. It vouches for no site. The
+            # frames before it are not fused with those after: the hand may have set a piece where no switch feels.
+            self._settled_frames = []
             return CameraView(now, {}, frozenset(self.observer.camera_sites or ()), True, hand=True)
         # While the grid stays quiet the board is still: the frames since it settled are fused with this one where
         # stickers are decoded (a site read unread in the first is read again in the average of several).
