@@ -317,15 +317,11 @@ class Observer:
     def changed_sites(self) -> frozenset[str] | None:
         """The sites the camera has to read again (their switch changed since it last read them settled), for it to
         decode only there, with every site in view that it watches and no switch lies under (a planet map on no grid:
-        the camera alone sees it change); None when it must read the whole frame (no grid, nothing read settled yet,
-        or more pieces lifted than set down since the board last settled: one may have been set onto a piece already
-        there, which no switch feels)."""
+        the camera alone sees it change); None when it must read the whole frame (no grid, or nothing read settled
+        yet). A piece lifted may have been set onto another, which no switch feels: `sites_to_read` has the camera
+        look at every held site for that."""
         with self._lock:
             if not self._grid_up or self._pending is None:
-                return None
-            lifted = sum(1 for site, was in self._settled_occupied.items() if was and not self._occupied.get(site))
-            landed = sum(1 for site, now in self._occupied.items() if now and not self._settled_occupied.get(site))
-            if lifted > landed:
                 return None
             away = self._frames[-1].away if self._frames else frozenset()  # (a map in the box is not waited for)
             unswitched = (self.camera_sites or frozenset()) - set(self.switch_sites.values()) - away

@@ -237,6 +237,20 @@ def test_the_camera_is_told_which_sites_to_read_again_until_it_has_read_them_set
     assert observer.changed_sites() is None  # the camera alone reads the whole frame
 
 
+def test_a_piece_lifted_with_nothing_set_down_has_the_held_sites_looked_at_not_the_whole_frame_read():
+    """A piece lifted and set onto another (or taken off the table): no switch says where it went. The camera reads
+    the site it left and looks at every site the grid feels a piece on (a stack it joined looks changed there), not
+    the whole frame."""
+    observer = Observer(SWITCHES, SITES, settle=0.3)
+    observer.reed(frozenset({(0, 0), (0, 1)}), at=0.0)
+    observer.camera(view(0.5, {"a": ("ship-red",), "b": ("planet",)}))
+    assert observer.observation(0.6) is not None and observer.sites_to_read() == (frozenset(), {"a", "b"})
+    observer.reed(frozenset({(0, 1)}), at=1.0)  # the ship leaves a: onto b's planet, or off the table
+    assert observer.sites_to_read() == ({"a"}, {"b"})
+    observer.camera(view(1.5, {"b": ("planet", "ship-red")}))
+    assert observer.changed_sites() == set() and observer.observation(1.6).reading("b").pieces == ("planet", "ship-red")
+
+
 def test_riders_side_by_side_and_stacks_reaching_out_of_the_frame():
     """Riders docked at one level carry no order: any of them may be the stack's top. A site the frame cannot vouch
     for only because its stack may reach out of the frame keeps what was read there as present, and nothing more:
