@@ -1300,6 +1300,15 @@ class Vision:
         return max(0, x0), max(0, y0), min(shape[1], x1), min(shape[0], y1)
 
     # -- what the frame cannot tell
+    def shown_in(self, markers: FrameMarkers) -> bool:
+        """Whether the frame's whole-frame searches made already (for other boards) found one of this board's
+        markers."""
+        return any(
+            (dictionary, marker_id) in self._fiducials
+            for dictionary in self._corner_detectors
+            for marker_id, _ in markers.searched(dictionary) or ()
+        )
+
     def arm_over(self, image: np.ndarray) -> bool:
         """Whether an arm reaches in over the board in this frame (of the profile's size), by the occlusion check
         alone, no sticker decoded; False unless the board stands where it was last read (a board that moved is read
@@ -1399,6 +1408,10 @@ class FrameMarkers:
             c = self._colour
             self._gray = c if c.ndim == 2 else cv2.cvtColor(c, cv2.COLOR_BGR2GRAY)
         return self._gray
+
+    def searched(self, dictionary: str) -> list[tuple[int, np.ndarray]] | None:
+        """What the whole-frame search for `dictionary` found, if it was made already (None: not yet)."""
+        return self._found.get(dictionary)
 
     def whole(self, dictionary: str, detector: cv2.aruco.ArucoDetector) -> list[tuple[int, np.ndarray]]:
         """Every marker of `dictionary` in the frame: (id, corners in frame pixels). The search keeps the frame's

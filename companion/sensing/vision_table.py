@@ -11,7 +11,8 @@ whose sites changed, each board's plan its own (vision.py `crop_plan`: its sites
 looks); the boards that did not change keep their last reading. Whole frames (a Pi camera's) are read so too: a board
 none of whose sites changed is only checked by its markers' looks, and read only when it moved. A changed board with
 no reading yet (a map just laid down), or parts that would cost more than the whole picture's gray, have the whole
-picture asked for.
+picture asked for. A board none of whose markers showed (a map in the box) is looked for in a whole-frame search
+once a second, or at once when a grid says one of its sites changed, not in every frame.
 """
 
 from __future__ import annotations
@@ -83,6 +84,13 @@ class TableReport:
 SAME_PIECE_MM = 10.0  # one piece seen by two boards' poses lands this near itself (each pose within a few mm)
 
 
+# Seconds of frame time between whole-frame searches for a board none of whose markers showed (a planet map in the
+# box): it is looked for again this often, or at once when a grid says one of its sites changed, or when a search
+# made for another board finds it. The search of a whole frame costs 40-50 ms here at 1080p (a Pi's core 3-5 times
+# that); a map laid down is found within this, and its first piece's switch calls for it at once.
+AWAY_SEARCH = 1.0
+
+
 class TableVision:
     """The camera pipeline for boards side by side: one Vision per board, one marker search per frame."""
 
@@ -111,6 +119,7 @@ class TableVision:
             for b in boards
         )
         self._reports: tuple[FrameReport, ...] | None = None  # each board's last report (kept where not read anew)
+        self._searched = [-math.inf] * len(self.boards)  # the frame time each board was last read
 
     def arm_over(self, image: np.ndarray) -> bool:
         """Whether an arm reaches in over any board in this frame that stands where it was last read
@@ -154,9 +163,18 @@ class TableVision:
                     # for its own next change)
                     reports.append(replace(self._reports[i], time=time))
                     continue
+                if mine == set() and self._away(i, time) and not vision.shown_in(markers):
+                    reports.append(replace(self._reports[i], time=time))  # (still out of view: looked for soon)
+                    continue
+                self._searched[i] = time
                 reports.append(vision.process(image, time, mine, markers, more, by_look, held=own_held))
         self._reports = tuple(reports)
         return TableReport(time, tuple(zip(self.boards, self._without_neighbours(reports), strict=True)))
+
+    def _away(self, i: int, time: float) -> bool:
+        """Board `i` showed none of its markers when last read, less than AWAY_SEARCH ago."""
+        last = self._reports[i] if self._reports is not None else None
+        return last is not None and not last.markers and 0.0 <= time - self._searched[i] < AWAY_SEARCH
 
     def crop_plan(self, changed: Collection[str]) -> TablePlan | None:
         """The parts of the next picture the boards whose sites in `changed` (layout ids) are read from, one plan a

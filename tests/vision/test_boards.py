@@ -221,3 +221,27 @@ def test_vision_detect_reads_the_boards_beside_with_their_layout_names(table, tm
     assert "frame.png [orbital_battle:planet3]:" in capsys.readouterr().out
     assert main([*argv[:5], "orbital_battle:planet9", *argv[6:]]) == 2
     assert "planet9" in capsys.readouterr().err
+
+
+def test_a_planet_map_out_of_view_is_looked_for_once_a_second_or_when_its_sites_change(table):
+    """A map in the box costs a whole-frame marker search: it is looked for again once AWAY_SEARCH of frame time has
+    passed, or at once when the grid says one of its sites changed, not in every frame of a settled table."""
+    from companion.sensing.vision_table import AWAY_SEARCH
+
+    _, boards, spread, renderer, _, tables = table
+    vision = _vision(table)
+    rng = np.random.default_rng(13)
+    p = spread.placements[1]
+    boxed = Spread((spread.placements[0], Placement(p.board, p.x + 5000.0, p.y, p.turn)))
+    away = renderer.render_spread(tables, random_shot("normal", rng), rng, boxed).image
+    back = renderer.render_spread(tables, random_shot("normal", rng), rng).image
+    assert list(vision.process(away, 0.0).out_of_view()) == [boards[1].name]
+    vision.process(away, 0.1, set())
+    # Laid on the table: a frame soon after the last search leaves it out of view ...
+    assert list(vision.process(back, 0.2, set()).out_of_view()) == [boards[1].name]
+    # ... a frame once AWAY_SEARCH has passed finds it; and so does one whose grid felt a piece set on it.
+    assert vision.process(back, AWAY_SEARCH + 0.05, set()).out_of_view() == {}
+    vision = _vision(table)
+    vision.process(away, 0.0)
+    found = vision.process(back, 0.1, {f"p3:{boards[1].sites[0].id}"})
+    assert found.out_of_view() == {}
