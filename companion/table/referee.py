@@ -368,13 +368,13 @@ def _under_way(
     some of its sites (a piece dropped on one) explains the others, but never a piece at its target while the
     piece it moves there has not left its site: pieces are conserved, that is another piece."""
     best: list[tuple[frozenset[str], bool]] = []
-    best_key = (0, 0)
-    gained = frozenset(site for site in changed if _gained(prepared.layout, observation, site))
+    best_key = (0, 0, 0)
+    gained = frozenset(site for site in changed if _gained(prepared.layout, observation, site, physical))
     indices = {i for site in changed for i in prepared.by_site.get(site, ())}
     for index in sorted(indices):
         fp = prepared.candidates[index].footprint
         covered = frozenset(changed) & fp.sites
-        key = _key(fp, covered, gained, changed, physical)
+        key = _key(fp, covered, gained, changed, physical, observation)
         if key < best_key or (key == best_key and any(covered == c for c, _ in best)):
             continue
         fits, todo = progress(fp, observation, physical)
@@ -382,7 +382,7 @@ def _under_way(
             # Part way but for a few sites (a piece dropped on one, another knocked onto one): the sites it reads
             # well at are its doing, the others are what is wrong.
             covered &= reached_sites(fp, observation, physical)
-            key = _key(fp, covered, gained, changed, physical)
+            key = _key(fp, covered, gained, changed, physical, observation)
             if not covered or key < best_key or (key == best_key and any(covered == c for c, _ in best)):
                 continue
         elif _landed_elsewhere(todo, gained - covered, observation, physical):
@@ -397,13 +397,24 @@ def _under_way(
 
 
 def _key(
-    fp: Footprint, covered: frozenset[str], gained: frozenset[str], changed: list[str], physical: Callable[[str], str]
-) -> tuple[int, int]:
-    """How well a move part way explains the board: the pieces set down it accounts for, then the sites. A piece it
-    has lifted that no sensor yet feels at its target (in the hand, or dropped on the way) may be a piece set down
-    elsewhere, as much as a piece new to the board may be."""
+    fp: Footprint,
+    covered: frozenset[str],
+    gained: frozenset[str],
+    changed: list[str],
+    physical: Callable[[str], str],
+    observation: Observation,
+) -> tuple[int, int, int]:
+    """How well a move part way explains the board: the pieces set down it accounts for, then those of them the
+    camera names where the move sets them (a piece the grid alone feels may be any piece: one knocked there), then
+    the sites. A piece it has lifted that no sensor yet feels at its target (in the hand, or dropped on the way) may
+    be a piece set down elsewhere, as much as a piece new to the board may be."""
     in_air = sum(1 for _, origin, target in fp.pairs(physical)[0] if origin in covered and target not in changed)
-    return len(covered & gained) + min(in_air, len(gained - covered)), len(covered)
+    named = 0
+    for change in fp.changes:
+        seen = observation.reading(change.site).pieces if change.site in covered & gained else None
+        if seen and {unpointed(physical(p)) for p in change.arriving} & {unpointed(p) for p in seen}:
+            named += 1
+    return len(covered & gained) + min(in_air, len(gained - covered)), named, len(covered)
 
 
 def _landed_elsewhere(
@@ -431,12 +442,15 @@ def _newly_pointed(layout: Layout, observation: Observation, physical: Callable[
     return out
 
 
-def _gained(layout: Layout, observation: Observation, site: str) -> bool:
-    """Does the site hold more pieces than the game has there?"""
+def _gained(layout: Layout, observation: Observation, site: str, physical: Callable[[str], str]) -> bool:
+    """Has a piece been set down on the site: does it hold more pieces than the game has there, or does the camera
+    see one there the game does not have (a partial reading sees a stack's top: a piece set onto it)?"""
     reading = observation.reading(site)
+    expected = tuple(layout.get(site, ()))
     if reading.pieces is not None:
-        return len(reading.pieces) > len(layout.get(site, ()))
-    return bool(reading.occupied) and not layout.get(site)
+        seen, shown = aligned(reading.pieces, observation.shown(expected, physical))
+        return len(reading.pieces) > len(expected) or bool(Counter(seen) - Counter(shown))
+    return bool(reading.occupied) and not expected
 
 
 def _outcomes(candidates: list[Candidate]) -> list[Candidate]:
@@ -522,7 +536,9 @@ def _fixes(
             parts = [f"take {_pieces(extra)} off {where}"] if extra else []
             parts += [f"put {_pieces(missing)} on {where}"] if missing else []
             advice, what = " and ".join(parts), ", ".join(seen or ()) or "nothing"
-        elif seen is not None:  # the camera sees what it should: a piece the grid cannot feel, or a switch stuck
+        elif seen is not None and (seen or shown):
+            # The camera sees what it should: a piece the grid cannot feel, or a switch stuck. (Where it can show none
+            # of what stands there, as a station cannon without a sticker, it has nothing to say: the grid's word.)
             what, advice = ", ".join(seen) or "nothing", f"check {where}: the grid and the camera disagree there"
         elif reading.occupied:
             what, advice = "a piece", f"take the piece off {where}: nothing should stand there"

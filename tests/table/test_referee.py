@@ -169,6 +169,24 @@ def test_orbit_the_camera_tells_which_ship_docked_where_the_grid_cannot():
     assert judge(NamedByRole(), state, orbit_camera(seen)).verdict == "mismatch"
 
 
+def test_a_ship_the_camera_sees_docked_is_the_move_not_a_piece_knocked_where_the_ship_could_have_gone():
+    """The blue ship docks on a planet (the grid feels nothing there; the camera sees it on top) while a neighbour is
+    knocked onto an empty spot the ship could also have flown to, where the camera reads nothing it can name. The
+    flight the camera sees is the move: the advice is about the knocked piece alone, never to take the ship off."""
+    state, action = docking_flight()
+    before = ORBIT.layout(state)
+    seen = dict(ORBIT.layout(ORBIT.apply(state, action)[0]))
+    flown = {a["to"] for a in ORBIT.legal_actions(state) if a.type == "fly" and a["ship"] == action["ship"]}
+    moved = {site for site in before if before.get(site) != seen.get(site)}
+    spot = next(site for site in sorted(flown) if not before.get(site))
+    knocked = next(site for site in sorted(before) if len(before[site]) == 1 and site not in moved | {spot})
+    seen[spot], seen[knocked] = before[knocked], ()
+    camera = orbit_camera(seen)
+    readings = {**camera.sites, spot: SiteReading(True)}  # a piece there the camera cannot name
+    ruling = judge(ORBIT, state, Observation(readings, camera_pieces=camera.camera_pieces))
+    assert ruling.verdict == "mismatch" and {fix.site for fix in ruling.fixes} <= {spot, knocked}, ruling
+
+
 def test_pieces_the_camera_does_not_tell_apart_are_left_to_the_grid():
     seen = Observation(
         {"a": SiteReading(True, ()), "b": SiteReading(True, ("ship-red",), partial=True)},
