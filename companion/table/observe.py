@@ -306,7 +306,10 @@ class Observer:
             # waited for: it is read whole when it comes back (its pose is found anew).
             if view.reliable and self._grid_up and self._occupied and view.since > self._last_change:
                 unread = view.unreliable - view.away
-                self._pending = set(unread) if self._pending is None else self._pending & unread
+                if self._pending is not None:
+                    self._pending &= unread
+                elif not (self.camera_sites or frozenset()) <= unread:  # (one that read no site leaves it whole)
+                    self._pending = set(unread)
 
     def reread(self, sites: frozenset[str]) -> None:
         """The camera must read these sites again (the game changed there, whatever the switches said)."""

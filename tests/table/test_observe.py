@@ -251,6 +251,17 @@ def test_a_piece_lifted_with_nothing_set_down_has_the_held_sites_looked_at_not_t
     assert observer.changed_sites() == set() and observer.observation(1.6).reading("b").pieces == ("planet", "ship-red")
 
 
+def test_a_frame_that_reads_no_site_leaves_the_whole_frame_to_be_read():
+    """The grid back (or the table just started): the camera must read the whole frame. A frame that showed only an
+    arm over the board (nothing decoded, no site vouched for) does not turn that into every site read in crops."""
+    observer = Observer(SWITCHES, SITES, settle=0.3)
+    observer.reed(frozenset({(0, 0)}), at=0.0)
+    observer.camera(replace(view(0.5, {}, unreliable=SITES), hand=True))
+    assert observer.changed_sites() is None
+    observer.camera(view(0.7, {"a": ("ship-red",)}, unreliable={"c"}))
+    assert observer.changed_sites() == {"c"}
+
+
 def test_riders_side_by_side_and_stacks_reaching_out_of_the_frame():
     """Riders docked at one level carry no order: any of them may be the stack's top. A site the frame cannot vouch
     for only because its stack may reach out of the frame keeps what was read there as present, and nothing more:
