@@ -1460,31 +1460,39 @@ def _alike(base: np.ndarray, other: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Look:
-    """A site's look when it was last decoded, with what comparing a later look with it needs (kept so that a
-    comparison costs one blur of the later look)."""
+    """A site's look when it was last decoded. What comparing a later look with it needs is worked out at the first
+    comparison and kept: most sites decoded are never compared (the empty ones a change or the sweep reads)."""
 
     pixels: np.ndarray  # the frame round the site shrunk LOOK_SHRINK times (float32)
-    centred: np.ndarray  # ... less its mean
-    norm: float
-    detail: np.ndarray  # its fine detail (_detail)
-    most: np.ndarray  # the detail's highest and lowest within a cell either way
-    least: np.ndarray
-    power: float
 
     @classmethod
     def of(cls, pixels: np.ndarray) -> _Look:
-        centred = pixels - float(pixels.mean())
-        detail = _detail(pixels)
-        near = np.ones((3, 3), np.uint8)
-        return cls(
-            pixels,
-            centred,
-            float(np.linalg.norm(centred)),
-            detail,
-            cv2.dilate(detail, near),
-            cv2.erode(detail, near),
-            float(np.vdot(detail, detail)),
-        )
+        return cls(pixels)
+
+    @functools.cached_property
+    def centred(self) -> np.ndarray:
+        return self.pixels - float(self.pixels.mean())
+
+    @functools.cached_property
+    def norm(self) -> float:
+        return float(np.linalg.norm(self.centred))
+
+    @functools.cached_property
+    def detail(self) -> np.ndarray:
+        return _detail(self.pixels)
+
+    @functools.cached_property
+    def most(self) -> np.ndarray:
+        """The detail's highest within a cell either way."""
+        return cv2.dilate(self.detail, np.ones((3, 3), np.uint8))
+
+    @functools.cached_property
+    def least(self) -> np.ndarray:
+        return cv2.erode(self.detail, np.ones((3, 3), np.uint8))
+
+    @functools.cached_property
+    def power(self) -> float:
+        return float(np.vdot(self.detail, self.detail))
 
     def changed(self, now: np.ndarray) -> bool:
         """Whether a later look of the site differs: reshaped (their correlation under 1 - LOOK_CHANGE: a piece set
