@@ -49,8 +49,9 @@ def twin(tmp_path_factory) -> Iterator[Twin]:
             phone = twin.live.phone
             assert phone is not None and isinstance(twin.camera, SpreadCamera)
             layout = session.game.layout(session.state)
-            assert "crops" not in _wanted(twin)  # nothing read yet: the whole photo first
-            phone.push(twin.camera.render(layout)[0], still=True)
+            first = _wanted(twin)
+            assert "crops" not in first  # nothing read yet: the whole photo first
+            phone.push(twin.camera.render(layout)[0], still=True, ask=first["ask"])  # (as the camera page sends it)
             until(lambda: phone.wants_still() or not twin.live.wants_frame(), what="the first photo read")
             yield twin
         finally:
@@ -142,8 +143,9 @@ def test_a_board_moved_under_the_parts_has_the_next_photo_asked_for_whole(twin):
     )
     assert status == 400 and "where the table asked for" in answer["error"], answer
     assert _send_parts(twin, wanted, pushed)[0] == 200
-    assert "crops" not in _wanted(twin) and len(session.actions) == count  # nothing read: asked for whole
-    twin.live.phone.push(twin.camera.render(after)[0], still=True)
+    whole = _wanted(twin)
+    assert "crops" not in whole and len(session.actions) == count  # nothing read: asked for whole
+    twin.live.phone.push(twin.camera.render(after)[0], still=True, ask=whole["ask"])
     until(lambda: len(session.actions) > count, what="the unit booked")
     assert session.actions[-1] == action
 
