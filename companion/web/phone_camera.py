@@ -79,6 +79,7 @@ def frame() -> Response:
     if "crops" in request.args:
         return _crops(phone, whole_arg("crops", 0))
     still = request.args.get("still", "0") == "1"
+    ask = whole_arg("ask", 0) or None  # (checked with the rest of the head, before the body is read)
     if request.mimetype not in ("image/jpeg", "image/png"):
         raise BadInput(f"the frame must be image/jpeg or image/png, not {request.mimetype or 'untyped'}", 415)
     try:
@@ -88,7 +89,7 @@ def frame() -> Response:
     except PictureError as error:
         raise BadInput(str(error)) from None
     try:
-        phone.push(image, still, whole_arg("ask", 0) or None)
+        phone.push(image, still, ask)
     except OtherSize as error:  # a picture of another shape than the camera was calibrated for: the phone is told
         raise BadInput(str(error), 409) from None
     return jsonify({"width": int(image.shape[1]), "height": int(image.shape[0]), "still": still})

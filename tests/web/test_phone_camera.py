@@ -208,6 +208,9 @@ def test_frames_take_the_token_and_must_be_images(phone_table, bench_frame):
     assert status == 400 and answer["error"] == "the frame: not a picture the table can read (send a JPEG or PNG)"
     status, answer = _post(server.port, path, jpeg, {"Content-Type": "text/plain", "X-Orrery-Token": TOKEN})
     assert status == 415
+    bad = {"Content-Type": "image/jpeg", "X-Orrery-Token": TOKEN}
+    status, answer = _post(server.port, f"{path}&ask=first", b"not a picture", bad)  # (refused before the body)
+    assert status == 400 and answer["error"] == "ask: expected a whole number from 0 to 9007199254740992, got 'first'"
     assert phone.wants_still()
     status, answer = _post(server.port, path, jpeg, {"Content-Type": "image/jpeg", "X-Orrery-Token": TOKEN})
     assert status == 200 and answer == {"width": 1280, "height": 720, "still": True}
