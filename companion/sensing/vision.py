@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import math
+import weakref
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
@@ -253,6 +254,9 @@ class Vision:
         self._patch_detector.setDetectorParameters(patch_params)
         self._colour = ColourFinder(board, registry, profile)
         self._occlusion = OcclusionFinder(board, 2 * max(e.radius for e in registry.entries))
+        # The occlusion check `arm_over` made of a frame that showed no arm, for the reading of that frame that
+        # follows it to use once (the frame and pose it was made for, and its cells).
+        self._occluded_last: tuple[weakref.ref, Pose, tuple[np.ndarray, np.ndarray]] | None = None
         self._tolerance = _site_tolerance(board)
         self._site_xy = np.array([(s.x, s.y) for s in board.sites])
         self._tallest = registry.tallest
@@ -1316,13 +1320,21 @@ class Vision:
         pose = self._pose
         if pose is None or not self.stands(image):
             return False
-        occluded, _ = self._occluded(image, pose)
-        return any(sites for _, sites in self._occlusion.regions(occluded))
+        self._occluded_last = None
+        found = self._occluded(image, pose)
+        arm = any(sites for _, sites in self._occlusion.regions(found[0]))
+        if not arm:
+            self._occluded_last = (weakref.ref(image), pose, found)
+        return arm
 
     def _occluded(
         self, colour: np.ndarray, pose: Pose, overview: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The occlusion check's cells over the board: (hidden by something reaching in, out of the frame)."""
+        """The occlusion check's cells over the board: (hidden by something reaching in, out of the frame); the one
+        `arm_over` just made of this very frame where there is one."""
+        last, self._occluded_last = self._occluded_last, None
+        if overview is None and last is not None and last[0]() is colour and last[1] is pose:
+            return last[2]
         frame_shape = colour.shape[:2]
         if overview is not None:
             small, scale = overview, overview.shape[1] / frame_shape[1]

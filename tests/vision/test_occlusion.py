@@ -140,3 +140,20 @@ def test_an_arm_over_a_board_read_before_is_told_without_decoding_a_sticker(boar
     reaching = renderer.render(scene).image
     assert vision.arm_over(reaching)
     assert not vision.arm_over(np.roll(reaching, 60, axis=1))  # the board pushed aside: found anew, read whole
+
+
+def test_a_frame_asked_whether_an_arm_is_over_the_board_and_then_read_is_checked_for_occlusion_once(
+    board, registry, renderer, camera
+):
+    vision = Vision(board, registry, sim_profile(camera, board.name))
+    scene = random_scene(board, registry, camera, 2, hand=True)
+    vision.process(renderer.render(replace(scene, hand=None)).image)
+    checks = []
+    find = vision._occlusion.find
+    vision._occlusion.find = lambda *a: checks.append(1) or find(*a)
+    clear = renderer.render(replace(scene, hand=None)).image
+    assert not vision.arm_over(clear)
+    vision.process(clear, 1.0, set())
+    assert len(checks) == 1
+    vision.process(clear.copy(), 2.0, set())  # another frame: checked afresh
+    assert len(checks) == 2
