@@ -89,6 +89,10 @@ SAME_PIECE_MM = 10.0  # one piece seen by two boards' poses lands this near itse
 # made for another board finds it. The search of a whole frame costs 40-50 ms here at 1080p (a Pi's core 3-5 times
 # that); a map laid down is found within this, and its first piece's switch calls for it at once.
 AWAY_SEARCH = 1.0
+# ... but a frame read for a change on a board in view is what a booking waits for (an arm has just left, and while
+# it was over the board no frame was read, so every search fell due then): such a frame searches for boards out of
+# view only once this long has passed since their last search.
+AWAY_SEARCH_BUSY = 3.0
 
 
 class TableVision:
@@ -163,7 +167,7 @@ class TableVision:
                     # for its own next change)
                     reports.append(replace(self._reports[i], time=time))
                     continue
-                if mine == set() and self._away(i, time) and not vision.shown_in(markers):
+                if mine == set() and self._away(i, time, bool(changed)) and not vision.shown_in(markers):
                     reports.append(replace(self._reports[i], time=time))  # (still out of view: looked for soon)
                     continue
                 self._searched[i] = time
@@ -171,10 +175,12 @@ class TableVision:
         self._reports = tuple(reports)
         return TableReport(time, tuple(zip(self.boards, self._without_neighbours(reports), strict=True)))
 
-    def _away(self, i: int, time: float) -> bool:
-        """Board `i` showed none of its markers when last read, less than AWAY_SEARCH ago."""
+    def _away(self, i: int, time: float, busy: bool = False) -> bool:
+        """Board `i` showed none of its markers when last read, less than AWAY_SEARCH ago (AWAY_SEARCH_BUSY in a
+        frame `busy` reading a change on other boards)."""
         last = self._reports[i] if self._reports is not None else None
-        return last is not None and not last.markers and 0.0 <= time - self._searched[i] < AWAY_SEARCH
+        within = AWAY_SEARCH_BUSY if busy else AWAY_SEARCH
+        return last is not None and not last.markers and 0.0 <= time - self._searched[i] < within
 
     def crop_plan(self, changed: Collection[str]) -> TablePlan | None:
         """The parts of the next picture the boards whose sites in `changed` (layout ids) are read from, one plan a

@@ -14,6 +14,7 @@ import numpy as np
 
 from companion.boards.model import Board, Site
 from companion.sensing.pieces import PieceEntry, Registry
+from companion.sim.lying import Lying
 
 STANDS_WITHIN = 0.7  # a rider's centre stays within this share of its base's radius, or it tips off
 
@@ -189,10 +190,10 @@ def _off_site(board: Board, pieces: list[Piece], entry: PieceEntry, rng: np.rand
     return None
 
 
-def random_arm(board: Board, rng: np.random.Generator) -> Arm:
-    """A forearm reaching in over an edge towards a point on the board, the hand hovering 40-140 mm up, the
-    forearm rising towards the elbow."""
-    reach = rng.uniform(0.2, 0.8, 2) * (board.width, board.height)
+def random_arm(board: Board, rng: np.random.Generator, over: tuple[float, float] | None = None) -> Arm:
+    """A forearm reaching in over an edge towards a point on the board (`over`, in table mm, where the hand takes or
+    sets down a piece; else anywhere on it), the hand hovering 40-140 mm up, the forearm rising towards the elbow."""
+    reach = rng.uniform(0.2, 0.8, 2) * (board.width, board.height) if over is None else np.array(over, np.float64)
     side = rng.uniform(0, 2 * math.pi)
     direction = -np.array([math.cos(side), math.sin(side)])  # from the elbow towards the hand
     elbow = reach - direction * (max(board.width, board.height) * 0.5 + 250)
@@ -308,23 +309,26 @@ def layout_table(
     layout: Mapping[str, tuple[str, ...]],
     rng: np.random.Generator,
     physical: Callable[[str], str],
+    lying: Lying | None = None,
 ) -> tuple[Table, frozenset[str]]:
     """A game's layout (the board's own site ids) set out with pieces of the box, and the sites it cannot show whole
     (pieces the box has too few of). `physical`: the box's piece a layout name stands for. Each stack stands on its
-    site as a hand leaves it, a little off and turned any way, its pieces one on another ('on top': counters)."""
+    site as a hand leaves it, a little off and turned any way, its pieces one on another ('on top': counters).
+    `lying`: the stacks as the last frame of this table left them, kept where no hand touched them (Lying)."""
     if box.stacking != "on top":
         raise ValueError("layout_table stacks pieces on top of each other; this box docks them beside")
+    kept = lying.untouched(layout) if lying is not None else {}
     free: dict[str, list[PieceEntry]] = {}
+    used = {piece.entry.id for stack in kept.values() for piece in stack}
     for entry in box.entries:
-        free.setdefault(entry.piece, []).append(entry)
-    pieces: list[Piece] = []
-    hidden = set()
+        if entry.id not in used:
+            free.setdefault(entry.piece, []).append(entry)
+    pieces: list[Piece] = [piece for stack in kept.values() for piece in stack]
+    stacks: dict[str, tuple[Piece, ...]] = dict(kept)
     for site_id, names in layout.items():
-        if not names or not board.has_site(site_id):
+        if not names or not board.has_site(site_id) or site_id in kept:
             continue
         chosen = [free[p].pop() for p in map(physical, names) if free.get(p)]
-        if len(chosen) < len(names):
-            hidden.add(site_id)
         stack: list[Piece] = []
         for _ in range(PLACING_TRIES):
             stack = _stack(board.site(site_id), chosen, rng)
@@ -332,6 +336,10 @@ def layout_table(
             if not any(_overlap(a.outline(), b.outline()) for a in stack for b in pieces):
                 break
         pieces.extend(stack)
+        stacks[site_id] = tuple(stack)
+    if lying is not None:
+        lying.left(layout, stacks)
+    hidden = {site for site, names in layout.items() if site in stacks and len(stacks[site]) < len(names)}
     return Table(tuple(pieces), None), frozenset(hidden)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from companion.boards.model import Board
 from companion.rules.engine import points_to, unpointed
 from companion.sensing.pieces import PieceEntry, Registry
+from companion.sim.lying import Lying
 from companion.sim.render_camera import NORMAL, Conditions, SimCamera, jittered
 from companion.table.observation import same_piece
 
@@ -138,25 +139,30 @@ def layout_scene(
     rng: np.random.Generator,
     conditions: Conditions = NORMAL,
     physical: Callable[[str], str] = same_piece,
+    lying: Lying | None = None,
 ) -> tuple[Scene, frozenset[str]]:
     """A game's layout set out on the table, and the sites the scene cannot show whole.
 
     Each piece is a distinct physical piece of the registry's box (pieces of one kind are interchangeable; `physical`
     turns a layout name into the box's, Game.physical_piece), set on its site with a little slop and a random turn;
     a stack's bottom piece carries the others. Sites the scene cannot show whole: pieces the box has none of, and
-    more riders than dock beside a base (two)."""
-    box = _box_pieces(layout, registry, physical)
+    more riders than dock beside a base (two). `lying`: the stacks as the last frame left them, kept where no hand
+    touched them (Lying)."""
+    kept = lying.untouched(layout) if lying is not None else {}
+    box = _box_pieces({s: p for s, p in layout.items() if s not in kept}, registry, physical,
+                      {piece.entry.id for stack in kept.values() for piece in stack})  # fmt: skip
     sites = {site.id for site in board.sites}
     on_top = registry.stacking == "on top"
-    placed: list[Placed] = []
+    placed: list[Placed] = [piece for stack in kept.values() for piece in stack]
+    stacks: dict[str, tuple[Placed, ...]] = dict(kept)
     hidden = set()
     for site_id, pieces in layout.items():
         if not pieces or site_id not in sites:
             continue
-        chosen = box.get(site_id, ())
+        chosen = tuple(p.entry for p in kept[site_id]) if site_id in kept else box.get(site_id, ())
         if len(chosen) < len(pieces) or (not on_top and len(pieces) > 3):
             hidden.add(site_id)
-        if not chosen:
+        if not chosen or site_id in kept:
             continue
         site = board.site(site_id)
         dx, dy = rng.uniform(-SITE_SLOP_MM, SITE_SLOP_MM, 2)
@@ -166,19 +172,27 @@ def layout_scene(
         else:
             turn = float(rng.uniform(0, 2 * math.pi))
         base = Placed(chosen[0], site.x + dx, site.y + dy, turn, 0.0, site_id, 0)
-        placed.append(base)
-        placed.extend(docked(base, list(chosen[1:] if on_top else chosen[1:3]), rng, registry.stacking))
+        stack = [base, *docked(base, list(chosen[1:] if on_top else chosen[1:3]), rng, registry.stacking)]
+        placed.extend(stack)
+        stacks[site_id] = tuple(stack)
+    if lying is not None:
+        lying.left(layout, stacks)
     scene = Scene(board, camera, tuple(placed), conditions, None, int(rng.integers(1 << 30)))
     return scene, frozenset(hidden)
 
 
 def _box_pieces(
-    layout: Mapping[str, tuple[str, ...]], registry: Registry, physical: Callable[[str], str]
+    layout: Mapping[str, tuple[str, ...]],
+    registry: Registry,
+    physical: Callable[[str], str],
+    used: frozenset[str] | set[str] = frozenset(),
 ) -> dict[str, tuple[PieceEntry, ...]]:
-    """A distinct physical piece for each piece of the layout, per site bottom to top, while the box has one."""
+    """A distinct physical piece for each piece of the layout, per site bottom to top, while the box has one (and
+    none of the pieces `used`, by id, that lie elsewhere)."""
     free: dict[str, list[PieceEntry]] = {}
     for entry in registry.entries:
-        free.setdefault(entry.piece, []).append(entry)
+        if entry.id not in used:
+            free.setdefault(entry.piece, []).append(entry)
     box = [(site, [unpointed(physical(p)) for p in pieces]) for site, pieces in layout.items()]
     return {site: tuple(free[p].pop() for p in pieces if free.get(p)) for site, pieces in box}
 

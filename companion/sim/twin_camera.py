@@ -18,6 +18,7 @@ from companion.boards import Board
 from companion.rules.engine import Layout
 from companion.sensing.pieces import Registry
 from companion.sensing.vision import Vision
+from companion.sim.lying import Lying
 from companion.sim.render import Renderer
 from companion.sim.render_camera import NORMAL, Conditions, SimCamera, frame_size, overhead_camera, sim_profile
 from companion.sim.render_scene import layout_scene, random_hand
@@ -70,11 +71,16 @@ class TwinCamera:
         self.names = registry.seated(players)  # the box's names -> the layout's, as the table names them
         self.rng = np.random.default_rng(seed)
         self.frames = 0
+        self.lying = Lying()  # the stacks as its last frame showed them: what no hand touched lies as it lay
         self.sites = frozenset(site.id for site in board.sites)  # the sites it looks at
         identifies = self.vision.identifies
         # The layout's names of the pieces it tells apart (None: every piece).
         self.pieces = None if identifies is None else frozenset(self.names.get(p, p) for p in identifies)
         cv2.setNumThreads(1)  # leave the other core to the table's loop
+
+    def touched(self, layout: Layout) -> None:
+        """The hands left `layout` on the table with no frame taken of it (Lying.touched)."""
+        self.lying.touched(layout)
 
     def out_of_view(self, layout: Layout) -> frozenset[str]:
         """Sites the camera cannot see with `layout` on the table: none (it hangs over the whole board)."""
@@ -84,7 +90,7 @@ class TwinCamera:
         """The camera's picture of the board as `layout` has it (a hand over the site `arm`, if given), and the sites
         it cannot show whole (pieces the box, the registry, has none of; more riders than dock beside a base)."""
         scene, hidden = layout_scene(
-            self.board, self.registry, self.camera, layout, self.rng, self.conditions, self.physical
+            self.board, self.registry, self.camera, layout, self.rng, self.conditions, self.physical, self.lying
         )
         if arm is not None and self.board.has_site(arm):
             site = self.board.site(arm)

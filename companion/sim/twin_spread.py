@@ -24,6 +24,7 @@ from companion.rules.engine import Layout
 from companion.sensing.pieces import Registry, load_registry
 from companion.sensing.vision_profile import CameraProfile
 from companion.sensing.vision_table import BoardInView, TableVision
+from companion.sim.lying import Lying
 from companion.sim.mounted_camera import Mounting, mount, random_shot
 from companion.sim.mounted_render import MountedRenderer
 from companion.sim.mounted_scene import Placement, Spread, Table, layout_table, random_arm
@@ -109,6 +110,7 @@ class SpreadCamera:
         identifies = self.vision.visions[0].identifies
         # The layout's names of the pieces the camera tells apart (None: every piece).
         self.pieces = None if identifies is None else frozenset(self.names.get(p, p) for p in identifies)
+        self._stacks: dict[str, Lying] = {}  # each board's stacks as its last frame showed them
         self.laid: list[Placed | None] = []  # the planet map in each place (None: the place is empty)
         self.frames = 0
         cv2.setNumThreads(1)  # leave the other core to the table's loop
@@ -137,13 +139,13 @@ class SpreadCamera:
         return frozenset(b.prefix + s.id for b in self.beside if b not in laid for s in b.board.sites)
 
     def render(self, layout: Layout, arm: str | None = None) -> tuple[np.ndarray, frozenset[str]]:
-        """The frame of the table as `layout` has it (an arm reaching in over the solar map when `arm` names a site),
-        and the sites it cannot show whole (pieces the box lacks)."""
+        """The frame of the table as `layout` has it (an arm reaching in over the site `arm` names, on whichever
+        board it lies), and the sites it cannot show whole (pieces the box lacks)."""
         self._lay_out(layout)
-        placements = [self.solar]
+        placements, prefixes = [self.solar], [""]
         tables: list[Table] = []
-        table, hidden = layout_table(self.board, self.box, layout, self.rng, self.physical)
-        tables.append(replace(table, arm=random_arm(self.board, self.rng)) if arm is not None else table)
+        table, hidden = layout_table(self.board, self.box, layout, self.rng, self.physical, self._lying(self.board))
+        tables.append(table)
         for place, other in zip(self.places, self.laid, strict=True):
             if other is None:
                 continue
@@ -152,13 +154,28 @@ class SpreadCamera:
                 for site, pieces in layout.items()
                 if site.startswith(other.prefix)
             }
-            table, missing = layout_table(other.board, self.box, own, self.rng, self.physical)
+            table, missing = layout_table(other.board, self.box, own, self.rng, self.physical, self._lying(other.board))
             placements.append(Placement(other.board, place.x, place.y, place.turn))
+            prefixes.append(other.prefix)
             tables.append(table)
             hidden |= {other.prefix + site for site in missing}
+        if arm is not None:  # the hand over the site it takes a piece from or sets one on, on whichever board
+            over = _site_on_table(arm, list(zip(prefixes, placements, strict=True)))
+            tables[0] = replace(tables[0], arm=random_arm(self.board, self.rng, over))
         shot = random_shot("normal", self.rng)
         frame = self.renderer.render_spread(tuple(tables), shot, self.rng, Spread(tuple(placements)))
         return frame.image, frozenset(hidden)
+
+    def touched(self, layout: Layout) -> None:
+        """The hands left `layout` on the table with no frame taken of it (Lying.touched), each board's own sites."""
+        self._lying(self.board).touched(layout)
+        for other in self.beside:
+            own = {site.removeprefix(other.prefix): p for site, p in layout.items() if site.startswith(other.prefix)}
+            self._lying(other.board).touched(own)
+
+    def _lying(self, board: Board) -> Lying:
+        """The stacks `board`'s last frame showed (a map back in the box shows none)."""
+        return self._stacks.setdefault(board.name, Lying())
 
     def look(self, layout: Layout, now: float, arm: str | None = None) -> CameraView:
         """One frame of the table as `layout` has it, taken at `now` (an arm over the board if `arm` names a site),
@@ -168,6 +185,18 @@ class SpreadCamera:
         self.frames += 1
         view = camera_view(report, self.registry, self.board, self.names)
         return replace(view, unreliable=view.unreliable | hidden)
+
+
+def _site_on_table(site_id: str, boards: Sequence[tuple[str, Placement]]) -> tuple[float, float] | None:
+    """Where the layout's site `site_id` lies on the table (mm), among `boards` laid out (each with the prefix the
+    layout gives its sites; the game board's is empty, so it comes last); None when no board laid out has it."""
+    for prefix, placement in sorted(boards, key=lambda b: -len(b[0])):
+        own = site_id.removeprefix(prefix)
+        if site_id.startswith(prefix) and placement.board.has_site(own):
+            site = placement.board.site(own)
+            x, y, _ = placement.matrix() @ (site.x, site.y, 1.0)
+            return float(x), float(y)
+    return None
 
 
 def spread_size(

@@ -245,3 +245,25 @@ def test_a_planet_map_out_of_view_is_looked_for_once_a_second_or_when_its_sites_
     vision.process(away, 0.0)
     found = vision.process(back, 0.1, {f"p3:{boards[1].sites[0].id}"})
     assert found.out_of_view() == {}
+
+
+def test_a_frame_read_for_a_change_on_the_board_in_view_leaves_the_search_for_a_map_out_of_view_to_a_later_one(table):
+    """The first frame after an arm leaves is what a booking waits for, and every search fell due while the arm was
+    over the board: a frame reading a change on a board in view searches for a map in the box only once
+    AWAY_SEARCH_BUSY has passed; the next frame with nothing to read searches for it as before."""
+    from companion.sensing.vision_table import AWAY_SEARCH, AWAY_SEARCH_BUSY
+
+    _, boards, spread, renderer, _, tables = table
+    vision = _vision(table)
+    rng = np.random.default_rng(13)
+    p = spread.placements[1]
+    boxed = Spread((spread.placements[0], Placement(p.board, p.x + 5000.0, p.y, p.turn)))
+    away = renderer.render_spread(tables, random_shot("normal", rng), rng, boxed).image
+    back = renderer.render_spread(tables, random_shot("normal", rng), rng).image
+    assert list(vision.process(away, 0.0).out_of_view()) == [boards[1].name]
+    change = {boards[0].sites[0].id}  # (the game board's sites bear no prefix)
+    assert list(vision.process(back, AWAY_SEARCH + 0.05, change).out_of_view()) == [boards[1].name]
+    assert vision.process(back, AWAY_SEARCH + 0.1, set()).out_of_view() == {}
+    vision = _vision(table)
+    vision.process(away, 0.0)
+    assert vision.process(back, AWAY_SEARCH_BUSY + 0.05, change).out_of_view() == {}
