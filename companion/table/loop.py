@@ -168,7 +168,8 @@ class TableLoop:
             if self.referee.game is not game:
                 self.referee, self._earlier = Referee(game), Referee(game)
             observation = self.observer.observation(now)
-            if observation is None or (self._last_seen is not None and observation.sites == self._last_seen.sites):
+            last = self._last_seen
+            if observation is None or (last is not None and (observation is last or observation.sites == last.sites)):
                 # While hands move, work out what this state's actions do to the board, so that the settled board
                 # is judged from the sites that changed.
                 self.referee.prepare(state)

@@ -314,3 +314,28 @@ def test_sites_the_camera_could_not_read_are_unknown_and_do_not_keep_the_camera_
     assert observation is not None
     assert observation.sites["a"].pieces == ("ship-red",) and observation.sites["a"].confidence == 0.7
     assert observation.reading("b").pieces is None and observation.agrees("b", ("planet-metal",))
+
+
+def test_the_settled_board_is_built_again_only_when_a_switch_or_a_frame_changed_it():
+    """The referee asks for the settled board every few milliseconds: the same board while nothing changed, a new one
+    as soon as a switch or a camera frame does (a frame with the same stacks too: it may vouch for other sites)."""
+    observer = Observer(SWITCHES, SITES, settle=0.3)
+    observer.reed(frozenset({(0, 0)}), at=1.0)
+    observer.camera(view(1.4, {"a": ("ship-red",)}))
+    first = observer.observation(1.5)
+    assert first is not None and observer.observation(1.51) is first and observer.peek(1.6) is first
+    observer.reed(frozenset({(0, 0)}), at=1.7)  # the grid says it again: nothing changed
+    assert observer.observation(1.71) is first
+    observer.camera(view(1.8, {"a": ("ship-red",)}, unreliable={"c"}))
+    again = observer.observation(1.81)
+    assert again is not first and again.reading("c").pieces is None and again.reading("a").pieces == ("ship-red",)
+    observer.reed(frozenset({(0, 0), (0, 1)}), at=2.0)
+    observer.camera(view(2.35, {"a": ("ship-red",), "b": ("ship-blue",)}))
+    moved = observer.observation(2.4)
+    assert moved.reading("b").occupied and moved.reading("b").pieces == ("ship-blue",)
+    observer.grid_available(False)
+    observer.grid_available(True)
+    observer.reed(frozenset({(0, 1)}), at=3.0)
+    observer.camera(view(3.35, {"b": ("ship-blue",)}))
+    back = observer.observation(3.4)
+    assert not back.reading("a").occupied and back.reading("a").pieces == ()
