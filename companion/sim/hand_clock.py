@@ -111,8 +111,6 @@ class TimedTable(HandTable):
         """The hands leave `layout` on the table now, an arm over `arm` (None: no arm over the board)."""
         if sensed(layout, self.sites) != sensed(self._layout, self.sites):
             self._changed_at = self.now
-        if self.twin.camera is not None:
-            self.twin.camera.touched(layout)  # (a piece picked up and set down again lies otherwise than it lay)
         occupancy = self.twin.set_board(layout)
         self.twin.observer.reed(occupancy, self.now)
         self._layout, self._arm = layout, arm

@@ -320,6 +320,8 @@ class Twin:
         them (but for a table on a clock of its own, whose driver tells the observer: `own_clock`): the closed
         switches."""
         wanted = self._closed(layout)
+        if self.camera is not None:
+            self.camera.touched(layout)  # (a piece picked up and set down again lies otherwise than it lay)
         self._set_switches(wanted)
         deadline = time.monotonic() + self.timeout
         observer = self.live.observer
