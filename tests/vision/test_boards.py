@@ -223,11 +223,9 @@ def test_vision_detect_reads_the_boards_beside_with_their_layout_names(table, tm
     assert "planet9" in capsys.readouterr().err
 
 
-def test_a_planet_map_out_of_view_is_looked_for_once_a_second_or_when_its_sites_change(table):
-    """A map in the box costs a whole-frame marker search: it is looked for again once AWAY_SEARCH of frame time has
-    passed, or at once when the grid says one of its sites changed, not in every frame of a settled table."""
-    from companion.sensing.vision_table import AWAY_SEARCH
-
+def _map_boxed_and_back(table):
+    """The table's boards, a TableVision that has read a frame with the planet map in the box, and frames of the
+    table with the map in the box and laid back."""
     _, boards, spread, renderer, _, tables = table
     vision = _vision(table)
     rng = np.random.default_rng(13)
@@ -236,6 +234,15 @@ def test_a_planet_map_out_of_view_is_looked_for_once_a_second_or_when_its_sites_
     away = renderer.render_spread(tables, random_shot("normal", rng), rng, boxed).image
     back = renderer.render_spread(tables, random_shot("normal", rng), rng).image
     assert list(vision.process(away, 0.0).out_of_view()) == [boards[1].name]
+    return boards, vision, away, back
+
+
+def test_a_planet_map_out_of_view_is_looked_for_once_a_second_or_when_its_sites_change(table):
+    """A map in the box costs a whole-frame marker search: it is looked for again once AWAY_SEARCH of frame time has
+    passed, or at once when the grid says one of its sites changed, not in every frame of a settled table."""
+    from companion.sensing.vision_table import AWAY_SEARCH
+
+    boards, vision, away, back = _map_boxed_and_back(table)
     vision.process(away, 0.1, set())
     # Laid on the table: a frame soon after the last search leaves it out of view ...
     assert list(vision.process(back, 0.2, set()).out_of_view()) == [boards[1].name]
@@ -253,14 +260,7 @@ def test_a_frame_read_for_a_change_on_the_board_in_view_leaves_the_search_for_a_
     AWAY_SEARCH_BUSY has passed; the next frame with nothing to read searches for it as before."""
     from companion.sensing.vision_table import AWAY_SEARCH, AWAY_SEARCH_BUSY
 
-    _, boards, spread, renderer, _, tables = table
-    vision = _vision(table)
-    rng = np.random.default_rng(13)
-    p = spread.placements[1]
-    boxed = Spread((spread.placements[0], Placement(p.board, p.x + 5000.0, p.y, p.turn)))
-    away = renderer.render_spread(tables, random_shot("normal", rng), rng, boxed).image
-    back = renderer.render_spread(tables, random_shot("normal", rng), rng).image
-    assert list(vision.process(away, 0.0).out_of_view()) == [boards[1].name]
+    boards, vision, away, back = _map_boxed_and_back(table)
     change = {boards[0].sites[0].id}  # (the game board's sites bear no prefix)
     assert list(vision.process(back, AWAY_SEARCH + 0.05, change).out_of_view()) == [boards[1].name]
     assert vision.process(back, AWAY_SEARCH + 0.1, set()).out_of_view() == {}
