@@ -33,3 +33,20 @@ def test_the_oracle_refuses_a_frame_that_does_not_round_trip(monkeypatch):
     monkeypatch.setattr(frames, "parse_frame", lambda text: wrong if text == line else frames.Changes(13, 0xADF, ()))
     with pytest.raises(AssertionError, match="round-trip"):
         fuzz_target.check_line(line)
+
+
+def test_the_fuzz_bench_started_by_a_process_that_has_used_gigabytes_finds_nothing_either():
+    """Linux carries a process's peak RSS over into the processes it starts, and libFuzzer's memory limit is on that
+    peak: run from a test runner that had used 2 GB, every run ended as an "out-of-memory"."""
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy, sys\n"
+        "used = numpy.ones(2300 * 1024 * 1024, numpy.uint8)\n"
+        "from companion.cli import main\n"
+        "sys.exit(main(['bench', 'fuzz', '--seconds', '1']))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "crashes 0, false states 0" in result.stdout
