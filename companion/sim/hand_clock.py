@@ -101,6 +101,12 @@ class TimedTable(HandTable):
         self.renders = 0
         twin.session.entries.subscribe(self._entry)
 
+    @property
+    def webcam_lag(self) -> float:
+        """The webcam's mean seconds from the arm leaving to the arrival of a frame that shows it gone: half a frame
+        interval's wait for the next exposure, the exposure, the transfer."""
+        return self.every / 2 + self.exposure + self.delay
+
     def _entry(self, entry: Entry) -> None:
         if entry.kind == "correction":
             self.stats.corrections += 1
