@@ -134,6 +134,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="sweep the table's hold window instead: one line per window over the whole hold sweep (default "
         "windows 3,5,8,12,15 s; or seconds separated by commas)",
     )
+    parser.add_argument(
+        "--slower",
+        type=float,
+        default=1.0,
+        help="the table's CPU this many times slower than this machine's (a Pi 4's core: 3-5): each camera frame's "
+        "reading is charged to the table's clock that many times over (default 1)",
+    )
     parser.add_argument("--findings", type=int, default=3, help="lines of findings to print per row (default 3)")
     parser.add_argument(
         "--option", action="append", default=[], metavar="NAME=VALUE",
@@ -146,10 +153,12 @@ def choose(args: argparse.Namespace) -> list[Bench]:
     from companion.errors import UserError
     from companion.rules import names
 
-    if args.games < 1 or args.moves < 1 or args.skip < 0 or args.settle <= 0 or args.hold_window <= 0:
+    if args.games < 1 or args.moves < 1 or args.skip < 0 or min(args.settle, args.hold_window) <= 0:
         raise UserError(
             "bench messy: --games and --moves must be 1 or more, --skip 0 or more, --settle and --hold-window above 0"
         )
+    if not 1 <= args.slower <= 100:
+        raise UserError(f"bench messy: --slower must be from 1 to 100 (a Pi 4's core: 3-5), not {args.slower:g}")
     benches = default_benches()
     if args.game is None:
         if args.players is not None or args.option:
@@ -204,7 +213,8 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"the camera: a USB webcam at {cam.fps[0]:g}-{cam.fps[1]:g} frames a second, each reaching the table "
             f"{cam.transfer[0]:g}-{cam.transfer[1]:g} frame intervals after its exposure of 1/"
-            f"{1 / cam.exposure[0]:.0f}-1/{1 / cam.exposure[1]:.0f} s, drawn per game"
+            f"{1 / cam.exposure[0]:.0f}-1/{1 / cam.exposure[1]:.0f} s, drawn per game; each frame's reading charged "
+            f"{args.slower:g} times its CPU time here"
         )
     failed = 0
     for sense in kinds:
@@ -379,7 +389,8 @@ def hands_game(
         raise UserError(f"bench messy: {bench.label}: {error}") from None
     twin.loop.hold = args.hold_window if window is None else window
     with twin:
-        table = TimedTable(twin, seed, hold, twin_geometry(twin, game_board(bench.game, bench.options)))
+        geometry = twin_geometry(twin, game_board(bench.game, bench.options))
+        table = TimedTable(twin, seed, hold, geometry, slower=args.slower)
         rng = random.Random(seed)
         opening = tuple(Action.make(kind, **dict(arguments)) for kind, arguments in bench.opening)
         table.skip(bench.joined + rng.randint(0, args.skip), rng, opening)

@@ -79,13 +79,17 @@ class TimedTable(HandTable):
         geometry: Geometry,
         people: People | None = None,
         webcam: Webcam | None = None,
+        slower: float = 1.0,
     ) -> None:
+        """`slower`: how many times slower than this machine's the table's CPU is (a Pi 4's core 3-5 times,
+        shared/WORLD.md): the time it spends reading each frame is charged to the clock that many times over."""
         super().__init__(twin, seed, illegal=0.0)
         self.hold = hold
         self.people = people or People()
         self.geometry = geometry
         # The camera's own timing, drawn apart from the hands' (the same hands with the grid alone and the camera).
         self.every, self.exposure, self.delay = (webcam or Webcam()).draw(random.Random(f"webcam {seed}"))
+        self.slower = slower
         self.now = time.monotonic() + 1.0  # the table's clock: after anything the twin showed it in real time
         self._changed_at = self.now
         self._next_frame = self.now  # when the next frame's exposure ends
@@ -176,7 +180,7 @@ class TimedTable(HandTable):
         view = self.twin.live.frame_view(image, end + self.delay)
         spent = time.thread_time() - started
         if view is not None:
-            self._reading = (self.now + spent, view)
+            self._reading = (self.now + spent * self.slower, view)
             self.stats.frame_seconds.append(spent)
 
     # The players.
