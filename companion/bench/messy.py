@@ -135,6 +135,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "windows 3,5,8,12,15 s; or seconds separated by commas)",
     )
     parser.add_argument(
+        "--webcam",
+        choices=("drawn", "slowest", "quickest"),
+        default="drawn",
+        help="drawn: each game draws its webcam from shared/WORLD.md's range (default); slowest or quickest: every "
+        "game has the webcam at that end of the range",
+    )
+    parser.add_argument(
         "--slower",
         type=float,
         default=1.0,
@@ -213,7 +220,9 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"the camera: a USB webcam at {cam.fps[0]:g}-{cam.fps[1]:g} frames a second, each reaching the table "
             f"{cam.transfer[0]:g}-{cam.transfer[1]:g} frame intervals after its exposure of 1/"
-            f"{1 / cam.exposure[0]:.0f}-1/{1 / cam.exposure[1]:.0f} s, drawn per game; each frame's reading charged "
+            f"{1 / cam.exposure[0]:.0f}-1/{1 / cam.exposure[1]:.0f} s, "
+            + ("drawn per game" if args.webcam == "drawn" else f"every game's at the range's {args.webcam} end")
+            + f"; each frame's reading charged "
             f"{args.slower:g} times its CPU time here"
         )
     failed = 0
@@ -378,7 +387,7 @@ def hands_game(
     hold `window` (default `args.hold_window`): the played TimedTable, its twin closed."""
     from companion.errors import UserError
     from companion.rules import Action, SetupError
-    from companion.sim.hand_clock import TimedTable, twin_geometry
+    from companion.sim.hand_clock import TimedTable, Webcam, twin_geometry
     from companion.sim.table_setup import game_board, make_twin
 
     try:
@@ -390,7 +399,8 @@ def hands_game(
     twin.loop.hold = args.hold_window if window is None else window
     with twin:
         geometry = twin_geometry(twin, game_board(bench.game, bench.options))
-        table = TimedTable(twin, seed, hold, geometry, slower=args.slower)
+        webcam = None if args.webcam == "drawn" else Webcam().end(args.webcam == "slowest")
+        table = TimedTable(twin, seed, hold, geometry, webcam=webcam, slower=args.slower)
         rng = random.Random(seed)
         opening = tuple(Action.make(kind, **dict(arguments)) for kind, arguments in bench.opening)
         table.skip(bench.joined + rng.randint(0, args.skip), rng, opening)

@@ -54,6 +54,15 @@ class Webcam:
     exposure: tuple[float, float] = (1 / 60, 1 / 15)
     transfer: tuple[float, float] = (1.0, 2.0)  # frame intervals from the exposure's end to the host
 
+    def end(self, slow: bool) -> Webcam:
+        """The camera at the range's slow end (the fewest frames a second, the longest exposure and transfer) or
+        its quick one."""
+
+        def at(span: tuple[float, float], high: bool) -> tuple[float, float]:
+            return (span[high], span[high])
+
+        return Webcam(at(self.fps, not slow), at(self.exposure, slow), at(self.transfer, slow))
+
     def draw(self, rng: random.Random) -> tuple[float, float, float]:
         """One camera's (seconds between frames, exposure, seconds from the exposure's end to the table)."""
         every = 1.0 / rng.uniform(*self.fps)

@@ -127,3 +127,16 @@ def test_with_the_camera_an_arrow_tells_the_way_ahead_from_back_but_not_one_bran
     for site in ("r8s0", "r2s1"):
         ways = [x.b for x in board.links_from(site) if x.kind.startswith("orbit")]
         assert len({table._seen(game, {site: (f"planet-red>{way}",)}) for way in ways}) == len(ways)
+
+
+def test_the_webcam_at_either_end_of_the_range_is_the_slowest_or_quickest_one_drawn():
+    import random
+
+    from companion.sim.hand_clock import Webcam
+
+    world = Webcam()
+    drawn = [world.draw(random.Random(seed)) for seed in range(200)]
+    slowest, quickest = world.end(True).draw(random.Random(0)), world.end(False).draw(random.Random(0))
+    lag = [every / 2 + exposure + delay for every, exposure, delay in [*drawn, slowest, quickest]]
+    assert lag[-2] == max(lag) and lag[-1] == min(lag)  # (sum(slowest) = 15 fps, 1/15 s, two frames: 0.23 s)
+    assert slowest == (1 / 15, 1 / 15, 2 / 15) and quickest == (1 / 30, 1 / 60, 1 / 30)
