@@ -138,5 +138,5 @@ def test_the_webcam_at_either_end_of_the_range_is_the_slowest_or_quickest_one_dr
     drawn = [world.draw(random.Random(seed)) for seed in range(200)]
     slowest, quickest = world.end(True).draw(random.Random(0)), world.end(False).draw(random.Random(0))
     lag = [every / 2 + exposure + delay for every, exposure, delay in [*drawn, slowest, quickest]]
-    assert lag[-2] == max(lag) and lag[-1] == min(lag)  # (sum(slowest) = 15 fps, 1/15 s, two frames: 0.23 s)
+    assert lag[-2] == max(lag) and lag[-1] == min(lag)
     assert slowest == (1 / 15, 1 / 15, 2 / 15) and quickest == (1 / 30, 1 / 60, 1 / 30)
