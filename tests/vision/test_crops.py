@@ -31,6 +31,17 @@ def _moved(board, scene, seed: int):
     return replace(scene, pieces=tuple(moved if p is piece else p for p in scene.pieces)), {piece.site, site.id}
 
 
+def _read_then_moved(board, registry, renderer, camera, seed: int, move: int):
+    """A pipeline that has read a scene whole, and the scene's next frame after a hand moved a piece (`_moved`):
+    the profile, the pipeline, the scene, the scene after, the sites changed and the frame."""
+    profile = sim_profile(camera, board.name)
+    vision = Vision(board, registry, profile)
+    scene = random_scene(board, registry, camera, seed, jitter=False)
+    vision.process(renderer.render(scene).image, 0.0)
+    later, changed = _moved(board, scene, move)
+    return profile, vision, scene, later, changed, renderer.render(later).image
+
+
 def test_a_settled_change_read_in_crops_gives_the_whole_frames_board(board, registry, renderer, camera):
     profile = sim_profile(camera, board.name)
     crops, whole = Vision(board, registry, profile), Vision(board, registry, profile)
@@ -48,12 +59,7 @@ def test_a_settled_change_read_in_crops_gives_the_whole_frames_board(board, regi
 
 def test_a_site_the_grid_did_not_report_is_caught_up_by_the_sweep(board, registry, renderer, camera):
     """A change the grid missed (a piece swapped for another of the same footprint) shows within a sweep."""
-    profile = sim_profile(camera, board.name)
-    vision = Vision(board, registry, profile)
-    scene = random_scene(board, registry, camera, 42, jitter=False)
-    vision.process(renderer.render(scene).image, 0.0)
-    later, _ = _moved(board, scene, 5)
-    image = renderer.render(later).image
+    profile, vision, _, _, _, image = _read_then_moved(board, registry, renderer, camera, 42, 5)
     truth = Vision(board, registry, profile).process(image).stacks()
     reports = [vision.process(image, 1.0 + k, set()) for k in range(SWEEP_ROUNDS)]
     assert reports[0].stacks() != truth  # nothing said the board changed: the first crops do not see it
@@ -177,12 +183,7 @@ def test_a_boards_checks_of_a_frame_serve_its_reading_of_that_frame_alone(board,
     same array, makes its own."""
     from companion.sensing.vision import FrameMarkers
 
-    profile = sim_profile(camera, board.name)
-    vision = Vision(board, registry, profile)
-    scene = random_scene(board, registry, camera, 44, jitter=False)
-    vision.process(renderer.render(scene).image, 0.0)
-    later, changed = _moved(board, scene, 6)
-    image = renderer.render(later).image
+    profile, vision, scene, later, changed, image = _read_then_moved(board, registry, renderer, camera, 44, 6)
     held = {p.site for p in later.pieces if p.site is not None} - changed
     made = {"markers": 0, "looks": 0}
     markers_of, looks_of = vision._unchanged_markers, vision._unlike_now
