@@ -20,9 +20,10 @@ import functools
 import math
 import weakref
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from time import perf_counter
+from typing import Any
 
 import cv2
 import numpy as np
@@ -41,7 +42,7 @@ from companion.sensing.vision_crops import (
     merge_boxes,
     site_boxes,
 )
-from companion.sensing.vision_decode import CodeBook, edge_blur, fit_edges, read_square, worst_blur
+from companion.sensing.vision_decode import CodeBook, edge_blur, fit_edges, read_square, side_lengths, worst_blurs
 from companion.sensing.vision_legibility import legible, site_sides
 from companion.sensing.vision_occlusion import OcclusionFinder
 from companion.sensing.vision_pose import Pose, fiducial_corners, solve_pose
@@ -286,6 +287,10 @@ class Vision:
             np.float64,
         )
         self._edge_cache: tuple[np.ndarray, list] | None = None
+        self._site_index = {s.id: i for i, s in enumerate(board.sites)}
+        # What a pose alone gives (the board's rings, centres and markers projected into the frame), kept while the
+        # pose stays the same to the bit: a still camera reads change after change through its one kept pose.
+        self._per_pose: tuple[tuple[bytes, bytes], dict[str, Any]] = ((b"", b""), {})
         self._pose: Pose | None = None
         self._marker_looks: dict = {}  # fiducial -> (its corners, its normalised look) where last decoded
         self._last: FrameReport | None = None  # the last reliable report, for frames read in crops
@@ -312,7 +317,8 @@ class Vision:
         """What the frame shows. `changed`: the sites the reed grid says changed since the last frame read; the
         stickers are then decoded only in crops around them and a few more sites of a slow sweep (the rest as the
         last report had them), at the frame's full resolution, while the board has not moved. None: the whole
-        frame. `markers`: the frame's whole-frame marker search, shared by the boards in one frame. `more`: frames
+        frame. `markers`: the frame's whole-frame marker search, shared by the boards in one frame, and the checks
+        `stands` and `unlike` made of it (not made again). `more`: frames
         taken just after this one of the same settled board: where stickers are decoded, the frames are averaged
         first (a sensor's noise falls with the square root of their number; dim light makes it the limit).
         `by_look`: the frames come one after another from a camera with no grid behind it: a big frame is read in
@@ -354,9 +360,11 @@ class Vision:
             if self._last is not None:
                 held &= cropped.plan.read
                 start = perf_counter()
-                unlike, looked = self._unlike(colour, held)
+                unlike, looked = self._unlike(colour, held, markers)
                 looking = perf_counter() - start
-                report = self._process_sites(colour, time, cropped.plan.read, self._last, cropped, held - unlike)
+                report = self._process_sites(
+                    colour, time, cropped.plan.read, self._last, cropped, held - unlike, markers
+                )
                 if report is not None:
                     start = perf_counter()
                     self._remember_looks(colour, self._sites_read, looked)
@@ -367,9 +375,9 @@ class Vision:
             )
         if changed is not None and self._last is not None:
             start = perf_counter()
-            unlike, taken = self._unlike(colour, held)
+            unlike, taken = self._unlike(colour, held, markers)
             looking = perf_counter() - start
-            report = self._process_sites(colour, time, set(changed) | unlike, self._last)
+            report = self._process_sites(colour, time, set(changed) | unlike, self._last, markers=markers)
             if report is not None:
                 self._last = report
                 start = perf_counter()
@@ -383,15 +391,22 @@ class Vision:
             self._remember_looks(colour, [s.id for s in self.board.sites], looked)
         return report
 
-    def stands(self, image: np.ndarray) -> bool:
+    def stands(self, image: np.ndarray, markers: FrameMarkers | None = None) -> bool:
         """Whether the board read last stands where it stood in this frame (of the profile's size, gray or colour):
-        enough of its corner markers look as they did. A frame with none of its sites changed need not read it."""
+        enough of its corner markers look as they did. A frame with none of its sites changed need not read it.
+        `markers`: the frame's own (FrameMarkers of this image), which keep the check for its reading."""
         height, width = image.shape[:2]
         if self._last is None or (width, height) != tuple(self.profile.image_size):
             return False
         if image.ndim == 3 and image.shape[2] != 3:
             return False
-        return len(self._unchanged_markers(image)) >= MIN_FRESH_MARKERS
+        return len(self._markers_now(image, markers)) >= MIN_FRESH_MARKERS
+
+    def _markers_now(self, image: np.ndarray, markers: FrameMarkers | None) -> dict:
+        """`_unchanged_markers` of a frame, made once for the frame's `markers` while the markers' looks stand."""
+        if markers is None:
+            return self._unchanged_markers(image)
+        return markers.once((self, "markers"), (self._marker_looks,), lambda: self._unchanged_markers(image))
 
     def crop_plan(self, changed: Collection[str]) -> CropPlan | None:
         """What the next frame must hold for the sites `changed` to be read in crops (with the sweep's next few) while
@@ -439,16 +454,25 @@ class Vision:
         if pose is None or not sites:
             return {}
         height, width = colour.shape[:2]
-        ids = sorted(sites)  # the order _site_pixels gives the rings in
+        boxes = self._pose_value(pose, "look boxes", lambda: self._look_boxes(pose))
         out = {}
-        for site, ring in zip(ids, self._site_pixels(pose, colour.shape, ids), strict=True):
-            x0, y0 = np.floor(ring.min(axis=0)).astype(int)
-            w, h = (np.ceil(ring.max(axis=0)).astype(int) - (x0, y0)) // LOOK_SHRINK  # (whole cells: a fast shrink)
+        for site in sorted(sites):
+            x0, y0, w, h = boxes[self._site_index[site]]
             if x0 < 0 or y0 < 0 or x0 + w * LOOK_SHRINK > width or y0 + h * LOOK_SHRINK > height or min(w, h) < 2:
                 continue
             patch = colour[y0 : y0 + h * LOOK_SHRINK, x0 : x0 + w * LOOK_SHRINK]
             gray = patch if patch.ndim == 2 else cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
-            out[site] = cv2.resize(gray, (int(w), int(h)), interpolation=cv2.INTER_AREA).astype(np.float32)
+            out[site] = cv2.resize(gray, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
+        return out
+
+    def _look_boxes(self, pose: Pose) -> list[tuple[int, int, int, int]]:
+        """Each site's look (`_site_looks`): its top-left corner in the frame and its size in cells, in the board's
+        site order."""
+        out = []
+        for ring in self._rings(pose):
+            x0, y0 = np.floor(ring.min(axis=0)).astype(int)
+            w, h = (np.ceil(ring.max(axis=0)).astype(int) - (x0, y0)) // LOOK_SHRINK  # (whole cells: a fast shrink)
+            out.append((int(x0), int(y0), int(w), int(h)))
         return out
 
     def _changed_by_look(self, looks: dict[str, np.ndarray]) -> set[str] | None:
@@ -458,10 +482,19 @@ class Vision:
             return None
         return {site for site, look in looks.items() if self._looks[site].changed(look)}
 
-    def _unlike(self, colour: np.ndarray, sites: Collection[str]) -> tuple[set[str], dict[str, np.ndarray]]:
+    def _unlike(
+        self, colour: np.ndarray, sites: set[str], markers: FrameMarkers | None = None
+    ) -> tuple[set[str], dict[str, np.ndarray]]:
         """Of `sites`, those whose look differs from their look when last decoded, or that have no such look, or
         whose look this frame cannot give (a piece set onto another, or lifted off a stack, changes its look), and
-        those whose stickers were last seen and not read (another frame may read them); and the looks taken."""
+        those whose stickers were last seen and not read (another frame may read them); and the looks taken (made
+        once for the frame's `markers` and the same sites while the looks kept, the reading and the pose stand)."""
+        if markers is None:
+            return self._unlike_now(colour, sites)
+        state = (self._looks, self._last, self._pose)
+        return markers.once((self, "looks", frozenset(sites)), state, lambda: self._unlike_now(colour, sites))
+
+    def _unlike_now(self, colour: np.ndarray, sites: set[str]) -> tuple[set[str], dict[str, np.ndarray]]:
         looks = self._site_looks(colour, sites)
         unread = (
             {site for r in self._last.unreliable if r.reason == UNREAD for site in r.sites} if self._last else set()
@@ -473,13 +506,13 @@ class Vision:
         }
         return unlike, looks
 
-    def unlike(self, image: np.ndarray, sites: Collection[str]) -> set[str]:
+    def unlike(self, image: np.ndarray, sites: Collection[str], markers: FrameMarkers | None = None) -> set[str]:
         """Of `sites` (this board's), those a frame of the profile's size shows changed since they were last decoded
-        (`_unlike`): every one while there is no reading to compare with."""
+        (`_unlike`): every one while there is no reading to compare with. `markers`: as for `stands`."""
         if self._last is None or self._pose is None:
             return set(sites)
         colour = image if image.ndim == 2 or image.shape[2] == 3 else cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-        return self._unlike(colour, sites)[0]
+        return self._unlike(colour, set(sites), markers)[0]
 
     def _remember_looks(
         self, colour: np.ndarray, sites: Collection[str], taken: dict[str, np.ndarray] | None = None
@@ -534,12 +567,13 @@ class Vision:
         last: FrameReport,
         cropped: Cropped | None = None,
         quiet: Collection[str] = (),
+        markers: FrameMarkers | None = None,
     ) -> FrameReport | None:
         """The frame read in crops around the changed sites and the sweep's next few (`cropped`: its plan's sites
         but the `quiet` ones, which look as when last decoded); None when the board or the camera moved (fewer than
         three corner markers look as they did), for the whole frame to be read."""
         clock = _Clock()
-        corners = self._unchanged_markers(colour)
+        corners = self._markers_now(colour, markers)
         if len(corners) < MIN_FRESH_MARKERS:
             return None
         self._measure_frame_blur(colour, corners)
@@ -560,7 +594,7 @@ class Vision:
         # Sites whose stickers are searched at one scale share crops: a few far sites whose stickers need the
         # region enlarged do not enlarge the sweep's whole crop with them.
         for group in self._by_scale(pose, read):
-            wider = self._site_pixels(pose, colour.shape, group, self._search_ring)
+            wider = self._site_pixels(pose, colour.shape, group, wider=True)
             for x0, y0, x1, y1 in site_boxes(self._site_pixels(pose, colour.shape, group), colour.shape):
                 gray = self._fused(colour, None, (x0, y0, x1, y1))
                 least = self._least_side(pose, group, (x0, y0, x1, y1))
@@ -624,14 +658,33 @@ class Vision:
         return windows_around(self.board, near, self._tolerance + self._sticker_reach + self._colour.margin_mm())
 
     def _site_pixels(
-        self, pose: Pose, shape: tuple[int, ...], sites: Collection[str], rings: np.ndarray | None = None
+        self, pose: Pose, shape: tuple[int, ...], sites: Collection[str], wider: bool = False
     ) -> list[np.ndarray]:
-        """For each site, the frame pixels of the ring within which a sticker of a piece on it may lie (at board
-        level and at the tallest stack's height); `rings`: other rings round every site (board mm, in the reach
-        ring's order)."""
-        index = {s.id: i for i, s in enumerate(self.board.sites)}
-        rings = (self._reach_ring if rings is None else rings)[[index[s] for s in sorted(sites)]]
-        return list(pose.project(rings.reshape(-1, 3), self.matrix, self.dist).reshape(len(rings), -1, 2))
+        """For each site in name order, the frame pixels of the ring within which a sticker of a piece on it may lie
+        (at board level and at the tallest stack's height); `wider`: the ring a sticker read afresh round it may lie
+        within (`_search_ring`)."""
+        return list(self._rings(pose, wider)[[self._site_index[s] for s in sorted(sites)]])
+
+    def _rings(self, pose: Pose, wider: bool = False) -> np.ndarray:
+        """`_site_pixels` of every site, in the board's site order (kept while the pose stands)."""
+        rings = self._search_ring if wider else self._reach_ring
+        return self._pose_value(
+            pose,
+            "search rings" if wider else "reach rings",
+            lambda: pose.project(rings.reshape(-1, 3), self.matrix, self.dist).reshape(len(rings), -1, 2),
+        )
+
+    def _pose_value(self, pose: Pose, name: str, make: Callable[[], Any]) -> Any:
+        """`make()`, worked out from `pose` alone, kept while the pose stays the same to the bit (the same board
+        points projected through it give the same pixels); a new pose drops every value kept."""
+        key = (pose.rvec.tobytes(), pose.tvec.tobytes())
+        kept_key, values = self._per_pose
+        if kept_key != key:
+            values = {}
+        if name not in values:
+            values = {**values, name: make()}  # (a new dict: a copy of the pipeline keeps its own)
+        self._per_pose = (key, values)
+        return values[name]
 
     # -- the board
     def _find_corners(self, gray: np.ndarray, markers: FrameMarkers) -> dict:
@@ -682,14 +735,15 @@ class Vision:
         """`frame_blur_px` from the markers this frame was placed by (a patch round each, made gray where the frame
         is in colour): the median of their worst directions' blur, never under the lens's. Three markers are enough
         (one spoiled by a hand still leaves the median right) and cost about 1 ms each."""
-        blurs = []
+        patches = []
         for c in list(corners.values())[:3]:
             x0, y0, x1, y1 = _blur_box(c, image.shape[:2])
             patch = image[y0:y1, x0:x1]
             if patch.ndim == 3:
                 patch = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
-            if patch.size and (b := worst_blur(patch, c - (x0, y0), self.blur_px)) is not None:
-                blurs.append(b)
+            if patch.size:
+                patches.append((patch, c - (x0, y0)))
+        blurs = [b for b in worst_blurs(patches, self.blur_px) if b is not None]
         self.frame_blur_px = max(self.blur_px, float(np.median(blurs))) if blurs else self.blur_px
 
     def _unchanged_markers(self, gray: np.ndarray) -> dict:
@@ -822,7 +876,7 @@ class Vision:
         found = (np.array(candidates, np.float64).reshape(-1, 4, 2) + 0.5) / up - 0.5  # in the region's pixels
         centres = found.mean(axis=1, keepdims=True)
         tries = np.stack([found, centres + (found - centres) * 0.75], axis=1)  # (candidates, 2, 4, 2)
-        sides = np.linalg.norm(tries - np.roll(tries, 1, axis=2), axis=3).mean(axis=2)
+        sides = side_lengths(tries).mean(axis=2)
         sized = (per_lo <= 4 * sides) & (4 * sides <= per_hi) & _squarish(tries)
         glance = np.full(sides.shape, np.nan)
         glance[sized] = self._book.rings(roi, tries[sized], sigma)
@@ -913,10 +967,12 @@ class Vision:
     def _fiducial_outlines(self, pose: Pose, origin: tuple[int, int]) -> list[np.ndarray]:
         """The board's corner markers' outlines in a region's pixels: their cells make squares of a sticker's size
         and kind of code, never a piece's."""
-        return [
-            (pose.project(fiducial_corners(fid), self.matrix, self.dist) - origin).astype(np.float32)
-            for fid in self.board.fiducials
-        ]
+        corners = self._pose_value(
+            pose,
+            "markers",
+            lambda: [pose.project(fiducial_corners(fid), self.matrix, self.dist) for fid in self.board.fiducials],
+        )
+        return [(c - origin).astype(np.float32) for c in corners]
 
     def _doubtful_sites(self, doubtful: list[np.ndarray], pose: Pose) -> tuple[set[str], list[Region]]:
         """The sites a sticker seen but not read may stand on: its centre traced at every height a sticker may
@@ -954,9 +1010,8 @@ class Vision:
         it holds none of them."""
         x0, y0, x1, y1 = box
         index = [i for i, s in enumerate(self.board.sites) if s.id in read]
-        centres = pose.project(
-            np.column_stack([self._site_xy[index], np.zeros(len(index))]), self.matrix, self.dist
-        ).reshape(-1, 2)
+        board_level = np.column_stack([self._site_xy, np.zeros(len(self._site_xy))])
+        centres = self._pose_value(pose, "centres", lambda: pose.project(board_level, self.matrix, self.dist))[index]
         inside = (centres[:, 0] >= x0) & (centres[:, 0] < x1) & (centres[:, 1] >= y0) & (centres[:, 1] < y1)
         if not inside.any():
             return None
@@ -966,12 +1021,12 @@ class Vision:
         """The sites to read in two groups: those whose stickers are searched enlarged (`_search_scale` of each
         site's smallest sticker, as `_least_side` takes it), and the rest (a crop of sites at the frame's scale and
         halved is searched at the frame's: a crop more costs more than the halving saves)."""
-        sides = self._site_sides(pose)
+        enlarged = SITE_SIDE_SHARE * self._site_sides(pose) < UPSCALE_BELOW_PX  # (`_search_scale` over 1)
         groups: dict[bool, set[str]] = {}
-        for i, site in enumerate(self.board.sites):
-            if site.id in read:
-                groups.setdefault(_search_scale(SITE_SIDE_SHARE * float(sides[i])) > 1, set()).add(site.id)
-        return [groups[enlarged] for enlarged in sorted(groups)]
+        for site in read:
+            if (i := self._site_index.get(site)) is not None:
+                groups.setdefault(bool(enlarged[i]), set()).add(site)
+        return [groups[key] for key in sorted(groups)]
 
     def _illegible(self, pose: Pose, sites: Collection[str]) -> set[str]:
         """Of `sites`, those where this frame would not reliably read a sticker (too small for its blur, the sway's
@@ -1173,7 +1228,7 @@ class Vision:
             if not outlines[index]:
                 continue
             q = quad.reshape(4, 2).astype(np.float64)
-            perimeter = float(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1).sum())
+            perimeter = float(side_lengths(q).sum())
             centre = q.mean(axis=0)
             if not per_lo <= perimeter <= per_hi or any(math.dist(centre, c) < side for c in centres):
                 continue
@@ -1261,7 +1316,8 @@ class Vision:
         `spare` names (the entry ids of those that may be under it; None: every piece of the box): at most one
         piece of each lower layer under it, bottom to top, and as many pieces of its own layer as are spare, up to
         the tallest stack; lowest first, its own height left out."""
-        pieces = [e for e in self.registry.entries if spare is None or e.id in spare]
+        wanted = None if spare is None else set(spare)
+        pieces = [e for e in self.registry.entries if wanted is None or e.id in wanted]
         supports = {0.0}
         for layer in sorted({e.layer for e in pieces if e.layer < entry.layer}):
             heights = {e.height for e in pieces if e.layer == layer}
@@ -1270,8 +1326,13 @@ class Vision:
         riders = [e.height for e in pieces if e.layer == entry.layer]
         if spare is None:  # any number of each height of its own layer, as many as the tallest stack takes
             riders = [h for h in set(riders) for _ in range(int(top // h))]
+        still = None  # a height that added nothing: adding it again adds nothing either (a box of many counters)
         for h in riders:  # each piece under it once at most
-            supports |= {s + h for s in supports if s + h + entry.height <= top}
+            if h == still:
+                continue
+            more = {s + h for s in supports if s + h + entry.height <= top}
+            still = h if more <= supports else None
+            supports |= more
         return sorted(s + entry.height for s in supports if s > 0 and s + entry.height <= top)
 
     @staticmethod
@@ -1280,7 +1341,7 @@ class Vision:
         up = (traced[0] - traced[3]) + (traced[1] - traced[2])
         up /= max(float(np.linalg.norm(up)), 1e-9)
         centre = traced.mean(axis=0) + entry.sticker_offset * up
-        side = float(np.mean(np.linalg.norm(traced - np.roll(traced, 1, axis=0), axis=1)))
+        side = float(side_lengths(traced).mean())
         return (float(centre[0]), float(centre[1])), side
 
     def _nearest_site(self, x: float, y: float) -> tuple[str | None, float]:
@@ -1413,6 +1474,18 @@ class FrameMarkers:
         self._colour = colour
         self._gray: np.ndarray | None = None
         self._found: dict[str, list[tuple[int, np.ndarray]]] = {}
+        self._checks: dict[tuple, tuple[tuple, Any]] = {}
+
+    def once(self, asked: tuple, state: tuple, make: Callable[[], Any]) -> Any:
+        """`make()`, a check of this frame (a board's corner markers, its sites' looks), or what it gave when the
+        same was asked (`asked`, by value) against the same `state` (the same objects): a table of several boards
+        asks whether a board stands and looks as it did before it reads it, and its reading need not look again."""
+        kept = self._checks.get(asked)
+        if kept is not None and len(kept[0]) == len(state) and all(a is b for a, b in zip(kept[0], state, strict=True)):
+            return kept[1]
+        value = make()
+        self._checks[asked] = (state, value)
+        return value
 
     @property
     def gray(self) -> np.ndarray:
@@ -1534,12 +1607,12 @@ def _search_scale(smallest_px: float) -> float:
 
 def _squarish(quads: np.ndarray) -> np.ndarray:
     """For each outline (..., 4, 2), whether its shortest side is at least SQUARE_SIDES of its longest."""
-    sides = np.linalg.norm(quads - np.roll(quads, 1, axis=-2), axis=-1)
+    sides = side_lengths(quads)
     return sides.min(axis=-1) >= SQUARE_SIDES * sides.max(axis=-1)
 
 
 def _side(corners: np.ndarray) -> float:
-    return float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
+    return float(side_lengths(corners).mean())
 
 
 def _replace_confidence(s: Sighting, confidence: float) -> Sighting:

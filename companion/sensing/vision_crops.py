@@ -191,7 +191,7 @@ def blank_outside(gray: np.ndarray, rings: list[np.ndarray], origin: tuple[int, 
         hull = cv2.convexHull(np.round(ring - (x0, y0)).astype(np.int32))
         cv2.fillConvexPoly(inside, hull, 255)
     out = np.full_like(gray, 255)
-    np.copyto(out, gray, where=inside.astype(bool))
+    cv2.copyTo(gray, inside, out)  # (where the mask is set; numpy's masked copy costs several times as much)
     return out
 
 
@@ -218,10 +218,12 @@ def distinct(found: list[tuple]) -> list[tuple]:
     """One reading per sticker: a sticker decoded in two crops (it lies where they meet) counts once. Each reading
     is a tuple whose second item is the sticker's corners."""
     out: list[tuple] = []
+    kept: list[np.ndarray] = []  # their centres
     for reading in found:
         corners = reading[1]
         centre = corners.mean(axis=0)
         side = float(np.linalg.norm(corners[1] - corners[0]))
-        if not any(math.dist(centre, other[1].mean(axis=0)) < side / 2 for other in out):
+        if not any(math.dist(centre, other) < side / 2 for other in kept):
             out.append(reading)
+            kept.append(centre)
     return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import cv2
@@ -147,7 +148,7 @@ class CodeBook:
         out = np.full(len(quads), np.nan)
         if not len(quads):
             return out
-        cells = np.mean(np.linalg.norm(quads - np.roll(quads, 1, axis=1), axis=2), axis=1) / (CELLS - 2)
+        cells = np.mean(side_lengths(quads), axis=1) / (CELLS - 2)
         homographies = np.stack([cv2.getPerspectiveTransform(_INNER, q.astype(np.float32)) for q in quads])
         outlines = _project(homographies, _OUTLINE[0])
         high = np.array([gray.shape[1] - 1, gray.shape[0] - 1])
@@ -262,7 +263,16 @@ def fit_edges(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
 
 
 def _side(corners: np.ndarray) -> float:
-    return float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
+    return float(side_lengths(corners).mean())
+
+
+_BEFORE = [3, 0, 1, 2]  # each corner's one before it (a roll by one, as an index: a fraction of its cost)
+
+
+def side_lengths(quads: np.ndarray) -> np.ndarray:
+    """Each outline's (..., 4, 2) four sides' lengths, each from the corner before to its own."""
+    step = quads - quads[..., _BEFORE, :]
+    return np.sqrt(np.add.reduce(step * step, axis=-1))
 
 
 def _axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -337,12 +347,23 @@ def worst_blur(gray: np.ndarray, corners: np.ndarray, lens_px: float, cells: int
     alone, the board's own edge or a neighbouring map, widens that edge and not its opposite); a smear at an angle
     to the edges shows in both pairs, as much as its own direction's excess over the lens's variance (`lens_px`, the
     lens alone) in their sum. None where neither pair shows a clean step."""
-    widths = edge_sigmas(gray, corners, cells)
-    pairs = [[w * w for w in (widths[k], widths[k + 2]) if w is not None] for k in (0, 1)]
-    across = [min(p) for p in pairs if p]
-    if not across:
-        return None
-    return math.sqrt(max(max(across), sum(across) - lens_px * lens_px) if len(across) == 2 else across[0])
+    return worst_blurs([(gray, corners)], lens_px, cells)[0]
+
+
+def worst_blurs(
+    markers: Sequence[tuple[np.ndarray, np.ndarray]], lens_px: float, cells: int = CELLS - 2
+) -> list[float | None]:
+    """`worst_blur` of each marker (its gray image and its corners in it), their edges' fits made in one product."""
+    out: list[float | None] = []
+    for widths in _edge_sigmas(markers, cells, 1.0):
+        pairs = [[w * w for w in (widths[k], widths[k + 2]) if w is not None] for k in (0, 1)]
+        across = [min(p) for p in pairs if p]
+        out.append(
+            None
+            if not across
+            else math.sqrt(max(max(across), sum(across) - lens_px * lens_px) if len(across) == 2 else across[0])
+        )
+    return out
 
 
 def edge_sigmas(
@@ -353,33 +374,43 @@ def edge_sigmas(
     cell the code's cells (whose mean along the edge is some level between black and white), outside the quiet zone
     whatever it lies on. The three blurred steps are fitted to each profile (`_step_fits`). None for every edge
     when the marker is under 24 px a side."""
-    corners = np.asarray(corners, np.float64).reshape(4, 2)
-    side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
-    if side < 24:
-        return [None] * 4
-    centre = corners.mean(axis=0)
-    cell = side / cells
+    return _edge_sigmas([(gray, corners)], cells, quiet)[0]
+
+
+def _edge_sigmas(
+    markers: Sequence[tuple[np.ndarray, np.ndarray]], cells: int, quiet: float
+) -> list[list[float | None]]:
+    """`edge_sigmas` of each marker (its gray image and its corners in it): every edge's profile fitted at once
+    (each profile's fit is its own: the same as alone)."""
     fits = _step_fits(round(quiet, 3))
-    steps = fits.steps * cell
-    profiles, inside = [], []
-    for k in range(4):
-        a, b = corners[k], corners[(k + 1) % 4]
-        along = (b - a) / np.linalg.norm(b - a)
-        normal = np.array([along[1], -along[0]])
-        if np.dot(normal, (a + b) / 2 - centre) < 0:
-            normal = -normal
-        ts = np.linspace(0.25, 0.75, 24)
-        points = a + np.outer(ts, b - a)
-        grid = points[:, None, :] + steps[None, :, None] * normal
-        xs, ys = grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32)
-        if xs.min() < 0 or ys.min() < 0 or xs.max() > gray.shape[1] - 1 or ys.max() > gray.shape[0] - 1:
+    profiles, edges = [], []  # each profile, and its marker, edge and cell (px)
+    for m, (gray, given) in enumerate(markers):
+        corners = np.asarray(given, np.float64).reshape(4, 2)
+        side = _side(corners)
+        if side < 24:
             continue
-        profiles.append(cv2.remap(gray, xs, ys, cv2.INTER_LINEAR).astype(np.float64).mean(axis=0))
-        inside.append(k)
-    out: list[float | None] = [None] * 4
+        centre = corners.mean(axis=0)
+        cell = side / cells
+        steps = fits.steps * cell
+        for k in range(4):
+            a, b = corners[k], corners[(k + 1) % 4]
+            along = (b - a) / np.linalg.norm(b - a)
+            normal = np.array([along[1], -along[0]])
+            if np.dot(normal, (a + b) / 2 - centre) < 0:
+                normal = -normal
+            ts = np.linspace(0.25, 0.75, 24)
+            points = a + np.outer(ts, b - a)
+            grid = points[:, None, :] + steps[None, :, None] * normal
+            xs, ys = grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32)
+            if xs.min() < 0 or ys.min() < 0 or xs.max() > gray.shape[1] - 1 or ys.max() > gray.shape[0] - 1:
+                continue
+            profiles.append(cv2.remap(gray, xs, ys, cv2.INTER_LINEAR).astype(np.float64).mean(axis=0))
+            edges.append((m, k, cell))
+    out: list[list[float | None]] = [[None] * 4 for _ in markers]
     if profiles:
-        for k, w in zip(inside, fits.sigmas_of(np.array(profiles).reshape(-1, len(steps))), strict=True):
-            out[k] = None if w is None else w * cell
+        sigmas = fits.sigmas_of(np.array(profiles).reshape(-1, len(fits.steps)))
+        for (m, k, cell), w in zip(edges, sigmas, strict=True):
+            out[m][k] = None if w is None else w * cell
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -29,11 +30,12 @@ class Pose:
     rvec: np.ndarray
     tvec: np.ndarray
 
-    @property
+    # (worked out once a pose: a reading traces every sticker it decodes back to the board through it)
+    @functools.cached_property
     def rotation(self) -> np.ndarray:
         return cv2.Rodrigues(self.rvec)[0]
 
-    @property
+    @functools.cached_property
     def centre(self) -> np.ndarray:
         """The camera's position in board mm."""
         return -self.rotation.T @ self.tvec.reshape(3)

@@ -159,8 +159,8 @@ class TableVision:
                 if (
                     mine == set()
                     and self._reports is not None
-                    and vision.stands(image)
-                    and not vision.unlike(image, own_held)
+                    and vision.stands(image, markers)
+                    and not vision.unlike(image, own_held, markers)
                 ):
                     # None of its sites changed, none of its stacks looks changed and it has not moved: its last
                     # reading stands, as when a phone sends the parts of the boards that changed (its sweep waits

@@ -31,6 +31,17 @@ def _moved(board, scene, seed: int):
     return replace(scene, pieces=tuple(moved if p is piece else p for p in scene.pieces)), {piece.site, site.id}
 
 
+def _read_then_moved(board, registry, renderer, camera, seed: int, move: int):
+    """A pipeline that has read a scene whole, and the scene's next frame after a hand moved a piece (`_moved`):
+    the profile, the pipeline, the scene, the scene after, the sites changed and the frame."""
+    profile = sim_profile(camera, board.name)
+    vision = Vision(board, registry, profile)
+    scene = random_scene(board, registry, camera, seed, jitter=False)
+    vision.process(renderer.render(scene).image, 0.0)
+    later, changed = _moved(board, scene, move)
+    return profile, vision, scene, later, changed, renderer.render(later).image
+
+
 def test_a_settled_change_read_in_crops_gives_the_whole_frames_board(board, registry, renderer, camera):
     profile = sim_profile(camera, board.name)
     crops, whole = Vision(board, registry, profile), Vision(board, registry, profile)
@@ -48,12 +59,7 @@ def test_a_settled_change_read_in_crops_gives_the_whole_frames_board(board, regi
 
 def test_a_site_the_grid_did_not_report_is_caught_up_by_the_sweep(board, registry, renderer, camera):
     """A change the grid missed (a piece swapped for another of the same footprint) shows within a sweep."""
-    profile = sim_profile(camera, board.name)
-    vision = Vision(board, registry, profile)
-    scene = random_scene(board, registry, camera, 42, jitter=False)
-    vision.process(renderer.render(scene).image, 0.0)
-    later, _ = _moved(board, scene, 5)
-    image = renderer.render(later).image
+    profile, vision, _, _, _, image = _read_then_moved(board, registry, renderer, camera, 42, 5)
     truth = Vision(board, registry, profile).process(image).stacks()
     reports = [vision.process(image, 1.0 + k, set()) for k in range(SWEEP_ROUNDS)]
     assert reports[0].stacks() != truth  # nothing said the board changed: the first crops do not see it
@@ -143,3 +149,55 @@ def test_a_big_frame_without_a_grid_is_read_in_crops_where_the_board_looks_chang
     image = renderer.render(scene).image
     report = alone.process(image, 2.0, by_look=True)
     assert "stickers in crops" in report.timings and report.stacks() == whole.process(image).stacks(), changed
+
+
+def test_what_a_pose_gives_is_kept_while_it_stands_and_dropped_when_it_changes(board, registry, camera):
+    """The sites' rings and the corner markers' outlines projected through a pose are kept for the next reading
+    through the same pose; through another pose they are projected afresh, as a pipeline new to it projects them."""
+    from companion.sensing.vision_pose import Pose
+
+    profile = sim_profile(camera, board.name)
+    vision = Vision(board, registry, profile)
+    pose = vision.pose
+    moved = Pose(pose.rvec + np.array([0.0, 0.0, 0.02]), pose.tvec + np.array([12.0, -5.0, 0.0]))
+    sites = [s.id for s in board.sites[:6]]
+
+    def seen(v: Vision, p: Pose) -> list[np.ndarray]:
+        return [
+            *v._site_pixels(p, (720, 1280), sites),
+            *v._site_pixels(p, (720, 1280), sites, wider=True),
+            *v._fiducial_outlines(p, (10, 20)),
+        ]
+
+    before = seen(vision, pose)
+    assert all(np.array_equal(a, b) for a, b in zip(before, seen(vision, pose), strict=True))
+    after = seen(vision, moved)
+    fresh = seen(Vision(board, registry, profile), moved)
+    assert all(np.array_equal(a, b) for a, b in zip(after, fresh, strict=True))
+    assert not any(np.allclose(a, b) for a, b in zip(before, after, strict=True))
+
+
+def test_a_boards_checks_of_a_frame_serve_its_reading_of_that_frame_alone(board, registry, renderer, camera):
+    """Whether a board stands and which of its stacks look changed, asked of a frame (as a table of several boards
+    asks before it reads one), are not made again by its reading of the same frame; another frame's, even in the
+    same array, makes its own."""
+    from companion.sensing.vision import FrameMarkers
+
+    profile, vision, scene, later, changed, image = _read_then_moved(board, registry, renderer, camera, 44, 6)
+    held = {p.site for p in later.pieces if p.site is not None} - changed
+    made = {"markers": 0, "looks": 0}
+    markers_of, looks_of = vision._unchanged_markers, vision._unlike_now
+    vision._unchanged_markers = lambda *a: made.__setitem__("markers", made["markers"] + 1) or markers_of(*a)
+    vision._unlike_now = lambda *a: made.__setitem__("looks", made["looks"] + 1) or looks_of(*a)
+    frame = FrameMarkers(image)
+    assert vision.stands(image, frame) and vision.stands(image, frame)
+    vision.unlike(image, held, frame)
+    assert made == {"markers": 1, "looks": 1}
+    expected = Vision(board, registry, profile)
+    expected.process(renderer.render(scene).image, 0.0)
+    report = vision.process(image, 1.0, changed, frame, held=held)
+    assert made == {"markers": 1, "looks": 1}  # the reading took both checks as they were made
+    assert report.to_json() == expected.process(image, 1.0, changed, held=held).to_json()
+    assert vision.stands(image, FrameMarkers(image)) and made["markers"] == 2  # another frame: checked afresh
+    vision.unlike(image, held, frame)
+    assert made["looks"] == 2  # the reading changed what the looks are compared with: looked at afresh
