@@ -222,8 +222,7 @@ def run(args: argparse.Namespace) -> int:
             f"{cam.transfer[0]:g}-{cam.transfer[1]:g} frame intervals after its exposure of 1/"
             f"{1 / cam.exposure[0]:.0f}-1/{1 / cam.exposure[1]:.0f} s, "
             + ("drawn per game" if args.webcam == "drawn" else f"every game's at the range's {args.webcam} end")
-            + f"; each frame's reading charged "
-            f"{args.slower:g} times its CPU time here"
+            + f"; each frame's reading charged {args.slower:g} times its CPU time here"
         )
     failed = 0
     for sense in kinds:

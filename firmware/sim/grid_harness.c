@@ -589,7 +589,6 @@ static void run_command(char *line) {
   }
 }
 
-/* Commands from stdin are handed to the simulation thread, which applies them between two instructions. */
 /* What the chip sends reaches the host through simavr's pty part: a 512-byte queue that the part's own thread
  * empties into the pty, dropping a byte it has no room for. On a loaded host that thread may not run for the 44 ms
  * the queue lasts at 115200 baud, while the simulation, behind real time, catches up at many times the chip's
@@ -612,6 +611,7 @@ static void hold_uart_back(void) {
   }
 }
 
+/* Commands from stdin are handed to the simulation thread, which applies them between two instructions. */
 static void *simulate(void *unused) {
   (void)unused;
   pthread_mutex_lock(&lock);
