@@ -134,6 +134,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="sweep the table's hold window instead: one line per window over the whole hold sweep (default "
         "windows 3,5,8,12,15 s; or seconds separated by commas)",
     )
+    parser.add_argument(
+        "--webcam",
+        choices=("drawn", "slowest", "quickest"),
+        default="drawn",
+        help="drawn: each game draws its webcam from shared/WORLD.md's range (default); slowest or quickest: every "
+        "game has the webcam at that end of the range",
+    )
+    parser.add_argument(
+        "--slower",
+        type=float,
+        default=1.0,
+        help="the table's CPU this many times slower than this machine's (a Pi 4's core: 3-5): each camera frame's "
+        "reading is charged to the table's clock that many times over (default 1)",
+    )
     parser.add_argument("--findings", type=int, default=3, help="lines of findings to print per row (default 3)")
     parser.add_argument(
         "--option", action="append", default=[], metavar="NAME=VALUE",
@@ -146,10 +160,12 @@ def choose(args: argparse.Namespace) -> list[Bench]:
     from companion.errors import UserError
     from companion.rules import names
 
-    if args.games < 1 or args.moves < 1 or args.skip < 0 or args.settle <= 0 or args.hold_window <= 0:
+    if args.games < 1 or args.moves < 1 or args.skip < 0 or min(args.settle, args.hold_window) <= 0:
         raise UserError(
             "bench messy: --games and --moves must be 1 or more, --skip 0 or more, --settle and --hold-window above 0"
         )
+    if not 1 <= args.slower <= 100:
+        raise UserError(f"bench messy: --slower must be from 1 to 100 (a Pi 4's core: 3-5), not {args.slower:g}")
     benches = default_benches()
     if args.game is None:
         if args.players is not None or args.option:
@@ -204,7 +220,9 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"the camera: a USB webcam at {cam.fps[0]:g}-{cam.fps[1]:g} frames a second, each reaching the table "
             f"{cam.transfer[0]:g}-{cam.transfer[1]:g} frame intervals after its exposure of 1/"
-            f"{1 / cam.exposure[0]:.0f}-1/{1 / cam.exposure[1]:.0f} s, drawn per game"
+            f"{1 / cam.exposure[0]:.0f}-1/{1 / cam.exposure[1]:.0f} s, "
+            + ("drawn per game" if args.webcam == "drawn" else f"every game's at the range's {args.webcam} end")
+            + f"; each frame's reading charged {args.slower:g} times its CPU time here"
         )
     failed = 0
     for sense in kinds:
@@ -223,9 +241,11 @@ def run(args: argparse.Namespace) -> int:
             booked: list[float] = []
             after_arm: list[float] = []
             frames: list[float] = []
+            webcams: list[tuple[float, list[float], list[float]]] = []
             for index, hold in enumerate(points):
                 started = time.monotonic()
-                stats, found = point(bench, sense == "camera", hold, index, args)
+                stats, found, cams = point(bench, sense == "camera", hold, index, args)
+                webcams += cams
                 print(line(f"{hold:g}", stats, time.monotonic() - started))
                 findings += found
                 judged += stats.judge_seconds
@@ -243,6 +263,7 @@ def run(args: argparse.Namespace) -> int:
                     f"  booked after the arm left the board: median {percentile(after_arm, 0.5):.2f} s, p95 "
                     f"{percentile(after_arm, 0.95):.2f} s ({len(after_arm)} bookings)"
                 )
+            print_webcams(webcams)
             if frames:
                 print(
                     "  the table's reading of each camera frame, CPU ms: median, p95 "
@@ -260,7 +281,9 @@ def run(args: argparse.Namespace) -> int:
         "action than the hand's when its player looked at a phone (goal 0); corrected: bookings the table put "
         "right itself in one announced entry; undo: moves during which the table advised undoing them (goal 0); "
         "taps/move: phone taps per move; booked after: seconds from the hand's last movement to the table's own "
-        "booking of its move, a move settled by a tap counted in taps/move instead (goal: median under 0.5 s)"
+        "booking of its move, a move settled by a tap counted in taps/move instead (goal: median under 0.5 s); arm "
+        "left: with the camera, whose frames show the arm over the board until it leaves and which holds every "
+        "booking until then, the median from the arm's leaving"
         + (
             "; in hand: moves during which the table waited for a piece that may be in the hand (the window's "
             "moves); wrong at: the holds (s) at which a move was booked wrong"
@@ -272,7 +295,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 COLUMNS = (
-    f"{'moves':>7}{'wrong':>7}{'corrected':>10}{'undo':>6}{'taps/move':>10}{'booked after s: median, p95':>29}{'s':>6}"
+    f"{'moves':>7}{'wrong':>7}{'corrected':>10}{'undo':>6}{'taps/move':>10}{'booked after s: median, p95':>29}"
+    f"{'arm left s':>12}{'s':>6}"
 )
 
 
@@ -290,7 +314,7 @@ def sweep_windows(
         started = time.monotonic()
         totals, wrong_at = HandStats(), []
         for index, hold in enumerate(points):
-            stats, found = point(bench, camera, hold, index, args, window)
+            stats, found, _ = point(bench, camera, hold, index, args, window)
             totals.add(stats)
             findings += found
             if stats.wrong_bookings:
@@ -309,19 +333,49 @@ def print_findings(findings: list[str], count: int) -> None:
         print(f"    {text[:220]}")
 
 
+def print_webcams(webcams: list[tuple[float, list[float], list[float]]]) -> None:
+    """The row's bookings with the camera by how quick its webcam was (each game draws one from shared/WORLD.md's
+    range): the slowest third shows what the goal is at the range's slow end."""
+    webcams = sorted(w for w in webcams if w[1])
+    if len(webcams) < 3:
+        return
+    from companion.bench.stats import percentile
+
+    third = len(webcams) / 3
+    parts = []
+    for name, group in (
+        ("quickest", webcams[: round(third)]),
+        ("middle", webcams[round(third) : round(2 * third)]),
+        ("slowest", webcams[round(2 * third) :]),
+    ):
+        landed = [t for _, after, _ in group for t in after]
+        left = [t for _, _, arm in group for t in arm]
+        parts.append(
+            f"{name} third ({group[0][0]:.2f}-{group[-1][0]:.2f} s) {percentile(landed, 0.5):.2f}"
+            + (f", {percentile(left, 0.5):.2f}" if left else "")
+        )
+    print(
+        "  by the webcam (its mean seconds from the arm leaving to a frame's arrival): median booked after the last "
+        "touch, after the arm left: " + "; ".join(parts)
+    )
+
+
 def point(
     bench: Bench, camera: bool, hold: float, index: int, args: argparse.Namespace, window: float | None = None
-) -> tuple[Any, list[str]]:
+) -> tuple[Any, list[str], list[tuple[float, list[float], list[float]]]]:
     """One point of the sweep: `args.games` games of `bench` joined part way, `args.moves` moves each by hand, on the
-    table's hold `window` (default `args.hold_window`)."""
+    table's hold `window` (default `args.hold_window`). Returns the totals, the findings, and with the camera each
+    game's webcam (its mean lag, `TimedTable.webcam_lag`) with its bookings' times after the touch and the arm."""
     from companion.sim.hand_play import HandStats
 
-    totals, findings = HandStats(), []
+    totals, findings, webcams = HandStats(), [], []
     for game in range(args.games):
         table = hands_game(bench, camera, hold, 1 + index + 97 * game, args, window)
         totals.add(table.stats)
         findings += table.findings
-    return totals, findings
+        if table.twin.camera is not None:
+            webcams.append((table.webcam_lag, table.stats.booked_after, table.stats.booked_after_arm))
+    return totals, findings, webcams
 
 
 def hands_game(
@@ -332,7 +386,7 @@ def hands_game(
     hold `window` (default `args.hold_window`): the played TimedTable, its twin closed."""
     from companion.errors import UserError
     from companion.rules import Action, SetupError
-    from companion.sim.hand_clock import TimedTable, twin_geometry
+    from companion.sim.hand_clock import TimedTable, Webcam, twin_geometry
     from companion.sim.table_setup import game_board, make_twin
 
     try:
@@ -343,7 +397,9 @@ def hands_game(
         raise UserError(f"bench messy: {bench.label}: {error}") from None
     twin.loop.hold = args.hold_window if window is None else window
     with twin:
-        table = TimedTable(twin, seed, hold, twin_geometry(twin, game_board(bench.game, bench.options)))
+        geometry = twin_geometry(twin, game_board(bench.game, bench.options))
+        webcam = None if args.webcam == "drawn" else Webcam().end(args.webcam == "slowest")
+        table = TimedTable(twin, seed, hold, geometry, webcam=webcam, slower=args.slower)
         rng = random.Random(seed)
         opening = tuple(Action.make(kind, **dict(arguments)) for kind, arguments in bench.opening)
         table.skip(bench.joined + rng.randint(0, args.skip), rng, opening)
@@ -357,7 +413,8 @@ def line(label: str, s: Any, seconds: float, width: int = 7) -> str:
     per_move = f"{s.board_taps / s.board_changes:.2f}" if s.board_changes else "-"
     after = s.booked_after
     timing = f"{percentile(after, 0.5):.2f}, {percentile(after, 0.95):.2f}" if after else "-"
+    left = f"{percentile(s.booked_after_arm, 0.5):.2f}" if s.booked_after_arm else "-"
     return (
         f"{label:>{width}}{s.board_changes:>7}{s.wrong_bookings:>7}{s.corrections:>10}{s.undo_advice:>6}{per_move:>10}"
-        f"{timing:>29}{seconds:>6.0f}"
+        f"{timing:>29}{left:>12}{seconds:>6.0f}"
     )

@@ -54,6 +54,15 @@ class Webcam:
     exposure: tuple[float, float] = (1 / 60, 1 / 15)
     transfer: tuple[float, float] = (1.0, 2.0)  # frame intervals from the exposure's end to the host
 
+    def end(self, slow: bool) -> Webcam:
+        """The camera at the range's slow end (the fewest frames a second, the longest exposure and transfer) or
+        its quick one."""
+
+        def at(span: tuple[float, float], high: bool) -> tuple[float, float]:
+            return (span[high], span[high])
+
+        return Webcam(at(self.fps, not slow), at(self.exposure, slow), at(self.transfer, slow))
+
     def draw(self, rng: random.Random) -> tuple[float, float, float]:
         """One camera's (seconds between frames, exposure, seconds from the exposure's end to the table)."""
         every = 1.0 / rng.uniform(*self.fps)
@@ -79,13 +88,17 @@ class TimedTable(HandTable):
         geometry: Geometry,
         people: People | None = None,
         webcam: Webcam | None = None,
+        slower: float = 1.0,
     ) -> None:
+        """`slower`: how many times slower than this machine's the table's CPU is (a Pi 4's core 3-5 times,
+        shared/WORLD.md): the time it spends reading each frame is charged to the clock that many times over."""
         super().__init__(twin, seed, illegal=0.0)
         self.hold = hold
         self.people = people or People()
         self.geometry = geometry
         # The camera's own timing, drawn apart from the hands' (the same hands with the grid alone and the camera).
         self.every, self.exposure, self.delay = (webcam or Webcam()).draw(random.Random(f"webcam {seed}"))
+        self.slower = slower
         self.now = time.monotonic() + 1.0  # the table's clock: after anything the twin showed it in real time
         self._changed_at = self.now
         self._next_frame = self.now  # when the next frame's exposure ends
@@ -100,6 +113,12 @@ class TimedTable(HandTable):
         self._frame: tuple[Frame, dict, Any] | None = None  # the board the hands leave now, the board before, footprint
         self.renders = 0
         twin.session.entries.subscribe(self._entry)
+
+    @property
+    def webcam_lag(self) -> float:
+        """The webcam's mean seconds from the arm leaving to the arrival of a frame that shows it gone: half a frame
+        interval's wait for the next exposure, the exposure, the transfer."""
+        return self.every / 2 + self.exposure + self.delay
 
     def _entry(self, entry: Entry) -> None:
         if entry.kind == "correction":
@@ -170,7 +189,7 @@ class TimedTable(HandTable):
         view = self.twin.live.frame_view(image, end + self.delay)
         spent = time.thread_time() - started
         if view is not None:
-            self._reading = (self.now + spent, view)
+            self._reading = (self.now + spent * self.slower, view)
             self.stats.frame_seconds.append(spent)
 
     # The players.

@@ -589,6 +589,28 @@ static void run_command(char *line) {
   }
 }
 
+/* What the chip sends reaches the host through simavr's pty part: a 512-byte queue that the part's own thread
+ * empties into the pty, dropping a byte it has no room for. On a loaded host that thread may not run for the 44 ms
+ * the queue lasts at 115200 baud, while the simulation, behind real time, catches up at many times the chip's
+ * speed. A USB-serial chip hands its bytes to the kernel, which keeps them for a host that reads late; so the chip
+ * waits (its clock stops, as if no time passed for it) while the queue is nearly full. If it stays full for 0.2 s
+ * (nothing drains the pty), the chip runs on and the bytes it sends are lost, as a board's are when no host reads,
+ * until the queue is half empty again. */
+static void hold_uart_back(void) {
+  static int given_up;
+  const uart_pty_fifo_t *to_host = &pty.port[0].in;
+  for (int waited = 0;; waited++) {
+    unsigned queued = (unsigned)(to_host->write - to_host->read) & (uart_pty_fifo_fifo_size - 1);
+    if (queued < uart_pty_fifo_fifo_size / 2) given_up = 0;
+    if (queued < uart_pty_fifo_fifo_size - 64 || given_up) return;
+    if (waited == 2000) {
+      given_up = 1;
+      return;
+    }
+    usleep(100);
+  }
+}
+
 /* Commands from stdin are handed to the simulation thread, which applies them between two instructions. */
 static void *simulate(void *unused) {
   (void)unused;
@@ -618,6 +640,7 @@ static void *simulate(void *unused) {
     }
     if (nevents) run_events();
     trail[ntrail++ & 31] = avr->pc;
+    hold_uart_back();
     int state = avr_run(avr);
     if (avr->cycle < last_cycle) cycle_base += last_cycle - avr->cycle;
     last_cycle = avr->cycle;

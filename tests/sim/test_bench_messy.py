@@ -47,6 +47,26 @@ def test_with_the_camera_the_table_books_within_a_frames_journey_of_the_arm_leav
     summary = next(x for x in result.stdout.splitlines() if "booked after the arm left the board" in x)
     median = float(summary.split("median ")[1].split(" s")[0])
     assert 0.0 < median < 0.4, summary
+    lines = [x.split() for x in result.stdout.splitlines() if x.strip()[:1].isdigit()]
+    assert [float(x[0]) for x in lines] == [0.3, 1.0]
+    for line in lines:  # each hold's median from the arm's leaving, beside the one from the last touch
+        assert 0.0 < float(line[-2]) < 0.4, result.stdout
+
+
+def test_the_bookings_are_told_by_the_webcams_speed_slowest_third_apart(capsys):
+    """Each game draws its webcam from the world's range: the slowest third shows the goal at the slow end (the
+    nearest-rank median of each third)."""
+    from companion.bench.messy import print_webcams
+
+    webcams = [(lag, [0.3 + lag] * 3, [lag + 0.02] * 3) for lag in (0.20, 0.08, 0.12, 0.16, 0.10, 0.18)]
+    webcams.append((0.05, [], []))  # a game the table booked nothing of by itself (all tapped) is left out
+    print_webcams(webcams)
+    printed = capsys.readouterr().out
+    assert "quickest third (0.08-0.10 s) 0.38, 0.10" in printed
+    assert "middle third (0.12-0.16 s) 0.42, 0.14" in printed
+    assert "slowest third (0.18-0.20 s) 0.48, 0.20" in printed
+    print_webcams(webcams[:2])
+    assert capsys.readouterr().out == ""  # too few webcams to tell apart
 
 
 def test_the_hold_window_swept_prints_a_line_per_window_over_the_holds():
@@ -71,6 +91,7 @@ def test_bad_arguments_are_one_line_errors():
         ["--moves", "0"],
         ["--windows", "3,x"],
         ["--windows", "0"],
+        ["--slower", "0.5"],
     ):
         result = companion("bench", "messy", *args)
         assert result.returncode == 2 and "bench messy" in result.stderr and "Traceback" not in result.stderr, args
@@ -106,3 +127,16 @@ def test_with_the_camera_an_arrow_tells_the_way_ahead_from_back_but_not_one_bran
     for site in ("r8s0", "r2s1"):
         ways = [x.b for x in board.links_from(site) if x.kind.startswith("orbit")]
         assert len({table._seen(game, {site: (f"planet-red>{way}",)}) for way in ways}) == len(ways)
+
+
+def test_the_webcam_at_either_end_of_the_range_is_the_slowest_or_quickest_one_drawn():
+    import random
+
+    from companion.sim.hand_clock import Webcam
+
+    world = Webcam()
+    drawn = [world.draw(random.Random(seed)) for seed in range(200)]
+    slowest, quickest = world.end(True).draw(random.Random(0)), world.end(False).draw(random.Random(0))
+    lag = [every / 2 + exposure + delay for every, exposure, delay in [*drawn, slowest, quickest]]
+    assert lag[-2] == max(lag) and lag[-1] == min(lag)
+    assert slowest == (1 / 15, 1 / 15, 2 / 15) and quickest == (1 / 30, 1 / 60, 1 / 30)
