@@ -66,18 +66,19 @@ FUSE_CHANGE = 30.0  # gray levels: a block whose mean differs by more shows some
 # away or turned); two frames of a still table under WORLD.md's webcam at 100-400 lux (noise, sway, drifting white
 # balance) differ by under 25 in 999 blocks of 1000
 LOOK_SHRINK = 2  # a site's look: the frame round it at this fraction of a side
-LOOK_CHANGE = 0.05  # a site whose look correlates with its last under 1 - this has changed (light and exposure that
-# drift scale and shift a look, which a correlation does not see; a piece set down or taken away reshapes it)
-# ... or one whose detail (its look less its blur at LOOK_DETAIL cells) differs by over LOOK_STEP gray levels in a patch
-# of two by two cells beyond what the last detail shows within a cell of it (the stand's sway), once exposure's drift
-# is fitted away: a piece set onto a stack, or lifted off it, changes a sticker's detail, where shadows change it
-# smoothly. On the per-change bench's 12 MP frames (WORLD.md's optics: a shot of its own a frame, its light from
-# anywhere; ORBIT, Trajectory and Orbital Battle, 1,387 looks of occupied sites, a piece set square on another among
-# them), each of the 24 changes to a stack that the decoder read differently differed by 43 or more, an unchanged site
-# by 7-16 at the median, over 25 in 3-14 of 100.
+LOOK_CHANGE = 0.15  # a site whose look's detail correlates with its last under 1 - this has changed, or one whose
+# detail differs by over LOOK_STEP in a patch of two by two cells beyond what the other shows within a cell of it either
+# way (the stand's sway); the detail is the log of the look (plus LOOK_DARK gray levels, which keeps the noise of black
+# print from counting) less its blur at LOOK_DETAIL cells, within the ring its stickers may lie in (the box's corners
+# show other sites' pieces). Light brighter, dimmer or from elsewhere scales a look, which the log makes a shift,
+# smooth but at a soft shadow's edge; a sticker set on, lifted off, turned or moved changes the detail it dominates.
+# On the per-change bench's 12 MP frames (WORLD.md's optics, light from anywhere; docs/benchmarks.md), each of 125
+# changes to a stack passed one bound by 1.7 times or more; unchanged sites decorrelate by 0.02-0.04 and differ by
+# 0.06-0.09 at the median.
+LOOK_STEP = 0.5
+LOOK_DARK = 16.0
 LOOK_DETAIL = 2.0
 DETAIL_KERNEL = 9  # cells: the blur's kernel, to two sigmas either way
-LOOK_STEP = 25.0
 # Reading a square by matching codes (vision_decode.py); measured on the mounted bench's frames (WORLD.md's optics):
 # a sticker's white margin and black border match a sticker's at 0.86 or more (1 in 100 lower), anything else on
 # the board at under 0.76 (the board's corner markers aside, which are left out by place).
@@ -475,6 +476,18 @@ class Vision:
             out.append((int(x0), int(y0), int(w), int(h)))
         return out
 
+    def _look_rings(self, pose: Pose) -> list[np.ndarray]:
+        """Each site's reach ring within its look (`_site_looks`), in the board's site order: the cells a sticker of
+        a piece on it may lie in (the box's corners beyond it show other sites' pieces)."""
+        boxes = self._pose_value(pose, "look boxes", lambda: self._look_boxes(pose))
+        out = []
+        for ring, (x0, y0, w, h) in zip(self._rings(pose), boxes, strict=True):
+            inside = np.zeros((max(h, 0), max(w, 0)), np.uint8)
+            hull = cv2.convexHull(((ring - (x0, y0)) / LOOK_SHRINK * 16).round().astype(np.int32))
+            cv2.fillConvexPoly(inside, hull, 1, cv2.LINE_8, 4)
+            out.append(inside.astype(bool))
+        return out
+
     def _changed_by_look(self, looks: dict[str, np.ndarray]) -> set[str] | None:
         """The sites whose look differs from their look when last read (the frame's exposure drift allowed for);
         None when some site has no look yet (read the whole frame)."""
@@ -523,7 +536,9 @@ class Vision:
         looks = {s: taken[s] for s in sites if s in taken} | self._site_looks(colour, set(sites) - set(taken))
         # (a new dict: a copy of the pipeline, as the bench reads a change again with, keeps its own)
         kept = {s: look for s, look in self._looks.items() if s not in sites}
-        self._looks = kept | {s: _Look.of(look) for s, look in looks.items()}
+        pose = self._pose
+        rings = self._pose_value(pose, "look rings", lambda: self._look_rings(pose)) if looks and pose else []
+        self._looks = kept | {s: _Look.of(look, rings[self._site_index[s]]) for s, look in looks.items()}
 
     def _process_frame(self, colour: np.ndarray, time: float, markers: FrameMarkers) -> FrameReport:
         clock = _Clock()
@@ -1549,55 +1564,61 @@ class _Look:
     comparison and kept: most sites decoded are never compared (the empty ones a change or the sweep reads)."""
 
     pixels: np.ndarray  # the frame round the site shrunk LOOK_SHRINK times (float32)
+    ring: np.ndarray  # where in it a sticker of a piece on the site may lie (bool)
 
     @classmethod
-    def of(cls, pixels: np.ndarray) -> _Look:
-        return cls(pixels)
-
-    @functools.cached_property
-    def centred(self) -> np.ndarray:
-        return self.pixels - float(self.pixels.mean())
-
-    @functools.cached_property
-    def norm(self) -> float:
-        return float(np.linalg.norm(self.centred))
+    def of(cls, pixels: np.ndarray, ring: np.ndarray) -> _Look:
+        return cls(pixels, ring)
 
     @functools.cached_property
     def detail(self) -> np.ndarray:
         return _detail(self.pixels)
 
     @functools.cached_property
-    def most(self) -> np.ndarray:
-        """The detail's highest within a cell either way."""
-        return cv2.dilate(self.detail, np.ones((3, 3), np.uint8))
+    def centred(self) -> np.ndarray:
+        return _centred(self.detail, self.ring)
 
     @functools.cached_property
-    def least(self) -> np.ndarray:
-        return cv2.erode(self.detail, np.ones((3, 3), np.uint8))
+    def norm(self) -> float:
+        return float(np.linalg.norm(self.centred))
 
     @functools.cached_property
-    def power(self) -> float:
-        return float(np.vdot(self.detail, self.detail))
+    def envelope(self) -> tuple[np.ndarray, np.ndarray]:
+        """The detail's highest and lowest within a cell either way."""
+        return _envelope(self.detail)
 
     def changed(self, now: np.ndarray) -> bool:
-        """Whether a later look of the site differs: reshaped (their correlation under 1 - LOOK_CHANGE: a piece set
-        down or taken away), or its detail changed in a small part (LOOK_STEP: a sticker set onto another, or lifted
-        off it), beyond what this detail shows within a cell either way (the stand's sway moves it so)."""
+        """Whether a later look of the site differs: its detail within the ring correlates with this one's under
+        1 - LOOK_CHANGE (a sticker set on, lifted off, turned or moved; not the light's changes), or differs in a
+        small part beyond what either shows within a cell (LOOK_STEP: a small sticker come or gone)."""
         if now.shape != self.pixels.shape:
             return True
-        centred = now - float(now.mean())
+        detail = _detail(now)
+        centred = _centred(detail, self.ring)
         correlation = float(np.vdot(centred, self.centred)) / max(self.norm * float(np.linalg.norm(centred)), 1e-6)
         if 1.0 - correlation > LOOK_CHANGE:
             return True
-        detail = _detail(now)
-        gain = max(float(np.vdot(self.detail, detail)) / max(self.power, 1e-6), 0.0)  # (exposure's drift scales it)
-        beyond = cv2.max(cv2.scaleAdd(self.most, -gain, detail), cv2.scaleAdd(detail, -1.0, gain * self.least))
-        return cv2.minMaxLoc(cv2.blur(beyond, (2, 2)))[1] > LOOK_STEP
+        (most, least), (top, bottom) = self.envelope, _envelope(detail)
+        came = cv2.max(cv2.subtract(detail, most), cv2.subtract(least, detail))
+        went = cv2.max(cv2.subtract(self.detail, top), cv2.subtract(bottom, self.detail))
+        return cv2.minMaxLoc(cv2.blur(cv2.max(came, went), (2, 2)), self.ring.view(np.uint8))[1] > LOOK_STEP
 
 
 def _detail(look: np.ndarray) -> np.ndarray:
-    """A look less its blur at LOOK_DETAIL cells: what a sticker's squares show, not the light's slow changes."""
-    return look - cv2.GaussianBlur(look, (DETAIL_KERNEL, DETAIL_KERNEL), LOOK_DETAIL)
+    """A look's log less its blur at LOOK_DETAIL cells: what its print and stickers show, the light's scale gone."""
+    logged = cv2.log(cv2.add(look, LOOK_DARK))
+    return cv2.subtract(logged, cv2.GaussianBlur(logged, (DETAIL_KERNEL, DETAIL_KERNEL), LOOK_DETAIL))
+
+
+def _centred(detail: np.ndarray, ring: np.ndarray) -> np.ndarray:
+    """A look's detail within its ring, less its mean there."""
+    inside = detail[ring]
+    return inside - float(inside.mean()) if inside.size else inside
+
+
+def _envelope(detail: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    cell = np.ones((3, 3), np.uint8)
+    return cv2.dilate(detail, cell), cv2.erode(detail, cell)
 
 
 def _search_scale(smallest_px: float) -> float:

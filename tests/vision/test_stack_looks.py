@@ -121,3 +121,28 @@ def test_a_counter_set_onto_one_of_its_own_kind_as_a_hand_leaves_it_is_decoded()
     assert base.site in decoded and gated[base.site] == table.last[base.site], base
     decoded, _ = table.change(tuple(p for p in table.table.pieces if p is not top), base.site)
     assert base.site in decoded, base
+
+
+@pytest.mark.parametrize("game", ["orbit", "trajectory"])
+def test_light_from_elsewhere_alone_marks_no_site_changed_but_a_piece_set_on_a_stack_still_does(game):
+    """The same table lit from three other sides (its pieces' shadows moved round them, their sides shaded anew),
+    each frame a shot of its own: no occupied site looks changed; under the last light, a piece set onto one does."""
+    table = _Table(game, {"orbit": 5, "trajectory": 6}[game])
+    held = {p.site for p in table.table.pieces if p.site is not None}
+    for turn in (0.5, 1.0, 1.5):
+        shot = table.camera.shot(table.rng)
+        lit = replace(shot, light_azimuth=shot.light_azimuth + turn * math.pi)
+        image = table.renderer.render(table.table, lit, table.rng).image[..., 1]
+        assert table.gated.unlike(image, held) == set(), turn
+    base = next(p for p in _lone(table.table, lambda p: p.entry.sticker is not None and p.entry.is_base))
+    entry = table.spare(lambda e: not e.is_base and e.piece != base.entry.piece)[0]
+    top = (
+        Piece(entry, base.x, base.y, base.turn, base.top, base.site)
+        if table.registry.stacking == "on top"
+        else docked(base, entry, [], table.rng)
+    )
+    assert top is not None
+    table.table = Table((*table.table.pieces, top), None)
+    shot = table.camera.shot(table.rng)
+    image = table.renderer.render(table.table, replace(shot, light_azimuth=shot.light_azimuth + math.pi), table.rng)
+    assert base.site in table.gated.unlike(image.image[..., 1], held)
