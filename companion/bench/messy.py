@@ -37,6 +37,9 @@ HELP = (
     "the five games with hands in time, swept over how long a hand holds a piece: wrong bookings and advice to "
     "undo (goal 0), corrections, taps, time to booking"
 )
+# Each game's webcam with the camera: its mean lag (`TimedTable.webcam_lag`), its bookings' seconds after the last
+# touch and after the arm left.
+Webcams = list[tuple[float, list[float], list[float]]]
 HOLDS = (0.1, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
 WINDOWS = (3.0, 5.0, 8.0, 12.0, 15.0)
 SENSES = ("grid", "camera")
@@ -241,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
             booked: list[float] = []
             after_arm: list[float] = []
             frames: list[float] = []
-            webcams: list[tuple[float, list[float], list[float]]] = []
+            webcams: Webcams = []
             for index, hold in enumerate(points):
                 started = time.monotonic()
                 stats, found, cams = point(bench, sense == "camera", hold, index, args)
@@ -333,7 +336,7 @@ def print_findings(findings: list[str], count: int) -> None:
         print(f"    {text[:220]}")
 
 
-def print_webcams(webcams: list[tuple[float, list[float], list[float]]]) -> None:
+def print_webcams(webcams: Webcams) -> None:
     """The row's bookings with the camera by how quick its webcam was (each game draws one from shared/WORLD.md's
     range): the slowest third shows what the goal is at the range's slow end."""
     webcams = sorted(w for w in webcams if w[1])
@@ -362,7 +365,7 @@ def print_webcams(webcams: list[tuple[float, list[float], list[float]]]) -> None
 
 def point(
     bench: Bench, camera: bool, hold: float, index: int, args: argparse.Namespace, window: float | None = None
-) -> tuple[Any, list[str], list[tuple[float, list[float], list[float]]]]:
+) -> tuple[Any, list[str], Webcams]:
     """One point of the sweep: `args.games` games of `bench` joined part way, `args.moves` moves each by hand, on the
     table's hold `window` (default `args.hold_window`). Returns the totals, the findings, and with the camera each
     game's webcam (its mean lag, `TimedTable.webcam_lag`) with its bookings' times after the touch and the arm."""

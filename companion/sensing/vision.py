@@ -538,7 +538,7 @@ class Vision:
         kept = {s: look for s, look in self._looks.items() if s not in sites}
         pose = self._pose
         rings = self._pose_value(pose, "look rings", lambda: self._look_rings(pose)) if looks and pose else []
-        self._looks = kept | {s: _Look.of(look, rings[self._site_index[s]]) for s, look in looks.items()}
+        self._looks = kept | {s: _Look(look, rings[self._site_index[s]]) for s, look in looks.items()}
 
     def _process_frame(self, colour: np.ndarray, time: float, markers: FrameMarkers) -> FrameReport:
         clock = _Clock()
@@ -1565,10 +1565,6 @@ class _Look:
 
     pixels: np.ndarray  # the frame round the site shrunk LOOK_SHRINK times (float32)
     ring: np.ndarray  # where in it a sticker of a piece on the site may lie (bool)
-
-    @classmethod
-    def of(cls, pixels: np.ndarray, ring: np.ndarray) -> _Look:
-        return cls(pixels, ring)
 
     @functools.cached_property
     def detail(self) -> np.ndarray:
